@@ -1,0 +1,193 @@
+//! The command line: argument parsing (clap) and the commands' top-level
+//! flow. Everything here is glue; the work happens in the library modules.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::check::{self, FileOutcome};
+use crate::discovery::{self, WalkOptions};
+use crate::report::{self, Format, Palette};
+use crate::syntax::ParseScope;
+
+/// Exit status: no violations.
+pub const EXIT_CLEAN: i32 = 0;
+/// Exit status: violations found (or, for `fix --diff`, a diff printed).
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit status: usage error, missing path, unreadable file.
+pub const EXIT_ERROR: i32 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolshape",
+    version,
+    about = "Find and fix Strands tool results that break the tool-result contract."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report every tool-result contract violation.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Options shared by every command that reads a tree.
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// Files or directories to check [default: .]
+    pub paths: Vec<PathBuf>,
+    /// Leave out files and folders matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Walk everything: ignore .gitignore and the built-in skipped folders.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Follow symbolic links while walking directories.
+    #[arg(long)]
+    pub follow_links: bool,
+    /// Parse every file whole instead of pre-filtering on the bytes `status`
+    /// and `content`; finds keys spelled only through escapes or concatenation.
+    #[arg(long)]
+    pub no_prefilter: bool,
+    /// When to use colour.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub tree: TreeArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+impl TreeArgs {
+    fn walk_options(&self) -> WalkOptions {
+        WalkOptions { exclude: self.exclude.clone(), no_ignore: self.no_ignore, follow_links: self.follow_links }
+    }
+
+    fn scope(&self) -> ParseScope {
+        if self.no_prefilter { ParseScope::WholeFile } else { ParseScope::Candidates }
+    }
+
+    fn palette(&self) -> Palette {
+        let enabled = match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        };
+        Palette { enabled }
+    }
+
+    /// The paths to walk, `.` when none were given.
+    fn roots(&self) -> Vec<PathBuf> {
+        if self.paths.is_empty() { vec![PathBuf::from(".")] } else { self.paths.clone() }
+    }
+
+    /// Discovers files; discovery errors are reported on stderr.
+    fn discover(&self, errors: &mut usize) -> Option<Vec<PathBuf>> {
+        match discovery::discover(&self.roots(), &self.walk_options()) {
+            Ok(found) => {
+                for err in &found.errors {
+                    report_error(&err.path.display().to_string(), &err.message);
+                    *errors += 1;
+                }
+                Some(found.files)
+            }
+            Err(message) => {
+                eprintln!("error: {message}");
+                None
+            }
+        }
+    }
+}
+
+fn report_error(path: &str, message: &str) {
+    eprintln!("error: {path}: {message}");
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the program quietly.
+fn emit(out: &mut impl Write, line: &str) {
+    if writeln!(out, "{line}").is_err() {
+        std::process::exit(EXIT_ERROR);
+    }
+}
+
+/// Runs the command line and returns the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { EXIT_ERROR } else { EXIT_CLEAN };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => run_check(&args),
+    }
+}
+
+fn run_check(args: &CheckArgs) -> i32 {
+    let mut errors = 0;
+    let Some(files) = args.tree.discover(&mut errors) else {
+        return EXIT_ERROR;
+    };
+    let palette = args.tree.palette();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let (mut violations, mut files_with, mut checked) = (0usize, 0usize, 0usize);
+    if args.format == Format::Json {
+        emit(&mut out, "[");
+    }
+    check::check_files(files, args.tree.scope(), |FileOutcome { path, result }| match result {
+        Err(message) => {
+            let _ = out.flush();
+            report_error(&path.display().to_string(), &message);
+            errors += 1;
+        }
+        Ok(findings) => {
+            checked += 1;
+            files_with += usize::from(!findings.is_empty());
+            for f in &findings {
+                let line = match args.format {
+                    Format::Text => report::text_finding(&path, f, palette),
+                    Format::Github => report::github_finding(&path, f),
+                    Format::Json => {
+                        let sep = if violations == 0 { "  " } else { ", " };
+                        format!("{sep}{}", report::json_finding(&path, f))
+                    }
+                };
+                emit(&mut out, &line);
+                violations += 1;
+            }
+        }
+    });
+    match args.format {
+        Format::Json => emit(&mut out, "]"),
+        Format::Text => emit(&mut out, &report::summary(violations, files_with, checked)),
+        Format::Github => {}
+    }
+    let _ = out.flush();
+    if errors > 0 {
+        EXIT_ERROR
+    } else if violations > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}

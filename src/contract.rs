@@ -1,0 +1,210 @@
+//! The tool-result contract: what a tool-result-shaped dict is, and which of
+//! its entries violate the contract.
+//!
+//! A dict display is *tool-result-shaped* when it has constant string keys
+//! `"status"` and `"content"` (Python's semantics for "constant string": any
+//! quotes and prefixes, escapes decoded, implicit concatenation, parentheses).
+//! Its only allowed constant keys are `"status"`, `"content"` and
+//! `"toolUseId"`; any other constant string key is [`Code::ExtraKey`] and any
+//! top-level `**spread` is [`Code::Spread`]. Non-constant keys are ignored.
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::diagnostics::Code;
+use crate::syntax::{self, ParsedPiece, literal};
+
+/// The keys an author may set; the runtime may add `toolUseId`.
+pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
+
+/// One entry of a dict display, with absolute byte ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The whole entry: `key: value` or `**value`.
+    pub range: Range<usize>,
+    pub kind: EntryKind,
+    /// The value expression.
+    pub value: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A constant string key, decoded.
+    Key { name: String, key: Range<usize> },
+    /// A key that is not a constant string (a name, a number, an f-string...).
+    OtherKey { key: Range<usize> },
+    /// A `**expr` spread.
+    Spread,
+}
+
+/// A dict display with constant string keys `"status"` and `"content"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResultDict {
+    /// From `{` to `}` inclusive, absolute.
+    pub range: Range<usize>,
+    pub entries: Vec<Entry>,
+}
+
+/// One contract violation: an entry of a tool-result dict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Violation {
+    pub code: Code,
+    /// Index into [`ToolResultDict::entries`].
+    pub entry: usize,
+}
+
+impl Entry {
+    pub fn key_name(&self) -> Option<&str> {
+        match &self.kind {
+            EntryKind::Key { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The contract's verdict on this entry, if it is a violation.
+    pub fn violation(&self) -> Option<Code> {
+        match &self.kind {
+            EntryKind::Key { name, .. } if !ALLOWED_KEYS.contains(&name.as_str()) => Some(Code::ExtraKey),
+            EntryKind::Spread => Some(Code::Spread),
+            _ => None,
+        }
+    }
+}
+
+impl ToolResultDict {
+    pub fn violations(&self) -> impl Iterator<Item = Violation> + '_ {
+        self.entries.iter().enumerate().filter_map(|(entry, e)| e.violation().map(|code| Violation { code, entry }))
+    }
+
+    pub fn is_violating(&self) -> bool {
+        self.violations().next().is_some()
+    }
+
+    /// The first entry with constant key `name`.
+    pub fn entry(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.key_name() == Some(name))
+    }
+}
+
+/// The node text of `node` within `piece_src`.
+pub fn node_text<'s>(node: Node<'_>, piece_src: &'s str) -> &'s str {
+    &piece_src[node.byte_range()]
+}
+
+/// Skips parentheses (and comments inside them) around an expression.
+pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
+    while node.kind() == "parenthesized_expression" {
+        let mut cursor = node.walk();
+        let Some(inner) = node.named_children(&mut cursor).find(|c| c.kind() != "comment") else {
+            break;
+        };
+        node = inner;
+    }
+    node
+}
+
+/// The value of `node` if it is a constant `str` expression (a literal, an
+/// implicit concatenation, possibly parenthesized).
+pub fn constant_str(node: Node<'_>, piece_src: &str) -> Option<String> {
+    let node = unparenthesize(node);
+    match node.kind() {
+        "string" => literal::str_constant(node_text(node, piece_src)),
+        "concatenated_string" => {
+            let mut cursor = node.walk();
+            let parts: Vec<&str> = node
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "string")
+                .map(|c| node_text(c, piece_src))
+                .collect();
+            literal::concat_constant(parts)
+        }
+        _ => None,
+    }
+}
+
+/// Reads a `dictionary` node as a tool result, if it is one. Dicts whose own
+/// syntax is broken (an ERROR or MISSING node inside) are never tool results.
+pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize) -> Option<ToolResultDict> {
+    if node.kind() != "dictionary" || node.has_error() {
+        return None;
+    }
+    let shift = |r: Range<usize>| r.start + offset..r.end + offset;
+    let mut entries = Vec::new();
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let kind = match child.kind() {
+            "pair" => {
+                let key = child.child_by_field_name("key")?;
+                match constant_str(key, piece_src) {
+                    Some(name) => EntryKind::Key { name, key: shift(key.byte_range()) },
+                    None => EntryKind::OtherKey { key: shift(key.byte_range()) },
+                }
+            }
+            "dictionary_splat" => EntryKind::Spread,
+            _ => continue,
+        };
+        let value = match kind {
+            EntryKind::Spread => child.named_child(0)?,
+            _ => child.child_by_field_name("value")?,
+        };
+        entries.push(Entry { range: shift(child.byte_range()), kind, value: shift(value.byte_range()) });
+    }
+    let has = |k: &str| entries.iter().any(|e| e.key_name() == Some(k));
+    (has("status") && has("content")).then(|| ToolResultDict { range: shift(node.byte_range()), entries })
+}
+
+/// Every tool-result dict in the parsed pieces of `src`, in source order.
+pub fn tool_results(src: &str, pieces: &[ParsedPiece]) -> Vec<ToolResultDict> {
+    let mut found = Vec::new();
+    for piece in pieces {
+        let piece_src = &src[piece.offset..];
+        syntax::for_each_node(piece.tree.root_node(), |node| {
+            if node.kind() == "dictionary" {
+                found.extend(tool_result_dict(node, piece_src, piece.offset));
+            }
+        });
+    }
+    found.sort_by_key(|d| d.range.start);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{ParseScope, parse_pieces};
+
+    fn scan(src: &str) -> Vec<(Code, Option<String>)> {
+        let pieces = parse_pieces(src, ParseScope::WholeFile);
+        tool_results(src, &pieces)
+            .iter()
+            .flat_map(|d| {
+                d.violations().map(|v| (v.code, d.entries[v.entry].key_name().map(str::to_owned))).collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn extra_keys_and_spreads() {
+        let src = "r = {'status': 'success', 'content': [], 'frames': 1, **extra, 'toolUseId': 'x', 3: 4, f'k': 5, b'k': 6}\n";
+        assert_eq!(scan(src), vec![(Code::ExtraKey, Some("frames".into())), (Code::Spread, None)]);
+    }
+
+    #[test]
+    fn shape_needs_constant_status_and_content() {
+        assert!(scan("{'status': 1, f'content': [], 'x': 1}").is_empty());
+        assert!(scan("{'status': 1, b'content': [], 'x': 1}").is_empty());
+        assert!(scan("{'status': 1, content: [], 'x': 1}").is_empty());
+        assert_eq!(scan("{('sta' 'tus'): 1, 'con\\x74ent': [], ('x'): 1}").len(), 1);
+    }
+
+    #[test]
+    fn duplicates_report_each_entry() {
+        assert_eq!(scan("{'status': 1, 'content': [], 'a': 1, 'a': 2, 'status': 3}").len(), 2);
+    }
+
+    #[test]
+    fn broken_dicts_are_never_reported() {
+        assert!(scan("x = {'status': 1, 'content': [], 'a': 1, 'b': }\n").is_empty());
+    }
+}

@@ -1,0 +1,289 @@
+//! Discovery: which files to check, from the paths the user gave.
+//!
+//! A file named explicitly is always checked. Directories are walked (with
+//! walkdir) for `*.py` and `*.pyi`, skipping version-control, cache, build and
+//! virtual-environment folders, hidden folders and whatever `.gitignore` files
+//! say (matched with the `ignore` crate's gitignore matcher). Symlinks are not
+//! followed unless asked; walkdir's loop detection keeps a followed cycle from
+//! looping. Paths keep the spelling the user gave them, and the result is
+//! sorted and free of duplicates so output is deterministic.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// Folder names never descended into unless `--no-ignore` is given.
+pub const SKIPPED_DIRS: [&str; 9] =
+    ["__pycache__", "node_modules", ".tox", ".nox", "build", "dist", "site-packages", ".git", "venv"];
+
+/// How to walk.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions {
+    /// Glob patterns (matched against the file or folder name and the whole
+    /// path) to leave out.
+    pub exclude: Vec<String>,
+    /// Walk everything: no `.gitignore`, no default skipped folders (but
+    /// `.git` and `__pycache__`, which hold no source).
+    pub no_ignore: bool,
+    /// Follow symbolic links while walking.
+    pub follow_links: bool,
+}
+
+/// A path that could not be walked or read as a directory entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveryError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// The outcome of discovery.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub files: Vec<PathBuf>,
+    pub errors: Vec<DiscoveryError>,
+}
+
+/// Finds the files to check below `paths`.
+pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, String> {
+    let excludes = build_excludes(&options.exclude)?;
+    let mut out = Discovered::default();
+    for root in paths {
+        let meta = match std::fs::metadata(root) {
+            Ok(meta) => meta,
+            Err(err) => {
+                let message = if err.kind() == std::io::ErrorKind::NotFound {
+                    "no such file or directory".to_owned()
+                } else {
+                    err.to_string()
+                };
+                out.errors.push(DiscoveryError { path: root.clone(), message });
+                continue;
+            }
+        };
+        if meta.is_dir() {
+            walk_dir(root, options, &excludes, &mut out);
+        } else if meta.is_file() {
+            out.files.push(root.clone());
+        } else {
+            out.errors.push(DiscoveryError {
+                path: root.clone(),
+                message: "not a regular file (a FIFO, socket or device); skipped".to_owned(),
+            });
+        }
+    }
+    out.files.sort();
+    out.files.dedup();
+    out.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn build_excludes(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = Glob::new(pattern).map_err(|e| format!("invalid --exclude pattern `{pattern}`: {e}"))?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+fn is_python(path: &Path) -> bool {
+    matches!(path.extension().and_then(OsStr::to_str), Some("py" | "pyi"))
+}
+
+fn excluded(path: &Path, excludes: &GlobSet) -> bool {
+    !excludes.is_empty() && (excludes.is_match(path) || path.file_name().is_some_and(|n| excludes.is_match(n)))
+}
+
+/// Whether a folder below a root is left out by the built-in rules.
+fn skipped_dir(path: &Path, options: &WalkOptions) -> bool {
+    let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");
+    if name == ".git" || name == "__pycache__" {
+        return true;
+    }
+    if options.no_ignore {
+        return false;
+    }
+    SKIPPED_DIRS.contains(&name) || name.starts_with('.') || path.join("pyvenv.cfg").is_file()
+}
+
+/// `.gitignore` matchers of the folders on the current walk path.
+struct IgnoreStack {
+    /// (walk depth of the folder, its matcher).
+    layers: Vec<(usize, Gitignore)>,
+}
+
+impl IgnoreStack {
+    /// Starts with the `.gitignore` files of the root's ancestors up to the
+    /// enclosing git repository's top, if there is one.
+    fn for_root(root_abs: &Path) -> Self {
+        let mut ancestors = Vec::new();
+        for dir in root_abs.ancestors().skip(1) {
+            ancestors.push(dir.to_path_buf());
+            if dir.join(".git").exists() {
+                break;
+            }
+        }
+        if !root_abs.ancestors().skip(1).any(|d| d.join(".git").exists()) {
+            ancestors.clear();
+        }
+        let mut stack = IgnoreStack { layers: Vec::new() };
+        for dir in ancestors.iter().rev() {
+            stack.push(0, dir);
+        }
+        stack
+    }
+
+    fn push(&mut self, depth: usize, dir_abs: &Path) {
+        let file = dir_abs.join(".gitignore");
+        if file.is_file() {
+            let mut builder = GitignoreBuilder::new(dir_abs);
+            builder.add(&file);
+            if let Ok(gi) = builder.build() {
+                self.layers.push((depth, gi));
+            }
+        }
+    }
+
+    /// Drops the layers of folders the walk has left.
+    fn leave_to(&mut self, depth: usize) {
+        while self.layers.last().is_some_and(|(d, _)| *d > depth) {
+            self.layers.pop();
+        }
+    }
+
+    fn ignored(&self, path_abs: &Path, is_dir: bool) -> bool {
+        for (_, gi) in self.layers.iter().rev() {
+            match gi.matched(path_abs, is_dir) {
+                Match::Ignore(_) => return true,
+                Match::Whitelist(_) => return false,
+                Match::None => {}
+            }
+        }
+        false
+    }
+}
+
+fn walk_dir(root: &Path, options: &WalkOptions, excludes: &GlobSet, out: &mut Discovered) {
+    let root_abs = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let use_gitignore = !options.no_ignore;
+    let mut ignores = if use_gitignore { IgnoreStack::for_root(&root_abs) } else { IgnoreStack { layers: Vec::new() } };
+    if use_gitignore {
+        ignores.push(0, &root_abs);
+    }
+    let mut walker = walkdir::WalkDir::new(root).follow_links(options.follow_links).sort_by_file_name().into_iter();
+    while let Some(entry) = walker.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
+                let message = if err.loop_ancestor().is_some() {
+                    "symlink loop; not followed".to_owned()
+                } else {
+                    err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string())
+                };
+                out.errors.push(DiscoveryError { path, message });
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let path = entry.path();
+        let file_type = entry.file_type();
+        let is_dir = file_type.is_dir();
+        ignores.leave_to(entry.depth() - 1);
+        let rel = path.strip_prefix(root).unwrap_or(path);
+        let abs = root_abs.join(rel);
+        let left_out = excluded(path, excludes)
+            || (is_dir && skipped_dir(path, options))
+            || (use_gitignore && ignores.ignored(&abs, is_dir));
+        if is_dir {
+            if left_out {
+                walker.skip_current_dir();
+            } else if use_gitignore {
+                ignores.push(entry.depth(), &abs);
+            }
+            continue;
+        }
+        if !left_out && file_type.is_file() && is_python(path) {
+            out.files.push(path.to_path_buf());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "x = 1\n").unwrap();
+    }
+
+    fn names(found: &Discovered, root: &Path) -> Vec<String> {
+        found.files.iter().map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn walks_python_files_and_skips_the_usual_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "a.py",
+            "b.pyi",
+            "c.txt",
+            "pkg/d.py",
+            "build/e.py",
+            ".hidden/f.py",
+            "venv2/g.py",
+            "node_modules/h.py",
+            "kept/i.py",
+            "ignored/j.py",
+            "k_ignored.py",
+        ] {
+            touch(&root.join(f));
+        }
+        std::fs::write(root.join("venv2/pyvenv.cfg"), "").unwrap();
+        std::fs::write(root.join(".gitignore"), "ignored/\n*_ignored.py\n").unwrap();
+        let found = discover(&[root.to_path_buf()], &WalkOptions::default()).unwrap();
+        assert_eq!(names(&found, root), ["a.py", "b.pyi", "kept/i.py", "pkg/d.py"]);
+
+        let all = discover(&[root.to_path_buf()], &WalkOptions { no_ignore: true, ..Default::default() }).unwrap();
+        assert_eq!(all.files.len(), 10);
+
+        let some = discover(
+            &[root.to_path_buf()],
+            &WalkOptions { exclude: vec!["pkg".into(), "a.*".into()], ..Default::default() },
+        )
+        .unwrap();
+        assert_eq!(names(&some, root), ["b.pyi", "kept/i.py"]);
+    }
+
+    #[test]
+    fn explicit_files_and_missing_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("script");
+        touch(&script);
+        let missing = dir.path().join("missing.py");
+        let found = discover(&[script.clone(), missing.clone(), script.clone()], &WalkOptions::default()).unwrap();
+        assert_eq!(found.files, vec![script]);
+        assert_eq!(found.errors, vec![DiscoveryError { path: missing, message: "no such file or directory".into() }]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_cycles_never_loop() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(&dir.path().join("a/x.py"));
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("a/loop")).unwrap();
+        let found = discover(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap();
+        assert_eq!(found.files.len(), 1);
+        let followed =
+            discover(&[dir.path().to_path_buf()], &WalkOptions { follow_links: true, ..Default::default() }).unwrap();
+        assert_eq!(followed.files.len(), 1);
+        assert_eq!(followed.errors.len(), 1);
+    }
+}

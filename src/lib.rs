@@ -1,0 +1,17 @@
+//! toolshape finds Strands tool results that break the tool-result contract
+//! and rewrites them with format-preserving edits.
+//!
+//! The pipeline, one module per stage:
+//! [`discovery`] (which files) → [`source`] and [`syntax`] (text, parsing,
+//! Python string semantics) → [`contract`] (what a tool result is and what
+//! violates it) → [`diagnostics`] (findings) → [`check`] (the driver) →
+//! [`report`] (output formats) → [`cli`].
+
+pub mod check;
+pub mod cli;
+pub mod contract;
+pub mod diagnostics;
+pub mod discovery;
+pub mod report;
+pub mod source;
+pub mod syntax;

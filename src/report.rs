@@ -1,0 +1,190 @@
+//! Reports: findings rendered as text, JSON or GitHub annotations, and the
+//! summary line. Rendering is pure (strings out); the CLI decides where they go.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::diagnostics::{Finding, Span};
+
+/// An output format for findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per finding, then a summary.
+    Text,
+    /// One JSON array of findings.
+    Json,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+}
+
+/// ANSI styling, on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    pub enabled: bool,
+}
+
+impl Palette {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.enabled { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    }
+    pub fn bold(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    pub fn red(self, text: &str) -> String {
+        self.paint("31", text)
+    }
+    pub fn green(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+    pub fn cyan(self, text: &str) -> String {
+        self.paint("36", text)
+    }
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+}
+
+#[derive(Serialize)]
+struct JsonSpan {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+impl From<Span> for JsonSpan {
+    fn from(s: Span) -> Self {
+        JsonSpan { line: s.start.line, column: s.start.column, end_line: s.end.line, end_column: s.end.column }
+    }
+}
+
+/// The stable JSON shape of a finding. Fields may be added, never renamed.
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    path: String,
+    code: &'a str,
+    message: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    key: Option<&'a str>,
+    spread: Option<&'a str>,
+    dict: JsonSpan,
+}
+
+/// Renders one finding as a JSON object on one line.
+pub fn json_finding(path: &Path, f: &Finding) -> String {
+    let record = JsonFinding {
+        path: path.display().to_string(),
+        code: f.code.as_str(),
+        message: f.message(),
+        line: f.span.start.line,
+        column: f.span.start.column,
+        end_line: f.span.end.line,
+        end_column: f.span.end.column,
+        key: f.key.as_deref(),
+        spread: f.spread.as_deref(),
+        dict: f.dict_span.into(),
+    };
+    serde_json::to_string(&record).expect("findings always serialize")
+}
+
+/// Renders one finding as a text line, ruff's concise style.
+pub fn text_finding(path: &Path, f: &Finding, palette: Palette) -> String {
+    format!(
+        "{}{}{}{}{} {} {}",
+        palette.bold(&path.display().to_string()),
+        palette.cyan(":"),
+        f.span.start.line,
+        palette.cyan(":"),
+        format_args!("{}:", f.span.start.column),
+        palette.red(&palette.bold(f.code.as_str())),
+        f.message()
+    )
+}
+
+/// Escapes a GitHub workflow-command property value.
+fn github_property(value: &str) -> String {
+    github_data(value).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Escapes GitHub workflow-command message data.
+fn github_data(value: &str) -> String {
+    value.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Renders one finding as a GitHub Actions error annotation.
+pub fn github_finding(path: &Path, f: &Finding) -> String {
+    format!(
+        "::error file={},line={},col={},endLine={},endColumn={},title={}::{}",
+        github_property(&path.display().to_string()),
+        f.span.start.line,
+        f.span.start.column,
+        f.span.end.line,
+        f.span.end.column,
+        f.code,
+        github_data(&format!("{} {}", f.code, f.message()))
+    )
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+}
+
+/// The last line of a text report.
+pub fn summary(violations: usize, files_with_violations: usize, files_checked: usize) -> String {
+    if violations == 0 {
+        format!("All checked: no violations in {}.", plural(files_checked, "file"))
+    } else {
+        format!("Found {} in {}.", plural(violations, "violation"), plural(files_with_violations, "file"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check_source;
+    use crate::syntax::ParseScope;
+
+    fn finding() -> Finding {
+        check_source("x = {'status': 1, 'content': [], 'fr,ames': 2}\n", ParseScope::Candidates).remove(0)
+    }
+
+    #[test]
+    fn text_line_is_concise() {
+        let line = text_finding(Path::new("a b.py"), &finding(), Palette { enabled: false });
+        assert_eq!(line, "a b.py:1:34: TS001 extra top-level key \"fr,ames\" in tool result — the runtime drops it");
+    }
+
+    #[test]
+    fn github_escapes_properties_and_data() {
+        let line = github_finding(Path::new("dir,1/a:b.py"), &finding());
+        assert!(
+            line.starts_with(
+                "::error file=dir%2C1/a%3Ab.py,line=1,col=34,endLine=1,endColumn=46,title=TS001::TS001 extra"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn json_has_stable_fields() {
+        let value: serde_json::Value = serde_json::from_str(&json_finding(Path::new("a.py"), &finding())).unwrap();
+        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        for k in ["path", "code", "message", "line", "column", "end_line", "end_column", "key", "spread", "dict"] {
+            assert!(keys.contains(&k), "{k}");
+        }
+        assert_eq!(value["dict"]["column"], 5);
+        assert_eq!(value["key"], "fr,ames");
+        assert!(value["spread"].is_null());
+    }
+
+    #[test]
+    fn summaries_read_naturally() {
+        assert_eq!(summary(0, 0, 41), "All checked: no violations in 41 files.");
+        assert_eq!(summary(7, 3, 41), "Found 7 violations in 3 files.");
+        assert_eq!(summary(1, 1, 1), "Found 1 violation in 1 file.");
+    }
+}

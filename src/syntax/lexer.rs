@@ -1,0 +1,388 @@
+//! A fast lexical pass that finds candidate tool-result dict displays.
+//!
+//! tree-sitter is exact but slow (~8 MB/s); reading bytes is fast. This pass
+//! tokenizes just enough of Python (strings with every prefix, f-string
+//! replacement fields, comments, brackets, implicit concatenation) to find each
+//! `{ ... }` that directly holds string literals whose *values* are `"status"`
+//! and `"content"`. Only those regions are handed to tree-sitter. The pass
+//! over-approximates (a candidate may turn out to be a set or have the strings
+//! as values), never under-approximates: every dict tree-sitter would find with
+//! both keys lies inside a candidate region. Whenever the input is something the
+//! pass does not fully understand (unbalanced brackets, an unterminated string,
+//! a candidate inside an f-string), it answers [`Candidates::FullParse`] and
+//! the caller parses the whole file, so exactness never depends on this pass
+//! being clever.
+
+use std::ops::Range;
+
+use super::literal;
+
+/// The outcome of the lexical pass over one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidates {
+    /// Disjoint, sorted byte ranges of `{...}` displays that need parsing.
+    Regions(Vec<Range<usize>>),
+    /// The pass cannot vouch for the file: parse it whole. The reason is for
+    /// debugging and tests.
+    FullParse(&'static str),
+}
+
+#[derive(Debug)]
+enum Frame {
+    /// An open `(`, `[` or `{` in code.
+    Bracket { open: u8, pos: usize, status: bool, content: bool },
+    /// The literal part of an f-string.
+    FString { quote: u8, triple: bool, raw: bool, outer_run: Run },
+    /// A replacement field `{expr!c:spec}` of an f-string. `in_spec` once the
+    /// top-level `:` has been seen.
+    Field { in_spec: bool },
+}
+
+/// An implicit concatenation of string tokens being collected.
+#[derive(Debug, Default)]
+struct Run {
+    parts: Vec<Range<usize>>,
+    /// False once a part is not a plain `str` literal.
+    all_str: bool,
+}
+
+struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    stack: Vec<Frame>,
+    run: Run,
+    found: Vec<Range<usize>>,
+    fstring_depth: usize,
+}
+
+type Step = Result<(), &'static str>;
+
+/// Finds the candidate regions of `src`.
+pub fn candidate_regions(src: &[u8]) -> Candidates {
+    let mut lexer = Lexer { src, pos: 0, stack: Vec::new(), run: Run::default(), found: Vec::new(), fstring_depth: 0 };
+    match lexer.run() {
+        Ok(()) => {
+            let mut found = lexer.found;
+            found.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+            let mut outermost: Vec<Range<usize>> = Vec::with_capacity(found.len());
+            for r in found {
+                if outermost.last().is_none_or(|last| r.start >= last.end) {
+                    outermost.push(r);
+                }
+            }
+            Candidates::Regions(outermost)
+        }
+        Err(why) => Candidates::FullParse(why),
+    }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+impl Lexer<'_> {
+    fn peek(&self, offset: usize) -> Option<u8> {
+        self.src.get(self.pos + offset).copied()
+    }
+
+    fn run(&mut self) -> Step {
+        while self.pos < self.src.len() {
+            match self.stack.last() {
+                Some(Frame::FString { .. }) => self.fstring_literal()?,
+                Some(Frame::Field { in_spec: true }) => self.format_spec()?,
+                _ => self.code()?,
+            }
+        }
+        self.finish_run();
+        if self.stack.is_empty() { Ok(()) } else { Err("unclosed bracket or string at end of file") }
+    }
+
+    /// One step of ordinary code (module level, inside brackets or inside an
+    /// f-string replacement field).
+    fn code(&mut self) -> Step {
+        let b = self.src[self.pos];
+        match b {
+            b' ' | b'\t' | b'\x0c' | b'\n' | b'\r' => self.pos += 1,
+            b'#' => {
+                while self.pos < self.src.len() && !matches!(self.src[self.pos], b'\n' | b'\r') {
+                    self.pos += 1;
+                }
+            }
+            b'\\' => {
+                // Line continuation: does not end an implicit concatenation.
+                self.pos += 1;
+                match self.peek(0) {
+                    Some(b'\r') if self.peek(1) == Some(b'\n') => self.pos += 2,
+                    Some(b'\n' | b'\r') => self.pos += 1,
+                    _ => return Err("stray backslash"),
+                }
+            }
+            b'\'' | b'"' => self.string(self.pos, "")?,
+            b'(' | b'[' | b'{' => {
+                self.finish_run();
+                self.stack.push(Frame::Bracket { open: b, pos: self.pos, status: false, content: false });
+                self.pos += 1;
+            }
+            b')' | b']' | b'}' => {
+                self.finish_run();
+                self.close(b)?;
+            }
+            b':' | b'!' if matches!(self.stack.last(), Some(Frame::Field { .. })) => {
+                self.finish_run();
+                if b == b':' {
+                    self.stack.pop();
+                    self.stack.push(Frame::Field { in_spec: true });
+                    self.pos += 1;
+                } else if self.peek(1) == Some(b'=') {
+                    self.pos += 2;
+                } else {
+                    // Conversion `!r`: the letter is skipped with the bang.
+                    self.pos += 2;
+                }
+            }
+            _ if is_ident_byte(b) => {
+                let start = self.pos;
+                while self.pos < self.src.len() && is_ident_byte(self.src[self.pos]) {
+                    self.pos += 1;
+                }
+                let word = &self.src[start..self.pos];
+                let quote_next = matches!(self.peek(0), Some(b'\'' | b'"'));
+                if quote_next && word.len() <= 2 {
+                    if let Some(prefix) = std::str::from_utf8(word).ok().filter(|p| literal::prefix_kind(p).is_some()) {
+                        return self.string(start, prefix);
+                    }
+                }
+                self.finish_run();
+            }
+            _ => {
+                self.finish_run();
+                self.pos += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, b: u8) -> Step {
+        let expected = match b {
+            b')' => b'(',
+            b']' => b'[',
+            _ => b'{',
+        };
+        match self.stack.pop() {
+            Some(Frame::Field { .. }) if b == b'}' => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(Frame::Bracket { open, pos, status, content }) if open == expected => {
+                self.pos += 1;
+                if status && content {
+                    if self.fstring_depth > 0 {
+                        return Err("candidate dict inside an f-string");
+                    }
+                    self.found.push(pos..self.pos);
+                }
+                Ok(())
+            }
+            _ => Err("mismatched bracket"),
+        }
+    }
+
+    /// A string token starting at `start` (its prefix, if any, already read;
+    /// `self.pos` is at the opening quote).
+    fn string(&mut self, start: usize, prefix: &str) -> Step {
+        let (kind, raw) = literal::prefix_kind(prefix).ok_or("bad string prefix")?;
+        let quote = self.src[self.pos];
+        let triple = self.peek(1) == Some(quote) && self.peek(2) == Some(quote);
+        self.pos += if triple { 3 } else { 1 };
+        if kind == literal::LiteralKind::Formatted {
+            let outer_run = std::mem::take(&mut self.run);
+            self.fstring_depth += 1;
+            self.stack.push(Frame::FString { quote, triple, raw, outer_run });
+            return Ok(());
+        }
+        loop {
+            let Some(&c) = self.src.get(self.pos) else {
+                return Err("unterminated string");
+            };
+            self.pos += 1;
+            match c {
+                b'\\' => {
+                    if self.peek(0) == Some(b'\r') && self.peek(1) == Some(b'\n') {
+                        self.pos += 1;
+                    }
+                    self.pos += 1;
+                }
+                b'\n' | b'\r' if !triple => return Err("unterminated string"),
+                _ if c == quote => {
+                    if !triple {
+                        break;
+                    }
+                    if self.peek(0) == Some(quote) && self.peek(1) == Some(quote) {
+                        self.pos += 2;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.run.parts.is_empty() {
+            self.run.all_str = true;
+        }
+        self.run.all_str &= kind == literal::LiteralKind::Str;
+        self.run.parts.push(start..self.pos);
+        Ok(())
+    }
+
+    /// One step inside the literal part of an f-string.
+    fn fstring_literal(&mut self) -> Step {
+        let Some(Frame::FString { quote, triple, raw, .. }) = self.stack.last() else { unreachable!() };
+        let (quote, triple, raw) = (*quote, *triple, *raw);
+        let c = self.src[self.pos];
+        match c {
+            b'\\' => match self.peek(1) {
+                Some(b'{' | b'}') => self.pos += 1,
+                Some(b'N') if !raw && self.peek(2) == Some(b'{') => {
+                    let close = memchr::memchr(b'}', &self.src[self.pos..]).ok_or("unterminated \\N escape")?;
+                    self.pos += close + 1;
+                }
+                Some(b'\r') if self.peek(2) == Some(b'\n') => self.pos += 3,
+                Some(_) => self.pos += 2,
+                None => return Err("unterminated f-string"),
+            },
+            b'{' if self.peek(1) == Some(b'{') => self.pos += 2,
+            b'}' if self.peek(1) == Some(b'}') => self.pos += 2,
+            b'{' => {
+                self.stack.push(Frame::Field { in_spec: false });
+                self.pos += 1;
+            }
+            b'}' => return Err("single '}' in f-string"),
+            b'\n' | b'\r' if !triple => return Err("unterminated f-string"),
+            _ if c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote))) => {
+                self.pos += if triple { 3 } else { 1 };
+                let Some(Frame::FString { outer_run, .. }) = self.stack.pop() else { unreachable!() };
+                self.fstring_depth -= 1;
+                self.run = outer_run;
+                // The f-string is a part of the enclosing concatenation, and
+                // makes it a JoinedStr.
+                self.run.parts.push(self.pos..self.pos);
+                self.run.all_str = false;
+            }
+            _ => self.pos += 1,
+        }
+        Ok(())
+    }
+
+    /// One step inside a format spec (`{x:>{width}}`).
+    fn format_spec(&mut self) -> Step {
+        match self.src[self.pos] {
+            b'{' => {
+                self.stack.push(Frame::Field { in_spec: false });
+                self.pos += 1;
+            }
+            b'}' => {
+                self.stack.pop();
+                self.pos += 1;
+            }
+            b'\'' | b'"' | b'\\' | b'\n' | b'\r' => return Err("unusual character in a format spec"),
+            _ => self.pos += 1,
+        }
+        Ok(())
+    }
+
+    /// Ends the current implicit concatenation and marks the nearest enclosing
+    /// `{` if its value is one of the two keys that make a dict a candidate.
+    fn finish_run(&mut self) {
+        if self.run.parts.is_empty() {
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        if !run.all_str {
+            return;
+        }
+        let value = self.run_value(&run);
+        let (is_status, is_content) = match value.as_deref() {
+            Some("status") => (true, false),
+            Some("content") => (false, true),
+            _ => return,
+        };
+        for frame in self.stack.iter_mut().rev() {
+            match frame {
+                Frame::Bracket { open: b'{', status, content, .. } => {
+                    *status |= is_status;
+                    *content |= is_content;
+                    return;
+                }
+                Frame::Bracket { .. } => {}
+                _ => return,
+            }
+        }
+    }
+
+    fn run_value(&self, run: &Run) -> Option<String> {
+        // Fast path: one plain token without escapes.
+        if let [only] = run.parts.as_slice() {
+            let text = &self.src[only.clone()];
+            if text.len() <= 16 && !text.contains(&b'\\') {
+                let token = std::str::from_utf8(text).ok()?;
+                let split = literal::split_token(token)?;
+                return Some(split.body.to_owned());
+            }
+        }
+        let texts: Option<Vec<&str>> =
+            run.parts.iter().map(|r| std::str::from_utf8(&self.src[r.clone()]).ok()).collect();
+        literal::concat_constant(texts?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn regions(src: &str) -> Vec<&str> {
+        match candidate_regions(src.as_bytes()) {
+            Candidates::Regions(rs) => rs.into_iter().map(|r| &src[r]).collect(),
+            Candidates::FullParse(why) => panic!("unexpected full parse: {why}"),
+        }
+    }
+
+    #[test]
+    fn finds_plain_and_nested_candidates() {
+        let src = "x = {'status': 1, 'content': []}\ny = {'a': {\"status\": 1, \"content\": []}}\nz = {'status': 1}\n";
+        assert_eq!(regions(src), vec!["{'status': 1, 'content': []}", "{\"status\": 1, \"content\": []}"]);
+    }
+
+    #[test]
+    fn outermost_candidate_wins() {
+        let src = "{'status': 1, 'content': [{'status': 2, 'content': []}]}";
+        assert_eq!(regions(src), vec![src]);
+    }
+
+    #[test]
+    fn keys_by_escape_concatenation_and_parens() {
+        let src = "{'st\\x61tus': 1, ('con' # c\n 'tent'): []}";
+        assert_eq!(regions(src), vec![src]);
+    }
+
+    #[test]
+    fn ignores_comments_fstrings_and_bytes() {
+        assert!(regions("# {'status': 1, 'content': []}\n").is_empty());
+        assert!(regions("{f'status': 1, 'content': []}").is_empty());
+        assert!(regions("{b'status': 1, 'content': []}").is_empty());
+        assert!(regions("{'sta' f'tus': 1, 'content': []}").is_empty());
+        assert!(regions("x = '{\"status\": 1, \"content\": []}'").is_empty());
+    }
+
+    #[test]
+    fn fstring_fields_are_lexed() {
+        // Braces inside the f-string's fields and format spec must balance.
+        let src = "s = f\"{a['x']!r:>{width}} {{literal}} \\N{BULLET}\"\nd = {'status': s, 'content': []}";
+        assert_eq!(regions(src), vec!["{'status': s, 'content': []}"]);
+    }
+
+    #[test]
+    fn gives_up_where_it_cannot_vouch() {
+        for src in ["{'status': 1, 'content': [}", "'abc\n", "f\"{ {'status': 1, 'content': []} }\"", "(("] {
+            assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)), "{src}");
+        }
+    }
+}

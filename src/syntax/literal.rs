@@ -1,0 +1,236 @@
+//! Python string-literal semantics: prefixes, quotes and escape decoding.
+//!
+//! This module answers one question exactly as CPython does: given the source
+//! text of a single string literal token (prefix, quotes and body), what kind of
+//! literal is it and, for a plain `str` constant, what value does it have?
+//! Implicit concatenation is handled by [`concat_constant`]. The lexer and the
+//! contract both rely on it, so a key such as `"st\x61tus"` or `"sta" "tus"` is
+//! `"status"` everywhere in toolshape.
+
+/// What a string literal token evaluates to, as far as the contract cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiteralKind {
+    /// A plain (possibly raw or `u`-prefixed) string constant.
+    Str,
+    /// A bytes literal (`b"..."`): never a constant string key.
+    Bytes,
+    /// An f-string or t-string: not a constant.
+    Formatted,
+}
+
+/// The parts of a string literal token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiteralToken<'a> {
+    pub kind: LiteralKind,
+    pub raw: bool,
+    /// The prefix letters as written (`rb`, `F`, ...).
+    pub prefix: &'a str,
+    /// The quote as written: `'`, `"`, `'''` or `"""`.
+    pub quote: &'a str,
+    /// The text between the quotes, undecoded.
+    pub body: &'a str,
+}
+
+/// Classifies a prefix (case-insensitive). `None` when it is not a valid
+/// Python 3 string prefix.
+pub fn prefix_kind(prefix: &str) -> Option<(LiteralKind, bool)> {
+    let mut raw = false;
+    let mut bytes = false;
+    let mut formatted = false;
+    let mut unicode = false;
+    for c in prefix.chars() {
+        let flag = match c.to_ascii_lowercase() {
+            'r' => &mut raw,
+            'b' => &mut bytes,
+            'f' | 't' => &mut formatted,
+            'u' => &mut unicode,
+            _ => return None,
+        };
+        if *flag {
+            return None;
+        }
+        *flag = true;
+    }
+    let combos = [bytes && formatted, unicode && (raw || bytes || formatted)];
+    if combos.iter().any(|&bad| bad) || prefix.len() > 2 {
+        return None;
+    }
+    let kind = if bytes {
+        LiteralKind::Bytes
+    } else if formatted {
+        LiteralKind::Formatted
+    } else {
+        LiteralKind::Str
+    };
+    Some((kind, raw))
+}
+
+/// Splits a single literal token's text into prefix, quote and body.
+/// Returns `None` if the text is not a complete string literal token.
+pub fn split_token(text: &str) -> Option<LiteralToken<'_>> {
+    let quote_at = text.find(['\'', '"'])?;
+    let (prefix, rest) = text.split_at(quote_at);
+    let (kind, raw) = prefix_kind(prefix)?;
+    let q = &rest[..1];
+    let triple = rest.len() >= 6 && rest.as_bytes()[1] == q.as_bytes()[0] && rest.as_bytes()[2] == q.as_bytes()[0];
+    let quote = if triple { &rest[..3] } else { q };
+    if rest.len() < 2 * quote.len() || !rest.ends_with(quote) {
+        return None;
+    }
+    let body = &rest[quote.len()..rest.len() - quote.len()];
+    Some(LiteralToken { kind, raw, prefix, quote, body })
+}
+
+/// Decodes a `str` literal body (newlines normalized, escapes processed unless
+/// `raw`). Returns `None` where CPython would reject the literal (a truncated
+/// `\x`, an unknown `\N{...}` name, an out-of-range `\U`).
+pub fn decode_body(body: &str, raw: bool) -> Option<String> {
+    let normalized;
+    let body = if body.contains('\r') {
+        normalized = body.replace("\r\n", "\n").replace('\r', "\n");
+        normalized.as_str()
+    } else {
+        body
+    };
+    if raw || !body.contains('\\') {
+        return Some(body.to_owned());
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            // A lone trailing backslash cannot end a valid literal body.
+            return None;
+        };
+        match e {
+            '\n' => {}
+            '\\' | '\'' | '"' => out.push(e),
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'f' => out.push('\x0c'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\x0b'),
+            '0'..='7' => {
+                let mut value = e.to_digit(8)?;
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(value)?);
+            }
+            'x' => out.push(hex_escape(&mut chars, 2)?),
+            'u' => out.push(hex_escape(&mut chars, 4)?),
+            'U' => out.push(hex_escape(&mut chars, 8)?),
+            'N' => {
+                if chars.next() != Some('{') {
+                    return None;
+                }
+                let mut name = String::new();
+                loop {
+                    match chars.next()? {
+                        '}' => break,
+                        ch => name.push(ch),
+                    }
+                }
+                out.push(unicode_names2::character(&name)?);
+            }
+            other => {
+                // Unknown escapes are kept verbatim (CPython warns, but accepts).
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    Some(out)
+}
+
+fn hex_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, digits: usize) -> Option<char> {
+    let mut value: u32 = 0;
+    for _ in 0..digits {
+        value = value * 16 + chars.next()?.to_digit(16)?;
+    }
+    // Lone surrogates are valid in Python strings but not in Rust's; no
+    // contract key can contain one, so the value simply never matches.
+    char::from_u32(value).or(Some('\u{FFFD}'))
+}
+
+/// The value of one literal token if it is a `str` constant.
+pub fn str_constant(token_text: &str) -> Option<String> {
+    let token = split_token(token_text)?;
+    match token.kind {
+        LiteralKind::Str => decode_body(token.body, token.raw),
+        _ => None,
+    }
+}
+
+/// The value of an implicit concatenation of literal tokens, if every part is
+/// a `str` constant (one f-string part makes the whole a JoinedStr, one bytes
+/// part a bytes constant or an error: neither is a constant string key).
+pub fn concat_constant<'a>(parts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut value = String::new();
+    for part in parts {
+        value.push_str(&str_constant(part)?);
+    }
+    Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_follow_python() {
+        for ok in ["", "r", "R", "u", "U", "b", "Br", "rB", "f", "Rf", "fR", "t"] {
+            assert!(prefix_kind(ok).is_some(), "{ok}");
+        }
+        for bad in ["ur", "bu", "fb", "rr", "x", "bf", "rbf"] {
+            assert!(prefix_kind(bad).is_none(), "{bad}");
+        }
+        assert_eq!(prefix_kind("rb"), Some((LiteralKind::Bytes, true)));
+        assert_eq!(prefix_kind("F"), Some((LiteralKind::Formatted, false)));
+    }
+
+    #[test]
+    fn decodes_like_cpython() {
+        let cases = [
+            (r#""status""#, Some("status")),
+            (r#"'st\x61tus'"#, Some("status")),
+            (r#""st\u0061tus""#, Some("status")),
+            (r#""st\U00000061tus""#, Some("status")),
+            (r#""st\141tus""#, Some("status")),
+            (r#""st\N{LATIN SMALL LETTER A}tus""#, Some("status")),
+            ("'''status'''", Some("status")),
+            (r#"r"st\x61tus""#, Some(r"st\x61tus")),
+            (r#"U"status""#, Some("status")),
+            ("\"sta\\\ntus\"", Some("status")),
+            ("\"sta\\\r\ntus\"", Some("status")),
+            (r#""a\d""#, Some(r"a\d")),
+            (r#""\x6""#, None),
+            (r#"b"status""#, None),
+            (r#"f"status""#, None),
+            (r#""\N{NO SUCH NAME}""#, None),
+            ("'''a\r\nb'''", Some("a\nb")),
+        ];
+        for (text, want) in cases {
+            assert_eq!(str_constant(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn concatenation_requires_all_str_parts() {
+        assert_eq!(concat_constant(["\"sta\"", "'tus'"]).as_deref(), Some("status"));
+        assert_eq!(concat_constant(["\"sta\"", "f'tus'"]), None);
+        assert_eq!(concat_constant(["b\"sta\"", "b'tus'"]), None);
+    }
+}

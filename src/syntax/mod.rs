@@ -1,0 +1,159 @@
+//! Parsing: tree-sitter-python behind a per-thread parser, the lexical
+//! prefilter that decides which parts of a file need parsing at all, Python
+//! string-literal semantics, and positions (lines and character columns, with
+//! Python's idea of a line break).
+
+pub mod lexer;
+pub mod literal;
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use tree_sitter::{Node, Parser, Tree};
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(new_parser());
+}
+
+fn new_parser() -> Parser {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .expect("tree-sitter-python is compatible with the linked tree-sitter");
+    parser
+}
+
+/// Parses `text` with this thread's parser.
+pub fn parse(text: &str) -> Tree {
+    PARSER
+        .with(|p| p.borrow_mut().parse(text, None))
+        .expect("parsing without a timeout or cancellation always yields a tree")
+}
+
+/// A parsed piece of a file: the whole file, or one candidate region.
+/// Node byte offsets are relative to the piece; add `offset` for the file.
+pub struct ParsedPiece {
+    pub offset: usize,
+    pub tree: Tree,
+}
+
+/// How much of a file to parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseScope {
+    /// Only regions the lexer picks (after a quick byte check); the fast path.
+    Candidates,
+    /// The whole file, always: no blind spots, slower.
+    WholeFile,
+}
+
+/// True when the file cannot hold a tool-result dict spelled with plain keys.
+/// Keys spelled only through escapes or concatenation are this check's one
+/// blind spot; [`ParseScope::WholeFile`] closes it.
+pub fn lacks_key_bytes(src: &[u8]) -> bool {
+    memchr::memmem::find(src, b"status").is_none() || memchr::memmem::find(src, b"content").is_none()
+}
+
+/// Parses what `scope` asks for and returns the pieces.
+pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
+    let regions = match scope {
+        ParseScope::WholeFile => None,
+        ParseScope::Candidates if lacks_key_bytes(src.as_bytes()) => return Vec::new(),
+        ParseScope::Candidates => match lexer::candidate_regions(src.as_bytes()) {
+            lexer::Candidates::Regions(regions) => Some(regions),
+            lexer::Candidates::FullParse(_) => None,
+        },
+    };
+    match regions {
+        None => vec![ParsedPiece { offset: 0, tree: parse(src) }],
+        Some(regions) => regions.into_iter().map(|r| ParsedPiece { offset: r.start, tree: parse(&src[r]) }).collect(),
+    }
+}
+
+/// Visits every node of a tree in document order without recursion, so
+/// deeply nested code cannot overflow the stack.
+pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        visit(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// Line starts of a source, with Python's line breaks (`\n`, `\r\n`, `\r`).
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+/// A 1-based line and 1-based column counted in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl LineIndex {
+    pub fn new(src: &str) -> Self {
+        let bytes = src.as_bytes();
+        let mut starts = vec![0];
+        let mut i = 0;
+        while let Some(off) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
+            let at = i + off;
+            let next = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+            starts.push(next);
+            i = next;
+        }
+        LineIndex { starts }
+    }
+
+    /// The 0-based line holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// The byte offset where 0-based `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts[line]
+    }
+
+    pub fn position(&self, src: &str, offset: usize) -> Position {
+        let line = self.line_of(offset);
+        let column = src[self.starts[line]..offset].chars().count() + 1;
+        Position { line: line + 1, column }
+    }
+
+    pub fn span(&self, src: &str, range: &Range<usize>) -> (Position, Position) {
+        (self.position(src, range.start), self.position(src, range.end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_break_like_python() {
+        let src = "a\r\nb\rc\nd\u{c}é";
+        let index = LineIndex::new(src);
+        assert_eq!(index.position(src, 0), Position { line: 1, column: 1 });
+        assert_eq!(index.position(src, 3), Position { line: 2, column: 1 });
+        assert_eq!(index.position(src, 5), Position { line: 3, column: 1 });
+        assert_eq!(index.position(src, 7), Position { line: 4, column: 1 });
+        assert_eq!(index.position(src, src.len()), Position { line: 4, column: 4 });
+    }
+
+    #[test]
+    fn candidate_scope_skips_files_without_key_bytes() {
+        assert!(parse_pieces("x = {'a': 1}\n", ParseScope::Candidates).is_empty());
+        assert_eq!(parse_pieces("x = {'a': 1}\n", ParseScope::WholeFile).len(), 1);
+    }
+}
