@@ -7,12 +7,13 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use crate::contract;
 use crate::diagnostics::{self, Finding};
 use crate::source::SourceText;
 use crate::syntax::{self, LineIndex, ParseScope};
+use crate::{config, contract, fix};
 
-/// Checks one source text; findings come sorted by position.
+/// Checks one source text; findings come sorted by position, each saying
+/// whether `toolshape fix` can repair it.
 pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
     let pieces = syntax::parse_pieces(src, scope);
     if pieces.is_empty() {
@@ -23,7 +24,15 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
         return Vec::new();
     }
     let index = LineIndex::new(src);
-    let mut findings: Vec<Finding> = dicts.iter().flat_map(|d| diagnostics::findings_for(d, src, &index)).collect();
+    // Applicability does not depend on the line length; layout does.
+    let plans = fix::plan_source(src, &pieces, &fix::Style::detect(src, config::DEFAULT_LINE_LENGTH));
+    let mut findings: Vec<Finding> = dicts
+        .iter()
+        .flat_map(|d| {
+            let fixable = plans.iter().find(|p| p.dict == d.range).and_then(|p| p.applicability());
+            diagnostics::findings_for(d, src, &index).into_iter().map(move |f| Finding { fixable, ..f })
+        })
+        .collect();
     findings.sort_by_key(|f| (f.entry.start, f.code));
     findings
 }
@@ -35,17 +44,29 @@ pub struct FileOutcome {
     pub result: Result<Vec<Finding>, String>,
 }
 
-/// Checks `files` in parallel and hands each outcome to `sink` in the order of
-/// `files`, as soon as it and all before it are done, so output streams
-/// without being reordered by thread timing.
-pub fn check_files(files: Vec<PathBuf>, scope: ParseScope, mut sink: impl FnMut(FileOutcome)) {
-    let (tx, rx) = mpsc::channel::<(usize, FileOutcome)>();
+/// Checks `files` in parallel; outcomes reach `sink` in file order.
+pub fn check_files(files: Vec<PathBuf>, scope: ParseScope, sink: impl FnMut(FileOutcome)) {
+    par_map_ordered(
+        files,
+        |path| {
+            let result = SourceText::read(&path).map(|src| check_source(&src.text, scope));
+            FileOutcome { path, result }
+        },
+        sink,
+    );
+}
+
+/// Runs `work` on every item in parallel and hands each result to `sink` in
+/// the order of `items`, as soon as it and all before it are done, so output
+/// streams without being reordered by thread timing.
+pub fn par_map_ordered<I: Send, T: Send>(items: Vec<I>, work: impl Fn(I) -> T + Sync, mut sink: impl FnMut(T)) {
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
     std::thread::scope(|s| {
+        let work = &work;
         s.spawn(move || {
-            files.into_par_iter().enumerate().for_each_with(tx, |tx, (i, path)| {
-                let result = SourceText::read(&path).map(|src| check_source(&src.text, scope));
+            items.into_par_iter().enumerate().for_each_with(tx, |tx, (i, item)| {
                 // The receiver lives until every sender is gone.
-                let _ = tx.send((i, FileOutcome { path, result }));
+                let _ = tx.send((i, work(item)));
             });
         });
         let mut pending = BTreeMap::new();

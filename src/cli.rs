@@ -7,9 +7,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::check::{self, FileOutcome};
+use crate::config::LineLengths;
 use crate::discovery::{self, WalkOptions};
 use crate::report::{self, Format, Palette};
 use crate::syntax::ParseScope;
+use crate::{diff, fixer};
 
 /// Exit status: no violations.
 pub const EXIT_CLEAN: i32 = 0;
@@ -33,6 +35,8 @@ pub struct Cli {
 pub enum Command {
     /// Report every tool-result contract violation.
     Check(CheckArgs),
+    /// Move extra keys and spreads into a json content block.
+    Fix(FixArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,6 +76,18 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    #[command(flatten)]
+    pub tree: TreeArgs,
+    /// Write nothing; print a unified diff that `git apply` accepts.
+    #[arg(long)]
+    pub diff: bool,
+    /// Also apply fixes that may change behaviour (each says why).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
 }
 
 impl TreeArgs {
@@ -139,6 +155,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => run_check(&args),
+        Command::Fix(args) => run_fix(&args),
     }
 }
 
@@ -150,7 +167,7 @@ fn run_check(args: &CheckArgs) -> i32 {
     let palette = args.tree.palette();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let (mut violations, mut files_with, mut checked) = (0usize, 0usize, 0usize);
+    let mut tally = report::CheckTally::default();
     if args.format == Format::Json {
         emit(&mut out, "[");
     }
@@ -161,33 +178,96 @@ fn run_check(args: &CheckArgs) -> i32 {
             errors += 1;
         }
         Ok(findings) => {
-            checked += 1;
-            files_with += usize::from(!findings.is_empty());
             for f in &findings {
                 let line = match args.format {
                     Format::Text => report::text_finding(&path, f, palette),
                     Format::Github => report::github_finding(&path, f),
                     Format::Json => {
-                        let sep = if violations == 0 { "  " } else { ", " };
+                        let sep = if tally.violations == 0 && f == &findings[0] { "  " } else { ", " };
                         format!("{sep}{}", report::json_finding(&path, f))
                     }
                 };
                 emit(&mut out, &line);
-                violations += 1;
             }
+            tally.add(&findings);
         }
     });
     match args.format {
         Format::Json => emit(&mut out, "]"),
-        Format::Text => emit(&mut out, &report::summary(violations, files_with, checked)),
+        Format::Text => emit(&mut out, &tally.summary()),
         Format::Github => {}
     }
     let _ = out.flush();
+    exit_status(errors, tally.violations > 0)
+}
+
+fn exit_status(errors: usize, findings: bool) -> i32 {
     if errors > 0 {
         EXIT_ERROR
-    } else if violations > 0 {
+    } else if findings {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
+    }
+}
+
+fn run_fix(args: &FixArgs) -> i32 {
+    let mut errors = 0;
+    let Some(files) = args.tree.discover(&mut errors) else {
+        return EXIT_ERROR;
+    };
+    let palette = args.tree.palette();
+    let options = fixer::FixOptions { unsafe_fixes: args.unsafe_fixes, write: !args.diff, scope: args.tree.scope() };
+    let line_lengths = LineLengths::default();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut tally = fixer::FixTally::default();
+    check::par_map_ordered(
+        files,
+        |path| {
+            let outcome = fixer::fix_file(&path, &options, &line_lengths);
+            (path, outcome)
+        },
+        |(path, outcome)| {
+            let shown = path.display().to_string();
+            let file = match outcome {
+                Ok(file) => file,
+                Err(message) => {
+                    let _ = out.flush();
+                    report_error(&shown, &message);
+                    errors += 1;
+                    return;
+                }
+            };
+            tally.add(&file);
+            if args.diff {
+                let diff = diff::unified(&path, &file.original, &file.fixed.text, 3, palette);
+                if !diff.is_empty() {
+                    emit(&mut out, diff.trim_end_matches('\n'));
+                }
+            }
+            for line in fixer::leftover_lines(&path, &file.fixed.leftovers, palette) {
+                if args.diff {
+                    eprintln!("{line}");
+                } else {
+                    emit(&mut out, &line);
+                }
+            }
+            for problem in file.problems() {
+                let _ = out.flush();
+                report_error(&shown, &problem);
+                errors += 1;
+            }
+        },
+    );
+    let summary = tally.summary(args.diff);
+    if args.diff {
+        let _ = out.flush();
+        eprintln!("{summary}");
+        exit_status(errors, tally.fixed > 0)
+    } else {
+        emit(&mut out, &summary);
+        let _ = out.flush();
+        exit_status(errors, tally.leftovers() > 0)
     }
 }

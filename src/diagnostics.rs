@@ -6,6 +6,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::contract::{EntryKind, ToolResultDict};
+use crate::fix::Applicability;
 use crate::syntax::{LineIndex, Position};
 
 /// A rule of the contract.
@@ -66,6 +67,8 @@ pub struct Finding {
     /// The dict's byte range and span.
     pub dict: Range<usize>,
     pub dict_span: Span,
+    /// Whether `toolshape fix` can repair it (`None`: manual repair).
+    pub fixable: Option<Applicability>,
 }
 
 impl Finding {
@@ -125,6 +128,7 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
                 span: Span::new(index, src, &entry.range),
                 dict: dict.range.clone(),
                 dict_span,
+                fixable: None,
             }
         })
         .collect()

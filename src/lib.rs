@@ -7,11 +7,16 @@
 //! violates it) → [`diagnostics`] (findings) → [`check`] (the driver) →
 //! [`report`] (output formats) → [`cli`].
 
+pub mod apply;
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod contract;
 pub mod diagnostics;
+pub mod diff;
 pub mod discovery;
+pub mod fix;
+pub mod fixer;
 pub mod report;
 pub mod source;
 pub mod syntax;

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::diagnostics::{Finding, Span};
+use crate::fix::Applicability;
 
 /// An output format for findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -72,6 +73,8 @@ struct JsonFinding<'a> {
     key: Option<&'a str>,
     spread: Option<&'a str>,
     dict: JsonSpan,
+    /// `"safe"`, `"unsafe"`, or null when only a person can fix it.
+    fixable: Option<&'static str>,
 }
 
 /// Renders one finding as a JSON object on one line.
@@ -87,20 +90,31 @@ pub fn json_finding(path: &Path, f: &Finding) -> String {
         key: f.key.as_deref(),
         spread: f.spread.as_deref(),
         dict: f.dict_span.into(),
+        fixable: f.fixable.map(Applicability::as_str),
     };
     serde_json::to_string(&record).expect("findings always serialize")
+}
+
+/// The text marker of a finding's fix: `[*]` safe, `[~]` unsafe.
+fn fix_marker(f: &Finding) -> &'static str {
+    match f.fixable {
+        Some(Applicability::Safe) => " [*]",
+        Some(Applicability::Unsafe) => " [~]",
+        None => "",
+    }
 }
 
 /// Renders one finding as a text line, ruff's concise style.
 pub fn text_finding(path: &Path, f: &Finding, palette: Palette) -> String {
     format!(
-        "{}{}{}{}{} {} {}",
+        "{}{}{}{}{} {}{} {}",
         palette.bold(&path.display().to_string()),
         palette.cyan(":"),
         f.span.start.line,
         palette.cyan(":"),
         format_args!("{}:", f.span.start.column),
         palette.red(&palette.bold(f.code.as_str())),
+        fix_marker(f),
         f.message()
     )
 }
@@ -133,12 +147,42 @@ fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
 }
 
-/// The last line of a text report.
-pub fn summary(violations: usize, files_with_violations: usize, files_checked: usize) -> String {
-    if violations == 0 {
-        format!("All checked: no violations in {}.", plural(files_checked, "file"))
-    } else {
-        format!("Found {} in {}.", plural(violations, "violation"), plural(files_with_violations, "file"))
+/// Counts for the last line of a `check` report.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CheckTally {
+    pub violations: usize,
+    pub files_with_violations: usize,
+    pub files_checked: usize,
+    pub safe_fixable: usize,
+    pub unsafe_fixable: usize,
+}
+
+impl CheckTally {
+    pub fn add(&mut self, findings: &[Finding]) {
+        self.files_checked += 1;
+        self.files_with_violations += usize::from(!findings.is_empty());
+        self.violations += findings.len();
+        self.safe_fixable += findings.iter().filter(|f| f.fixable == Some(Applicability::Safe)).count();
+        self.unsafe_fixable += findings.iter().filter(|f| f.fixable == Some(Applicability::Unsafe)).count();
+    }
+
+    /// The last line of a text report.
+    pub fn summary(&self) -> String {
+        if self.violations == 0 {
+            return format!("All checked: no violations in {}.", plural(self.files_checked, "file"));
+        }
+        let mut line = format!(
+            "Found {} in {}.",
+            plural(self.violations, "violation"),
+            plural(self.files_with_violations, "file")
+        );
+        if self.safe_fixable > 0 {
+            line.push_str(&format!(" [*] {} fixable with `toolshape fix`.", self.safe_fixable));
+        }
+        if self.unsafe_fixable > 0 {
+            line.push_str(&format!(" [~] {} more with `--unsafe-fixes`.", self.unsafe_fixable));
+        }
+        line
     }
 }
 
@@ -155,7 +199,10 @@ mod tests {
     #[test]
     fn text_line_is_concise() {
         let line = text_finding(Path::new("a b.py"), &finding(), Palette { enabled: false });
-        assert_eq!(line, "a b.py:1:34: TS001 extra top-level key \"fr,ames\" in tool result — the runtime drops it");
+        assert_eq!(
+            line,
+            "a b.py:1:34: TS001 [*] extra top-level key \"fr,ames\" in tool result — the runtime drops it"
+        );
     }
 
     #[test]
@@ -183,8 +230,15 @@ mod tests {
 
     #[test]
     fn summaries_read_naturally() {
-        assert_eq!(summary(0, 0, 41), "All checked: no violations in 41 files.");
-        assert_eq!(summary(7, 3, 41), "Found 7 violations in 3 files.");
-        assert_eq!(summary(1, 1, 1), "Found 1 violation in 1 file.");
+        let tally = |violations, files_with_violations, safe_fixable, unsafe_fixable| {
+            CheckTally { violations, files_with_violations, files_checked: 41, safe_fixable, unsafe_fixable }.summary()
+        };
+        assert_eq!(tally(0, 0, 0, 0), "All checked: no violations in 41 files.");
+        assert_eq!(tally(7, 3, 0, 0), "Found 7 violations in 3 files.");
+        assert_eq!(tally(1, 1, 1, 0), "Found 1 violation in 1 file. [*] 1 fixable with `toolshape fix`.");
+        assert_eq!(
+            tally(3, 1, 1, 2),
+            "Found 3 violations in 1 file. [*] 1 fixable with `toolshape fix`. [~] 2 more with `--unsafe-fixes`."
+        );
     }
 }

@@ -147,10 +147,11 @@ impl Lexer<'_> {
                 }
                 let word = &self.src[start..self.pos];
                 let quote_next = matches!(self.peek(0), Some(b'\'' | b'"'));
-                if quote_next && word.len() <= 2 {
-                    if let Some(prefix) = std::str::from_utf8(word).ok().filter(|p| literal::prefix_kind(p).is_some()) {
-                        return self.string(start, prefix);
-                    }
+                if quote_next
+                    && word.len() <= 2
+                    && let Some(prefix) = std::str::from_utf8(word).ok().filter(|p| literal::prefix_kind(p).is_some())
+                {
+                    return self.string(start, prefix);
                 }
                 self.finish_run();
             }

@@ -1,0 +1,253 @@
+//! Applying fixes: rounds of non-overlapping fixes until nothing applicable
+//! is left (nested tool results are fixed in later rounds), a re-parse guard
+//! that drops any fix adding a syntax error, and atomic, permission-keeping
+//! writes that never clobber a file changed since it was read.
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::contract;
+use crate::diagnostics::{self, Finding};
+use crate::fix::{self, Applicability, DictPlan, Remedy, Style};
+use crate::syntax::{self, LineIndex, ParseScope};
+
+/// Rounds before giving up on nested fixes (each round fixes one level).
+pub const MAX_ROUNDS: usize = 32;
+
+/// Which fixes to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixPolicy {
+    pub unsafe_fixes: bool,
+    pub line_length: usize,
+}
+
+/// A fix that was applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedFix {
+    pub applicability: Applicability,
+    pub moves: Vec<String>,
+}
+
+/// A violating dict left as it is, with its findings (positions in the
+/// fixed text) and why it was left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    pub findings: Vec<Finding>,
+    pub why: LeftBecause,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeftBecause {
+    /// An unsafe fix exists but was not asked for.
+    Unsafe(Vec<String>),
+    /// No mechanical fix: a person must repair it.
+    Manual(String),
+    /// The fix would have added a syntax error (a toolshape bug).
+    BrokeSyntax,
+    /// Nested deeper than [`MAX_ROUNDS`].
+    RoundLimit,
+}
+
+/// The outcome of fixing one source text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixedText {
+    pub text: String,
+    pub applied: Vec<AppliedFix>,
+    pub leftovers: Vec<Leftover>,
+}
+
+/// Counts ERROR and MISSING nodes in a full parse of `src`.
+pub fn syntax_error_count(src: &str) -> usize {
+    let tree = syntax::parse(src);
+    if !tree.root_node().has_error() {
+        return 0;
+    }
+    let mut n = 0;
+    syntax::for_each_node(tree.root_node(), |node| n += usize::from(node.is_error() || node.is_missing()));
+    n
+}
+
+/// Picks the applicable fixes of `plans` whose dicts do not overlap, outer
+/// dicts first.
+fn select(plans: &[DictPlan], policy: FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
+    let mut chosen: Vec<usize> = Vec::new();
+    for (i, plan) in plans.iter().enumerate() {
+        let Remedy::Fix(fix) = &plan.remedy else { continue };
+        if (fix.applicability == Applicability::Unsafe && !policy.unsafe_fixes) || broken.contains(&plan.dict) {
+            continue;
+        }
+        if chosen.iter().all(|&c| plans[c].dict.end <= plan.dict.start || plan.dict.end <= plans[c].dict.start) {
+            chosen.push(i);
+        }
+    }
+    chosen
+}
+
+fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
+    let edits: Vec<fix::Edit> = chosen
+        .iter()
+        .flat_map(|&i| match &plans[i].remedy {
+            Remedy::Fix(f) => f.edits.clone(),
+            Remedy::Manual(_) => Vec::new(),
+        })
+        .collect();
+    fix::apply_edits(text, &edits)
+}
+
+/// Fixes `src` as far as `policy` allows.
+pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
+    let style = Style::detect(src, policy.line_length);
+    let baseline_errors = syntax_error_count(src);
+    let mut text = src.to_owned();
+    let mut applied = Vec::new();
+    // Dict ranges (in the current text) whose fix broke the syntax.
+    let mut broken: Vec<Range<usize>> = Vec::new();
+    let mut round = 0;
+    loop {
+        let pieces = syntax::parse_pieces(&text, ParseScope::WholeFile);
+        let plans = fix::plan_source(&text, &pieces, &style);
+        let mut chosen = select(&plans, policy, &broken);
+        if chosen.is_empty() || round == MAX_ROUNDS {
+            let limit_hit = !chosen.is_empty();
+            let leftovers = leftovers(&text, &pieces, &plans, &broken, limit_hit);
+            return FixedText { text, applied, leftovers };
+        }
+        round += 1;
+        let mut candidate = apply_plans(&text, &plans, &chosen);
+        if syntax_error_count(&candidate) > baseline_errors {
+            // Find the culprits one by one; keep the rest.
+            let (good, bad): (Vec<usize>, Vec<usize>) =
+                chosen.iter().partition(|&&i| syntax_error_count(&apply_plans(&text, &plans, &[i])) <= baseline_errors);
+            broken.extend(bad.iter().map(|&i| plans[i].dict.clone()));
+            chosen = good;
+            candidate = apply_plans(&text, &plans, &chosen);
+            if chosen.is_empty() || syntax_error_count(&candidate) > baseline_errors {
+                broken.extend(chosen.iter().map(|&i| plans[i].dict.clone()));
+                continue;
+            }
+        }
+        for &i in &chosen {
+            if let Remedy::Fix(f) = &plans[i].remedy {
+                applied.push(AppliedFix { applicability: f.applicability, moves: f.moves.clone() });
+            }
+        }
+        // Ranges of broken dicts shift with the edits; recompute them by
+        // keeping only those before the first edit (rare path: a bug report
+        // is what matters, not perfect tracking).
+        let first_edit = chosen.iter().map(|&i| plans[i].dict.start).min().unwrap_or(usize::MAX);
+        broken.retain(|r| r.end <= first_edit);
+        text = candidate;
+    }
+}
+
+fn leftovers(
+    text: &str,
+    pieces: &[syntax::ParsedPiece],
+    plans: &[DictPlan],
+    broken: &[Range<usize>],
+    limit_hit: bool,
+) -> Vec<Leftover> {
+    let index = LineIndex::new(text);
+    let dicts = contract::tool_results(text, pieces);
+    plans
+        .iter()
+        .filter_map(|plan| {
+            let dict = dicts.iter().find(|d| d.range == plan.dict)?;
+            let why = match &plan.remedy {
+                _ if broken.contains(&plan.dict) => LeftBecause::BrokeSyntax,
+                Remedy::Manual(reason) => LeftBecause::Manual(reason.clone()),
+                Remedy::Fix(f) if f.applicability == Applicability::Unsafe && !limit_hit => {
+                    LeftBecause::Unsafe(f.unsafe_reasons.clone())
+                }
+                Remedy::Fix(_) => LeftBecause::RoundLimit,
+            };
+            Some(Leftover { findings: diagnostics::findings_for(dict, text, &index), why })
+        })
+        .collect()
+}
+
+/// Writes `new` over `path` atomically: a temporary file in the same folder,
+/// the original's permissions, then a rename. Refuses when the file on disk
+/// is no longer `original` or is read-only.
+pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), String> {
+    // Write through symlinks to their target, never replacing the link.
+    let target: PathBuf = if path.symlink_metadata().map(|m| m.file_type().is_symlink()).unwrap_or(false) {
+        std::fs::canonicalize(path).map_err(|e| format!("cannot resolve symlink: {e}"))?
+    } else {
+        path.to_path_buf()
+    };
+    let meta = std::fs::metadata(&target).map_err(|e| e.to_string())?;
+    if meta.permissions().readonly() {
+        return Err("the file is read-only; not written".into());
+    }
+    let current = std::fs::read(&target).map_err(|e| e.to_string())?;
+    if current != original {
+        return Err("the file changed on disk since it was read; not overwritten".into());
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.toolshape-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        file.write_all(new)?;
+        file.set_permissions(meta.permissions())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("could not write: {e}; the original is intact")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POLICY: FixPolicy = FixPolicy { unsafe_fixes: false, line_length: 88 };
+
+    #[test]
+    fn nested_results_are_fixed_in_rounds() {
+        let src = "x = {\n    'status': 'ok',\n    'content': [{'json': {'status': 'ok', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
+        let fixed = fix_text(src, POLICY);
+        assert_eq!(fixed.applied.len(), 2, "{}", fixed.text);
+        assert!(fixed.leftovers.is_empty());
+        assert_eq!(fix_text(&fixed.text, POLICY).text, fixed.text);
+    }
+
+    #[test]
+    fn unsafe_fixes_wait_for_permission() {
+        let src = "x = {'status': 'ok', 'content': [], **extra}\n";
+        let kept = fix_text(src, POLICY);
+        assert_eq!(kept.text, src);
+        assert!(matches!(&kept.leftovers[0].why, LeftBecause::Unsafe(r) if r[0].contains("stands after \"status\"")));
+        let fixed = fix_text(src, FixPolicy { unsafe_fixes: true, ..POLICY });
+        assert_eq!(fixed.text, "x = {'status': 'ok', 'content': [{'json': {**extra}}]}\n");
+    }
+
+    #[test]
+    fn atomic_write_keeps_permissions_and_refuses_stale_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.py");
+        std::fs::write(&path, "old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o754)).unwrap();
+        }
+        write_atomic(&path, b"old", b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o754);
+        }
+        let err = write_atomic(&path, b"old", b"newer").unwrap_err();
+        assert!(err.contains("changed on disk"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp file left");
+    }
+}

@@ -1,0 +1,123 @@
+//! Fix planning: for each violating tool-result dict, the edits that move its
+//! extra keys and spreads into a `{"json": {...}}` content block, and whether
+//! doing so is safe.
+//!
+//! As in ruff's `ruff_diagnostics`, a [`Fix`] is a set of [`Edit`]s with an
+//! [`Applicability`]. A fix is *safe* when the rewritten dict provably yields
+//! the same status, content blocks (plus the json block) and toolUseId, with
+//! side effects in the same order; otherwise it is *unsafe* and says why. A
+//! dict that cannot be rewritten mechanically, or whose rewrite would break
+//! the program, gets a [`Remedy::Manual`] with the reason. Planning is pure:
+//! source text in, edits out. Applying them is [`crate::apply`]'s job.
+
+mod layout;
+mod plan;
+mod safety;
+
+use std::ops::Range;
+
+pub use layout::Style;
+
+use crate::contract;
+use crate::syntax::ParsedPiece;
+
+/// Replace `range` of the source with `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub replacement: String,
+}
+
+/// Whether a fix may be applied without the user opting in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    Safe,
+    Unsafe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// The rewrite of one tool-result dict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// Non-overlapping edits, sorted by position.
+    pub edits: Vec<Edit>,
+    pub applicability: Applicability,
+    /// Why the fix is unsafe, in words a reviewer understands (empty when safe).
+    pub unsafe_reasons: Vec<String>,
+    /// What moves into the json block, in order: key names and `**spread`s.
+    pub moves: Vec<String>,
+}
+
+/// What to do about one violating dict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Remedy {
+    Fix(Fix),
+    /// Leave it to a person, for this reason.
+    Manual(String),
+}
+
+/// The remedy for one violating dict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DictPlan {
+    /// The dict's byte range.
+    pub dict: Range<usize>,
+    pub remedy: Remedy,
+}
+
+impl DictPlan {
+    /// The fix's applicability; `None` when it needs manual repair.
+    pub fn applicability(&self) -> Option<Applicability> {
+        match &self.remedy {
+            Remedy::Fix(fix) => Some(fix.applicability),
+            Remedy::Manual(_) => None,
+        }
+    }
+}
+
+/// Plans a remedy for every violating tool-result dict in the parsed pieces
+/// of `src`, in source order.
+pub fn plan_source(src: &str, pieces: &[ParsedPiece], style: &Style) -> Vec<DictPlan> {
+    let mut plans = Vec::new();
+    for piece in pieces {
+        let piece_src = &src[piece.offset..];
+        crate::syntax::for_each_node(piece.tree.root_node(), |node| {
+            if node.kind() != "dictionary" {
+                return;
+            }
+            let Some(dict) = contract::tool_result_dict(node, piece_src, piece.offset) else {
+                return;
+            };
+            if dict.is_violating() {
+                let remedy = plan::plan_dict(src, piece.offset, node, &dict, style);
+                plans.push(DictPlan { dict: dict.range.clone(), remedy });
+            }
+        });
+    }
+    plans.sort_by_key(|p| p.dict.start);
+    plans
+}
+
+/// Applies non-overlapping `edits` to `src`.
+pub fn apply_edits(src: &str, edits: &[Edit]) -> String {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out = String::with_capacity(src.len() + edits.iter().map(|e| e.replacement.len()).sum::<usize>());
+    let mut at = 0;
+    for edit in sorted {
+        debug_assert!(edit.range.start >= at, "edits overlap");
+        out.push_str(&src[at..edit.range.start]);
+        out.push_str(&edit.replacement);
+        at = edit.range.end;
+    }
+    out.push_str(&src[at..]);
+    out
+}

@@ -1,0 +1,879 @@
+//! Planning the rewrite of one violating tool-result dict: which entries move,
+//! where the json block goes, how it is laid out, and whether it is safe.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use super::layout::{self, Style};
+use super::safety::{ExprFacts, not_json_serializable};
+use super::{Applicability, Edit, Fix, Remedy, apply_edits};
+use crate::contract::{ToolResultDict, constant_str, unparenthesize};
+
+/// Keys whose values a spread standing after them could have overridden.
+const GUARDED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
+
+/// Content kinds that are certainly not a list of blocks.
+const NON_LIST_CONTENT: [(&str, &str); 13] = [
+    ("string", "a string"),
+    ("concatenated_string", "a string"),
+    ("integer", "a number"),
+    ("float", "a number"),
+    ("true", "a boolean"),
+    ("false", "a boolean"),
+    ("none", "None"),
+    ("dictionary", "a dict"),
+    ("dictionary_comprehension", "a dict"),
+    ("set", "a set"),
+    ("set_comprehension", "a set"),
+    ("lambda", "a lambda"),
+    ("ellipsis", "an Ellipsis"),
+];
+
+/// Content expressions that `[*content, ...]` may splat without parentheses
+/// and still read clearly.
+const PRIMARY_KINDS: [&str; 5] = ["identifier", "attribute", "call", "subscript", "list_comprehension"];
+
+/// Shared access to the source while planning one dict.
+struct Ctx<'s> {
+    src: &'s str,
+    offset: usize,
+    style: &'s Style,
+}
+
+impl<'s> Ctx<'s> {
+    fn range(&self, n: Node<'_>) -> Range<usize> {
+        n.start_byte() + self.offset..n.end_byte() + self.offset
+    }
+
+    fn text(&self, n: Node<'_>) -> &'s str {
+        &self.src[self.range(n)]
+    }
+
+    fn piece_src(&self) -> &'s str {
+        &self.src[self.offset..]
+    }
+
+    fn nl(&self) -> &'static str {
+        self.style.newline
+    }
+
+    fn deeper(&self, indent: &str) -> String {
+        format!("{indent}{}", self.style.indent_unit)
+    }
+}
+
+/// A bracketed display (list or dict) that may receive new elements.
+struct Collection<'t> {
+    node: Node<'t>,
+    range: Range<usize>,
+    elements: Vec<Range<usize>>,
+    /// The comma after the last element, if any.
+    trailing_comma: Option<Range<usize>>,
+    multiline: bool,
+}
+
+impl<'t> Collection<'t> {
+    fn new(ctx: &Ctx<'_>, node: Node<'t>) -> Self {
+        let mut elements = Vec::new();
+        let mut trailing_comma = None;
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "," => trailing_comma = Some(ctx.range(child)),
+                "comment" | "[" | "]" | "{" | "}" => {}
+                _ if child.is_named() => {
+                    elements.push(ctx.range(child));
+                    trailing_comma = None;
+                }
+                _ => {}
+            }
+        }
+        let range = ctx.range(node);
+        let multiline = layout::is_multiline(ctx.src, &range);
+        Collection { node, range, elements, trailing_comma, multiline }
+    }
+
+    fn element_texts<'s>(&self, ctx: &Ctx<'s>) -> Vec<&'s str> {
+        self.elements.iter().map(|r| &ctx.src[r.clone()]).collect()
+    }
+}
+
+/// One entry of the dict being fixed.
+struct DictEntry<'t> {
+    range: Range<usize>,
+    comma: Option<Range<usize>>,
+    key: Option<String>,
+    value: Node<'t>,
+    moved: bool,
+    label: String,
+}
+
+/// A moved entry, with the comments that travel with it.
+struct MovedItem {
+    entry: Range<usize>,
+    /// Own-line comments directly above the entry (whole lines).
+    above: Option<Range<usize>>,
+    /// The blanks before, and the range of, a comment ending the entry's line.
+    trailing: Option<(String, Range<usize>)>,
+    /// Indentation of the line the entry starts on.
+    base: String,
+    /// Offsets at which a continuation line starts inside a string literal.
+    string_lines: HashSet<usize>,
+}
+
+impl MovedItem {
+    fn forces_multiline(&self, src: &str) -> bool {
+        self.above.is_some() || self.trailing.is_some() || layout::is_multiline(src, &self.entry)
+    }
+
+    /// The entry's text re-indented for `indent`.
+    fn body(&self, ctx: &Ctx<'_>, indent: &str) -> String {
+        layout::reindent(ctx.src, &self.entry, &self.base, indent, |pos| self.string_lines.contains(&pos))
+    }
+}
+
+/// Where the json block goes.
+enum Target<'t> {
+    /// Append a new block to the content list.
+    Append(Collection<'t>),
+    /// Merge into the dict literal of an existing `{"json": {...}}` block.
+    Merge { list: Collection<'t>, block: Range<usize>, json: Collection<'t> },
+    /// Content is not a list literal: `[*content, {"json": ...}]`.
+    Splat { value: Node<'t> },
+}
+
+/// How much of the layout is exploded onto several lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    dict_exploded: bool,
+    list_exploded: bool,
+    json_multiline: bool,
+}
+
+/// Plans the remedy for `node`, a violating tool-result dict.
+pub fn plan_dict(src: &str, offset: usize, node: Node<'_>, dict: &ToolResultDict, style: &Style) -> Remedy {
+    let ctx = Ctx { src, offset, style };
+    match Planner::new(&ctx, node, dict) {
+        Ok(planner) => planner.plan(),
+        Err(reason) => Remedy::Manual(reason),
+    }
+}
+
+struct Planner<'c, 's, 't> {
+    ctx: &'c Ctx<'s>,
+    dict_node: Node<'t>,
+    dict_range: Range<usize>,
+    entries: Vec<DictEntry<'t>>,
+    content: usize,
+    target: Target<'t>,
+    items: Vec<MovedItem>,
+    quote: char,
+}
+
+impl<'c, 's, 't> Planner<'c, 's, 't> {
+    fn new(ctx: &'c Ctx<'s>, node: Node<'t>, dict: &ToolResultDict) -> Result<Self, String> {
+        let mut ancestor = node.parent();
+        while let Some(a) = ancestor {
+            match a.kind() {
+                "ERROR" => return Err("it sits in a region with syntax errors".into()),
+                "interpolation" | "string" => return Err("it stands inside an f-string".into()),
+                _ => ancestor = a.parent(),
+            }
+        }
+        let entries = dict_entries(ctx, node, dict);
+        let contents: Vec<usize> =
+            entries.iter().enumerate().filter(|(_, e)| e.key.as_deref() == Some("content")).map(|(i, _)| i).collect();
+        let &[content] = contents.as_slice() else {
+            return Err(
+                "it has more than one \"content\" key; which one the runtime keeps is for a person to decide".into()
+            );
+        };
+        let target = Self::target(ctx, entries[content].value)?;
+        let items = entries.iter().filter(|e| e.moved).map(|e| moved_item(ctx, node, e)).collect();
+        let status =
+            entries.iter().find(|e| e.key.as_deref() == Some("status")).expect("tool results have a status key");
+        let quote = ctx.src[status.range.clone()].chars().find(|c| matches!(c, '"' | '\'')).unwrap_or('"');
+        Ok(Planner { ctx, dict_node: node, dict_range: ctx.range(node), entries, content, target, items, quote })
+    }
+
+    fn target(ctx: &Ctx<'_>, value: Node<'t>) -> Result<Target<'t>, String> {
+        let inner = unparenthesize(value);
+        if let Some((_, what)) = NON_LIST_CONTENT.iter().find(|(kind, _)| *kind == inner.kind()) {
+            return Err(format!("its content is {what}, not a list of blocks"));
+        }
+        if inner.kind() != "list" {
+            return Ok(Target::Splat { value });
+        }
+        let list = Collection::new(ctx, inner);
+        let mut cursor = inner.walk();
+        let merge = inner
+            .named_children(&mut cursor)
+            .filter_map(|element| json_block_dict(ctx, element).map(|json| (element, json)))
+            .last()
+            .filter(|(_, json)| unparenthesize(*json).kind() == "dictionary");
+        Ok(match merge {
+            Some((block, json)) => {
+                let json = Collection::new(ctx, unparenthesize(json));
+                Target::Merge { list, block: ctx.range(block), json }
+            }
+            None => Target::Append(list),
+        })
+    }
+
+    fn plan(self) -> Remedy {
+        let mut reasons = Vec::new();
+        if let Err(manual) = self.check_order(&mut reasons) {
+            return Remedy::Manual(manual);
+        }
+        self.check_spreads(&mut reasons);
+        self.check_values(&mut reasons);
+        self.check_target(&mut reasons);
+        let edits = self.edits();
+        let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
+        let moves = self.entries.iter().filter(|e| e.moved).map(|e| e.label.clone()).collect();
+        Remedy::Fix(Fix { edits, applicability, unsafe_reasons: reasons, moves })
+    }
+
+    // ----- safety -------------------------------------------------------
+
+    /// A spread standing after status, content or toolUseId could have
+    /// overridden them; moved out, it no longer can.
+    fn check_spreads(&self, reasons: &mut Vec<String>) {
+        for (i, entry) in self.entries.iter().enumerate() {
+            if !entry.moved || entry.key.is_some() {
+                continue;
+            }
+            if let Some(guard) =
+                self.entries[..i].iter().find_map(|e| e.key.as_deref().filter(|k| GUARDED_KEYS.contains(k)))
+            {
+                reasons.push(format!(
+                    "the spread `{}` stands after \"{guard}\" and could have overridden it",
+                    one_line(&entry.label)
+                ));
+            }
+        }
+    }
+
+    /// Values `json.dumps` cannot serialize were harmless while the runtime
+    /// dropped them; in the json block they would make the formatter raise.
+    fn check_values(&self, reasons: &mut Vec<String>) {
+        for entry in self.entries.iter().filter(|e| e.moved && e.key.is_some()) {
+            if let Some(what) = not_json_serializable(entry.value, self.ctx.piece_src()) {
+                reasons.push(format!(
+                    "the value of {} is {what}, which json.dumps cannot serialize: the runtime dropped it before, the json block would make the model provider's formatter raise",
+                    entry.label
+                ));
+            }
+        }
+    }
+
+    fn check_target(&self, reasons: &mut Vec<String>) {
+        match &self.target {
+            Target::Splat { value } => {
+                if unparenthesize(*value).kind() != "list_comprehension" {
+                    let text = one_line(self.ctx.text(*value));
+                    reasons.push(format!(
+                        "content is `{text}`, not a list literal: `[*{text}, ...]` keeps the same blocks only if it is a list"
+                    ));
+                }
+            }
+            Target::Merge { json, .. } => {
+                let piece_src = self.ctx.piece_src();
+                let mut cursor = json.node.walk();
+                let mut existing = Vec::new();
+                let mut unknown = false;
+                for child in json.node.named_children(&mut cursor) {
+                    match child.kind() {
+                        "pair" => match child.child_by_field_name("key").and_then(|k| constant_str(k, piece_src)) {
+                            Some(key) => existing.push(key),
+                            None => unknown = true,
+                        },
+                        "dictionary_splat" => unknown = true,
+                        _ => {}
+                    }
+                }
+                for entry in self.entries.iter().filter(|e| e.moved) {
+                    match &entry.key {
+                        Some(key) if existing.contains(key) => reasons.push(format!(
+                            "{} already exists in the json block; merging would override it",
+                            entry.label
+                        )),
+                        None if !json.elements.is_empty() => reasons.push(format!(
+                            "the spread `{}` could override keys already in the json block",
+                            one_line(&entry.label)
+                        )),
+                        _ => {}
+                    }
+                }
+                if unknown {
+                    reasons.push("the json block's keys are not all known (a spread or a computed key), so a moved key could collide with one".into());
+                }
+            }
+            Target::Append(_) => {}
+        }
+    }
+
+    /// Compares the evaluation order before and after the move. Two
+    /// side-effecting pieces that swap make the fix unsafe; a walrus whose
+    /// name another swapped piece reads makes it a manual repair.
+    fn check_order(&self, reasons: &mut Vec<String>) -> Result<(), String> {
+        let piece_src = self.ctx.piece_src();
+        struct Unit<'t> {
+            node: Option<Node<'t>>,
+            range: Range<usize>,
+            facts: ExprFacts,
+            moved: bool,
+        }
+        let mut units: Vec<Unit<'t>> = Vec::new();
+        let mut original = Vec::new();
+        let mut rewritten = Vec::new();
+        let mut moved_ids = Vec::new();
+        let mut insertion_point = 0;
+        let entry_node = |e: &DictEntry<'t>| {
+            let mut n = e.value;
+            while let Some(p) = n.parent() {
+                if p.id() == self.dict_node.id() {
+                    break;
+                }
+                n = p;
+            }
+            n
+        };
+        for (i, entry) in self.entries.iter().enumerate() {
+            if i == self.content {
+                let (children, splice_after): (Vec<Node<'t>>, Option<usize>) = match &self.target {
+                    Target::Splat { value } => (vec![*value], None),
+                    Target::Append(list) => (named_non_comment(list.node), None),
+                    Target::Merge { list, block, json } => {
+                        let mut out = Vec::new();
+                        let mut after = None;
+                        for child in named_non_comment(list.node) {
+                            if self.ctx.range(child) == *block {
+                                out.extend(named_non_comment(json.node));
+                                after = Some(out.len());
+                            } else {
+                                out.push(child);
+                            }
+                        }
+                        (out, after)
+                    }
+                };
+                for (j, child) in children.iter().enumerate() {
+                    if splice_after == Some(j) {
+                        insertion_point = rewritten.len();
+                    }
+                    let id = units.len();
+                    units.push(Unit {
+                        node: Some(*child),
+                        range: self.ctx.range(*child),
+                        facts: ExprFacts::of(*child, piece_src),
+                        moved: false,
+                    });
+                    original.push(id);
+                    rewritten.push(id);
+                }
+                if splice_after.is_none_or(|s| s == children.len()) {
+                    insertion_point = rewritten.len();
+                }
+                continue;
+            }
+            let node = entry_node(entry);
+            let id = units.len();
+            units.push(Unit {
+                node: Some(node),
+                range: entry.range.clone(),
+                facts: ExprFacts::of(node, piece_src),
+                moved: entry.moved,
+            });
+            original.push(id);
+            if entry.moved {
+                moved_ids.push(id);
+            } else {
+                rewritten.push(id);
+            }
+        }
+        // Moved entries were collected in order; splice them in.
+        let tail = rewritten.split_off(insertion_point.min(rewritten.len()));
+        rewritten.extend(moved_ids.iter().copied());
+        rewritten.extend(tail);
+        let position = |order: &[usize]| {
+            let mut pos = vec![0; units.len()];
+            for (p, &id) in order.iter().enumerate() {
+                pos[id] = p;
+            }
+            pos
+        };
+        let (before, after) = (position(&original), position(&rewritten));
+        let text = |u: &Unit<'_>| one_line(&self.ctx.src[u.range.clone()]);
+        for m in units.iter().enumerate().filter(|(_, u)| u.moved) {
+            for o in units.iter().enumerate().filter(|(_, u)| !u.moved) {
+                let swapped = (before[m.0] < before[o.0]) != (after[m.0] < after[o.0]);
+                if !swapped || o.1.node.is_none() {
+                    continue;
+                }
+                if let Some(name) = m.1.facts.binding_conflict(&o.1.facts) {
+                    return Err(format!(
+                        "`{}` and `{}` share the walrus-bound name `{name}`; moving one past the other would change what `{name}` holds when it is read",
+                        text(m.1),
+                        text(o.1)
+                    ));
+                }
+                if m.1.facts.effects && o.1.facts.effects {
+                    reasons.push(format!(
+                        "moving `{}` past `{}` changes the order in which their side effects run",
+                        text(m.1),
+                        text(o.1)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- edits --------------------------------------------------------
+
+    fn edits(&self) -> Vec<Edit> {
+        let src = self.ctx.src;
+        let dict_single = !layout::is_multiline(src, &self.dict_range);
+        let list_single = match &self.target {
+            Target::Splat { .. } => true,
+            Target::Append(list) | Target::Merge { list, .. } => !list.multiline,
+        };
+        let forced = self.items.iter().any(|i| i.forces_multiline(src));
+        let mut shapes = vec![
+            Shape { dict_exploded: false, list_exploded: false, json_multiline: false },
+            Shape { dict_exploded: dict_single, list_exploded: false, json_multiline: false },
+            Shape { dict_exploded: dict_single, list_exploded: list_single, json_multiline: false },
+            Shape { dict_exploded: dict_single, list_exploded: list_single, json_multiline: true },
+        ];
+        if forced {
+            shapes.retain(|s| s.json_multiline);
+        }
+        shapes.dedup();
+        let window = layout::line_start(src, self.dict_range.start)..layout::line_end(src, self.dict_range.end);
+        let old_lines: HashSet<&str> = src[window.clone()].lines().collect();
+        let mut chosen = Vec::new();
+        for shape in shapes {
+            chosen = self.edits_for(shape);
+            let shifted: Vec<Edit> = chosen
+                .iter()
+                .map(|e| Edit {
+                    range: e.range.start - window.start..e.range.end - window.start,
+                    replacement: e.replacement.clone(),
+                })
+                .collect();
+            let new_text = apply_edits(&src[window.clone()], &shifted);
+            let fits = new_text
+                .split(['\n', '\r'])
+                .filter(|line| !old_lines.contains(line))
+                .all(|line| layout::width(line) <= self.ctx.style.line_length);
+            if fits {
+                break;
+            }
+        }
+        chosen.sort_by_key(|e| e.range.start);
+        chosen
+    }
+
+    fn edits_for(&self, shape: Shape) -> Vec<Edit> {
+        let ctx = self.ctx;
+        let content = &self.entries[self.content];
+        if shape.dict_exploded {
+            let base = layout::line_indent(ctx.src, self.dict_range.start).to_owned();
+            let inner = ctx.deeper(&base);
+            let content_edits = self.content_edits(shape, &inner);
+            let lines: Vec<String> = self
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.moved)
+                .map(|(i, e)| {
+                    if i == self.content {
+                        format!("{inner}{},", text_with(ctx.src, &e.range, &content_edits))
+                    } else {
+                        format!("{inner}{},", &ctx.src[e.range.clone()])
+                    }
+                })
+                .collect();
+            let nl = ctx.nl();
+            return vec![Edit {
+                range: self.dict_range.clone(),
+                replacement: format!("{{{nl}{}{nl}{base}}}", lines.join(nl)),
+            }];
+        }
+        let base = layout::line_indent(ctx.src, content.range.start).to_owned();
+        let mut edits = self.deletions();
+        edits.extend(self.content_edits(shape, &base));
+        edits
+    }
+
+    /// Edits inside the content value that add the moved entries. `base` is
+    /// the indentation of the line holding the content entry.
+    fn content_edits(&self, shape: Shape, base: &str) -> Vec<Edit> {
+        let ctx = self.ctx;
+        let inner = ctx.deeper(base);
+        match &self.target {
+            Target::Splat { value } => {
+                let text = ctx.text(*value);
+                let splat = if PRIMARY_KINDS.contains(&unparenthesize(*value).kind())
+                    || value.kind() == "parenthesized_expression"
+                {
+                    format!("*{text}")
+                } else {
+                    format!("*({text})")
+                };
+                let replacement = if shape.list_exploded {
+                    let block = self.block(&inner, shape.json_multiline);
+                    exploded(ctx, "[", "]", &format!("{inner}{splat},{}{inner}{block},", ctx.nl()), base)
+                } else {
+                    format!("[{splat}, {}]", self.block(&inner, false))
+                };
+                vec![Edit { range: ctx.range(*value), replacement }]
+            }
+            Target::Append(list) if list.multiline => multiline_append(ctx, list, |indent, comma| {
+                format!("{indent}{}{}", self.block(indent, shape.json_multiline), if comma { "," } else { "" })
+            }),
+            Target::Append(list) if !shape.list_exploded => vec![inline_append(list, &self.block("", false))],
+            Target::Append(list) => {
+                let mut lines: Vec<String> = list.element_texts(ctx).iter().map(|t| format!("{inner}{t},")).collect();
+                lines.push(format!("{inner}{},", self.block(&inner, shape.json_multiline)));
+                vec![Edit {
+                    range: list.range.clone(),
+                    replacement: exploded(ctx, "[", "]", &lines.join(ctx.nl()), base),
+                }]
+            }
+            Target::Merge { list, block, json } => {
+                if list.multiline || !shape.list_exploded {
+                    let indent = layout::line_indent(ctx.src, block.start).to_owned();
+                    return self.merge_edits(json, &indent, shape.json_multiline);
+                }
+                let lines: Vec<String> = list
+                    .elements
+                    .iter()
+                    .map(|r| {
+                        let text = if r == block {
+                            text_with(ctx.src, r, &self.merge_edits(json, &inner, shape.json_multiline))
+                        } else {
+                            ctx.src[r.clone()].to_owned()
+                        };
+                        format!("{inner}{text},")
+                    })
+                    .collect();
+                vec![Edit {
+                    range: list.range.clone(),
+                    replacement: exploded(ctx, "[", "]", &lines.join(ctx.nl()), base),
+                }]
+            }
+        }
+    }
+
+    /// Edits adding the moved entries to an existing json dict; `indent` is
+    /// that of the line the json block starts on.
+    fn merge_edits(&self, json: &Collection<'_>, indent: &str, multiline: bool) -> Vec<Edit> {
+        let ctx = self.ctx;
+        if json.multiline {
+            return multiline_append(ctx, json, |indent, comma| self.render_items(indent, comma));
+        }
+        if !multiline {
+            return vec![inline_append(json, &self.compact_items())];
+        }
+        let inner = ctx.deeper(indent);
+        let mut lines: Vec<String> = json.element_texts(ctx).iter().map(|t| format!("{inner}{t},")).collect();
+        lines.push(self.render_items(&inner, true));
+        vec![Edit { range: json.range.clone(), replacement: exploded(ctx, "{", "}", &lines.join(ctx.nl()), indent) }]
+    }
+
+    /// The moved entries on one line, comma-separated.
+    fn compact_items(&self) -> String {
+        self.items.iter().map(|i| self.ctx.src[i.entry.clone()].to_owned()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The moved entries one per line at `indent`, with their comments; the
+    /// last gets a comma when `comma_last`.
+    fn render_items(&self, indent: &str, comma_last: bool) -> String {
+        let ctx = self.ctx;
+        let nl = ctx.nl();
+        let mut out = String::new();
+        for (n, item) in self.items.iter().enumerate() {
+            if n > 0 {
+                out.push_str(nl);
+            }
+            if let Some(above) = &item.above {
+                for line in ctx.src[above.clone()].lines() {
+                    out.push_str(indent);
+                    out.push_str(line.trim_start());
+                    out.push_str(nl);
+                }
+            }
+            out.push_str(indent);
+            out.push_str(&item.body(ctx, indent));
+            if n + 1 < self.items.len() || comma_last {
+                out.push(',');
+            }
+            if let Some((gap, comment)) = &item.trailing {
+                out.push_str(gap);
+                out.push_str(&ctx.src[comment.clone()]);
+            }
+        }
+        out
+    }
+
+    /// The json block; `indent` is that of the line it starts on.
+    fn block(&self, indent: &str, multiline: bool) -> String {
+        let q = self.quote;
+        if !multiline {
+            return format!("{{{q}json{q}: {{{}}}}}", self.compact_items());
+        }
+        let nl = self.ctx.nl();
+        let body = self.render_items(&self.ctx.deeper(indent), self.dict_has_trailing_comma());
+        format!("{{{q}json{q}: {{{nl}{body}{nl}{indent}}}}}")
+    }
+
+    /// The dict's own trailing-comma habit (an exploded dict gets one).
+    fn dict_has_trailing_comma(&self) -> bool {
+        !layout::is_multiline(self.ctx.src, &self.dict_range) || self.entries.last().is_some_and(|e| e.comma.is_some())
+    }
+
+    /// Deletes the moved entries (with their commas and travelling comments)
+    /// from a dict that is not being exploded.
+    fn deletions(&self) -> Vec<Edit> {
+        let src = self.ctx.src;
+        let floor = self.dict_range.start + 1;
+        let mut ranges: Vec<Range<usize>> = Vec::new();
+        for (entry, item) in self.entries.iter().filter(|e| e.moved).zip(&self.items) {
+            let end = entry.comma.as_ref().map_or(entry.range.end, |c| c.end);
+            // Comments above travel with the entry, so they go with it.
+            let start = item.above.as_ref().map_or(entry.range.start, |a| a.start);
+            let range = if layout::ends_line(src, end) {
+                let stop = layout::line_end(src, end);
+                if layout::starts_line(src, entry.range.start) {
+                    layout::line_start(src, start)..stop + layout::newline_len(src, stop)
+                } else {
+                    layout::skip_blanks_back(src, entry.range.start).max(floor)..stop
+                }
+            } else {
+                start..layout::skip_blanks(src, end)
+            };
+            ranges.push(range);
+        }
+        // Keep the dict's trailing-comma habit when its last entry moves.
+        if let Some(last) = self.entries.last().filter(|e| e.moved && e.comma.is_none())
+            && let Some(remaining) = self.entries.iter().rev().find(|e| !e.moved)
+            && let Some(comma) = &remaining.comma
+        {
+            let next_moved = self.entries.iter().find(|e| e.moved && e.range.start > comma.end).unwrap_or(last);
+            let same_line = !layout::is_multiline(src, &(comma.end..next_moved.range.start));
+            ranges.push(comma.start..if same_line { next_moved.range.start } else { comma.end });
+        }
+        let mut merged = merge_ranges(ranges);
+        // A closing brace that hugged the last entry hugs the last kept one.
+        let close = self.dict_range.end - 1;
+        if !layout::starts_line(src, close)
+            && let Some(remaining) = self.entries.iter().rev().find(|e| !e.moved)
+        {
+            let kept_comma =
+                remaining.comma.as_ref().filter(|c| !merged.iter().any(|r| r.start <= c.start && c.end <= r.end));
+            let from = kept_comma.map_or(remaining.range.end, |c| c.end);
+            let kept_between = (from..close).filter(|&i| !merged.iter().any(|r| r.contains(&i)));
+            if kept_between.clone().all(|i| src.as_bytes()[i].is_ascii_whitespace())
+                && kept_between.clone().next().is_some()
+            {
+                merged.push(from..close);
+                merged = merge_ranges(merged);
+            }
+        }
+        merged
+            .into_iter()
+            .map(|mut r| {
+                // A line left holding only blanks goes entirely.
+                let line_start = layout::line_start(src, r.start);
+                let line_end = layout::line_end(src, r.end);
+                let blank = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\x0c'));
+                if blank(&src[line_start..r.start])
+                    && blank(&src[r.end..line_end])
+                    && line_start > self.dict_range.start
+                    && line_end < self.dict_range.end
+                    && !src[r.clone()].ends_with(['\n', '\r'])
+                {
+                    r = line_start..line_end + layout::newline_len(src, line_end);
+                }
+                Edit { range: r, replacement: String::new() }
+            })
+            .collect()
+    }
+}
+
+/// Sorts ranges and merges those that overlap or touch.
+fn merge_ranges(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::new();
+    for r in ranges {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+/// The dict's entries, with their commas and whether they move.
+fn dict_entries<'t>(ctx: &Ctx<'_>, node: Node<'t>, dict: &ToolResultDict) -> Vec<DictEntry<'t>> {
+    let mut out: Vec<DictEntry<'t>> = Vec::new();
+    let mut cursor = node.walk();
+    let mut known = dict.entries.iter();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "pair" | "dictionary_splat" => {
+                let info = known.next().expect("the contract saw the same entries");
+                let value = match child.kind() {
+                    "pair" => child.child_by_field_name("value"),
+                    _ => child.named_child(0),
+                }
+                .expect("entries have values");
+                let key = info.key_name().map(str::to_owned);
+                let label = match &key {
+                    Some(k) => format!("\"{k}\""),
+                    None => ctx.text(child).to_owned(),
+                };
+                out.push(DictEntry {
+                    range: ctx.range(child),
+                    comma: None,
+                    moved: info.violation().is_some(),
+                    key,
+                    value,
+                    label,
+                });
+            }
+            "," => {
+                if let Some(last) = out.last_mut() {
+                    last.comma.get_or_insert(ctx.range(child));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn moved_item(ctx: &Ctx<'_>, dict_node: Node<'_>, entry: &DictEntry<'_>) -> MovedItem {
+    let src = ctx.src;
+    let end = entry.comma.as_ref().map_or(entry.range.end, |c| c.end);
+    let starts = layout::starts_line(src, entry.range.start);
+    let above =
+        if starts { layout::comments_above(src, entry.range.start, ctx.range(dict_node).start + 1) } else { None };
+    let trailing = layout::trailing_comment(src, end).map(|c| (src[end..c.start].to_owned(), c));
+    let base = layout::line_indent(src, entry.range.start).to_owned();
+    let mut string_lines = HashSet::new();
+    if layout::is_multiline(src, &entry.range) {
+        crate::syntax::for_each_node(dict_node, |n| {
+            if n.kind() == "string" {
+                let r = ctx.range(n);
+                let mut pos = r.start;
+                while pos < r.end {
+                    let e = layout::line_end(src, pos);
+                    pos = e + layout::newline_len(src, e);
+                    if pos < r.end && pos > r.start {
+                        string_lines.insert(pos);
+                    }
+                    if e >= r.end {
+                        break;
+                    }
+                }
+            }
+        });
+    }
+    MovedItem { entry: entry.range.clone(), above, trailing, base, string_lines }
+}
+
+/// The dict literal of a `{"json": <dict>}` block, or of `{"json": x}` (the
+/// caller checks which), if `element` is a one-entry json block.
+fn json_block_dict<'t>(ctx: &Ctx<'_>, element: Node<'t>) -> Option<Node<'t>> {
+    if element.kind() != "dictionary" {
+        return None;
+    }
+    let entries = named_non_comment(element);
+    let [pair] = entries.as_slice() else { return None };
+    if pair.kind() != "pair" {
+        return None;
+    }
+    let key = pair.child_by_field_name("key")?;
+    (constant_str(key, ctx.piece_src()).as_deref() == Some("json")).then(|| pair.child_by_field_name("value")).flatten()
+}
+
+fn named_non_comment(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect()
+}
+
+/// Appends one-line `items` to a one-line collection.
+fn inline_append(coll: &Collection<'_>, items: &str) -> Edit {
+    match (coll.elements.last(), &coll.trailing_comma) {
+        (Some(_), Some(comma)) => Edit { range: comma.end..comma.end, replacement: format!(" {items},") },
+        (Some(last), None) => Edit { range: last.end..last.end, replacement: format!(", {items}") },
+        (None, _) => Edit { range: coll.range.start + 1..coll.range.start + 1, replacement: items.to_owned() },
+    }
+}
+
+/// Appends lines to a multi-line collection. `render(indent, comma)` gives
+/// the new lines at the elements' indentation, the last with a trailing comma
+/// when `comma` (the collection's habit).
+fn multiline_append(ctx: &Ctx<'_>, coll: &Collection<'_>, render: impl Fn(&str, bool) -> String) -> Vec<Edit> {
+    let src = ctx.src;
+    let close = coll.range.end - 1;
+    let indent = match coll.elements.last() {
+        Some(last) if layout::starts_line(src, last.start) => layout::line_indent(src, last.start).to_owned(),
+        Some(last) => src[layout::line_start(src, last.start)..last.start]
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect(),
+        None => ctx.deeper(layout::line_indent(src, close)),
+    };
+    let has_comma = coll.trailing_comma.is_some() || coll.elements.is_empty();
+    let mut edits = Vec::new();
+    if layout::starts_line(src, close) {
+        if let (Some(last), false) = (coll.elements.last(), has_comma) {
+            edits.push(Edit { range: last.end..last.end, replacement: ",".into() });
+        }
+        let at = layout::line_start(src, close);
+        edits.push(Edit { range: at..at, replacement: format!("{}{}", render(&indent, has_comma), ctx.nl()) });
+    } else {
+        let (at, comma) = match (&coll.trailing_comma, coll.elements.last()) {
+            (Some(c), _) => (c.end, ""),
+            (None, Some(last)) => (last.end, ","),
+            (None, None) => (coll.range.start + 1, ""),
+        };
+        edits.push(Edit {
+            range: at..at,
+            replacement: format!("{comma}{}{}", ctx.nl(), render(&indent, coll.trailing_comma.is_some())),
+        });
+    }
+    edits
+}
+
+/// A collection laid out one element per line: `body` holds the element
+/// lines (already indented one level deeper than `base`).
+fn exploded(ctx: &Ctx<'_>, open: &str, close: &str, body: &str, base: &str) -> String {
+    let nl = ctx.nl();
+    format!("{open}{nl}{body}{nl}{base}{close}")
+}
+
+/// The text of `range` with those `edits` that fall inside it applied.
+fn text_with(src: &str, range: &Range<usize>, edits: &[Edit]) -> String {
+    let inside: Vec<Edit> = edits
+        .iter()
+        .filter(|e| e.range.start >= range.start && e.range.end <= range.end)
+        .map(|e| Edit {
+            range: e.range.start - range.start..e.range.end - range.start,
+            replacement: e.replacement.clone(),
+        })
+        .collect();
+    apply_edits(&src[range.clone()], &inside)
+}
+
+/// Collapses source text onto one line for messages.
+fn one_line(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > 60 { format!("{}…", joined.chars().take(59).collect::<String>()) } else { joined }
+}

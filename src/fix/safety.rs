@@ -1,0 +1,133 @@
+//! Safety facts about expressions: may evaluating them have side effects,
+//! which names do they bind (walrus) or read, and is a value evidently not
+//! JSON-serializable. Pure functions over tree-sitter nodes.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use crate::contract::{node_text, unparenthesize};
+
+/// Node kinds whose evaluation may have effects (the issue's definition:
+/// calls, `await`, `yield`, walrus).
+const EFFECT_KINDS: [&str; 4] = ["call", "await", "yield", "named_expression"];
+
+/// Visits `node` and its descendants, not descending into lambda bodies
+/// (a lambda display evaluates nothing inside it). Iterative: deep nesting
+/// cannot overflow the stack.
+fn for_each_evaluated<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        visit(n);
+        if n.kind() == "lambda" {
+            continue;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+}
+
+/// Facts about one evaluated piece of a dict display.
+#[derive(Debug, Default, Clone)]
+pub struct ExprFacts {
+    /// Evaluating it may have side effects.
+    pub effects: bool,
+    /// Names bound by walrus expressions in it.
+    pub binds: BTreeSet<String>,
+    /// Names it reads.
+    pub reads: BTreeSet<String>,
+}
+
+impl ExprFacts {
+    pub fn of(node: Node<'_>, piece_src: &str) -> Self {
+        let mut facts = ExprFacts::default();
+        for_each_evaluated(node, |n| {
+            let kind = n.kind();
+            if EFFECT_KINDS.contains(&kind) {
+                facts.effects = true;
+            }
+            if kind == "named_expression"
+                && let Some(name) = n.child_by_field_name("name")
+            {
+                facts.binds.insert(node_text(name, piece_src).to_owned());
+            } else if kind == "identifier" {
+                facts.reads.insert(node_text(n, piece_src).to_owned());
+            }
+        });
+        facts
+    }
+
+    /// A name one binds and the other reads, if any.
+    pub fn binding_conflict(&self, other: &ExprFacts) -> Option<String> {
+        self.binds.intersection(&other.reads).chain(other.binds.intersection(&self.reads)).next().cloned()
+    }
+}
+
+/// Why `node`'s value evidently cannot go through `json.dumps`, if it
+/// cannot: a set, bytes, a lambda or a generator, directly or inside a list,
+/// tuple or dict display.
+pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static str> {
+    let node = unparenthesize(node);
+    match node.kind() {
+        "set" | "set_comprehension" => Some("a set"),
+        "lambda" => Some("a lambda"),
+        "generator_expression" => Some("a generator"),
+        "string" | "concatenated_string" if is_bytes(node, piece_src) => Some("bytes"),
+        "list" | "tuple" | "dictionary" => {
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            children.into_iter().find_map(|child| match child.kind() {
+                "pair" => child.child_by_field_name("value").and_then(|v| not_json_serializable(v, piece_src)),
+                "comment" => None,
+                _ => not_json_serializable(child, piece_src),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
+    let text = node_text(node, piece_src);
+    let prefix = &text[..text.find(['\'', '"']).unwrap_or(0)];
+    prefix.contains(['b', 'B'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse;
+
+    fn expr(src: &str) -> (tree_sitter::Tree, String) {
+        (parse(src), src.to_owned())
+    }
+
+    fn first_expr(tree: &tree_sitter::Tree) -> Node<'_> {
+        tree.root_node().named_child(0).unwrap().named_child(0).unwrap()
+    }
+
+    #[test]
+    fn effects_and_bindings() {
+        let (tree, src) = expr("[f(x), (n := 2), lambda: g(), y.z]");
+        let facts = ExprFacts::of(first_expr(&tree), &src);
+        assert!(facts.effects);
+        assert!(facts.binds.contains("n"));
+        assert!(facts.reads.contains("x") && facts.reads.contains("y"));
+        let (tree, src) = expr("(lambda: g(), a[0], b.c)");
+        assert!(!ExprFacts::of(first_expr(&tree), &src).effects);
+    }
+
+    #[test]
+    fn unserializable_values() {
+        for (code, want) in [
+            ("{1, 2}", Some("a set")),
+            ("b'x'", Some("bytes")),
+            ("[1, (x for x in y)]", Some("a generator")),
+            ("{'a': lambda: 1}", Some("a lambda")),
+            ("[1, 'x', {'a': (1, 2)}]", None),
+            ("frozenset()", None),
+        ] {
+            let (tree, src) = expr(code);
+            assert_eq!(not_json_serializable(first_expr(&tree), &src), want, "{code}");
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The `fix` command's work on one file: read, check quickly, fix, verify,
+//! write (or not, for `--diff`), and the tallies and lines it reports.
+
+use std::path::Path;
+
+use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover};
+use crate::check;
+use crate::config::LineLengths;
+use crate::report::{self, Palette};
+use crate::source::SourceText;
+use crate::syntax::ParseScope;
+
+/// What `fix` was asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct FixOptions {
+    pub unsafe_fixes: bool,
+    /// Write fixed files (false for `--diff`).
+    pub write: bool,
+    pub scope: ParseScope,
+}
+
+/// The outcome for one file.
+#[derive(Debug)]
+pub struct FileFix {
+    pub original: String,
+    pub fixed: FixedText,
+    /// Why the fixed text could not be written, if it could not.
+    pub write_error: Option<String>,
+}
+
+impl FileFix {
+    /// Problems to report as errors: failed writes and fixes that would have
+    /// broken the syntax (toolshape bugs).
+    pub fn problems(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.write_error.iter().cloned().collect();
+        for left in &self.fixed.leftovers {
+            if left.why == LeftBecause::BrokeSyntax {
+                let line = left.findings.first().map_or(0, |f| f.dict_span.start.line);
+                out.push(format!(
+                    "the fix for the tool result at line {line} would add a syntax error, so it was dropped (a toolshape bug: please report it)"
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// Fixes one file as `options` say.
+pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -> Result<FileFix, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let source = SourceText::decode(bytes.clone())?;
+    let unchanged = |source: SourceText| FileFix {
+        fixed: FixedText { text: source.text.clone(), applied: Vec::new(), leftovers: Vec::new() },
+        original: source.text,
+        write_error: None,
+    };
+    // The fast check decides whether the file needs the full fixer at all.
+    if check::check_source(&source.text, options.scope).is_empty() {
+        return Ok(unchanged(source));
+    }
+    let policy = FixPolicy { unsafe_fixes: options.unsafe_fixes, line_length: line_lengths.for_file(path) };
+    let fixed = apply::fix_text(&source.text, policy);
+    let write_error = if options.write && fixed.text != source.text {
+        apply::write_atomic(path, &bytes, &source.encode(&fixed.text)).err()
+    } else {
+        None
+    };
+    let mut result = FileFix { original: source.text, fixed, write_error };
+    if result.write_error.is_some() {
+        // Nothing was written: report the file as it still is.
+        result.fixed.applied.clear();
+    }
+    Ok(result)
+}
+
+/// Counts across files for the summary line.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FixTally {
+    pub fixed: usize,
+    pub files_fixed: usize,
+    pub unsafe_left: usize,
+    pub manual: usize,
+    pub other_left: usize,
+}
+
+impl FixTally {
+    pub fn add(&mut self, file: &FileFix) {
+        self.fixed += file.fixed.applied.len();
+        self.files_fixed += usize::from(!file.fixed.applied.is_empty());
+        for left in &file.fixed.leftovers {
+            match left.why {
+                LeftBecause::Unsafe(_) => self.unsafe_left += 1,
+                LeftBecause::Manual(_) => self.manual += 1,
+                _ => self.other_left += 1,
+            }
+        }
+    }
+
+    /// Tool results still violating after the run.
+    pub fn leftovers(&self) -> usize {
+        self.unsafe_left + self.manual + self.other_left
+    }
+
+    pub fn summary(&self, dry_run: bool) -> String {
+        let verb = if dry_run { "Would fix" } else { "Fixed" };
+        let mut parts =
+            vec![format!("{verb} {} in {}", plural(self.fixed, "tool result"), plural(self.files_fixed, "file"))];
+        if self.unsafe_left > 0 {
+            parts.push(format!("{} not applied (use --unsafe-fixes)", plural(self.unsafe_left, "unsafe fix")));
+        }
+        if self.manual > 0 {
+            parts.push(format!("{} left for manual repair", self.manual));
+        }
+        if self.other_left > 0 {
+            parts.push(format!("{} not fixed (see errors)", self.other_left));
+        }
+        format!("{}.", parts.join("; "))
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    match (n, word) {
+        (1, _) => format!("1 {word}"),
+        (_, "unsafe fix") => format!("{n} unsafe fixes"),
+        _ => format!("{n} {word}s"),
+    }
+}
+
+/// One line per finding left unfixed, saying why.
+pub fn leftover_lines(path: &Path, leftovers: &[Leftover], palette: Palette) -> Vec<String> {
+    let mut lines = Vec::new();
+    for left in leftovers {
+        let why = match &left.why {
+            LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
+            LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
+            LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
+            LeftBecause::RoundLimit => format!("not fixed: nested more than {} levels deep", apply::MAX_ROUNDS),
+        };
+        for f in &left.findings {
+            lines.push(format!("{} ({why})", report::text_finding(path, f, palette)));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_names_what_was_left() {
+        let tally = FixTally { fixed: 12, files_fixed: 5, unsafe_left: 2, manual: 1, other_left: 0 };
+        assert_eq!(
+            tally.summary(false),
+            "Fixed 12 tool results in 5 files; 2 unsafe fixes not applied (use --unsafe-fixes); 1 left for manual repair."
+        );
+        assert_eq!(
+            FixTally { fixed: 1, files_fixed: 1, ..Default::default() }.summary(true),
+            "Would fix 1 tool result in 1 file."
+        );
+    }
+}
