@@ -95,8 +95,17 @@ fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
     fix::apply_edits(text, &edits)
 }
 
+/// Plans remedies for a parsed source: [`fix::plan_source`], or a stand-in
+/// in tests of the guards.
+pub type Planner = fn(&str, &[syntax::ParsedPiece], &Style) -> Vec<DictPlan>;
+
 /// Fixes `src` as far as `policy` allows.
 pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
+    fix_text_with(src, policy, fix::plan_source)
+}
+
+/// [`fix_text`] with the planner given.
+pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedText {
     let style = Style::detect(src, policy.line_length);
     let baseline_errors = syntax_error_count(src);
     let mut text = src.to_owned();
@@ -106,7 +115,7 @@ pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
     let mut round = 0;
     loop {
         let pieces = syntax::parse_pieces(&text, ParseScope::WholeFile);
-        let plans = fix::plan_source(&text, &pieces, &style);
+        let plans = planner(&text, &pieces, &style);
         let mut chosen = select(&plans, policy, &broken);
         if chosen.is_empty() || round == MAX_ROUNDS {
             let limit_hit = !chosen.is_empty();
@@ -205,7 +214,7 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const POLICY: FixPolicy = FixPolicy { unsafe_fixes: false, line_length: 88 };
@@ -227,6 +236,30 @@ mod tests {
         assert!(matches!(&kept.leftovers[0].why, LeftBecause::Unsafe(r) if r[0].contains("stands after \"status\"")));
         let fixed = fix_text(src, FixPolicy { unsafe_fixes: true, ..POLICY });
         assert_eq!(fixed.text, "x = {'status': 'ok', 'content': [{'json': {**extra}}]}\n");
+    }
+
+    /// A planner whose every fix also deletes the dict's closing brace.
+    pub(crate) fn breaking_planner(src: &str, pieces: &[syntax::ParsedPiece], style: &Style) -> Vec<DictPlan> {
+        let mut plans = fix::plan_source(src, pieces, style);
+        for plan in &mut plans {
+            if let Remedy::Fix(f) = &mut plan.remedy {
+                let close = plan.dict.end - 1;
+                f.edits.retain(|e| e.range.end <= close);
+                f.edits.push(fix::Edit { range: close..close + 1, replacement: String::new() });
+            }
+        }
+        plans
+    }
+
+    #[test]
+    fn fixes_that_break_syntax_are_dropped_and_reported() {
+        let src =
+            "a = {'status': 1, 'content': [], 'x': 1}\nb = {\n    'status': 1,\n    'content': [],\n    'y': 2,\n}\n";
+        let fixed = fix_text_with(src, POLICY, breaking_planner);
+        assert_eq!(fixed.text, src);
+        assert!(fixed.applied.is_empty());
+        assert_eq!(fixed.leftovers.len(), 2);
+        assert!(fixed.leftovers.iter().all(|l| l.why == LeftBecause::BrokeSyntax));
     }
 
     #[test]

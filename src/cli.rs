@@ -217,7 +217,12 @@ fn run_fix(args: &FixArgs) -> i32 {
         return EXIT_ERROR;
     };
     let palette = args.tree.palette();
-    let options = fixer::FixOptions { unsafe_fixes: args.unsafe_fixes, write: !args.diff, scope: args.tree.scope() };
+    let options = fixer::FixOptions {
+        unsafe_fixes: args.unsafe_fixes,
+        write: !args.diff,
+        scope: args.tree.scope(),
+        planner: crate::fix::plan_source,
+    };
     let line_lengths = LineLengths::default();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover};
+use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover, Planner};
 use crate::check;
 use crate::config::LineLengths;
 use crate::report::{self, Palette};
@@ -17,6 +17,8 @@ pub struct FixOptions {
     /// Write fixed files (false for `--diff`).
     pub write: bool,
     pub scope: ParseScope,
+    /// The fix planner ([`crate::fix::plan_source`] outside tests).
+    pub planner: Planner,
 }
 
 /// The outcome for one file.
@@ -59,7 +61,7 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
         return Ok(unchanged(source));
     }
     let policy = FixPolicy { unsafe_fixes: options.unsafe_fixes, line_length: line_lengths.for_file(path) };
-    let fixed = apply::fix_text(&source.text, policy);
+    let fixed = apply::fix_text_with(&source.text, policy, options.planner);
     let write_error = if options.write && fixed.text != source.text {
         apply::write_atomic(path, &bytes, &source.encode(&fixed.text)).err()
     } else {
@@ -158,5 +160,28 @@ mod tests {
             FixTally { fixed: 1, files_fixed: 1, ..Default::default() }.summary(true),
             "Would fix 1 tool result in 1 file."
         );
+    }
+
+    #[test]
+    fn nothing_is_written_when_the_reparse_guard_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tool.py");
+        let src = "def f(n):\n    return {'status': 'ok', 'content': [], 'n': n}\n";
+        std::fs::write(&path, src).unwrap();
+        let options = FixOptions {
+            unsafe_fixes: true,
+            write: true,
+            scope: ParseScope::Candidates,
+            planner: crate::apply::tests::breaking_planner,
+        };
+        let file = fix_file(&path, &options, &LineLengths::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
+        let problems = file.problems();
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].contains("would add a syntax error"), "{problems:?}");
+
+        let options = FixOptions { planner: crate::fix::plan_source, ..options };
+        fix_file(&path, &options, &LineLengths::default()).unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
     }
 }
