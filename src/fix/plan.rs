@@ -9,7 +9,7 @@ use tree_sitter::Node;
 use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
 use super::{Applicability, Edit, Fix, Remedy, apply_edits};
-use crate::contract::{ToolResultDict, constant_str, unparenthesize};
+use crate::contract::{ToolResultDict, constant_str, tool_result_dict, unparenthesize};
 
 /// Keys whose values a spread standing after them could have overridden.
 const GUARDED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
@@ -211,8 +211,13 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let merge = inner
             .named_children(&mut cursor)
             .filter_map(|element| json_block_dict(ctx, element).map(|json| (element, json)))
-            .last()
-            .filter(|(_, json)| unparenthesize(*json).kind() == "dictionary");
+            .filter(|(_, json)| {
+                // A json dict that is itself a tool result is not merged into:
+                // its keys are a contract of their own.
+                let json = unparenthesize(*json);
+                json.kind() == "dictionary" && tool_result_dict(json, ctx.piece_src(), ctx.offset).is_none()
+            })
+            .last();
         Ok(match merge {
             Some((block, json)) => {
                 let json = Collection::new(ctx, unparenthesize(json));

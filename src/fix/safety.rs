@@ -13,18 +13,35 @@ use crate::contract::{node_text, unparenthesize};
 const EFFECT_KINDS: [&str; 4] = ["call", "await", "yield", "named_expression"];
 
 /// Visits `node` and its descendants, not descending into lambda bodies
-/// (a lambda display evaluates nothing inside it). Iterative: deep nesting
+/// (a lambda display evaluates only its parameters' defaults). Iterative: deep nesting
 /// cannot overflow the stack.
 fn for_each_evaluated<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         visit(n);
         if n.kind() == "lambda" {
+            // Only the parameters' default values are evaluated now.
+            if let Some(params) = n.child_by_field_name("parameters") {
+                let mut cursor = params.walk();
+                stack.extend(params.named_children(&mut cursor).filter_map(|p| p.child_by_field_name("value")));
+            }
             continue;
         }
         let mut cursor = n.walk();
         stack.extend(n.children(&mut cursor));
     }
+}
+
+/// Whether an identifier node names a variable (not an attribute after a
+/// dot, nor a keyword argument's name).
+fn names_variable(n: Node<'_>) -> bool {
+    let Some(parent) = n.parent() else { return true };
+    let field = match parent.kind() {
+        "attribute" => "attribute",
+        "keyword_argument" => "name",
+        _ => return true,
+    };
+    parent.child_by_field_name(field) != Some(n)
 }
 
 /// Facts about one evaluated piece of a dict display.
@@ -50,7 +67,7 @@ impl ExprFacts {
                 && let Some(name) = n.child_by_field_name("name")
             {
                 facts.binds.insert(node_text(name, piece_src).to_owned());
-            } else if kind == "identifier" {
+            } else if kind == "identifier" && names_variable(n) {
                 facts.reads.insert(node_text(n, piece_src).to_owned());
             }
         });
@@ -112,8 +129,14 @@ mod tests {
         assert!(facts.effects);
         assert!(facts.binds.contains("n"));
         assert!(facts.reads.contains("x") && facts.reads.contains("y"));
-        let (tree, src) = expr("(lambda: g(), a[0], b.c)");
-        assert!(!ExprFacts::of(first_expr(&tree), &src).effects);
+        let (tree, src) = expr("(lambda: g(), a[0], b.c, h(k=1))");
+        let facts = ExprFacts::of(first_expr(&tree), &src);
+        assert!(facts.effects, "h() is a call");
+        assert_eq!(facts.reads.iter().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "h"]);
+        let (tree, src) = expr("(lambda x=f(): g(x))");
+        let facts = ExprFacts::of(first_expr(&tree), &src);
+        assert!(facts.effects, "a default is evaluated when the lambda is made");
+        assert_eq!(facts.reads.iter().map(String::as_str).collect::<Vec<_>>(), ["f"]);
     }
 
     #[test]

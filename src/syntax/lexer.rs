@@ -53,14 +53,31 @@ struct Lexer<'a> {
     run: Run,
     found: Vec<Range<usize>>,
     fstring_depth: usize,
+    /// At the first token of a logical line (module level brackets-wise).
+    line_start: bool,
+    /// A `case` soft keyword opened a logical line: mapping patterns look
+    /// like dict displays, so only a whole-file parse can tell them apart.
+    saw_case: bool,
 }
 
 type Step = Result<(), &'static str>;
 
 /// Finds the candidate regions of `src`.
 pub fn candidate_regions(src: &[u8]) -> Candidates {
-    let mut lexer = Lexer { src, pos: 0, stack: Vec::new(), run: Run::default(), found: Vec::new(), fstring_depth: 0 };
+    let mut lexer = Lexer {
+        src,
+        pos: 0,
+        stack: Vec::new(),
+        run: Run::default(),
+        found: Vec::new(),
+        fstring_depth: 0,
+        line_start: true,
+        saw_case: false,
+    };
     match lexer.run() {
+        Ok(()) if lexer.saw_case && !lexer.found.is_empty() => {
+            Candidates::FullParse("a match statement (mapping patterns)")
+        }
         Ok(()) => {
             let mut found = lexer.found;
             found.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
@@ -101,12 +118,21 @@ impl Lexer<'_> {
     /// f-string replacement field).
     fn code(&mut self) -> Step {
         let b = self.src[self.pos];
+        let line_start = std::mem::replace(&mut self.line_start, false);
         match b {
-            b' ' | b'\t' | b'\x0c' | b'\n' | b'\r' => self.pos += 1,
+            b'\n' | b'\r' => {
+                self.pos += 1;
+                self.line_start = line_start || self.stack.is_empty();
+            }
+            b' ' | b'\t' | b'\x0c' => {
+                self.pos += 1;
+                self.line_start = line_start;
+            }
             b'#' => {
                 while self.pos < self.src.len() && !matches!(self.src[self.pos], b'\n' | b'\r') {
                     self.pos += 1;
                 }
+                self.line_start = line_start;
             }
             b'\\' => {
                 // Line continuation: does not end an implicit concatenation.
@@ -146,6 +172,9 @@ impl Lexer<'_> {
                     self.pos += 1;
                 }
                 let word = &self.src[start..self.pos];
+                if line_start && self.stack.is_empty() && word == b"case" && self.soft_keyword_follows() {
+                    self.saw_case = true;
+                }
                 let quote_next = matches!(self.peek(0), Some(b'\'' | b'"'));
                 if quote_next
                     && word.len() <= 2
@@ -161,6 +190,20 @@ impl Lexer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether what follows a line-opening name can continue a `case`
+    /// pattern rather than an assignment, attribute or annotation.
+    fn soft_keyword_follows(&self) -> bool {
+        let mut at = self.pos;
+        while matches!(self.src.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        match self.src.get(at) {
+            Some(b'=') => self.src.get(at + 1) == Some(&b'='),
+            Some(b'.' | b':' | b',' | b')' | b']' | b'}' | b'\n' | b'\r' | b';' | b'#') | None => false,
+            _ => true,
+        }
     }
 
     fn close(&mut self, b: u8) -> Step {
@@ -378,6 +421,14 @@ mod tests {
         // Braces inside the f-string's fields and format spec must balance.
         let src = "s = f\"{a['x']!r:>{width}} {{literal}} \\N{BULLET}\"\nd = {'status': s, 'content': []}";
         assert_eq!(regions(src), vec!["{'status': s, 'content': []}"]);
+    }
+
+    #[test]
+    fn match_statements_need_a_whole_parse() {
+        let src = "match r:\n    case {'status': s, 'content': c, 'x': 1}:\n        pass\n";
+        assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)));
+        // `case` as a plain name does not count.
+        assert_eq!(regions("case = 1\nx = case\nd = {'status': 1, 'content': []}\n").len(), 1);
     }
 
     #[test]
