@@ -17,6 +17,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod support;
+use support::{describe, manifest_dir, python_or_skip, run, truncate};
+
 /// Seed of the generated corpus; change it only together with a look at the
 /// new corpus (any seed must pass, but a fixed one keeps failures stable).
 const CORPUS_SEED: u64 = 20_240_611;
@@ -25,55 +28,6 @@ const CORPUS_DICTS: u64 = 5000;
 
 /// (path, dict line, dict column, code, key)
 type Finding = (String, u64, u64, String, Option<String>);
-
-fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A Python interpreter able to parse the corpus (match statements: 3.10+).
-fn find_python() -> Option<String> {
-    let mut candidates = Vec::new();
-    if let Ok(p) = std::env::var("TOOLSHAPE_PYTHON")
-        && !p.is_empty()
-    {
-        candidates.push(p);
-    }
-    candidates.push("python3".to_string());
-    candidates.push("python".to_string());
-    for cand in candidates {
-        let ok = Command::new(&cand)
-            .args(["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 10) else 3)"])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
-        if ok {
-            return Some(cand);
-        }
-    }
-    None
-}
-
-/// Returns the interpreter, or None after a loud warning (the caller returns).
-fn python_or_skip(test: &str) -> Option<String> {
-    match find_python() {
-        Some(p) => Some(p),
-        None => {
-            let msg = format!(
-                "SKIPPED: python3 (>= 3.10) not found, differential test `{test}` did not run \
-                 (set TOOLSHAPE_PYTHON to an interpreter to run it)"
-            );
-            if std::env::var_os("TOOLSHAPE_REQUIRE_PYTHON").is_some() {
-                panic!("{msg}; TOOLSHAPE_REQUIRE_PYTHON is set");
-            }
-            eprintln!();
-            eprintln!("{}", "!".repeat(msg.len().min(100)));
-            eprintln!("{msg}");
-            eprintln!("{}", "!".repeat(msg.len().min(100)));
-            eprintln!();
-            None
-        }
-    }
-}
 
 /// Path spelling normalised so that "a//b", "./a/b" and "a/b" compare equal.
 fn norm_path(p: &str) -> String {
@@ -85,20 +39,6 @@ fn norm_path(p: &str) -> String {
         }
     }
     out.to_string_lossy().into_owned()
-}
-
-fn describe(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for a in cmd.get_args() {
-        s.push(' ');
-        s.push_str(&a.to_string_lossy());
-    }
-    s
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let shown = describe(cmd);
-    cmd.output().unwrap_or_else(|e| panic!("cannot run `{shown}`: {e}"))
 }
 
 fn parse_array(what: &str, out: &Output) -> Vec<Value> {
@@ -117,17 +57,6 @@ fn parse_array(what: &str, out: &Output) -> Vec<Value> {
             truncate(&String::from_utf8_lossy(&out.stderr), 4000)
         ),
     }
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}... [{} more bytes]", &s[..end], s.len() - end)
 }
 
 fn field_u64(v: &Value, what: &str) -> u64 {
