@@ -16,7 +16,7 @@ use toolshape::diff;
 use toolshape::fixer::leftover_lines;
 use toolshape::report::{Palette, text_finding};
 use toolshape::source::SourceText;
-use toolshape::syntax::ParseScope;
+use toolshape::syntax::{ParseScope, lacks_key_bytes};
 
 const PLAIN: Palette = Palette { enabled: false };
 
@@ -42,10 +42,15 @@ fn section(out: &mut String, name: &str, body: &str) {
 fn report(name: &Path, src: &str) -> String {
     let line_length = line_length(src);
     let mut out = String::new();
-    let findings = check_source(src, ParseScope::Candidates);
-    assert_eq!(findings, check_source(src, ParseScope::WholeFile), "prefilter and whole-file parse disagree");
+    let findings = check_source(src, ParseScope::WholeFile);
+    // The prefilter's one documented blind spot: keys spelled only through
+    // escapes or concatenation in a file lacking the plain words.
+    if !lacks_key_bytes(src.as_bytes()) {
+        assert_eq!(findings, check_source(src, ParseScope::Candidates), "prefilter and whole-file parse disagree");
+    }
     let lines: Vec<String> = findings.iter().map(|f| text_finding(name, f, PLAIN)).collect();
-    section(&mut out, "check", &lines.join("\n"));
+    let check = if lines.is_empty() { "(no findings)".to_owned() } else { lines.join("\n") };
+    section(&mut out, "check", &check);
     let baseline = syntax_error_count(src);
     let mut previous: Option<String> = None;
     for unsafe_fixes in [false, true] {
@@ -66,7 +71,7 @@ fn report(name: &Path, src: &str) -> String {
             body.push_str(&format!("left: {line}\n"));
         }
         if unsafe_fixes {
-            let left = check_source(&fixed.text, ParseScope::Candidates);
+            let left = check_source(&fixed.text, ParseScope::WholeFile);
             assert!(left.iter().all(|f| f.fixable.is_none()), "fixable findings remain after --unsafe-fixes");
         }
         section(&mut out, title, &visible(&body));

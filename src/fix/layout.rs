@@ -141,9 +141,12 @@ fn newline_len_before(src: &str, pos: usize) -> usize {
     }
 }
 
-/// Display width of a line: characters, a tab counting as four.
+/// Display width of a line, as terminals and ruff count it: wide
+/// characters count two, a tab four.
 pub fn width(line: &str) -> usize {
-    line.chars().map(|c| if c == '\t' { TAB_WIDTH } else { 1 }).sum()
+    line.chars()
+        .map(|c| if c == '\t' { TAB_WIDTH } else { unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) })
+        .sum()
 }
 
 /// Whether `range` of `src` spans more than one line.

@@ -279,8 +279,9 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             Target::Splat { value } => {
                 if unparenthesize(*value).kind() != "list_comprehension" {
                     let text = one_line(self.ctx.text(*value));
+                    let splat = splat_text(&text, *value);
                     reasons.push(format!(
-                        "content is `{text}`, not a list literal: `[*{text}, ...]` keeps the same blocks only if it is a list"
+                        "content is `{text}`, not a list literal: `[{splat}, ...]` keeps the same blocks only if it is a list"
                     ));
                 }
             }
@@ -521,14 +522,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let inner = ctx.deeper(base);
         match &self.target {
             Target::Splat { value } => {
-                let text = ctx.text(*value);
-                let splat = if PRIMARY_KINDS.contains(&unparenthesize(*value).kind())
-                    || value.kind() == "parenthesized_expression"
-                {
-                    format!("*{text}")
-                } else {
-                    format!("*({text})")
-                };
+                let splat = splat_text(ctx.text(*value), *value);
                 let replacement = if shape.list_exploded {
                     let block = self.block(&inner, shape.json_multiline);
                     exploded(ctx, "[", "]", &format!("{inner}{splat},{}{inner}{block},", ctx.nl()), base)
@@ -632,13 +626,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             return format!("{{{q}json{q}: {{{}}}}}", self.compact_items());
         }
         let nl = self.ctx.nl();
-        let body = self.render_items(&self.ctx.deeper(indent), self.dict_has_trailing_comma());
+        let body = self.render_items(&self.ctx.deeper(indent), true);
         format!("{{{q}json{q}: {{{nl}{body}{nl}{indent}}}}}")
-    }
-
-    /// The dict's own trailing-comma habit (an exploded dict gets one).
-    fn dict_has_trailing_comma(&self) -> bool {
-        !layout::is_multiline(self.ctx.src, &self.dict_range) || self.entries.last().is_some_and(|e| e.comma.is_some())
     }
 
     /// Deletes the moved entries (with their commas and travelling comments)
@@ -655,6 +644,15 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 let stop = layout::line_end(src, end);
                 if layout::starts_line(src, entry.range.start) {
                     layout::line_start(src, start)..stop + layout::newline_len(src, stop)
+                } else if src[floor..entry.range.start].trim().is_empty() && stop == layout::skip_blanks(src, end) {
+                    // It hugs the opening brace: the next line's entry takes
+                    // its place there.
+                    let next = src[stop..].find(|c: char| !c.is_whitespace()).map_or(src.len(), |i| stop + i);
+                    if src.as_bytes().get(next) == Some(&b'#') {
+                        entry.range.start..stop
+                    } else {
+                        entry.range.start..next
+                    }
                 } else {
                     layout::skip_blanks_back(src, entry.range.start).max(floor)..stop
                 }
@@ -838,11 +836,22 @@ fn multiline_append(ctx: &Ctx<'_>, coll: &Collection<'_>, render: impl Fn(&str, 
     let has_comma = coll.trailing_comma.is_some() || coll.elements.is_empty();
     let mut edits = Vec::new();
     if layout::starts_line(src, close) {
-        if let (Some(last), false) = (coll.elements.last(), has_comma) {
-            edits.push(Edit { range: last.end..last.end, replacement: ",".into() });
+        match coll.elements.last() {
+            // Right after the last element's line (and its comment), so that
+            // comments standing before the closing bracket stay last.
+            Some(last) => {
+                if !has_comma {
+                    edits.push(Edit { range: last.end..last.end, replacement: ",".into() });
+                }
+                let after = coll.trailing_comma.as_ref().map_or(last.end, |c| c.end);
+                let at = layout::line_end(src, after);
+                edits.push(Edit { range: at..at, replacement: format!("{}{}", ctx.nl(), render(&indent, has_comma)) });
+            }
+            None => {
+                let at = layout::line_start(src, close);
+                edits.push(Edit { range: at..at, replacement: format!("{}{}", render(&indent, has_comma), ctx.nl()) });
+            }
         }
-        let at = layout::line_start(src, close);
-        edits.push(Edit { range: at..at, replacement: format!("{}{}", render(&indent, has_comma), ctx.nl()) });
     } else {
         let (at, comma) = match (&coll.trailing_comma, coll.elements.last()) {
             (Some(c), _) => (c.end, ""),
@@ -855,6 +864,16 @@ fn multiline_append(ctx: &Ctx<'_>, coll: &Collection<'_>, render: impl Fn(&str, 
         });
     }
     edits
+}
+
+/// `*content` for a list display, parenthesized unless `value` is a primary
+/// (or already parenthesized) expression.
+fn splat_text(text: &str, value: Node<'_>) -> String {
+    if PRIMARY_KINDS.contains(&unparenthesize(value).kind()) || value.kind() == "parenthesized_expression" {
+        format!("*{text}")
+    } else {
+        format!("*({text})")
+    }
 }
 
 /// A collection laid out one element per line: `body` holds the element
