@@ -171,7 +171,10 @@ fn leftovers(
                 }
                 Remedy::Fix(_) => LeftBecause::RoundLimit,
             };
-            Some(Leftover { findings: diagnostics::findings_for(dict, text, &index), why })
+            let fixable = plan.applicability();
+            let findings =
+                diagnostics::findings_for(dict, text, &index).into_iter().map(|f| Finding { fixable, ..f }).collect();
+            Some(Leftover { findings, why })
         })
         .collect()
 }
@@ -199,7 +202,9 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
         _ => PathBuf::from("."),
     };
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.toolshape-{}.tmp", std::process::id()));
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.toolshape-{}-{n}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(new)?;

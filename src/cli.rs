@@ -9,9 +9,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::check::{self, FileOutcome};
 use crate::config::LineLengths;
 use crate::discovery::{self, WalkOptions};
+use crate::fixer;
 use crate::report::{self, Format, Palette};
 use crate::syntax::ParseScope;
-use crate::{diff, fixer};
 
 /// Exit status: no violations.
 pub const EXIT_CLEAN: i32 = 0;
@@ -122,6 +122,9 @@ impl TreeArgs {
                 for err in &found.errors {
                     report_error(&err.path.display().to_string(), &err.message);
                     *errors += 1;
+                }
+                for warning in &found.warnings {
+                    eprintln!("warning: {}: {}", warning.path.display(), warning.message);
                 }
                 Some(found.files)
             }
@@ -246,7 +249,7 @@ fn run_fix(args: &FixArgs) -> i32 {
             };
             tally.add(&file);
             if args.diff {
-                let diff = diff::unified(&path, &file.original, &file.fixed.text, 3, palette);
+                let diff = file.diff(&path, palette);
                 if !diff.is_empty() {
                     emit(&mut out, diff.trim_end_matches('\n'));
                 }

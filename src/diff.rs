@@ -7,10 +7,18 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::report::Palette;
 
-/// The path as it goes into a diff header: as given, minus a leading `./`.
+/// The path as it goes into a diff header: as given, minus a leading `./`;
+/// an absolute path is made relative to the working directory when it lies
+/// below it (patches apply from there), else loses its leading `/`.
 fn header_path(path: &Path) -> String {
-    let shown = path.display().to_string();
-    shown.strip_prefix("./").map(str::to_owned).unwrap_or(shown)
+    let relative = if path.is_absolute() {
+        std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+    } else {
+        None
+    };
+    let shown = relative.as_deref().unwrap_or(path).display().to_string();
+    let shown = shown.strip_prefix("./").unwrap_or(&shown);
+    shown.trim_start_matches('/').to_owned()
 }
 
 /// A unified diff of `old` → `new` for `path`; empty when they are equal.

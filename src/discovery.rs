@@ -44,6 +44,8 @@ pub struct DiscoveryError {
 pub struct Discovered {
     pub files: Vec<PathBuf>,
     pub errors: Vec<DiscoveryError>,
+    /// Things worth saying that are not errors (a symlink loop not followed).
+    pub warnings: Vec<DiscoveryError>,
 }
 
 /// Finds the files to check below `paths`.
@@ -76,6 +78,12 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, 
     }
     out.files.sort();
     out.files.dedup();
+    if paths.len() > 1 || options.follow_links {
+        // `a.py` and `./a.py`, or a file reached through two links, is one
+        // file: keep its first spelling so it is checked and written once.
+        let mut seen = std::collections::HashSet::new();
+        out.files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    }
     out.errors.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
@@ -179,12 +187,13 @@ fn walk_dir(root: &Path, options: &WalkOptions, excludes: &GlobSet, out: &mut Di
             Ok(entry) => entry,
             Err(err) => {
                 let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
-                let message = if err.loop_ancestor().is_some() {
-                    "symlink loop; not followed".to_owned()
+                if err.loop_ancestor().is_some() {
+                    let message = "symlink loop; not followed".to_owned();
+                    out.warnings.push(DiscoveryError { path, message });
                 } else {
-                    err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string())
-                };
-                out.errors.push(DiscoveryError { path, message });
+                    let message = err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string());
+                    out.errors.push(DiscoveryError { path, message });
+                }
                 continue;
             }
         };
@@ -269,8 +278,11 @@ mod tests {
         touch(&script);
         let missing = dir.path().join("missing.py");
         let found = discover(&[script.clone(), missing.clone(), script.clone()], &WalkOptions::default()).unwrap();
-        assert_eq!(found.files, vec![script]);
+        assert_eq!(found.files, vec![script.clone()]);
         assert_eq!(found.errors, vec![DiscoveryError { path: missing, message: "no such file or directory".into() }]);
+        let dotted = dir.path().join(".").join("script");
+        let found = discover(&[dotted, script], &WalkOptions::default()).unwrap();
+        assert_eq!(found.files.len(), 1, "one file under two spellings is checked once");
     }
 
     #[cfg(unix)]
@@ -284,6 +296,6 @@ mod tests {
         let followed =
             discover(&[dir.path().to_path_buf()], &WalkOptions { follow_links: true, ..Default::default() }).unwrap();
         assert_eq!(followed.files.len(), 1);
-        assert_eq!(followed.errors.len(), 1);
+        assert_eq!((followed.errors.len(), followed.warnings.len()), (0, 1));
     }
 }

@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover, Planner};
-use crate::check;
 use crate::config::LineLengths;
 use crate::report::{self, Palette};
 use crate::source::SourceText;
 use crate::syntax::ParseScope;
+use crate::{check, diff};
 
 /// What `fix` was asked to do.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +24,9 @@ pub struct FixOptions {
 /// The outcome for one file.
 #[derive(Debug)]
 pub struct FileFix {
+    /// Whether the file starts with a byte-order mark (kept on write, and
+    /// shown in diffs so that patches apply).
+    pub bom: bool,
     pub original: String,
     pub fixed: FixedText,
     /// Why the fixed text could not be written, if it could not.
@@ -31,6 +34,12 @@ pub struct FileFix {
 }
 
 impl FileFix {
+    /// The unified diff of this file's fix (empty when nothing changed).
+    pub fn diff(&self, path: &Path, palette: Palette) -> String {
+        let bom = if self.bom { "\u{feff}" } else { "" };
+        diff::unified(path, &format!("{bom}{}", self.original), &format!("{bom}{}", self.fixed.text), 3, palette)
+    }
+
     /// Problems to report as errors: failed writes and fixes that would have
     /// broken the syntax (toolshape bugs).
     pub fn problems(&self) -> Vec<String> {
@@ -52,6 +61,7 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
     let unchanged = |source: SourceText| FileFix {
+        bom: source.bom,
         fixed: FixedText { text: source.text.clone(), applied: Vec::new(), leftovers: Vec::new() },
         original: source.text,
         write_error: None,
@@ -67,7 +77,7 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
     } else {
         None
     };
-    let mut result = FileFix { original: source.text, fixed, write_error };
+    let mut result = FileFix { bom: source.bom, original: source.text, fixed, write_error };
     if result.write_error.is_some() {
         // Nothing was written: report the file as it still is.
         result.fixed.applied.clear();

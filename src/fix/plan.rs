@@ -531,7 +531,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 };
                 vec![Edit { range: ctx.range(*value), replacement }]
             }
-            Target::Append(list) if list.multiline => multiline_append(ctx, list, |indent, comma| {
+            Target::Append(list) if list.multiline => multiline_append(ctx, list, false, |indent, comma| {
                 format!("{indent}{}{}", self.block(indent, shape.json_multiline), if comma { "," } else { "" })
             }),
             Target::Append(list) if !shape.list_exploded => vec![inline_append(list, &self.block("", false))],
@@ -573,7 +573,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     fn merge_edits(&self, json: &Collection<'_>, indent: &str, multiline: bool) -> Vec<Edit> {
         let ctx = self.ctx;
         if json.multiline {
-            return multiline_append(ctx, json, |indent, comma| self.render_items(indent, comma));
+            let ends_with_comment = self.items.last().is_some_and(|i| i.trailing.is_some());
+            return multiline_append(ctx, json, ends_with_comment, |indent, comma| self.render_items(indent, comma));
         }
         if !multiline {
             return vec![inline_append(json, &self.compact_items())];
@@ -822,7 +823,14 @@ fn inline_append(coll: &Collection<'_>, items: &str) -> Edit {
 /// Appends lines to a multi-line collection. `render(indent, comma)` gives
 /// the new lines at the elements' indentation, the last with a trailing comma
 /// when `comma` (the collection's habit).
-fn multiline_append(ctx: &Ctx<'_>, coll: &Collection<'_>, render: impl Fn(&str, bool) -> String) -> Vec<Edit> {
+/// `ends_with_comment`: the rendered lines end in a `#` comment, so a closing
+/// bracket that hugged the last element must move to a line of its own.
+fn multiline_append(
+    ctx: &Ctx<'_>,
+    coll: &Collection<'_>,
+    ends_with_comment: bool,
+    render: impl Fn(&str, bool) -> String,
+) -> Vec<Edit> {
     let src = ctx.src;
     let close = coll.range.end - 1;
     let indent = match coll.elements.last() {
@@ -858,10 +866,12 @@ fn multiline_append(ctx: &Ctx<'_>, coll: &Collection<'_>, render: impl Fn(&str, 
             (None, Some(last)) => (last.end, ","),
             (None, None) => (coll.range.start + 1, ""),
         };
-        edits.push(Edit {
-            range: at..at,
-            replacement: format!("{comma}{}{}", ctx.nl(), render(&indent, coll.trailing_comma.is_some())),
-        });
+        let mut replacement = format!("{comma}{}{}", ctx.nl(), render(&indent, coll.trailing_comma.is_some()));
+        if ends_with_comment {
+            replacement.push_str(ctx.nl());
+            replacement.push_str(layout::line_indent(src, close));
+        }
+        edits.push(Edit { range: at..at, replacement });
     }
     edits
 }
