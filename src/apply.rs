@@ -59,7 +59,11 @@ pub struct FixedText {
 
 /// Counts ERROR and MISSING nodes in a full parse of `src`.
 pub fn syntax_error_count(src: &str) -> usize {
-    let tree = syntax::parse(src);
+    error_count(&syntax::parse(src))
+}
+
+/// Counts ERROR and MISSING nodes in `tree`.
+pub fn error_count(tree: &tree_sitter::Tree) -> usize {
     if !tree.root_node().has_error() {
         return 0;
     }
@@ -107,14 +111,16 @@ pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
 /// [`fix_text`] with the planner given.
 pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedText {
     let style = Style::detect(src, policy.line_length);
-    let baseline_errors = syntax_error_count(src);
     let mut text = src.to_owned();
+    // Each round's verification parse is the next round's planning parse.
+    let mut tree = syntax::parse(&text);
+    let baseline_errors = error_count(&tree);
     let mut applied = Vec::new();
     // Dict ranges (in the current text) whose fix broke the syntax.
     let mut broken: Vec<Range<usize>> = Vec::new();
     let mut round = 0;
     loop {
-        let pieces = syntax::parse_pieces(&text, ParseScope::WholeFile);
+        let pieces = [syntax::ParsedPiece { offset: 0, tree }];
         let plans = planner(&text, &pieces, &style);
         let mut chosen = select(&plans, policy, &broken);
         if chosen.is_empty() || round == MAX_ROUNDS {
@@ -124,15 +130,19 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
         }
         round += 1;
         let mut candidate = apply_plans(&text, &plans, &chosen);
-        if syntax_error_count(&candidate) > baseline_errors {
+        let mut candidate_tree = syntax::parse(&candidate);
+        if error_count(&candidate_tree) > baseline_errors {
             // Find the culprits one by one; keep the rest.
             let (good, bad): (Vec<usize>, Vec<usize>) =
                 chosen.iter().partition(|&&i| syntax_error_count(&apply_plans(&text, &plans, &[i])) <= baseline_errors);
             broken.extend(bad.iter().map(|&i| plans[i].dict.clone()));
             chosen = good;
             candidate = apply_plans(&text, &plans, &chosen);
-            if chosen.is_empty() || syntax_error_count(&candidate) > baseline_errors {
+            candidate_tree = syntax::parse(&candidate);
+            if chosen.is_empty() || error_count(&candidate_tree) > baseline_errors {
                 broken.extend(chosen.iter().map(|&i| plans[i].dict.clone()));
+                let [piece] = pieces;
+                tree = piece.tree;
                 continue;
             }
         }
@@ -141,12 +151,13 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
                 applied.push(AppliedFix { applicability: f.applicability, moves: f.moves.clone() });
             }
         }
-        // Ranges of broken dicts shift with the edits; recompute them by
-        // keeping only those before the first edit (rare path: a bug report
-        // is what matters, not perfect tracking).
+        // Ranges of broken dicts shift with the edits; keep only those
+        // before the first edit (a rare path: the bug report is what
+        // matters, not perfect tracking).
         let first_edit = chosen.iter().map(|&i| plans[i].dict.start).min().unwrap_or(usize::MAX);
         broken.retain(|r| r.end <= first_edit);
         text = candidate;
+        tree = candidate_tree;
     }
 }
 

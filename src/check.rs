@@ -37,6 +37,12 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
     findings
 }
 
+/// Whether `src` holds any contract violation (no findings are built).
+pub fn has_violations(src: &str, scope: ParseScope) -> bool {
+    let pieces = syntax::parse_pieces(src, scope);
+    !pieces.is_empty() && contract::tool_results(src, &pieces).iter().any(|d| d.is_violating())
+}
+
 /// What checking one file gave.
 #[derive(Debug)]
 pub struct FileOutcome {

@@ -67,7 +67,7 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
         write_error: None,
     };
     // The fast check decides whether the file needs the full fixer at all.
-    if check::check_source(&source.text, options.scope).is_empty() {
+    if !check::has_violations(&source.text, options.scope) {
         return Ok(unchanged(source));
     }
     let policy = FixPolicy { unsafe_fixes: options.unsafe_fixes, line_length: line_lengths.for_file(path) };

@@ -771,7 +771,8 @@ fn moved_item(ctx: &Ctx<'_>, dict_node: Node<'_>, entry: &DictEntry<'_>) -> Move
     let base = layout::line_indent(src, entry.range.start).to_owned();
     let mut string_lines = HashSet::new();
     if layout::is_multiline(src, &entry.range) {
-        crate::syntax::for_each_node(dict_node, |n| {
+        let entry_node = entry.value.parent().unwrap_or(entry.value);
+        crate::syntax::for_each_node(entry_node, |n| {
             if n.kind() == "string" {
                 let r = ctx.range(n);
                 let mut pos = r.start;
