@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::contract;
 use crate::diagnostics::{self, Finding};
 use crate::fix::{self, Applicability, DictPlan, Remedy, Style};
-use crate::syntax::{self, LineIndex, ParseScope};
+use crate::syntax::{self, LineIndex};
 
 /// Rounds before giving up on nested fixes (each round fixes one level).
 pub const MAX_ROUNDS: usize = 32;
