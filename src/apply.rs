@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::contract;
 use crate::diagnostics::{self, Finding};
-use crate::fix::{self, Applicability, DictPlan, Remedy, Style};
+use crate::fix::{self, Applicability, AugmentText, DictPlan, PlanOptions, Remedy};
 use crate::syntax::{self, LineIndex};
 
 /// Rounds before giving up on nested fixes (each round fixes one level).
@@ -20,6 +20,7 @@ pub const MAX_ROUNDS: usize = 32;
 pub struct FixPolicy {
     pub unsafe_fixes: bool,
     pub line_length: usize,
+    pub augment_text: AugmentText,
 }
 
 /// A fix that was applied.
@@ -101,7 +102,7 @@ fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
 
 /// Plans remedies for a parsed source: [`fix::plan_source`], or a stand-in
 /// in tests of the guards.
-pub type Planner = fn(&str, &[syntax::ParsedPiece], &Style) -> Vec<DictPlan>;
+pub type Planner = fn(&str, &[syntax::ParsedPiece], &PlanOptions) -> Vec<DictPlan>;
 
 /// Fixes `src` as far as `policy` allows.
 pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
@@ -110,7 +111,7 @@ pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
 
 /// [`fix_text`] with the planner given.
 pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedText {
-    let style = Style::detect(src, policy.line_length);
+    let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text);
     let mut text = src.to_owned();
     // Each round's verification parse is the next round's planning parse.
     let mut tree = syntax::parse(&text);
@@ -121,7 +122,7 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
     let mut round = 0;
     loop {
         let pieces = [syntax::ParsedPiece { offset: 0, tree }];
-        let plans = planner(&text, &pieces, &style);
+        let plans = planner(&text, &pieces, &options);
         let mut chosen = select(&plans, policy, &broken);
         if chosen.is_empty() || round == MAX_ROUNDS {
             let limit_hit = !chosen.is_empty();
@@ -233,7 +234,7 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
 pub(crate) mod tests {
     use super::*;
 
-    const POLICY: FixPolicy = FixPolicy { unsafe_fixes: false, line_length: 88 };
+    const POLICY: FixPolicy = FixPolicy { unsafe_fixes: false, line_length: 88, augment_text: AugmentText::Never };
 
     #[test]
     fn nested_results_are_fixed_in_rounds() {
@@ -255,8 +256,8 @@ pub(crate) mod tests {
     }
 
     /// A planner whose every fix also deletes the dict's closing brace.
-    pub(crate) fn breaking_planner(src: &str, pieces: &[syntax::ParsedPiece], style: &Style) -> Vec<DictPlan> {
-        let mut plans = fix::plan_source(src, pieces, style);
+    pub(crate) fn breaking_planner(src: &str, pieces: &[syntax::ParsedPiece], options: &PlanOptions) -> Vec<DictPlan> {
+        let mut plans = fix::plan_source(src, pieces, options);
         for plan in &mut plans {
             if let Remedy::Fix(f) = &mut plan.remedy {
                 let close = plan.dict.end - 1;

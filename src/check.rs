@@ -25,7 +25,8 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
     }
     let index = LineIndex::new(src);
     // Applicability does not depend on the line length; layout does.
-    let plans = fix::plan_source(src, &pieces, &fix::Style::detect(src, config::DEFAULT_LINE_LENGTH));
+    let options = fix::PlanOptions::for_source(src, config::DEFAULT_LINE_LENGTH, fix::AugmentText::Never);
+    let plans = fix::plan_source(src, &pieces, &options);
     let mut findings: Vec<Finding> = dicts
         .iter()
         .flat_map(|d| {

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::check::{self, FileOutcome};
 use crate::config::LineLengths;
 use crate::discovery::{self, WalkOptions};
+use crate::fix::AugmentText;
 use crate::fixer;
 use crate::report::{self, Format, Palette};
 use crate::syntax::ParseScope;
@@ -88,6 +89,9 @@ pub struct FixArgs {
     /// Also apply fixes that may change behaviour (each says why).
     #[arg(long)]
     pub unsafe_fixes: bool,
+    /// Mention moved telemetry in the text block where that is provably safe.
+    #[arg(long, value_enum, default_value_t = AugmentText::Safe, value_name = "WHEN")]
+    pub augment_text: AugmentText,
 }
 
 impl TreeArgs {
@@ -222,6 +226,7 @@ fn run_fix(args: &FixArgs) -> i32 {
     let palette = args.tree.palette();
     let options = fixer::FixOptions {
         unsafe_fixes: args.unsafe_fixes,
+        augment_text: args.augment_text,
         write: !args.diff,
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover, Planner};
 use crate::config::LineLengths;
+use crate::fix::AugmentText;
 use crate::report::{self, Palette};
 use crate::source::SourceText;
 use crate::syntax::ParseScope;
@@ -14,6 +15,7 @@ use crate::{check, diff};
 #[derive(Debug, Clone, Copy)]
 pub struct FixOptions {
     pub unsafe_fixes: bool,
+    pub augment_text: AugmentText,
     /// Write fixed files (false for `--diff`).
     pub write: bool,
     pub scope: ParseScope,
@@ -70,7 +72,11 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
     if !check::has_violations(&source.text, options.scope) {
         return Ok(unchanged(source));
     }
-    let policy = FixPolicy { unsafe_fixes: options.unsafe_fixes, line_length: line_lengths.for_file(path) };
+    let policy = FixPolicy {
+        unsafe_fixes: options.unsafe_fixes,
+        line_length: line_lengths.for_file(path),
+        augment_text: options.augment_text,
+    };
     let fixed = apply::fix_text_with(&source.text, policy, options.planner);
     let write_error = if options.write && fixed.text != source.text {
         apply::write_atomic(path, &bytes, &source.encode(&fixed.text)).err()
@@ -180,6 +186,7 @@ mod tests {
         std::fs::write(&path, src).unwrap();
         let options = FixOptions {
             unsafe_fixes: true,
+            augment_text: AugmentText::Safe,
             write: true,
             scope: ParseScope::Candidates,
             planner: crate::apply::tests::breaking_planner,

@@ -13,6 +13,7 @@ use std::path::Path;
 use toolshape::apply::{FixPolicy, fix_text, syntax_error_count};
 use toolshape::check::check_source;
 use toolshape::diff;
+use toolshape::fix::AugmentText;
 use toolshape::fixer::leftover_lines;
 use toolshape::report::{Palette, text_finding};
 use toolshape::source::SourceText;
@@ -54,7 +55,7 @@ fn report(name: &Path, src: &str) -> String {
     let baseline = syntax_error_count(src);
     let mut previous: Option<String> = None;
     for unsafe_fixes in [false, true] {
-        let policy = FixPolicy { unsafe_fixes, line_length };
+        let policy = FixPolicy { unsafe_fixes, line_length, augment_text: AugmentText::Safe };
         let fixed = fix_text(src, policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);
         assert_eq!(fix_text(&fixed.text, policy).text, fixed.text, "a second fix changed the text again");

@@ -83,9 +83,34 @@ impl DictPlan {
     }
 }
 
+/// Whether fixes also mention moved telemetry in the text block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AugmentText {
+    /// Where it is provably safe (the default).
+    #[default]
+    Safe,
+    /// Never touch the text block.
+    Never,
+}
+
+/// Everything planning needs besides the source.
+#[derive(Debug, Clone)]
+pub struct PlanOptions {
+    pub style: Style,
+    pub augment_text: AugmentText,
+}
+
+impl PlanOptions {
+    /// Options for `src`: its layout habits and the given line length.
+    pub fn for_source(src: &str, line_length: usize, augment_text: AugmentText) -> Self {
+        PlanOptions { style: Style::detect(src, line_length), augment_text }
+    }
+}
+
 /// Plans a remedy for every violating tool-result dict in the parsed pieces
 /// of `src`, in source order.
-pub fn plan_source(src: &str, pieces: &[ParsedPiece], style: &Style) -> Vec<DictPlan> {
+pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> Vec<DictPlan> {
     let mut plans = Vec::new();
     for piece in pieces {
         let piece_src = &src[piece.offset..];
@@ -97,7 +122,7 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], style: &Style) -> Vec<Dict
                 return;
             };
             if dict.is_violating() {
-                let remedy = plan::plan_dict(src, piece.offset, node, &dict, style);
+                let remedy = plan::plan_dict(src, piece.offset, node, &dict, options);
                 plans.push(DictPlan { dict: dict.range.clone(), remedy });
             }
         });

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
-use super::{Applicability, Edit, Fix, Remedy, apply_edits};
+use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, apply_edits};
 use crate::contract::{ToolResultDict, constant_str, tool_result_dict, unparenthesize};
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -40,6 +40,7 @@ struct Ctx<'s> {
     src: &'s str,
     offset: usize,
     style: &'s Style,
+    augment_text: AugmentText,
 }
 
 impl<'s> Ctx<'s> {
@@ -153,8 +154,8 @@ struct Shape {
 }
 
 /// Plans the remedy for `node`, a violating tool-result dict.
-pub fn plan_dict(src: &str, offset: usize, node: Node<'_>, dict: &ToolResultDict, style: &Style) -> Remedy {
-    let ctx = Ctx { src, offset, style };
+pub fn plan_dict(src: &str, offset: usize, node: Node<'_>, dict: &ToolResultDict, options: &PlanOptions) -> Remedy {
+    let ctx = Ctx { src, offset, style: &options.style, augment_text: options.augment_text };
     match Planner::new(&ctx, node, dict) {
         Ok(planner) => planner.plan(),
         Err(reason) => Remedy::Manual(reason),
