@@ -106,6 +106,9 @@ def verify(name, scratch, dicts):
         problems.append(f"fix panicked: {stderr[-2000:]}")
     if "panicked" in stderr:
         problems.append("a panic was reported on stderr")
+    bugs = [l for l in stderr.splitlines() if "toolshape bug" in l]
+    if bugs:
+        problems.append(f"{len(bugs)} fixes dropped by the re-parse guard, e.g. {bugs[0]}")
     after = digest_tree(tree)
     changed = sorted(p for p in after if before.get(p) != after[p])
     not_compiling = [p for p in changed if not compiles(os.path.join(tree, p)) and compiles(os.path.join(pristine, p))]

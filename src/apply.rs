@@ -26,8 +26,19 @@ pub struct FixPolicy {
 /// A fix that was applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppliedFix {
+    /// The 1-based line of the dict, in the text the fix was applied to.
+    pub line: usize,
     pub applicability: Applicability,
     pub moves: Vec<String>,
+    pub text: fix::TextAugment,
+}
+
+impl AppliedFix {
+    /// One line for reviewers: what moved, and what happened to the text.
+    pub fn note(&self) -> String {
+        let unsafe_mark = if self.applicability == Applicability::Unsafe { " (unsafe)" } else { "" };
+        format!("{}: moves {} -> json{unsafe_mark}; {}", self.line, self.moves.join(", "), self.text.note())
+    }
 }
 
 /// A violating dict left as it is, with its findings (positions in the
@@ -147,9 +158,15 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
                 continue;
             }
         }
+        let index = LineIndex::new(&text);
         for &i in &chosen {
             if let Remedy::Fix(f) = &plans[i].remedy {
-                applied.push(AppliedFix { applicability: f.applicability, moves: f.moves.clone() });
+                applied.push(AppliedFix {
+                    line: index.line_of(plans[i].dict.start) + 1,
+                    applicability: f.applicability,
+                    moves: f.moves.clone(),
+                    text: f.text.clone(),
+                });
             }
         }
         // Ranges of broken dicts shift with the edits; keep only those

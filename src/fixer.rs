@@ -36,10 +36,23 @@ pub struct FileFix {
 }
 
 impl FileFix {
-    /// The unified diff of this file's fix (empty when nothing changed).
+    /// The unified diff of this file's fix (empty when nothing changed),
+    /// preceded by one `# toolshape:` note per applied fix (patch tools
+    /// skip such lines between file diffs).
     pub fn diff(&self, path: &Path, palette: Palette) -> String {
         let bom = if self.bom { "\u{feff}" } else { "" };
-        diff::unified(path, &format!("{bom}{}", self.original), &format!("{bom}{}", self.fixed.text), 3, palette)
+        let body =
+            diff::unified(path, &format!("{bom}{}", self.original), &format!("{bom}{}", self.fixed.text), 3, palette);
+        if body.is_empty() {
+            return body;
+        }
+        let mut out = String::new();
+        for fix in &self.fixed.applied {
+            out.push_str(&palette.dim(&format!("# toolshape: {}:{}", path.display(), fix.note())));
+            out.push('\n');
+        }
+        out.push_str(&body);
+        out
     }
 
     /// Problems to report as errors: failed writes and fixes that would have

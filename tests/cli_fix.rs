@@ -150,7 +150,7 @@ fn fix_writes_the_expected_files() {
     write(dir.path(), "merge.py", MERGE);
     let clean = "y = {\"status\": \"ok\", \"content\": []}\n";
     write(dir.path(), "clean.py", clean);
-    let run = toolshape(dir.path(), &["fix", "."]);
+    let run = toolshape(dir.path(), &["fix", "--augment-text=never", "."]);
     assert_eq!(run.code, 0, "nothing left to fix: {run:?}");
     assert_eq!(run.stdout, "Fixed 4 tool results in 3 files.\n", "{run:?}");
     assert_eq!(run.stderr, "", "{run:?}");
@@ -206,7 +206,10 @@ fn diff_writes_nothing_and_prints_the_patch_on_stdout() {
     assert!(snapshot(dir.path()) == before, "--diff wrote something");
     assert_eq!(
         run.stdout,
-        format!("--- a/one.py\n+++ b/one.py\n@@ -1 +1 @@\n-{ONE_LINE}+{ONE_LINE_FIXED}"),
+        format!(
+            "# toolshape: one.py:1: moves \"frames\" -> json; text not augmented: content has no {{\"text\": ...}} block\n\
+             --- a/one.py\n+++ b/one.py\n@@ -1 +1 @@\n-{ONE_LINE}+{ONE_LINE_FIXED}"
+        ),
         "only the safe fix, as a unified diff: {run:?}"
     );
     // The summary and the leftover (the unsafe fix) go to stderr.
@@ -231,7 +234,7 @@ fn diff_writes_nothing_and_prints_the_patch_on_stdout() {
     // Errors win: exit 2, but the other file's diff is still printed.
     let err = toolshape(dir.path(), &["fix", "--diff", "one.py", "missing.py"]);
     assert_eq!(err.code, 2, "{err:?}");
-    assert!(err.stdout.starts_with("--- a/one.py\n"), "{err:?}");
+    assert!(err.stdout.contains("\n--- a/one.py\n"), "{err:?}");
     assert!(err.stderr.contains("error: missing.py: "), "{err:?}");
     assert!(snapshot(dir.path()) == before, "--diff wrote something");
 }
@@ -517,7 +520,7 @@ fn a_read_only_file_is_reported_and_left_untouched() {
     // --diff writes nothing, so a read-only file is no problem there.
     let diff = toolshape(dir.path(), &["fix", "--diff", "ro.py"]);
     assert_eq!(diff.code, 1, "{diff:?}");
-    assert!(diff.stdout.starts_with("--- a/ro.py\n"), "{diff:?}");
+    assert!(diff.stdout.contains("\n--- a/ro.py\n"), "{diff:?}");
     set_mode(&ro, 0o644);
 }
 
@@ -544,7 +547,7 @@ fn crlf_files_stay_crlf() {
     let dir = tempdir();
     write(dir.path(), "crlf.py", crlf(MULTI));
     write(dir.path(), "one.py", crlf(ONE_LINE));
-    let run = toolshape(dir.path(), &["fix", "."]);
+    let run = toolshape(dir.path(), &["fix", "--augment-text=never", "."]);
     assert_eq!(run.code, 0, "{run:?}");
     let fixed = read_str(dir.path(), "crlf.py");
     assert_eq!(fixed, crlf(MULTI_FIXED));
@@ -553,10 +556,32 @@ fn crlf_files_stay_crlf() {
 }
 
 #[test]
+fn fix_augments_the_text_block_by_default() {
+    let dir = tempdir();
+    let src =
+        "def stop(hz):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"Stopped.\"}], \"hz\": hz}\n";
+    write(dir.path(), "stop.py", src);
+    let diff = toolshape(dir.path(), &["fix", "--diff", "stop.py"]);
+    assert!(
+        diff.stdout.starts_with("# toolshape: stop.py:2: moves \"hz\" -> json; text augmented with hz\n"),
+        "the diff names what happened to the text: {diff:?}"
+    );
+    let run = toolshape(dir.path(), &["fix", "stop.py"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        read_str(dir.path(), "stop.py"),
+        "def stop(hz):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": f\"Stopped. (hz={hz})\"}, {\"json\": {\"hz\": hz}}],\n    }\n"
+    );
+    write(dir.path(), "stop.py", src);
+    toolshape(dir.path(), &["fix", "--augment-text=never", "stop.py"]);
+    assert!(!read_str(dir.path(), "stop.py").contains("(hz="), "--augment-text=never leaves the text alone");
+}
+
+#[test]
 fn a_bom_file_keeps_its_bom() {
     let dir = tempdir();
     write(dir.path(), "bom.py", format!("\u{feff}{MULTI}"));
-    let run = toolshape(dir.path(), &["fix", "bom.py"]);
+    let run = toolshape(dir.path(), &["fix", "--augment-text=never", "bom.py"]);
     assert_eq!(run.code, 0, "{run:?}");
     let bytes = read(dir.path(), "bom.py");
     assert!(bytes.starts_with(b"\xef\xbb\xbf"), "the BOM is kept");

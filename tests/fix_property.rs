@@ -74,7 +74,8 @@ fn fixes_match_the_reference_semantics() {
         copy_tree(&original, &fixed);
 
         // The whole-file parse: keys spelled only through escapes count too.
-        let first = toolshape(&["fix", "--unsafe-fixes", "--augment-text=never", "--no-ignore", "--no-prefilter"], &fixed);
+        let first =
+            toolshape(&["fix", "--unsafe-fixes", "--augment-text=never", "--no-ignore", "--no-prefilter"], &fixed);
         assert!(
             matches!(first.status.code(), Some(0 | 1)),
             "fix failed (seed {seed}):\n{}",
@@ -98,7 +99,8 @@ fn fixes_match_the_reference_semantics() {
         transformed_total += transformed;
 
         let before = snapshot_tree(&fixed);
-        let second = toolshape(&["fix", "--unsafe-fixes", "--augment-text=never", "--no-ignore", "--no-prefilter"], &fixed);
+        let second =
+            toolshape(&["fix", "--unsafe-fixes", "--augment-text=never", "--no-ignore", "--no-prefilter"], &fixed);
         assert!(matches!(second.status.code(), Some(0 | 1)));
         assert!(before == snapshot_tree(&fixed), "seed {seed}: a second fix changed files");
 

@@ -2,7 +2,8 @@
 //! situation; its snapshot (in `snapshots/`) shows what `check` reports, the
 //! diff `fix` makes with safe fixes only, what it leaves and why, and the
 //! same with `--unsafe-fixes`. A fixture may start with
-//! `# toolshape-test: line-length=N` to set the line length.
+//! `# toolshape-test: line-length=N` to set the line length, or
+//! `# toolshape-test: augment-text=never`.
 //!
 //! Beyond the snapshots, every fixture must satisfy the fixer's invariants:
 //! no new syntax errors, a second fix changes nothing, and after
@@ -21,12 +22,21 @@ use toolshape::syntax::{ParseScope, lacks_key_bytes};
 
 const PLAIN: Palette = Palette { enabled: false };
 
+/// A `# toolshape-test: NAME=VALUE` setting on the fixture's first line.
+fn setting<'a>(src: &'a str, name: &str) -> Option<&'a str> {
+    src.lines().next()?.strip_prefix("# toolshape-test: ")?.strip_prefix(name)?.strip_prefix('=').map(str::trim)
+}
+
 fn line_length(src: &str) -> usize {
-    src.lines()
-        .next()
-        .and_then(|l| l.strip_prefix("# toolshape-test: line-length="))
-        .map(|n| n.trim().parse().expect("line-length is a number"))
-        .unwrap_or(88)
+    setting(src, "line-length").map(|n| n.parse().expect("line-length is a number")).unwrap_or(88)
+}
+
+fn augment_text(src: &str) -> AugmentText {
+    match setting(src, "augment-text") {
+        Some("never") => AugmentText::Never,
+        Some(other) => panic!("unknown augment-text setting {other}"),
+        None => AugmentText::Safe,
+    }
 }
 
 /// Makes carriage returns visible in snapshots.
@@ -55,7 +65,7 @@ fn report(name: &Path, src: &str) -> String {
     let baseline = syntax_error_count(src);
     let mut previous: Option<String> = None;
     for unsafe_fixes in [false, true] {
-        let policy = FixPolicy { unsafe_fixes, line_length, augment_text: AugmentText::Safe };
+        let policy = FixPolicy { unsafe_fixes, line_length, augment_text: augment_text(src) };
         let fixed = fix_text(src, policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);
         assert_eq!(fix_text(&fixed.text, policy).text, fixed.text, "a second fix changed the text again");
@@ -67,6 +77,9 @@ fn report(name: &Path, src: &str) -> String {
         let mut body = diff::unified(name, src, &fixed.text, 3, PLAIN);
         if body.is_empty() {
             body = "(no change)\n".into();
+        }
+        for applied in &fixed.applied {
+            body.push_str(&format!("note: {}\n", applied.note()));
         }
         for line in leftover_lines(name, &fixed.leftovers, PLAIN) {
             body.push_str(&format!("left: {line}\n"));

@@ -10,6 +10,7 @@
 //! the program, gets a [`Remedy::Manual`] with the reason. Planning is pure:
 //! source text in, edits out. Applying them is [`crate::apply`]'s job.
 
+mod augment;
 mod layout;
 mod plan;
 mod safety;
@@ -55,6 +56,33 @@ pub struct Fix {
     pub unsafe_reasons: Vec<String>,
     /// What moves into the json block, in order: key names and `**spread`s.
     pub moves: Vec<String>,
+    /// Whether the text block now mentions moved telemetry, and why not.
+    pub text: TextAugment,
+}
+
+/// What a fix does to the text block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextAugment {
+    /// The text now mentions `keys` (and not the `skipped` ones, each with
+    /// why): the text expression `before` becomes `after` (source text).
+    Added { keys: Vec<String>, skipped: Vec<String>, before: String, after: String },
+    /// The text is left as it is, for this reason.
+    NotAdded(String),
+}
+
+impl TextAugment {
+    /// A one-line note for reviewers.
+    pub fn note(&self) -> String {
+        match self {
+            TextAugment::Added { keys, skipped, .. } if skipped.is_empty() => {
+                format!("text augmented with {}", keys.join(", "))
+            }
+            TextAugment::Added { keys, skipped, .. } => {
+                format!("text augmented with {}; not mentioned: {}", keys.join(", "), skipped.join("; "))
+            }
+            TextAugment::NotAdded(why) => format!("text not augmented: {why}"),
+        }
+    }
 }
 
 /// What to do about one violating dict.

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
-use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, apply_edits};
+use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
 use crate::contract::{ToolResultDict, constant_str, tool_result_dict, unparenthesize};
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -236,10 +236,44 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         self.check_spreads(&mut reasons);
         self.check_values(&mut reasons);
         self.check_target(&mut reasons);
-        let edits = self.edits();
+        let text = self.augmentation();
+        let augment_edits: Vec<Edit> = text.iter().map(|a| a.edit.clone()).collect();
+        let edits = self.edits(&augment_edits);
         let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
         let moves = self.entries.iter().filter(|e| e.moved).map(|e| e.label.clone()).collect();
-        Remedy::Fix(Fix { edits, applicability, unsafe_reasons: reasons, moves })
+        let text = match text {
+            Ok(a) => TextAugment::Added { keys: a.mentioned, skipped: a.skipped, before: a.before, after: a.after },
+            Err(why) => TextAugment::NotAdded(why),
+        };
+        Remedy::Fix(Fix { edits, applicability, unsafe_reasons: reasons, moves, text })
+    }
+
+    /// Plans the mention of moved telemetry in the text block, or says why
+    /// the text stays as it is.
+    fn augmentation(&self) -> Result<augment::Augmentation, String> {
+        if self.ctx.augment_text == AugmentText::Never {
+            return Err("--augment-text=never".into());
+        }
+        let list = match &self.target {
+            Target::Append(list) | Target::Merge { list, .. } => list,
+            Target::Splat { .. } => return Err("content is not a list literal".into()),
+        };
+        let piece_src = self.ctx.piece_src();
+        let text = named_non_comment(list.node)
+            .into_iter()
+            .find_map(|e| augment::text_block_value(e, piece_src))
+            .ok_or("content has no {\"text\": ...} block")?;
+        let candidates: Vec<augment::Candidate<'_>> = self
+            .entries
+            .iter()
+            .filter(|e| e.moved)
+            .filter_map(|e| e.key.as_deref().map(|key| augment::Candidate { key, value: e.value }))
+            .collect();
+        if candidates.is_empty() {
+            return Err("only spreads move, and a spread is never mentioned".into());
+        }
+        let walrus = ExprFacts::of(self.dict_node, piece_src).binds;
+        augment::plan(self.ctx.src, self.ctx.offset, text, &candidates, &walrus)
     }
 
     // ----- safety -------------------------------------------------------
@@ -441,7 +475,9 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
 
     // ----- edits --------------------------------------------------------
 
-    fn edits(&self) -> Vec<Edit> {
+    /// The fix's edits in the first shape whose new lines fit the line
+    /// length.
+    fn edits(&self, augment: &[Edit]) -> Vec<Edit> {
         let src = self.ctx.src;
         let dict_single = !layout::is_multiline(src, &self.dict_range);
         let list_single = match &self.target {
@@ -461,36 +497,38 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         shapes.dedup();
         let window = layout::line_start(src, self.dict_range.start)..layout::line_end(src, self.dict_range.end);
         let old_lines: HashSet<&str> = src[window.clone()].lines().collect();
-        let mut chosen = Vec::new();
-        for shape in shapes {
-            chosen = self.edits_for(shape);
-            let shifted: Vec<Edit> = chosen
-                .iter()
-                .map(|e| Edit {
-                    range: e.range.start - window.start..e.range.end - window.start,
-                    replacement: e.replacement.clone(),
-                })
+        let fits = |shape: Shape, augment: &[Edit]| {
+            let shifted: Vec<Edit> = self
+                .edits_for(shape, augment)
+                .into_iter()
+                .map(|e| Edit { range: e.range.start - window.start..e.range.end - window.start, ..e })
                 .collect();
             let new_text = apply_edits(&src[window.clone()], &shifted);
-            let fits = new_text
+            new_text
                 .split(['\n', '\r'])
                 .filter(|line| !old_lines.contains(line))
-                .all(|line| layout::width(line) <= self.ctx.style.line_length);
-            if fits {
-                break;
-            }
-        }
+                .all(|line| layout::width(line) <= self.ctx.style.line_length)
+        };
+        // With the augmented text if some shape fits it; else as if the
+        // text were unchanged (a long text line is never split).
+        let chosen_shape = shapes
+            .iter()
+            .copied()
+            .find(|&s| fits(s, augment))
+            .or_else(|| shapes.iter().copied().find(|&s| fits(s, &[])))
+            .unwrap_or(shapes[shapes.len() - 1]);
+        let mut chosen = self.edits_for(chosen_shape, augment);
         chosen.sort_by_key(|e| e.range.start);
         chosen
     }
 
-    fn edits_for(&self, shape: Shape) -> Vec<Edit> {
+    fn edits_for(&self, shape: Shape, augment: &[Edit]) -> Vec<Edit> {
         let ctx = self.ctx;
         let content = &self.entries[self.content];
         if shape.dict_exploded {
             let base = layout::line_indent(ctx.src, self.dict_range.start).to_owned();
             let inner = ctx.deeper(&base);
-            let content_edits = self.content_edits(shape, &inner);
+            let content_edits = self.content_edits(shape, &inner, augment);
             let lines: Vec<String> = self
                 .entries
                 .iter()
@@ -512,15 +550,22 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         }
         let base = layout::line_indent(ctx.src, content.range.start).to_owned();
         let mut edits = self.deletions();
-        edits.extend(self.content_edits(shape, &base));
+        edits.extend(self.content_edits(shape, &base, augment));
         edits
     }
 
     /// Edits inside the content value that add the moved entries. `base` is
     /// the indentation of the line holding the content entry.
-    fn content_edits(&self, shape: Shape, base: &str) -> Vec<Edit> {
+    fn content_edits(&self, shape: Shape, base: &str, augment: &[Edit]) -> Vec<Edit> {
         let ctx = self.ctx;
         let inner = ctx.deeper(base);
+        // Elements copied into a rewritten list carry the text augmentation;
+        // lists edited in place get it as edits of its own.
+        let copy = |r: &Range<usize>| text_with(ctx.src, r, augment);
+        let in_place = |mut edits: Vec<Edit>| {
+            edits.extend(augment.iter().cloned());
+            edits
+        };
         match &self.target {
             Target::Splat { value } => {
                 let splat = splat_text(ctx.text(*value), *value);
@@ -532,12 +577,12 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 };
                 vec![Edit { range: ctx.range(*value), replacement }]
             }
-            Target::Append(list) if list.multiline => multiline_append(ctx, list, false, |indent, comma| {
+            Target::Append(list) if list.multiline => in_place(multiline_append(ctx, list, false, |indent, comma| {
                 format!("{indent}{}{}", self.block(indent, shape.json_multiline), if comma { "," } else { "" })
-            }),
-            Target::Append(list) if !shape.list_exploded => vec![inline_append(list, &self.block("", false))],
+            })),
+            Target::Append(list) if !shape.list_exploded => in_place(vec![inline_append(list, &self.block("", false))]),
             Target::Append(list) => {
-                let mut lines: Vec<String> = list.element_texts(ctx).iter().map(|t| format!("{inner}{t},")).collect();
+                let mut lines: Vec<String> = list.elements.iter().map(|r| format!("{inner}{},", copy(r))).collect();
                 lines.push(format!("{inner}{},", self.block(&inner, shape.json_multiline)));
                 vec![Edit {
                     range: list.range.clone(),
@@ -547,7 +592,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             Target::Merge { list, block, json } => {
                 if list.multiline || !shape.list_exploded {
                     let indent = layout::line_indent(ctx.src, block.start).to_owned();
-                    return self.merge_edits(json, &indent, shape.json_multiline);
+                    return in_place(self.merge_edits(json, &indent, shape.json_multiline));
                 }
                 let lines: Vec<String> = list
                     .elements
@@ -556,7 +601,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                         let text = if r == block {
                             text_with(ctx.src, r, &self.merge_edits(json, &inner, shape.json_multiline))
                         } else {
-                            ctx.src[r.clone()].to_owned()
+                            copy(r)
                         };
                         format!("{inner}{text},")
                     })
