@@ -10,9 +10,9 @@ use crate::check::{self, FileOutcome};
 use crate::config::LineLengths;
 use crate::discovery::{self, WalkOptions};
 use crate::fix::AugmentText;
-use crate::fixer;
 use crate::report::{self, Format, Palette};
 use crate::syntax::ParseScope;
+use crate::{fixer, review};
 
 /// Exit status: no violations.
 pub const EXIT_CLEAN: i32 = 0;
@@ -20,6 +20,8 @@ pub const EXIT_CLEAN: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 /// Exit status: usage error, missing path, unreadable file.
 pub const EXIT_ERROR: i32 = 2;
+/// Exit status: `fix --interactive` aborted with Ctrl-C (as a shell reports SIGINT).
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -92,6 +94,10 @@ pub struct FixArgs {
     /// Mention moved telemetry in the text block where that is provably safe.
     #[arg(long, value_enum, default_value_t = AugmentText::Safe, value_name = "WHEN")]
     pub augment_text: AugmentText,
+    /// Show each fix with its diff and decide it (y/n/a/d/k/A/q, ? for help);
+    /// unsafe fixes are offered too. Needs a terminal.
+    #[arg(short = 'i', long, conflicts_with = "diff")]
+    pub interactive: bool,
 }
 
 impl TreeArgs {
@@ -219,6 +225,9 @@ fn exit_status(errors: usize, findings: bool) -> i32 {
 }
 
 fn run_fix(args: &FixArgs) -> i32 {
+    if args.interactive {
+        return run_review(args);
+    }
     let mut errors = 0;
     let Some(files) = args.tree.discover(&mut errors) else {
         return EXIT_ERROR;
@@ -282,5 +291,43 @@ fn run_fix(args: &FixArgs) -> i32 {
         emit(&mut out, &summary);
         let _ = out.flush();
         exit_status(errors, tally.leftovers() > 0)
+    }
+}
+
+fn run_review(args: &FixArgs) -> i32 {
+    if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
+        eprintln!(
+            "error: --interactive needs a terminal on stdin and stdout; \
+             use `toolshape fix --diff` to see every fix as a patch, or `toolshape fix` to apply the safe ones"
+        );
+        return EXIT_ERROR;
+    }
+    let mut errors = 0;
+    let Some(files) = args.tree.discover(&mut errors) else {
+        return EXIT_ERROR;
+    };
+    if let Err(message) = review::exit_on_interrupt(EXIT_INTERRUPTED) {
+        eprintln!("warning: Ctrl-C outside a question will not be handled gracefully: {message}");
+    }
+    let palette = args.tree.palette();
+    let options = review::ReviewOptions {
+        augment_text: args.augment_text,
+        scope: args.tree.scope(),
+        palette,
+        planner: crate::fix::plan_source,
+    };
+    let mut terminal = review::TerminalDecisions::new(palette);
+    let report = review::review_files(files, &options, &LineLengths::default(), &mut terminal);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    emit(&mut out, "");
+    for line in review::summary_lines(&report) {
+        emit(&mut out, &line);
+    }
+    let _ = out.flush();
+    if report.stop == Some(review::Stop::Aborted) {
+        EXIT_INTERRUPTED
+    } else {
+        exit_status(errors + usize::from(report.has_failures()), report.violations_left())
     }
 }

@@ -5,7 +5,8 @@
 //! [`discovery`] (which files) → [`source`] and [`syntax`] (text, parsing,
 //! Python string semantics) → [`contract`] (what a tool result is and what
 //! violates it) → [`diagnostics`] (findings) → [`check`] (the driver) →
-//! [`report`] (output formats) → [`cli`].
+//! [`report`] (output formats) → [`cli`]. `fix` goes through [`fixer`] and
+//! [`apply`], or, with `--interactive`, through [`review`].
 
 pub mod apply;
 pub mod check;
@@ -18,5 +19,6 @@ pub mod discovery;
 pub mod fix;
 pub mod fixer;
 pub mod report;
+pub mod review;
 pub mod source;
 pub mod syntax;
