@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use crate::diagnostics::{self, Finding};
-use crate::source::SourceText;
+use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{config, contract, fix};
 
@@ -56,32 +56,42 @@ pub fn check_files(files: Vec<PathBuf>, scope: ParseScope, sink: impl FnMut(File
     par_map_ordered(
         files,
         |path| {
-            let result = SourceText::read(&path).map(|src| check_source(&src.text, scope));
+            let result = source::with_text(&path, |text| check_source(text, scope));
             FileOutcome { path, result }
         },
         sink,
     );
 }
 
+/// Items handed to a worker at a time: large enough that threads rarely
+/// wait on each other, small enough to balance the load and keep output
+/// streaming.
+const CHUNK: usize = 32;
+
 /// Runs `work` on every item in parallel and hands each result to `sink` in
 /// the order of `items`, as soon as it and all before it are done, so output
 /// streams without being reordered by thread timing.
-pub fn par_map_ordered<I: Send, T: Send>(items: Vec<I>, work: impl Fn(I) -> T + Sync, mut sink: impl FnMut(T)) {
-    let (tx, rx) = mpsc::channel::<(usize, T)>();
+pub fn par_map_ordered<I: Send + Sync, T: Send>(items: Vec<I>, work: impl Fn(I) -> T + Sync, mut sink: impl FnMut(T)) {
+    let (tx, rx) = mpsc::channel::<(usize, Vec<T>)>();
+    let mut chunks: Vec<Vec<I>> = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        chunks.push(items.by_ref().take(CHUNK).collect());
+    }
     std::thread::scope(|s| {
         let work = &work;
         s.spawn(move || {
-            items.into_par_iter().enumerate().for_each_with(tx, |tx, (i, item)| {
+            chunks.into_par_iter().enumerate().for_each_with(tx, |tx, (i, chunk)| {
                 // The receiver lives until every sender is gone.
-                let _ = tx.send((i, work(item)));
+                let _ = tx.send((i, chunk.into_iter().map(work).collect()));
             });
         });
         let mut pending = BTreeMap::new();
         let mut next = 0;
-        for (i, outcome) in rx {
-            pending.insert(i, outcome);
-            while let Some(outcome) = pending.remove(&next) {
-                sink(outcome);
+        for (i, results) in rx {
+            pending.insert(i, results);
+            while let Some(results) = pending.remove(&next) {
+                results.into_iter().for_each(&mut sink);
                 next += 1;
             }
         }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rayon::prelude::*;
 
 /// Folder names never descended into unless `--no-ignore` is given.
 pub const SKIPPED_DIRS: [&str; 9] =
@@ -52,6 +53,9 @@ pub struct Discovered {
 pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, String> {
     let excludes = build_excludes(&options.exclude)?;
     let mut out = Discovered::default();
+    // Each file with the path that identifies it on disk, so that one file
+    // reached under two spellings (`a.py`, `./a.py`) is checked once.
+    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
     for root in paths {
         let meta = match std::fs::metadata(root) {
             Ok(meta) => meta,
@@ -66,9 +70,9 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, 
             }
         };
         if meta.is_dir() {
-            walk_dir(root, options, &excludes, &mut out);
+            walk_dir(root, options, &excludes, &mut found, &mut out);
         } else if meta.is_file() {
-            out.files.push(root.clone());
+            found.push((root.clone(), std::fs::canonicalize(root).unwrap_or_else(|_| root.clone())));
         } else {
             out.errors.push(DiscoveryError {
                 path: root.clone(),
@@ -76,14 +80,16 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, 
             });
         }
     }
-    out.files.sort();
-    out.files.dedup();
-    if paths.len() > 1 || options.follow_links {
-        // `a.py` and `./a.py`, or a file reached through two links, is one
-        // file: keep its first spelling so it is checked and written once.
-        let mut seen = std::collections::HashSet::new();
-        out.files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    // A single walk is already in sorted order; sorting 10^4 paths
+    // component by component is not free.
+    if !found.is_sorted() {
+        found.sort();
     }
+    if paths.len() > 1 || options.follow_links {
+        let mut seen = std::collections::HashSet::new();
+        found.retain(|(_, identity)| seen.insert(identity.clone()));
+    }
+    out.files = found.into_iter().map(|(path, _)| path).collect();
     out.errors.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
@@ -118,6 +124,7 @@ fn skipped_dir(path: &Path, options: &WalkOptions) -> bool {
 }
 
 /// `.gitignore` matchers of the folders on the current walk path.
+#[derive(Clone)]
 struct IgnoreStack {
     /// (walk depth of the folder, its matcher).
     layers: Vec<(usize, Gitignore)>,
@@ -174,52 +181,122 @@ impl IgnoreStack {
     }
 }
 
-fn walk_dir(root: &Path, options: &WalkOptions, excludes: &GlobSet, out: &mut Discovered) {
+/// One thing a walk met, in walk order.
+enum Item {
+    /// A file to check, with the path that identifies it on disk.
+    File(PathBuf, PathBuf),
+    /// A folder left for another walker (shallow walks only), with its
+    /// absolute path.
+    Dir(PathBuf, PathBuf),
+    Error(DiscoveryError),
+    Warning(DiscoveryError),
+}
+
+/// What every walker below one root shares.
+struct RootWalk<'a> {
+    root: &'a Path,
+    root_abs: PathBuf,
+    options: &'a WalkOptions,
+    excludes: &'a GlobSet,
+}
+
+/// Walks `root`: its own entries first, then each of its folders on its own
+/// thread; the results are joined in walk (sorted) order.
+fn walk_dir(
+    root: &Path,
+    options: &WalkOptions,
+    excludes: &GlobSet,
+    found: &mut Vec<(PathBuf, PathBuf)>,
+    out: &mut Discovered,
+) {
     let root_abs = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let use_gitignore = !options.no_ignore;
-    let mut ignores = if use_gitignore { IgnoreStack::for_root(&root_abs) } else { IgnoreStack { layers: Vec::new() } };
-    if use_gitignore {
+    let mut ignores = IgnoreStack { layers: Vec::new() };
+    if !options.no_ignore {
+        ignores = IgnoreStack::for_root(&root_abs);
         ignores.push(0, &root_abs);
     }
-    let mut walker = walkdir::WalkDir::new(root).follow_links(options.follow_links).sort_by_file_name().into_iter();
-    while let Some(entry) = walker.next() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(err) => {
-                let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
-                if err.loop_ancestor().is_some() {
-                    let message = "symlink loop; not followed".to_owned();
-                    out.warnings.push(DiscoveryError { path, message });
-                } else {
-                    let message = err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string());
-                    out.errors.push(DiscoveryError { path, message });
+    let ctx = RootWalk { root, root_abs, options, excludes };
+    let top = ctx.walk(root, 0, true, ignores.clone());
+    let items: Vec<Vec<Item>> = top
+        .into_par_iter()
+        .map(|item| match item {
+            Item::Dir(dir, abs) => {
+                let mut ignores = ignores.clone();
+                if !options.no_ignore {
+                    ignores.push(1, &abs);
+                }
+                ctx.walk(&dir, 1, false, ignores)
+            }
+            other => vec![other],
+        })
+        .collect();
+    for item in items.into_iter().flatten() {
+        match item {
+            Item::File(path, identity) => found.push((path, identity)),
+            Item::Error(e) => out.errors.push(e),
+            Item::Warning(w) => out.warnings.push(w),
+            Item::Dir(..) => unreachable!("deep walks descend into every folder they keep"),
+        }
+    }
+}
+
+impl RootWalk<'_> {
+    /// Walks `start` (at depth `offset` below the root). A `shallow` walk
+    /// reads only `start`'s own entries and hands its folders back.
+    fn walk(&self, start: &Path, offset: usize, shallow: bool, mut ignores: IgnoreStack) -> Vec<Item> {
+        let options = self.options;
+        let use_gitignore = !options.no_ignore;
+        let mut items = Vec::new();
+        let mut walker = walkdir::WalkDir::new(start).follow_links(options.follow_links).sort_by_file_name();
+        if shallow {
+            walker = walker.max_depth(1);
+        }
+        let mut walker = walker.into_iter();
+        while let Some(entry) = walker.next() {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| start.to_path_buf());
+                    items.push(if err.loop_ancestor().is_some() {
+                        Item::Warning(DiscoveryError { path, message: "symlink loop; not followed".to_owned() })
+                    } else {
+                        let message = err.io_error().map(|e| e.to_string()).unwrap_or_else(|| err.to_string());
+                        Item::Error(DiscoveryError { path, message })
+                    });
+                    continue;
+                }
+            };
+            if entry.depth() == 0 {
+                continue;
+            }
+            let depth = entry.depth() + offset;
+            let path = entry.path();
+            let file_type = entry.file_type();
+            let is_dir = file_type.is_dir();
+            ignores.leave_to(depth - 1);
+            let rel = path.strip_prefix(self.root).unwrap_or(path);
+            let abs = self.root_abs.join(rel);
+            let left_out = excluded(path, self.excludes)
+                || (is_dir && skipped_dir(path, options))
+                || (use_gitignore && ignores.ignored(&abs, is_dir));
+            if is_dir {
+                if left_out {
+                    walker.skip_current_dir();
+                } else if shallow {
+                    items.push(Item::Dir(path.to_path_buf(), abs));
+                } else if use_gitignore {
+                    ignores.push(depth, &abs);
                 }
                 continue;
             }
-        };
-        if entry.depth() == 0 {
-            continue;
-        }
-        let path = entry.path();
-        let file_type = entry.file_type();
-        let is_dir = file_type.is_dir();
-        ignores.leave_to(entry.depth() - 1);
-        let rel = path.strip_prefix(root).unwrap_or(path);
-        let abs = root_abs.join(rel);
-        let left_out = excluded(path, excludes)
-            || (is_dir && skipped_dir(path, options))
-            || (use_gitignore && ignores.ignored(&abs, is_dir));
-        if is_dir {
-            if left_out {
-                walker.skip_current_dir();
-            } else if use_gitignore {
-                ignores.push(entry.depth(), &abs);
+            if !left_out && file_type.is_file() && is_python(path) {
+                // Below a canonical root, a path is its own identity unless
+                // links were followed to get there.
+                let identity = if options.follow_links { std::fs::canonicalize(path).unwrap_or(abs) } else { abs };
+                items.push(Item::File(path.to_path_buf(), identity));
             }
-            continue;
         }
-        if !left_out && file_type.is_file() && is_python(path) {
-            out.files.push(path.to_path_buf());
-        }
+        items
     }
 }
 

@@ -50,7 +50,11 @@ pub enum ParseScope {
 /// Keys spelled only through escapes or concatenation are this check's one
 /// blind spot; [`ParseScope::WholeFile`] closes it.
 pub fn lacks_key_bytes(src: &[u8]) -> bool {
-    memchr::memmem::find(src, b"status").is_none() || memchr::memmem::find(src, b"content").is_none()
+    static STATUS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"status"));
+    static CONTENT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"content"));
+    STATUS.find(src).is_none() || CONTENT.find(src).is_none()
 }
 
 /// Parses what `scope` asks for and returns the pieces.
