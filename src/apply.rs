@@ -100,15 +100,31 @@ fn select(plans: &[DictPlan], policy: FixPolicy, broken: &[Range<usize>]) -> Vec
     chosen
 }
 
-fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
-    let edits: Vec<fix::Edit> = chosen
+/// The chosen fixes' edits.
+fn chosen_edits(plans: &[DictPlan], chosen: &[usize]) -> Vec<fix::Edit> {
+    chosen
         .iter()
         .flat_map(|&i| match &plans[i].remedy {
             Remedy::Fix(f) => f.edits.clone(),
             Remedy::Manual(_) => Vec::new(),
         })
+        .collect()
+}
+
+fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
+    fix::apply_edits(text, &chosen_edits(plans, chosen))
+}
+
+/// Applies the chosen fixes and parses the result incrementally from `tree`.
+fn apply_and_reparse(text: &str, tree: &tree_sitter::Tree, plans: &[DictPlan], chosen: &[usize]) -> (String, tree_sitter::Tree) {
+    let edits = chosen_edits(plans, chosen);
+    let new_text = fix::apply_edits(text, &edits);
+    let changes: Vec<syntax::TextChange<'_>> = edits
+        .iter()
+        .map(|e| syntax::TextChange { old_range: (e.range.start, e.range.end), inserted: &e.replacement })
         .collect();
-    fix::apply_edits(text, &edits)
+    let new_tree = syntax::reparse(text, tree, &new_text, &changes);
+    (new_text, new_tree)
 }
 
 /// Plans remedies for a parsed source: [`fix::plan_source`], or a stand-in
@@ -141,16 +157,15 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
             return FixedText { text, applied, leftovers };
         }
         round += 1;
-        let mut candidate = apply_plans(&text, &plans, &chosen);
-        let mut candidate_tree = syntax::parse(&candidate);
+        let [piece] = &pieces;
+        let (mut candidate, mut candidate_tree) = apply_and_reparse(&text, &piece.tree, &plans, &chosen);
         if error_count(&candidate_tree) > baseline_errors {
             // Find the culprits one by one; keep the rest.
             let (good, bad): (Vec<usize>, Vec<usize>) =
                 chosen.iter().partition(|&&i| syntax_error_count(&apply_plans(&text, &plans, &[i])) <= baseline_errors);
             broken.extend(bad.iter().map(|&i| plans[i].dict.clone()));
             chosen = good;
-            candidate = apply_plans(&text, &plans, &chosen);
-            candidate_tree = syntax::parse(&candidate);
+            (candidate, candidate_tree) = apply_and_reparse(&text, &piece.tree, &plans, &chosen);
             if chosen.is_empty() || error_count(&candidate_tree) > baseline_errors {
                 broken.extend(chosen.iter().map(|&i| plans[i].dict.clone()));
                 let [piece] = pieces;

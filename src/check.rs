@@ -66,7 +66,7 @@ pub fn check_files(files: Vec<PathBuf>, scope: ParseScope, sink: impl FnMut(File
 /// Items handed to a worker at a time: large enough that threads rarely
 /// wait on each other, small enough to balance the load and keep output
 /// streaming.
-const CHUNK: usize = 32;
+const CHUNK: usize = 8;
 
 /// Runs `work` on every item in parallel and hands each result to `sink` in
 /// the order of `items`, as soon as it and all before it are done, so output

@@ -7,7 +7,7 @@ use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover, Planner};
 use crate::config::LineLengths;
 use crate::fix::AugmentText;
 use crate::report::{self, Palette};
-use crate::source::SourceText;
+use crate::source::{self, SourceText};
 use crate::syntax::ParseScope;
 use crate::{check, diff};
 
@@ -73,18 +73,15 @@ impl FileFix {
 
 /// Fixes one file as `options` say.
 pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -> Result<FileFix, String> {
+    // The fast check (on a reused buffer) decides whether the file needs
+    // the full fixer at all; a file without violations carries no text.
+    if !source::with_text(path, |text| check::has_violations(text, options.scope))? {
+        let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers: Vec::new() };
+        return Ok(FileFix { bom: false, original: String::new(), fixed, write_error: None });
+    }
+    // Read again, owned: these bytes are what a write must find unchanged.
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
-    let unchanged = |source: SourceText| FileFix {
-        bom: source.bom,
-        fixed: FixedText { text: source.text.clone(), applied: Vec::new(), leftovers: Vec::new() },
-        original: source.text,
-        write_error: None,
-    };
-    // The fast check decides whether the file needs the full fixer at all.
-    if !check::has_violations(&source.text, options.scope) {
-        return Ok(unchanged(source));
-    }
     let policy = FixPolicy {
         unsafe_fixes: options.unsafe_fixes,
         line_length: line_lengths.for_file(path),

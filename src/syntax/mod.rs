@@ -30,6 +30,52 @@ pub fn parse(text: &str) -> Tree {
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
+/// A text replacement: `old_range` of the text before it becomes `inserted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextChange<'a> {
+    pub old_range: (usize, usize),
+    pub inserted: &'a str,
+}
+
+/// Re-parses `new_text`, which is `old_text` with `changes` (non-overlapping,
+/// in any order) applied, reusing `old_tree` wherever the changes did not
+/// reach. The result is the tree a fresh parse of `new_text` gives, for a
+/// fraction of the cost on large files.
+pub fn reparse(old_text: &str, old_tree: &Tree, new_text: &str, changes: &[TextChange<'_>]) -> Tree {
+    let mut tree = old_tree.clone();
+    let mut sorted = changes.to_vec();
+    // Last first: the text before each change is still the old text.
+    sorted.sort_by_key(|c| std::cmp::Reverse(c.old_range.0));
+    for change in sorted {
+        let (start, old_end) = change.old_range;
+        let start_position = point_at(old_text, start);
+        let rows = memchr::memchr_iter(b'\n', change.inserted.as_bytes()).count();
+        let new_end_position = match change.inserted.rfind('\n') {
+            Some(i) => tree_sitter::Point { row: start_position.row + rows, column: change.inserted.len() - i - 1 },
+            None => tree_sitter::Point { row: start_position.row, column: start_position.column + change.inserted.len() },
+        };
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: old_end,
+            new_end_byte: start + change.inserted.len(),
+            start_position,
+            old_end_position: point_at(old_text, old_end),
+            new_end_position,
+        });
+    }
+    PARSER
+        .with(|p| p.borrow_mut().parse(new_text, Some(&tree)))
+        .expect("parsing without a timeout or cancellation always yields a tree")
+}
+
+/// tree-sitter's point (row by `\n`, column in bytes) of `offset`.
+fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
+    let before = &text.as_bytes()[..offset];
+    let row = memchr::memchr_iter(b'\n', before).count();
+    let column = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    tree_sitter::Point { row, column }
+}
+
 /// A parsed piece of a file: the whole file, or one candidate region.
 /// Node byte offsets are relative to the piece; add `offset` for the file.
 pub struct ParsedPiece {
@@ -153,6 +199,20 @@ mod tests {
         assert_eq!(index.position(src, 5), Position { line: 3, column: 1 });
         assert_eq!(index.position(src, 7), Position { line: 4, column: 1 });
         assert_eq!(index.position(src, src.len()), Position { line: 4, column: 4 });
+    }
+
+    #[test]
+    fn reparse_equals_a_fresh_parse() {
+        let old = "x = {'a': 1,\n     'b': 2}\ny = [1,\n     2]\n";
+        let tree = parse(old);
+        let changes = [
+            TextChange { old_range: (5, 12), inserted: "" },
+            TextChange { old_range: (40, 40), inserted: ",\n     3" },
+        ];
+        let new = "x = {\n     'b': 2}\ny = [1,\n     2,\n     3]\n";
+        let reparsed = reparse(old, &tree, new, &changes);
+        assert_eq!(reparsed.root_node().to_sexp(), parse(new).root_node().to_sexp());
+        assert!(!reparsed.root_node().has_error());
     }
 
     #[test]
