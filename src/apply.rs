@@ -7,7 +7,6 @@ use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::contract;
 use crate::diagnostics::{self, Finding};
 use crate::fix::{self, Applicability, AugmentText, DictPlan, PlanOptions, Remedy};
 use crate::syntax::{self, LineIndex};
@@ -116,7 +115,12 @@ fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
 }
 
 /// Applies the chosen fixes and parses the result incrementally from `tree`.
-fn apply_and_reparse(text: &str, tree: &tree_sitter::Tree, plans: &[DictPlan], chosen: &[usize]) -> (String, tree_sitter::Tree) {
+fn apply_and_reparse(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    plans: &[DictPlan],
+    chosen: &[usize],
+) -> (String, tree_sitter::Tree) {
     let edits = chosen_edits(plans, chosen);
     let new_text = fix::apply_edits(text, &edits);
     let changes: Vec<syntax::TextChange<'_>> = edits
@@ -148,12 +152,18 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
     let mut broken: Vec<Range<usize>> = Vec::new();
     let mut round = 0;
     loop {
-        let pieces = [syntax::ParsedPiece { offset: 0, tree }];
+        // The whole tree is parsed (for the guard and for syntax-error
+        // context), but tool results only lie in the lexer's candidates.
+        let focus = match syntax::lexer::candidate_regions(text.as_bytes()) {
+            syntax::lexer::Candidates::Regions(regions) => Some(regions),
+            syntax::lexer::Candidates::FullParse(_) => None,
+        };
+        let pieces = [syntax::ParsedPiece { offset: 0, tree, focus }];
         let plans = planner(&text, &pieces, &options);
         let mut chosen = select(&plans, policy, &broken);
         if chosen.is_empty() || round == MAX_ROUNDS {
             let limit_hit = !chosen.is_empty();
-            let leftovers = leftovers(&text, &pieces, &plans, &broken, limit_hit);
+            let leftovers = leftovers(&text, &plans, &broken, limit_hit);
             return FixedText { text, applied, leftovers };
         }
         round += 1;
@@ -194,19 +204,11 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
     }
 }
 
-fn leftovers(
-    text: &str,
-    pieces: &[syntax::ParsedPiece],
-    plans: &[DictPlan],
-    broken: &[Range<usize>],
-    limit_hit: bool,
-) -> Vec<Leftover> {
+fn leftovers(text: &str, plans: &[DictPlan], broken: &[Range<usize>], limit_hit: bool) -> Vec<Leftover> {
     let index = LineIndex::new(text);
-    let dicts = contract::tool_results(text, pieces);
     plans
         .iter()
-        .filter_map(|plan| {
-            let dict = dicts.iter().find(|d| d.range == plan.dict)?;
+        .map(|plan| {
             let why = match &plan.remedy {
                 _ if broken.contains(&plan.dict) => LeftBecause::BrokeSyntax,
                 Remedy::Manual(reason) => LeftBecause::Manual(reason.clone()),
@@ -216,9 +218,11 @@ fn leftovers(
                 Remedy::Fix(_) => LeftBecause::RoundLimit,
             };
             let fixable = plan.applicability();
-            let findings =
-                diagnostics::findings_for(dict, text, &index).into_iter().map(|f| Finding { fixable, ..f }).collect();
-            Some(Leftover { findings, why })
+            let findings = diagnostics::findings_for(&plan.tool_result, text, &index)
+                .into_iter()
+                .map(|f| Finding { fixable, ..f })
+                .collect();
+            Leftover { findings, why }
         })
         .collect()
 }

@@ -19,19 +19,17 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
     if pieces.is_empty() {
         return Vec::new();
     }
-    let dicts = contract::tool_results(src, &pieces);
-    if dicts.iter().all(|d| !d.is_violating()) {
+    if !contract::tool_results(src, &pieces).iter().any(|d| d.is_violating()) {
         return Vec::new();
     }
     let index = LineIndex::new(src);
     // Applicability does not depend on the line length; layout does.
     let options = fix::PlanOptions::for_source(src, config::DEFAULT_LINE_LENGTH, fix::AugmentText::Never);
-    let plans = fix::plan_source(src, &pieces, &options);
-    let mut findings: Vec<Finding> = dicts
+    let mut findings: Vec<Finding> = fix::plan_source(src, &pieces, &options)
         .iter()
-        .flat_map(|d| {
-            let fixable = plans.iter().find(|p| p.dict == d.range).and_then(|p| p.applicability());
-            diagnostics::findings_for(d, src, &index).into_iter().map(move |f| Finding { fixable, ..f })
+        .flat_map(|plan| {
+            let fixable = plan.applicability();
+            diagnostics::findings_for(&plan.tool_result, src, &index).into_iter().map(move |f| Finding { fixable, ..f })
         })
         .collect();
     findings.sort_by_key(|f| (f.entry.start, f.code));

@@ -13,7 +13,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use crate::diagnostics::Code;
-use crate::syntax::{self, ParsedPiece, literal};
+use crate::syntax::{ParsedPiece, literal};
 
 /// The keys an author may set; the runtime may add `toolUseId`.
 pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
@@ -159,7 +159,7 @@ pub fn tool_results(src: &str, pieces: &[ParsedPiece]) -> Vec<ToolResultDict> {
     let mut found = Vec::new();
     for piece in pieces {
         let piece_src = &src[piece.offset..];
-        syntax::for_each_node(piece.tree.root_node(), |node| {
+        piece.for_each_node(|node| {
             if node.kind() == "dictionary" {
                 found.extend(tool_result_dict(node, piece_src, piece.offset));
             }

@@ -98,6 +98,8 @@ pub enum Remedy {
 pub struct DictPlan {
     /// The dict's byte range.
     pub dict: Range<usize>,
+    /// The dict as the contract reads it (for reporting what is left).
+    pub tool_result: contract::ToolResultDict,
     pub remedy: Remedy,
 }
 
@@ -142,7 +144,7 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
     let mut plans = Vec::new();
     for piece in pieces {
         let piece_src = &src[piece.offset..];
-        crate::syntax::for_each_node(piece.tree.root_node(), |node| {
+        piece.for_each_node(|node| {
             if node.kind() != "dictionary" {
                 return;
             }
@@ -151,7 +153,7 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
             };
             if dict.is_violating() {
                 let remedy = plan::plan_dict(src, piece.offset, node, &dict, options);
-                plans.push(DictPlan { dict: dict.range.clone(), remedy });
+                plans.push(DictPlan { dict: dict.range.clone(), tool_result: dict, remedy });
             }
         });
     }

@@ -52,7 +52,9 @@ pub fn reparse(old_text: &str, old_tree: &Tree, new_text: &str, changes: &[TextC
         let rows = memchr::memchr_iter(b'\n', change.inserted.as_bytes()).count();
         let new_end_position = match change.inserted.rfind('\n') {
             Some(i) => tree_sitter::Point { row: start_position.row + rows, column: change.inserted.len() - i - 1 },
-            None => tree_sitter::Point { row: start_position.row, column: start_position.column + change.inserted.len() },
+            None => {
+                tree_sitter::Point { row: start_position.row, column: start_position.column + change.inserted.len() }
+            }
         };
         tree.edit(&tree_sitter::InputEdit {
             start_byte: start,
@@ -81,6 +83,50 @@ fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
 pub struct ParsedPiece {
     pub offset: usize,
     pub tree: Tree,
+    /// Byte ranges (of the file, sorted, disjoint) outside which this piece
+    /// holds no tool result: walks skip everything else. `None`: walk it all.
+    pub focus: Option<Vec<Range<usize>>>,
+}
+
+impl ParsedPiece {
+    /// A piece without focus.
+    pub fn new(offset: usize, tree: Tree) -> Self {
+        ParsedPiece { offset, tree, focus: None }
+    }
+
+    /// Visits the piece's nodes in document order, skipping subtrees that lie
+    /// wholly outside the focus.
+    pub fn for_each_node<'t>(&'t self, mut visit: impl FnMut(Node<'t>)) {
+        let Some(focus) = &self.focus else {
+            return for_each_node(self.tree.root_node(), visit);
+        };
+        let offset = self.offset;
+        let relevant = |node: Node<'_>| {
+            let (start, end) = (node.start_byte() + offset, node.end_byte() + offset);
+            // The first range ending after `start` must begin before `end`.
+            let i = focus.partition_point(|r| r.end <= start);
+            focus.get(i).is_some_and(|r| r.start < end)
+        };
+        let mut cursor = self.tree.root_node().walk();
+        loop {
+            let node = cursor.node();
+            let descend = relevant(node);
+            if descend {
+                visit(node);
+            }
+            if descend && cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// How much of a file to parse.
@@ -114,8 +160,8 @@ pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
         },
     };
     match regions {
-        None => vec![ParsedPiece { offset: 0, tree: parse(src) }],
-        Some(regions) => regions.into_iter().map(|r| ParsedPiece { offset: r.start, tree: parse(&src[r]) }).collect(),
+        None => vec![ParsedPiece::new(0, parse(src))],
+        Some(regions) => regions.into_iter().map(|r| ParsedPiece::new(r.start, parse(&src[r]))).collect(),
     }
 }
 
@@ -199,6 +245,24 @@ mod tests {
         assert_eq!(index.position(src, 5), Position { line: 3, column: 1 });
         assert_eq!(index.position(src, 7), Position { line: 4, column: 1 });
         assert_eq!(index.position(src, src.len()), Position { line: 4, column: 4 });
+    }
+
+    #[test]
+    fn focus_prunes_walks_to_its_ranges() {
+        let src = "a = {'x': [1]}\nb = {'y': [2]}\n";
+        let mut piece = ParsedPiece::new(0, parse(src));
+        let count = |piece: &ParsedPiece| {
+            let mut dicts = Vec::new();
+            piece.for_each_node(|n| {
+                if n.kind() == "dictionary" {
+                    dicts.push(&src[n.byte_range()]);
+                }
+            });
+            dicts
+        };
+        assert_eq!(count(&piece).len(), 2);
+        piece.focus = Some(vec![19..29]);
+        assert_eq!(count(&piece), ["{'y': [2]}"]);
     }
 
     #[test]
