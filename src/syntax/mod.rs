@@ -261,7 +261,7 @@ mod tests {
             dicts
         };
         assert_eq!(count(&piece).len(), 2);
-        piece.focus = Some([19..29].into_iter().collect());
+        piece.focus = Some(std::iter::once(19..29).collect());
         assert_eq!(count(&piece), ["{'y': [2]}"]);
     }
 
