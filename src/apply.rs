@@ -142,23 +142,31 @@ pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
 
 /// [`fix_text`] with the planner given.
 pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedText {
+    fix_parsed(src, vec![syntax::ParsedPiece::new(0, syntax::parse(src))], policy, planner)
+}
+
+/// Whether `pieces` is one parse of all of `text`.
+fn is_whole(text: &str, pieces: &[syntax::ParsedPiece]) -> bool {
+    matches!(pieces, [p] if p.offset == 0 && p.tree.root_node().end_byte() == text.len())
+}
+
+/// Fixes `src`, starting from `pieces` already parsed (the candidate regions
+/// a check parsed, or the whole file). Every round's result is parsed whole
+/// (incrementally when the text before it was) and must not hold more
+/// syntax errors than `src`; that parse plans the next round.
+pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: FixPolicy, planner: Planner) -> FixedText {
     let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text);
     let mut text = src.to_owned();
-    // Each round's verification parse is the next round's planning parse.
-    let mut tree = syntax::parse(&text);
-    let baseline_errors = error_count(&tree);
+    let mut pieces = first;
+    // Syntax errors in `src`, counted when first needed: a result without
+    // any error needs no comparison.
+    let mut baseline: Option<usize> = is_whole(src, &pieces).then(|| error_count(&pieces[0].tree));
+    let baseline_errors = |baseline: &mut Option<usize>| *baseline.get_or_insert_with(|| syntax_error_count(src));
     let mut applied = Vec::new();
     // Dict ranges (in the current text) whose fix broke the syntax.
     let mut broken: Vec<Range<usize>> = Vec::new();
     let mut round = 0;
     loop {
-        // The whole tree is parsed (for the guard and for syntax-error
-        // context), but tool results only lie in the lexer's candidates.
-        let focus = match syntax::lexer::candidate_regions(text.as_bytes()) {
-            syntax::lexer::Candidates::Regions(regions) => Some(regions),
-            syntax::lexer::Candidates::FullParse(_) => None,
-        };
-        let pieces = [syntax::ParsedPiece { offset: 0, tree, focus }];
         let plans = planner(&text, &pieces, &options);
         let mut chosen = select(&plans, policy, &broken);
         if chosen.is_empty() || round == MAX_ROUNDS {
@@ -167,19 +175,26 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
             return FixedText { text, applied, leftovers };
         }
         round += 1;
-        let [piece] = &pieces;
-        let (mut candidate, mut candidate_tree) = apply_and_reparse(&text, &piece.tree, &plans, &chosen);
-        if error_count(&candidate_tree) > baseline_errors {
+        let parse_result = |chosen: &[usize]| match is_whole(&text, &pieces) {
+            true => apply_and_reparse(&text, &pieces[0].tree, &plans, chosen),
+            false => {
+                let candidate = apply_plans(&text, &plans, chosen);
+                let tree = syntax::parse(&candidate);
+                (candidate, tree)
+            }
+        };
+        let (mut candidate, mut candidate_tree) = parse_result(&chosen);
+        let errors = error_count(&candidate_tree);
+        if errors > 0 && errors > baseline_errors(&mut baseline) {
             // Find the culprits one by one; keep the rest.
+            let limit = baseline_errors(&mut baseline);
             let (good, bad): (Vec<usize>, Vec<usize>) =
-                chosen.iter().partition(|&&i| syntax_error_count(&apply_plans(&text, &plans, &[i])) <= baseline_errors);
+                chosen.iter().partition(|&&i| syntax_error_count(&apply_plans(&text, &plans, &[i])) <= limit);
             broken.extend(bad.iter().map(|&i| plans[i].dict.clone()));
             chosen = good;
-            (candidate, candidate_tree) = apply_and_reparse(&text, &piece.tree, &plans, &chosen);
-            if chosen.is_empty() || error_count(&candidate_tree) > baseline_errors {
+            (candidate, candidate_tree) = parse_result(&chosen);
+            if chosen.is_empty() || error_count(&candidate_tree) > limit {
                 broken.extend(chosen.iter().map(|&i| plans[i].dict.clone()));
-                let [piece] = pieces;
-                tree = piece.tree;
                 continue;
             }
         }
@@ -200,7 +215,13 @@ pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedTex
         let first_edit = chosen.iter().map(|&i| plans[i].dict.start).min().unwrap_or(usize::MAX);
         broken.retain(|r| r.end <= first_edit);
         text = candidate;
-        tree = candidate_tree;
+        // The whole tree is parsed (for the guard and for syntax-error
+        // context), but tool results only lie in the lexer's candidates.
+        let focus = match syntax::lexer::candidate_regions(text.as_bytes()) {
+            syntax::lexer::Candidates::Regions(regions) => Some(regions),
+            syntax::lexer::Candidates::FullParse(_) => None,
+        };
+        pieces = vec![syntax::ParsedPiece { offset: 0, tree: candidate_tree, focus }];
     }
 }
 

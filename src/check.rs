@@ -36,10 +36,11 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
     findings
 }
 
-/// Whether `src` holds any contract violation (no findings are built).
-pub fn has_violations(src: &str, scope: ParseScope) -> bool {
+/// The parsed pieces of `src` if it holds any contract violation (no
+/// findings are built), so that fixing can start from them.
+pub fn violating_pieces(src: &str, scope: ParseScope) -> Option<Vec<syntax::ParsedPiece>> {
     let pieces = syntax::parse_pieces(src, scope);
-    !pieces.is_empty() && contract::tool_results(src, &pieces).iter().any(|d| d.is_violating())
+    contract::tool_results(src, &pieces).iter().any(|d| d.is_violating()).then_some(pieces)
 }
 
 /// What checking one file gave.

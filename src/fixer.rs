@@ -74,20 +74,23 @@ impl FileFix {
 /// Fixes one file as `options` say.
 pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -> Result<FileFix, String> {
     // The fast check (on a reused buffer) decides whether the file needs
-    // the full fixer at all; a file without violations carries no text.
-    if !source::with_text(path, |text| check::has_violations(text, options.scope))? {
+    // the full fixer at all; a file without violations carries no text. A
+    // violating file's bytes are kept: a write must find them unchanged.
+    let found = source::with_bytes(path, |bytes| {
+        let pieces = check::violating_pieces(source::text_of(bytes)?, options.scope);
+        Ok::<_, String>(pieces.map(|pieces| (bytes.to_vec(), pieces)))
+    })??;
+    let Some((bytes, pieces)) = found else {
         let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers: Vec::new() };
         return Ok(FileFix { bom: false, original: String::new(), fixed, write_error: None });
-    }
-    // Read again, owned: these bytes are what a write must find unchanged.
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    };
     let source = SourceText::decode(bytes.clone())?;
     let policy = FixPolicy {
         unsafe_fixes: options.unsafe_fixes,
         line_length: line_lengths.for_file(path),
         augment_text: options.augment_text,
     };
-    let fixed = apply::fix_text_with(&source.text, policy, options.planner);
+    let fixed = apply::fix_parsed(&source.text, pieces, policy, options.planner);
     let write_error = if options.write && fixed.text != source.text {
         apply::write_atomic(path, &bytes, &source.encode(&fixed.text)).err()
     } else {

@@ -13,9 +13,11 @@
 //! never loses a finished file and never leaves a half-written one; `q`
 //! writes what was accepted in the file under review too.
 //!
-//! Keys that decide many fixes at once (`a`, `k`, `A`) apply only *safe*
-//! fixes without asking: an unsafe fix is always shown, and applied only by
-//! its own `y`. Pressed on an unsafe fix, they set their rule and ask again.
+//! `a` applies this fix and every remaining one in the file, unsafe ones
+//! included, as its key says. The keys that reach across files (`k`, `A`)
+//! apply only *safe* fixes without asking: an unsafe fix they meet is still
+//! shown and needs its own `y`; pressed on an unsafe fix, they set their rule
+//! and ask about that fix again.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -47,7 +49,7 @@ pub enum Decision {
     Apply,
     /// `n`: leave this tool result as it is.
     Skip,
-    /// `a`: apply this fix and the remaining safe fixes in this file.
+    /// `a`: apply this fix and every remaining fix in this file.
     ApplyRestOfFile,
     /// `d`: skip this fix and every remaining fix in this file.
     SkipRestOfFile,
@@ -89,7 +91,7 @@ impl Rule {
     /// What the rule applies without asking.
     fn covers(self) -> &'static str {
         match self {
-            Rule::RestOfFile => "the rest of this file's safe fixes",
+            Rule::RestOfFile => "every remaining fix in this file",
             Rule::SkipRestOfFile => "no fix (it skips the rest of this file)",
             Rule::SameMoves => "every safe fix moving the same keys",
             Rule::AllSafe => "every safe fix",
@@ -446,7 +448,7 @@ fn queue_file(
 ) -> Result<Option<QueuedFile>, String> {
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
-    if !check::has_violations(&source.text, options.scope) {
+    if check::violating_pieces(&source.text, options.scope).is_none() {
         return Ok(None);
     }
     let line_length = line_lengths.for_file(&path);
@@ -468,17 +470,17 @@ fn moved_set(fix: &Fix) -> BTreeSet<String> {
 
 impl Rules {
     /// The standing answer for `fix`, if one covers it: applied or not, and
-    /// by which rule. Unsafe fixes are only ever skipped by rule.
+    /// by which rule. Only `a` applies unsafe fixes by rule (its file's).
     fn settle(&self, file_rule: Option<Rule>, fix: &Fix) -> Option<(bool, Rule)> {
-        if file_rule == Some(Rule::SkipRestOfFile) {
-            return Some((false, Rule::SkipRestOfFile));
+        match file_rule {
+            Some(Rule::SkipRestOfFile) => return Some((false, Rule::SkipRestOfFile)),
+            Some(Rule::RestOfFile) => return Some((true, Rule::RestOfFile)),
+            _ => {}
         }
         if fix.applicability == Applicability::Unsafe {
             return None;
         }
-        if file_rule == Some(Rule::RestOfFile) {
-            Some((true, Rule::RestOfFile))
-        } else if self.all_safe {
+        if self.all_safe {
             Some((true, Rule::AllSafe))
         } else if self.same_moves.contains(&moved_set(fix)) {
             Some((true, Rule::SameMoves))
@@ -658,7 +660,7 @@ impl Session<'_> {
                 Decision::Abort => return Verdict::Stop(Stop::Aborted),
                 Decision::ApplyRestOfFile => {
                     *file_rule = Some(Rule::RestOfFile);
-                    Rule::RestOfFile
+                    return Verdict::Apply;
                 }
                 Decision::ApplySameMoves => {
                     self.rules.same_moves.push(moved_set(&pending.fix));
@@ -1140,14 +1142,17 @@ def two():
     }
 
     #[test]
-    fn a_asks_about_unsafe_fixes_in_the_rest_of_the_file() {
+    fn a_applies_every_remaining_fix_of_the_file_unsafe_ones_too() {
         let src = format!("{THREE}\n\ndef four(extra):\n    return {{\"status\": \"ok\", \"content\": [], **extra}}\n");
-        let tree = Tree::new(&[("a.py", &src)]);
-        let mut script = Script::new(&[ApplyRestOfFile, Skip]);
+        let tree = Tree::new(&[("a.py", &src), ("b.py", UNSAFE_THEN_SAFE)]);
+        let mut script = Script::new(&[ApplyRestOfFile, Skip, Skip]);
         tree.review(&mut script);
-        assert_eq!(script.asked(), [("a.py".into(), 2), ("a.py".into(), 14)]);
-        assert_eq!(script.offers[1].applicability, Applicability::Unsafe);
-        assert_eq!(tree.read("a.py"), src.replace(THREE, &three_with([true; 3])));
+        // One question for a.py; b.py is asked about again (a is per file).
+        assert_eq!(script.asked()[0], ("a.py".into(), 2));
+        assert!(script.asked()[1..].iter().all(|(path, _)| path == "b.py"), "{:?}", script.asked());
+        let fixed = tree.read("a.py");
+        assert!(fixed.starts_with(&three_with([true; 3])), "{fixed}");
+        assert!(fixed.contains("\"content\": [{\"json\": {**extra}}]"), "the unsafe fix is applied too: {fixed}");
     }
 
     #[test]

@@ -82,18 +82,24 @@ fn read_all(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
 /// Runs `f` on the text of the file at `path`, read into a buffer this
 /// thread reuses (no allocation per file on the hot path).
 pub fn with_text<T>(path: &Path, f: impl FnOnce(&str) -> T) -> Result<T, String> {
+    with_bytes(path, |bytes| text_of(bytes).map(f))?
+}
+
+/// Runs `f` on the contents of the file at `path`, read into a buffer this
+/// thread reuses.
+pub fn with_bytes<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Result<T, String> {
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         let len = read_all(path, &mut buffer).map_err(|e| e.to_string())?;
-        let result = text_of(&buffer[..len]).map(f);
+        let result = f(&buffer[..len]);
         if buffer.len() > 16 << 20 {
             // Do not keep a huge file's buffer alive for the rest of the run.
             *buffer = Vec::new();
         }
-        result
+        Ok(result)
     })
 }
 
