@@ -83,17 +83,21 @@ pub fn error_count(tree: &tree_sitter::Tree) -> usize {
     n
 }
 
-/// Picks the applicable fixes of `plans` whose dicts do not overlap, outer
-/// dicts first.
+/// Picks the applicable fixes of `plans` (sorted by position) whose dicts do
+/// not overlap, outer dicts first. Linear: chosen dicts are disjoint and
+/// sorted, so a dict overlaps one of them exactly when it starts before the
+/// last one ends.
 fn select(plans: &[DictPlan], policy: FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
     let mut chosen: Vec<usize> = Vec::new();
+    let mut reach = 0;
     for (i, plan) in plans.iter().enumerate() {
         let Remedy::Fix(fix) = &plan.remedy else { continue };
         if (fix.applicability == Applicability::Unsafe && !policy.unsafe_fixes) || broken.contains(&plan.dict) {
             continue;
         }
-        if chosen.iter().all(|&c| plans[c].dict.end <= plan.dict.start || plan.dict.end <= plans[c].dict.start) {
+        if chosen.is_empty() || plan.dict.start >= reach {
             chosen.push(i);
+            reach = plan.dict.end;
         }
     }
     chosen

@@ -231,18 +231,29 @@ fn mention(
 }
 
 /// A name, an attribute chain, or a subscript of those with a literal index.
+/// A loop down the chain: a long chain cannot overflow the stack.
 fn is_cheap_reference(node: Node<'_>) -> bool {
-    let node = unparenthesize(node);
-    match node.kind() {
-        "identifier" => true,
-        "attribute" => node.child_by_field_name("object").is_some_and(is_cheap_reference),
-        "subscript" => {
-            let Some(value) = node.child_by_field_name("value") else { return false };
-            let mut cursor = node.walk();
-            let indexes: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
-            is_cheap_reference(value) && matches!(indexes.as_slice(), [i] if is_literal_index(*i))
+    let mut node = unparenthesize(node);
+    loop {
+        match node.kind() {
+            "identifier" => return true,
+            "attribute" => match node.child_by_field_name("object") {
+                Some(object) => node = unparenthesize(object),
+                None => return false,
+            },
+            "subscript" => {
+                let mut cursor = node.walk();
+                let indexes: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
+                if !matches!(indexes.as_slice(), [i] if is_literal_index(*i)) {
+                    return false;
+                }
+                match node.child_by_field_name("value") {
+                    Some(value) => node = unparenthesize(value),
+                    None => return false,
+                }
+            }
+            _ => return false,
         }
-        _ => false,
     }
 }
 

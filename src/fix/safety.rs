@@ -82,25 +82,32 @@ impl ExprFacts {
 
 /// Why `node`'s value evidently cannot go through `json.dumps`, if it
 /// cannot: a set, bytes, a lambda or a generator, directly or inside a list,
-/// tuple or dict display.
+/// tuple or dict display. Iterative: nesting depth cannot overflow the stack.
 pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static str> {
-    let node = unparenthesize(node);
-    match node.kind() {
-        "set" | "set_comprehension" => Some("a set"),
-        "lambda" => Some("a lambda"),
-        "generator_expression" => Some("a generator"),
-        "string" | "concatenated_string" if is_bytes(node, piece_src) => Some("bytes"),
-        "list" | "tuple" | "dictionary" => {
-            let mut cursor = node.walk();
-            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            children.into_iter().find_map(|child| match child.kind() {
-                "pair" => child.child_by_field_name("value").and_then(|v| not_json_serializable(v, piece_src)),
-                "comment" => None,
-                _ => not_json_serializable(child, piece_src),
-            })
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        let node = unparenthesize(node);
+        match node.kind() {
+            "set" | "set_comprehension" => return Some("a set"),
+            "lambda" => return Some("a lambda"),
+            "generator_expression" => return Some("a generator"),
+            "string" | "concatenated_string" if is_bytes(node, piece_src) => return Some("bytes"),
+            "list" | "tuple" | "dictionary" => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                // Reversed, so that the first element is looked at first.
+                for child in children.into_iter().rev() {
+                    match child.kind() {
+                        "pair" => stack.extend(child.child_by_field_name("value")),
+                        "comment" => {}
+                        _ => stack.push(child),
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => None,
     }
+    None
 }
 
 fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
