@@ -7,96 +7,18 @@
 //! text the test itself wrote.
 
 use std::path::{Path, PathBuf};
+
+mod support;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::{BIN, Run, tempdir, toolshape, toolshape_with_timeout, write};
 
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_toolshape");
 
 /// One violating tool result on one line: the extra key `extra`.
 const VIOLATION: &str = "r = {\"status\": \"ok\", \"content\": [], \"extra\": 1}\n";
 /// A compliant tool result.
 const CLEAN: &str = "r = {\"status\": \"ok\", \"content\": [{\"text\": \"hi\"}], \"toolUseId\": \"t\"}\n";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    raw_stdout: Vec<u8>,
-}
-
-impl Run {
-    fn lines(&self) -> Vec<&str> {
-        self.stdout.lines().collect()
-    }
-
-    fn json(&self) -> Vec<Value> {
-        let value: Value =
-            serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout));
-        value.as_array().unwrap_or_else(|| panic!("not a JSON array: {value}")).clone()
-    }
-}
-
-impl std::fmt::Debug for Run {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\n--- stdout ---\n{}--- stderr ---\n{}", self.code, self.stdout, self.stderr)
-    }
-}
-
-/// A command running toolshape in `dir`, with colour-related variables
-/// cleared so the environment of the test run cannot leak in.
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .stdin(Stdio::null());
-    cmd
-}
-
-fn finish(out: std::process::Output) -> Run {
-    Run {
-        code: out.status.code().expect("toolshape exited normally, not by a signal"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        raw_stdout: out.stdout,
-    }
-}
-
-fn toolshape(dir: &Path, args: &[&str]) -> Run {
-    finish(command(dir, args).output().expect("toolshape runs"))
-}
-
-/// Runs toolshape and fails the test if it does not finish in time.
-fn toolshape_with_timeout(dir: &Path, args: &[&str], limit: Duration) -> Run {
-    let mut child = command(dir, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("toolshape starts");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait works").is_some() {
-            return finish(child.wait_with_output().expect("output is readable"));
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("toolshape {args:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn write(root: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary folder")
-}
 
 /// 1-based character column of the first `needle` in `line`.
 fn char_col(line: &str, needle: &str) -> usize {

@@ -7,54 +7,11 @@
 //! appended to the content list (or merged into an existing json block), the
 //! dict keeps its layout, quotes and line endings, and nothing else changes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod support;
 use std::process::{Command, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_toolshape");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    raw_stdout: Vec<u8>,
-}
-
-impl Run {
-    fn last_line(&self) -> &str {
-        self.stdout.lines().last().unwrap_or("")
-    }
-}
-
-impl std::fmt::Debug for Run {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\n--- stdout ---\n{}--- stderr ---\n{}", self.code, self.stdout, self.stderr)
-    }
-}
-
-fn toolshape(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .stdin(Stdio::null())
-        .output()
-        .expect("toolshape runs");
-    Run {
-        code: out.status.code().expect("toolshape exited normally"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        raw_stdout: out.stdout,
-    }
-}
-
-fn write(root: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, contents).unwrap();
-    path
-}
+use support::{tempdir, toolshape, write};
 
 fn read(root: &Path, rel: &str) -> Vec<u8> {
     std::fs::read(root.join(rel)).unwrap()
@@ -62,10 +19,6 @@ fn read(root: &Path, rel: &str) -> Vec<u8> {
 
 fn read_str(root: &Path, rel: &str) -> String {
     String::from_utf8(read(root, rel)).unwrap()
-}
-
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary folder")
 }
 
 /// Every file below `root` (relative path, bytes), sorted, `.git` left out.

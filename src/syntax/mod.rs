@@ -96,7 +96,7 @@ impl ParsedPiece {
 
     /// Visits the piece's nodes in document order, skipping subtrees that lie
     /// wholly outside the focus.
-    pub fn for_each_node<'t>(&'t self, mut visit: impl FnMut(Node<'t>)) {
+    pub fn for_each_node<'t>(&'t self, visit: impl FnMut(Node<'t>)) {
         let Some(focus) = &self.focus else {
             return for_each_node(self.tree.root_node(), visit);
         };
@@ -107,25 +107,7 @@ impl ParsedPiece {
             let i = focus.partition_point(|r| r.end <= start);
             focus.get(i).is_some_and(|r| r.start < end)
         };
-        let mut cursor = self.tree.root_node().walk();
-        loop {
-            let node = cursor.node();
-            let descend = relevant(node);
-            if descend {
-                visit(node);
-            }
-            if descend && cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return;
-                }
-            }
-        }
+        walk_pruned(self.tree.root_node(), relevant, visit);
     }
 }
 
@@ -167,11 +149,21 @@ pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
 
 /// Visits every node of a tree in document order without recursion, so
 /// deeply nested code cannot overflow the stack.
-pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+pub fn for_each_node<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>)) {
+    walk_pruned(root, |_| true, visit);
+}
+
+/// Visits, in document order and without recursion, the nodes that `enter`
+/// accepts, descending only into those.
+fn walk_pruned<'t>(root: Node<'t>, mut enter: impl FnMut(Node<'t>) -> bool, mut visit: impl FnMut(Node<'t>)) {
     let mut cursor = root.walk();
     loop {
-        visit(cursor.node());
-        if cursor.goto_first_child() {
+        let node = cursor.node();
+        let accepted = enter(node);
+        if accepted {
+            visit(node);
+        }
+        if accepted && cursor.goto_first_child() {
             continue;
         }
         loop {
