@@ -263,9 +263,9 @@ fn run_fix(args: &FixArgs) -> i32 {
             };
             tally.add(&file);
             if args.diff {
-                let diff = file.diff(&path, palette);
-                if !diff.is_empty() {
-                    emit(&mut out, diff.trim_end_matches('\n'));
+                let patch = file.patch(&path, palette);
+                if !patch.is_empty() && out.write_all(&patch).is_err() {
+                    std::process::exit(EXIT_ERROR);
                 }
             }
             for line in fixer::leftover_lines(&path, &file.fixed.leftovers, palette) {

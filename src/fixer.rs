@@ -29,6 +29,9 @@ pub struct FileFix {
     /// Whether the file starts with a byte-order mark (kept on write, and
     /// shown in diffs so that patches apply).
     pub bom: bool,
+    /// The file's declared single-byte encoding, if not UTF-8: patches are
+    /// written in it so that they apply to the file's bytes.
+    pub encoding: Option<&'static encoding_rs::Encoding>,
     pub original: String,
     pub fixed: FixedText,
     /// Why the fixed text could not be written, if it could not.
@@ -55,6 +58,16 @@ impl FileFix {
         out
     }
 
+    /// [`FileFix::diff`] as the bytes a patch tool expects: in the file's
+    /// own encoding.
+    pub fn patch(&self, path: &Path, palette: Palette) -> Vec<u8> {
+        let diff = self.diff(path, palette);
+        match self.encoding {
+            Some(encoding) => encoding.encode(&diff).0.into_owned(),
+            None => diff.into_bytes(),
+        }
+    }
+
     /// Problems to report as errors: failed writes and fixes that would have
     /// broken the syntax (toolshape bugs).
     pub fn problems(&self) -> Vec<String> {
@@ -77,12 +90,12 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
     // the full fixer at all; a file without violations carries no text. A
     // violating file's bytes are kept: a write must find them unchanged.
     let found = source::with_bytes(path, |bytes| {
-        let pieces = check::violating_pieces(source::text_of(bytes)?, options.scope);
+        let pieces = check::violating_pieces(&source::text_of(bytes)?, options.scope);
         Ok::<_, String>(pieces.map(|pieces| (bytes.to_vec(), pieces)))
     })??;
     let Some((bytes, pieces)) = found else {
         let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers: Vec::new() };
-        return Ok(FileFix { bom: false, original: String::new(), fixed, write_error: None });
+        return Ok(FileFix { bom: false, encoding: None, original: String::new(), fixed, write_error: None });
     };
     let source = SourceText::decode(bytes.clone())?;
     let policy = FixPolicy {
@@ -92,11 +105,11 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
     };
     let fixed = apply::fix_parsed(&source.text, pieces, policy, options.planner);
     let write_error = if options.write && fixed.text != source.text {
-        apply::write_atomic(path, &bytes, &source.encode(&fixed.text)).err()
+        source.encode(&fixed.text).and_then(|new| apply::write_atomic(path, &bytes, &new)).err()
     } else {
         None
     };
-    let mut result = FileFix { bom: source.bom, original: source.text, fixed, write_error };
+    let mut result = FileFix { bom: source.bom, encoding: source.encoding, original: source.text, fixed, write_error };
     if result.write_error.is_some() {
         // Nothing was written: report the file as it still is.
         result.fixed.applied.clear();

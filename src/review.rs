@@ -690,7 +690,7 @@ fn write_reviewed(file: &QueuedFile, text: &str) -> Result<(), String> {
         return Err("the reviewed text has more syntax errors than the original; not written".into());
     }
     let _writing = WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    apply::write_atomic(&file.path, &file.bytes, &file.source.encode(text))
+    apply::write_atomic(&file.path, &file.bytes, &file.source.encode(text)?)
 }
 
 /// Makes Ctrl-C outside a key read (while planning or writing) end the

@@ -1,7 +1,13 @@
 //! Reading source files: bytes to text, with the byte-order mark set aside so
-//! that positions match Python's and can be put back on write.
+//! that positions match Python's and can be put back on write. UTF-8 is the
+//! default; a PEP 263 coding cookie naming a single-byte, ASCII-compatible
+//! encoding (latin-1, cp1252, koi8-r...) is honoured, and such a file is
+//! written back in its encoding, every byte outside the edits unchanged.
 
+use std::borrow::Cow;
 use std::path::Path;
+
+use encoding_rs::Encoding;
 
 const BOM: &str = "\u{feff}";
 
@@ -12,12 +18,17 @@ pub struct SourceText {
     pub text: String,
     /// Whether the file started with a UTF-8 byte-order mark.
     pub bom: bool,
+    /// The encoding a coding cookie declares, when it is not UTF-8.
+    pub encoding: Option<&'static Encoding>,
 }
 
 impl SourceText {
-    /// Decodes file contents. Only UTF-8 is accepted for now; the error says
-    /// where decoding failed.
+    /// Decodes file contents; the error says why they cannot be read.
     pub fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+        if let Some(encoding) = declared_encoding(&bytes)? {
+            let text = decode_single_byte(encoding, &bytes)?;
+            return Ok(SourceText { text, bom: false, encoding: Some(encoding) });
+        }
         text_of(&bytes)?;
         // SAFETY: `text_of` has just validated these bytes as UTF-8.
         let mut text = unsafe { String::from_utf8_unchecked(bytes) };
@@ -25,7 +36,7 @@ impl SourceText {
         if bom {
             text.drain(..BOM.len());
         }
-        Ok(SourceText { text, bom })
+        Ok(SourceText { text, bom, encoding: None })
     }
 
     /// Reads and decodes a file.
@@ -34,27 +45,100 @@ impl SourceText {
         Self::decode(bytes)
     }
 
-    /// The bytes to write back for `text` (the BOM restored).
-    pub fn encode(&self, text: &str) -> Vec<u8> {
+    /// The bytes to write back for `text`: the BOM restored, or the
+    /// declared encoding applied.
+    pub fn encode(&self, text: &str) -> Result<Vec<u8>, String> {
+        if let Some(encoding) = self.encoding {
+            let (bytes, _, unmappable) = encoding.encode(text);
+            if unmappable {
+                return Err(format!("the fixed text cannot be written in {}; not written", encoding.name()));
+            }
+            return Ok(bytes.into_owned());
+        }
         let mut out = Vec::with_capacity(text.len() + 3);
         if self.bom {
             out.extend_from_slice(BOM.as_bytes());
         }
         out.extend_from_slice(text.as_bytes());
-        out
+        Ok(out)
     }
 }
 
-/// The text of file contents, borrowed: validated as UTF-8 (with SIMD: most
-/// of a large tree's bytes pass through here) and without a BOM.
-pub fn text_of(bytes: &[u8]) -> Result<&str, String> {
+/// The text of file contents: validated as UTF-8 (with SIMD: most of a large
+/// tree's bytes pass through here) and borrowed, without a BOM; or decoded
+/// from the single-byte encoding a coding cookie declares.
+pub fn text_of(bytes: &[u8]) -> Result<Cow<'_, str>, String> {
+    if let Some(encoding) = declared_encoding(bytes)? {
+        return decode_single_byte(encoding, bytes).map(Cow::Owned);
+    }
     match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => Ok(text.strip_prefix(BOM).unwrap_or(text)),
+        Ok(text) => Ok(Cow::Borrowed(text.strip_prefix(BOM).unwrap_or(text))),
         Err(_) => {
             let at = simdutf8::compat::from_utf8(bytes).err().map_or(0, |e| e.valid_up_to());
-            Err(format!("not valid UTF-8 (first bad byte at offset {at}); toolshape reads UTF-8 sources"))
+            Err(format!("not valid UTF-8 (first bad byte at offset {at}) and no coding cookie names another encoding"))
         }
     }
+}
+
+fn decode_single_byte(encoding: &'static Encoding, bytes: &[u8]) -> Result<String, String> {
+    encoding
+        .decode_without_bom_handling_and_without_replacement(bytes)
+        .map(Cow::into_owned)
+        .ok_or_else(|| format!("not valid {}", encoding.name()))
+}
+
+/// The encoding a PEP 263 coding cookie declares, when it is not UTF-8: on
+/// the first line, or on the second when the first is blank or a comment.
+/// An encoding toolshape cannot edit byte for byte is an error.
+pub fn declared_encoding(bytes: &[u8]) -> Result<Option<&'static Encoding>, String> {
+    let Some(label) = coding_cookie(bytes) else { return Ok(None) };
+    let normalized = label.to_ascii_lowercase().replace('_', "-");
+    let normalized = match normalized.as_str() {
+        "latin-1" | "iso-latin-1" | "l1" => "latin1",
+        "utf8" | "utf-8-sig" => "utf-8",
+        other => other,
+    };
+    let encoding = Encoding::for_label(normalized.as_bytes())
+        .ok_or_else(|| format!("unknown encoding {label:?} in the coding cookie"))?;
+    if encoding == encoding_rs::UTF_8 {
+        return Ok(None);
+    }
+    if !encoding.is_single_byte() {
+        return Err(format!(
+            "the coding cookie names {label:?}; toolshape reads UTF-8 and single-byte ASCII-compatible encodings"
+        ));
+    }
+    Ok(Some(encoding))
+}
+
+/// The label of a coding cookie in the first two lines, if there is one.
+fn coding_cookie(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(1024)];
+    let head = head.strip_prefix(BOM.as_bytes()).unwrap_or(head);
+    let mut lines = head.split(|&b| b == b'\n' || b == b'\r').filter(|l| !l.is_empty()).take(2);
+    let mut first = true;
+    loop {
+        let line = lines.next()?;
+        let trimmed = line.trim_ascii_start();
+        if let Some(comment) = trimmed.strip_prefix(b"#") {
+            if let Some(label) = cookie_label(comment) {
+                return Some(label);
+            }
+        } else if !trimmed.is_empty() || !first {
+            return None;
+        }
+        first = false;
+    }
+}
+
+/// `coding[:=]<spaces><label>` within a comment.
+fn cookie_label(comment: &[u8]) -> Option<String> {
+    let at = comment.windows(6).position(|w| w == b"coding")?;
+    let rest = comment[at + 6..].strip_prefix(b":").or_else(|| comment[at + 6..].strip_prefix(b"="))?;
+    let rest = rest.trim_ascii_start();
+    let label: Vec<u8> =
+        rest.iter().copied().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')).collect();
+    (!label.is_empty()).then(|| String::from_utf8(label).expect("ASCII"))
 }
 
 /// Reads a whole file into `buffer` with plain `read` calls (no size query
@@ -82,7 +166,7 @@ fn read_all(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
 /// Runs `f` on the text of the file at `path`, read into a buffer this
 /// thread reuses (no allocation per file on the hot path).
 pub fn with_text<T>(path: &Path, f: impl FnOnce(&str) -> T) -> Result<T, String> {
-    with_bytes(path, |bytes| text_of(bytes).map(f))?
+    with_bytes(path, |bytes| text_of(bytes).map(|text| f(&text)))?
 }
 
 /// Runs `f` on the contents of the file at `path`, read into a buffer this
@@ -111,7 +195,25 @@ mod tests {
     fn bom_is_set_aside_and_restored() {
         let src = SourceText::decode(b"\xef\xbb\xbfx = 1\n".to_vec()).unwrap();
         assert_eq!(src.text, "x = 1\n");
-        assert_eq!(src.encode("y\n"), b"\xef\xbb\xbfy\n");
+        assert_eq!(src.encode("y\n").unwrap(), b"\xef\xbb\xbfy\n");
+    }
+
+    #[test]
+    fn coding_cookies_follow_pep_263() {
+        let latin = b"# -*- coding: latin-1 -*-\nx = '\xe9'\n".to_vec();
+        let src = SourceText::decode(latin.clone()).unwrap();
+        assert_eq!(src.text, "# -*- coding: latin-1 -*-\nx = '\u{e9}'\n");
+        assert_eq!(src.encode(&src.text).unwrap(), latin, "bytes round-trip");
+        assert!(
+            SourceText::decode(b"#!/usr/bin/env python\n# vim: set fileencoding=koi8-r :\nx = '\xc1'\n".to_vec())
+                .is_ok()
+        );
+        // A cookie on line two counts only after a blank or comment line.
+        assert!(SourceText::decode(b"x = 1\n# coding: latin-1\ny = '\xe9'\n".to_vec()).is_err());
+        let err = SourceText::decode(b"# coding: shift_jis\nx = 1\n".to_vec()).unwrap_err();
+        assert!(err.contains("single-byte"), "{err}");
+        assert!(SourceText::decode(b"# coding: utf-8\nx = '\xe9'\n".to_vec()).is_err());
+        assert_eq!(declared_encoding(b"# coding=cp1252\n").unwrap().unwrap().name(), "windows-1252");
     }
 
     #[test]
