@@ -252,6 +252,22 @@ fn leftovers(text: &str, plans: &[DictPlan], broken: &[Range<usize>], limit_hit:
         .collect()
 }
 
+/// Held (shared) by every write in progress; an interrupt takes it
+/// exclusively, so that it waits for those writes and lets no new one start.
+static WRITES: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// On SIGINT or SIGTERM: wait for the writes in progress to finish (no
+/// temporary file is left, no file half-written), print `message` and exit
+/// with `status`. Files not yet written stay as they were.
+pub fn exit_on_interrupt(status: i32, message: &'static str) -> Result<(), String> {
+    ctrlc::set_handler(move || {
+        let _no_more_writes = WRITES.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        eprintln!("\n{message}");
+        std::process::exit(status);
+    })
+    .map_err(|e| e.to_string())
+}
+
 /// Writes `new` over `path` atomically: a temporary file in the same folder,
 /// the original's permissions, then a rename. Refuses when the file on disk
 /// is no longer `original` or is read-only.
@@ -278,6 +294,7 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.toolshape-{}-{n}.tmp", std::process::id()));
+    let _writing = WRITES.read().unwrap_or_else(|poisoned| poisoned.into_inner());
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         file.write_all(new)?;

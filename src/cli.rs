@@ -20,7 +20,7 @@ pub const EXIT_CLEAN: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 /// Exit status: usage error, missing path, unreadable file.
 pub const EXIT_ERROR: i32 = 2;
-/// Exit status: `fix --interactive` aborted with Ctrl-C (as a shell reports SIGINT).
+/// Exit status: interrupted by SIGINT or SIGTERM (as a shell reports SIGINT).
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 #[derive(Debug, Parser)]
@@ -240,6 +240,14 @@ fn run_fix(args: &FixArgs) -> i32 {
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
     };
+    if !args.diff
+        && let Err(message) = crate::apply::exit_on_interrupt(
+            EXIT_INTERRUPTED,
+            "Interrupted: every file is either fixed or as it was; run `toolshape fix` again to finish.",
+        )
+    {
+        eprintln!("warning: an interrupt could not be made safe: {message}");
+    }
     let line_lengths = LineLengths::default();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -306,7 +314,9 @@ fn run_review(args: &FixArgs) -> i32 {
     let Some(files) = args.tree.discover(&mut errors) else {
         return EXIT_ERROR;
     };
-    if let Err(message) = review::exit_on_interrupt(EXIT_INTERRUPTED) {
+    if let Err(message) =
+        crate::apply::exit_on_interrupt(EXIT_INTERRUPTED, "Aborted: files not yet written were left as they were.")
+    {
         eprintln!("warning: Ctrl-C outside a question will not be handled gracefully: {message}");
     }
     let palette = args.tree.palette();

@@ -22,7 +22,6 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use console::{Key, Term};
 
@@ -37,10 +36,6 @@ use crate::{check, contract, diagnostics, diff};
 
 /// Lines of context around each fix's diff.
 const DIFF_CONTEXT: usize = 3;
-
-/// Held while a file is written, so that an interrupt arriving outside a key
-/// read waits for the write to finish (see [`exit_on_interrupt`]).
-static WRITING: Mutex<()> = Mutex::new(());
 
 /// An answer to one offered fix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -689,20 +684,8 @@ fn write_reviewed(file: &QueuedFile, text: &str) -> Result<(), String> {
     if apply::syntax_error_count(text) > apply::syntax_error_count(&file.source.text) {
         return Err("the reviewed text has more syntax errors than the original; not written".into());
     }
-    let _writing = WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // An interrupt waits for this write (see `apply::exit_on_interrupt`).
     apply::write_atomic(&file.path, &file.bytes, &file.source.encode(text)?)
-}
-
-/// Makes Ctrl-C outside a key read (while planning or writing) end the
-/// program with `status` once any write in progress is done; inside a key
-/// read the terminal delivers it as a key instead.
-pub fn exit_on_interrupt(status: i32) -> Result<(), String> {
-    ctrlc::set_handler(move || {
-        let _writing = WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        eprintln!("\nAborted: files not yet written were left as they were.");
-        std::process::exit(status);
-    })
-    .map_err(|e| e.to_string())
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -722,7 +705,7 @@ pub fn help_text(offer: &Offer) -> String {
     [
         "y - apply this fix".to_owned(),
         "n - skip this fix".to_owned(),
-        "a - apply this fix and the remaining safe fixes in this file".to_owned(),
+        "a - apply this fix and every remaining fix in this file (unsafe ones too)".to_owned(),
         "d - skip this fix and every remaining fix in this file".to_owned(),
         format!("k - apply this fix and every remaining safe fix that moves the same keys ({moves})"),
         "A - apply this fix and every remaining safe fix, in every file".to_owned(),
