@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::diagnostics::{self, Finding};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
-use crate::{config, contract, fix};
+use crate::{contract, fix};
 
 /// Checks one source text; findings come sorted by position, each saying
 /// whether `toolshape fix` can repair it.
@@ -23,8 +23,8 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
         return Vec::new();
     }
     let index = LineIndex::new(src);
-    // Applicability does not depend on the line length; layout does.
-    let options = fix::PlanOptions::for_source(src, config::DEFAULT_LINE_LENGTH, fix::AugmentText::Never);
+    // Only each fix's verdict is reported: no layout, no edits.
+    let options = fix::PlanOptions::verdicts_only();
     let mut findings: Vec<Finding> = fix::plan_source(src, &pieces, &options)
         .iter()
         .flat_map(|plan| {

@@ -154,13 +154,21 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize) -> Optio
     (has("status") && has("content")).then(|| ToolResultDict { range: shift(node.byte_range()), entries })
 }
 
+/// Whether the top-level statement holding `node` has a syntax error (a
+/// `def` with a broken signature, say): no finding and no edit comes from a
+/// statement tree-sitter had to repair. O(depth), unlike climbing parents.
+pub fn in_broken_statement(root: Node<'_>, node: Node<'_>) -> bool {
+    root.has_error() && root.child_with_descendant(node).is_some_and(|top| top.has_error())
+}
+
 /// Every tool-result dict in the parsed pieces of `src`, in source order.
 pub fn tool_results(src: &str, pieces: &[ParsedPiece]) -> Vec<ToolResultDict> {
     let mut found = Vec::new();
     for piece in pieces {
         let piece_src = &src[piece.offset..];
+        let root = piece.tree.root_node();
         piece.for_each_node(|node| {
-            if node.kind() == "dictionary" {
+            if node.kind() == "dictionary" && !in_broken_statement(root, node) {
                 found.extend(tool_result_dict(node, piece_src, piece.offset));
             }
         });
@@ -206,5 +214,11 @@ mod tests {
     #[test]
     fn broken_dicts_are_never_reported() {
         assert!(scan("x = {'status': 1, 'content': [], 'a': 1, 'b': }\n").is_empty());
+    }
+
+    #[test]
+    fn dicts_in_broken_statements_are_never_reported() {
+        let src = "def broken(:\n    return {'status': 1, 'content': [], 'a': 1}\n\n\ndef good():\n    return {'status': 1, 'content': [], 'b': 1}\n";
+        assert_eq!(scan(src), vec![(Code::ExtraKey, Some("b".into()))]);
     }
 }

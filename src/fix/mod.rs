@@ -129,12 +129,20 @@ pub enum AugmentText {
 pub struct PlanOptions {
     pub style: Style,
     pub augment_text: AugmentText,
+    /// Whether to build the edits; `check` needs only each fix's verdict.
+    pub with_edits: bool,
 }
 
 impl PlanOptions {
     /// Options for `src`: its layout habits and the given line length.
     pub fn for_source(src: &str, line_length: usize, augment_text: AugmentText) -> Self {
-        PlanOptions { style: Style::detect(src, line_length), augment_text }
+        PlanOptions { style: Style::detect(src, line_length), augment_text, with_edits: true }
+    }
+
+    /// Options for judging fixes without building them.
+    pub fn verdicts_only() -> Self {
+        let style = Style { newline: "\n", indent_unit: "    ".into(), line_length: usize::MAX };
+        PlanOptions { style, augment_text: AugmentText::Never, with_edits: false }
     }
 }
 
@@ -144,15 +152,19 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
     let mut plans = Vec::new();
     for piece in pieces {
         let piece_src = &src[piece.offset..];
+        let root = piece.tree.root_node();
         piece.for_each_node(|node| {
             if node.kind() != "dictionary" {
+                return;
+            }
+            if contract::in_broken_statement(root, node) {
                 return;
             }
             let Some(dict) = contract::tool_result_dict(node, piece_src, piece.offset) else {
                 return;
             };
             if dict.is_violating() {
-                let remedy = plan::plan_dict(src, piece.offset, node, &dict, options);
+                let remedy = plan::plan_dict(src, piece.offset, root, node, &dict, options);
                 plans.push(DictPlan { dict: dict.range.clone(), tool_result: dict, remedy });
             }
         });

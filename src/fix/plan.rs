@@ -41,6 +41,7 @@ struct Ctx<'s> {
     offset: usize,
     style: &'s Style,
     augment_text: AugmentText,
+    with_edits: bool,
 }
 
 impl<'s> Ctx<'s> {
@@ -154,9 +155,17 @@ struct Shape {
 }
 
 /// Plans the remedy for `node`, a violating tool-result dict.
-pub fn plan_dict(src: &str, offset: usize, node: Node<'_>, dict: &ToolResultDict, options: &PlanOptions) -> Remedy {
-    let ctx = Ctx { src, offset, style: &options.style, augment_text: options.augment_text };
-    match Planner::new(&ctx, node, dict) {
+pub fn plan_dict(
+    src: &str,
+    offset: usize,
+    root: Node<'_>,
+    node: Node<'_>,
+    dict: &ToolResultDict,
+    options: &PlanOptions,
+) -> Remedy {
+    let ctx =
+        Ctx { src, offset, style: &options.style, augment_text: options.augment_text, with_edits: options.with_edits };
+    match Planner::new(&ctx, root, node, dict) {
         Ok(planner) => planner.plan(),
         Err(reason) => Remedy::Manual(reason),
     }
@@ -174,13 +183,14 @@ struct Planner<'c, 's, 't> {
 }
 
 impl<'c, 's, 't> Planner<'c, 's, 't> {
-    fn new(ctx: &'c Ctx<'s>, node: Node<'t>, dict: &ToolResultDict) -> Result<Self, String> {
-        let mut ancestor = node.parent();
-        while let Some(a) = ancestor {
-            match a.kind() {
+    fn new(ctx: &'c Ctx<'s>, root: Node<'t>, node: Node<'t>, dict: &ToolResultDict) -> Result<Self, String> {
+        // Down from the root (climbing with `parent` costs O(depth) a step).
+        let mut ancestor = root;
+        while let Some(next) = ancestor.child_with_descendant(node).filter(|n| *n != node) {
+            match next.kind() {
                 "ERROR" => return Err("it sits in a region with syntax errors".into()),
                 "interpolation" | "string" => return Err("it stands inside an f-string".into()),
-                _ => ancestor = a.parent(),
+                _ => ancestor = next,
             }
         }
         let entries = dict_entries(ctx, node, dict);
@@ -238,7 +248,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         self.check_target(&mut reasons);
         let text = self.augmentation();
         let augment_edits: Vec<Edit> = text.iter().map(|a| a.edit.clone()).collect();
-        let edits = self.edits(&augment_edits);
+        let edits = if self.ctx.with_edits { self.edits(&augment_edits) } else { Vec::new() };
         let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
         let moves = self.entries.iter().filter(|e| e.moved).map(|e| e.label.clone()).collect();
         let text = match text {

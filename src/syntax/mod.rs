@@ -46,9 +46,16 @@ pub fn reparse(old_text: &str, old_tree: &Tree, new_text: &str, changes: &[TextC
     let mut sorted = changes.to_vec();
     // Last first: the text before each change is still the old text.
     sorted.sort_by_key(|c| std::cmp::Reverse(c.old_range.0));
+    // Every point needed, found in one sweep over the old text (a scan per
+    // change would be quadratic with thousands of changes).
+    let mut offsets: Vec<usize> = sorted.iter().flat_map(|c| [c.old_range.0, c.old_range.1]).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let points = points_at(old_text, &offsets);
+    let point = |offset: usize| points[offsets.binary_search(&offset).expect("every offset was swept")];
     for change in sorted {
         let (start, old_end) = change.old_range;
-        let start_position = point_at(old_text, start);
+        let start_position = point(start);
         let rows = memchr::memchr_iter(b'\n', change.inserted.as_bytes()).count();
         let new_end_position = match change.inserted.rfind('\n') {
             Some(i) => tree_sitter::Point { row: start_position.row + rows, column: change.inserted.len() - i - 1 },
@@ -61,7 +68,7 @@ pub fn reparse(old_text: &str, old_tree: &Tree, new_text: &str, changes: &[TextC
             old_end_byte: old_end,
             new_end_byte: start + change.inserted.len(),
             start_position,
-            old_end_position: point_at(old_text, old_end),
+            old_end_position: point(old_end),
             new_end_position,
         });
     }
@@ -70,12 +77,20 @@ pub fn reparse(old_text: &str, old_tree: &Tree, new_text: &str, changes: &[TextC
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
-/// tree-sitter's point (row by `\n`, column in bytes) of `offset`.
-fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
-    let before = &text.as_bytes()[..offset];
-    let row = memchr::memchr_iter(b'\n', before).count();
-    let column = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    tree_sitter::Point { row, column }
+/// tree-sitter's points (row by `\n`, column in bytes) of sorted `offsets`.
+fn points_at(text: &str, offsets: &[usize]) -> Vec<tree_sitter::Point> {
+    let (mut row, mut line_start, mut at) = (0, 0, 0);
+    offsets
+        .iter()
+        .map(|&offset| {
+            for i in memchr::memchr_iter(b'\n', &text.as_bytes()[at..offset]) {
+                row += 1;
+                line_start = at + i + 1;
+            }
+            at = offset;
+            tree_sitter::Point { row, column: offset - line_start }
+        })
+        .collect()
 }
 
 /// A parsed piece of a file: the whole file, or one candidate region.
