@@ -52,9 +52,38 @@ fn detect_indent_unit(src: &str) -> String {
     "    ".to_owned()
 }
 
-/// Byte offset where the line holding `pos` starts.
-pub fn line_start(src: &str, pos: usize) -> usize {
-    src.as_bytes()[..pos].iter().rposition(|&b| b == b'\n' || b == b'\r').map_or(0, |i| i + 1)
+/// A source with its line index: line starts and ends in O(log n), so that
+/// many dicts on one long line cost nothing quadratic.
+pub struct Lines<'s> {
+    pub src: &'s str,
+    index: &'s crate::syntax::LineIndex,
+}
+
+impl<'s> Lines<'s> {
+    pub fn new(src: &'s str, index: &'s crate::syntax::LineIndex) -> Self {
+        Lines { src, index }
+    }
+
+    /// Byte offset where the line holding `pos` starts.
+    pub fn line_start(&self, pos: usize) -> usize {
+        self.index.line_start(self.index.line_of(pos))
+    }
+
+    /// Byte offset of the line break ending the line holding `pos`.
+    pub fn line_end(&self, pos: usize) -> usize {
+        let line = self.index.line_of(pos);
+        match self.index.line_start_checked(line + 1) {
+            Some(next) if self.src.as_bytes()[..next].ends_with(b"\r\n") => next - 2,
+            Some(next) => next - 1,
+            None => self.src.len(),
+        }
+    }
+
+    /// The leading whitespace of the line holding `pos`.
+    pub fn line_indent(&self, pos: usize) -> &'s str {
+        let rest = &self.src[self.line_start(pos)..];
+        &rest[..rest.len() - rest.trim_start_matches([' ', '\t', '\x0c']).len()]
+    }
 }
 
 /// Byte offset of the line break ending the line holding `pos` (or the end).
@@ -71,16 +100,11 @@ pub fn newline_len(src: &str, pos: usize) -> usize {
     }
 }
 
-/// The leading whitespace of the line holding `pos`.
-pub fn line_indent(src: &str, pos: usize) -> &str {
-    let start = line_start(src, pos);
-    let rest = &src[start..];
-    &rest[..rest.len() - rest.trim_start_matches([' ', '\t', '\x0c']).len()]
-}
-
-/// Whether only whitespace stands between the line start and `pos`.
+/// Whether only whitespace stands between the line start and `pos`
+/// (looking back over blanks only: cheap on long lines).
 pub fn starts_line(src: &str, pos: usize) -> bool {
-    src[line_start(src, pos)..pos].bytes().all(|b| matches!(b, b' ' | b'\t' | b'\x0c'))
+    let before = skip_blanks_back(src, pos);
+    before == 0 || matches!(src.as_bytes()[before - 1], b'\n' | b'\r')
 }
 
 /// Skips spaces and tabs forward from `pos`.
@@ -115,12 +139,13 @@ pub fn ends_line(src: &str, pos: usize) -> bool {
 /// The own-line comments directly above the line holding `pos` (no blank
 /// line between), as the range from the first comment line's start to the
 /// start of `pos`'s line. Stops at `floor`.
-pub fn comments_above(src: &str, pos: usize, floor: usize) -> Option<Range<usize>> {
-    let own_line = line_start(src, pos);
+pub fn comments_above(lines: &Lines<'_>, pos: usize, floor: usize) -> Option<Range<usize>> {
+    let src = lines.src;
+    let own_line = lines.line_start(pos);
     let mut first = own_line;
     while first > floor {
         let prev_end = first - newline_len_before(src, first);
-        let prev_start = line_start(src, prev_end);
+        let prev_start = lines.line_start(prev_end);
         if prev_start < floor {
             break;
         }
@@ -169,7 +194,8 @@ pub fn reindent(
     let mut pos = range.start;
     let mut first = true;
     while pos < range.end {
-        let end = line_end(src, pos).min(range.end);
+        // Only up to the range's end: the entry may sit on a very long line.
+        let end = memchr::memchr2(b'\n', b'\r', &src.as_bytes()[pos..range.end]).map_or(range.end, |i| pos + i);
         let nl_end = (end + newline_len(src, end)).min(range.end);
         let line = &src[pos..end];
         if first || in_string(pos) || !line.starts_with(old_base) {
@@ -204,7 +230,8 @@ mod tests {
     fn finds_comments_around_entries() {
         let src = "{\n    'a': 1,\n    # one\n    # two\n    'b': 2,  # tail\n}";
         let b = src.find("'b'").unwrap();
-        let above = comments_above(src, b, src.find('{').unwrap() + 1).unwrap();
+        let index = crate::syntax::LineIndex::new(src);
+        let above = comments_above(&Lines::new(src, &index), b, src.find('{').unwrap() + 1).unwrap();
         assert_eq!(&src[above], "    # one\n    # two\n");
         let after = src.find("2,").unwrap() + 2;
         assert_eq!(&src[trailing_comment(src, after).unwrap()], "# tail");

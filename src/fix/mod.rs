@@ -150,6 +150,7 @@ impl PlanOptions {
 /// of `src`, in source order.
 pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> Vec<DictPlan> {
     let mut plans = Vec::new();
+    let index = crate::syntax::LineIndex::new(src);
     for piece in pieces {
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
@@ -164,7 +165,7 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
                 return;
             };
             if dict.is_violating() {
-                let remedy = plan::plan_dict(src, piece.offset, root, node, &dict, options);
+                let remedy = plan::plan_dict(src, &index, piece.offset, root, node, &dict, options);
                 plans.push(DictPlan { dict: dict.range.clone(), tool_result: dict, remedy });
             }
         });

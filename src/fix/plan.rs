@@ -10,6 +10,7 @@ use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
 use crate::contract::{ToolResultDict, constant_str, tool_result_dict, unparenthesize};
+use crate::syntax::LineIndex;
 
 /// Keys whose values a spread standing after them could have overridden.
 const GUARDED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
@@ -38,6 +39,7 @@ const PRIMARY_KINDS: [&str; 5] = ["identifier", "attribute", "call", "subscript"
 /// Shared access to the source while planning one dict.
 struct Ctx<'s> {
     src: &'s str,
+    lines: layout::Lines<'s>,
     offset: usize,
     style: &'s Style,
     augment_text: AugmentText,
@@ -157,14 +159,21 @@ struct Shape {
 /// Plans the remedy for `node`, a violating tool-result dict.
 pub fn plan_dict(
     src: &str,
+    index: &LineIndex,
     offset: usize,
     root: Node<'_>,
     node: Node<'_>,
     dict: &ToolResultDict,
     options: &PlanOptions,
 ) -> Remedy {
-    let ctx =
-        Ctx { src, offset, style: &options.style, augment_text: options.augment_text, with_edits: options.with_edits };
+    let ctx = Ctx {
+        src,
+        lines: layout::Lines::new(src, index),
+        offset,
+        style: &options.style,
+        augment_text: options.augment_text,
+        with_edits: options.with_edits,
+    };
     match Planner::new(&ctx, root, node, dict) {
         Ok(planner) => planner.plan(),
         Err(reason) => Remedy::Manual(reason),
@@ -505,7 +514,20 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             shapes.retain(|s| s.json_multiline);
         }
         shapes.dedup();
-        let window = layout::line_start(src, self.dict_range.start)..layout::line_end(src, self.dict_range.end);
+        // The dict's lines, but no further than a few line lengths either
+        // side: a line reaching past that is too long whatever the shape,
+        // and many dicts on one huge line must not each copy all of it.
+        let reach = 4 * self.ctx.style.line_length.min(1 << 16);
+        let mut from =
+            self.ctx.lines.line_start(self.dict_range.start).max(self.dict_range.start.saturating_sub(reach));
+        while !src.is_char_boundary(from) {
+            from += 1;
+        }
+        let mut to = self.ctx.lines.line_end(self.dict_range.end).min(self.dict_range.end + reach);
+        while !src.is_char_boundary(to) {
+            to -= 1;
+        }
+        let window = from..to;
         let old_lines: HashSet<&str> = src[window.clone()].lines().collect();
         let fits = |shape: Shape, augment: &[Edit]| {
             let shifted: Vec<Edit> = self
@@ -536,7 +558,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let ctx = self.ctx;
         let content = &self.entries[self.content];
         if shape.dict_exploded {
-            let base = layout::line_indent(ctx.src, self.dict_range.start).to_owned();
+            let base = ctx.lines.line_indent(self.dict_range.start).to_owned();
             let inner = ctx.deeper(&base);
             let content_edits = self.content_edits(shape, &inner, augment);
             let lines: Vec<String> = self
@@ -558,7 +580,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 replacement: format!("{{{nl}{}{nl}{base}}}", lines.join(nl)),
             }];
         }
-        let base = layout::line_indent(ctx.src, content.range.start).to_owned();
+        let base = ctx.lines.line_indent(content.range.start).to_owned();
         let mut edits = self.deletions();
         edits.extend(self.content_edits(shape, &base, augment));
         edits
@@ -601,7 +623,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             }
             Target::Merge { list, block, json } => {
                 if list.multiline || !shape.list_exploded {
-                    let indent = layout::line_indent(ctx.src, block.start).to_owned();
+                    let indent = ctx.lines.line_indent(block.start).to_owned();
                     return in_place(self.merge_edits(json, &indent, shape.json_multiline));
                 }
                 let lines: Vec<String> = list
@@ -698,9 +720,9 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             // Comments above travel with the entry, so they go with it.
             let start = item.above.as_ref().map_or(entry.range.start, |a| a.start);
             let range = if layout::ends_line(src, end) {
-                let stop = layout::line_end(src, end);
+                let stop = self.ctx.lines.line_end(end);
                 if layout::starts_line(src, entry.range.start) {
-                    layout::line_start(src, start)..stop + layout::newline_len(src, stop)
+                    self.ctx.lines.line_start(start)..stop + layout::newline_len(src, stop)
                 } else if src[floor..entry.range.start].trim().is_empty() && stop == layout::skip_blanks(src, end) {
                     // It hugs the opening brace: the next line's entry takes
                     // its place there.
@@ -748,8 +770,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             .into_iter()
             .map(|mut r| {
                 // A line left holding only blanks goes entirely.
-                let line_start = layout::line_start(src, r.start);
-                let line_end = layout::line_end(src, r.end);
+                let line_start = self.ctx.lines.line_start(r.start);
+                let line_end = self.ctx.lines.line_end(r.end);
                 let blank = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\x0c'));
                 if blank(&src[line_start..r.start])
                     && blank(&src[r.end..line_end])
@@ -821,10 +843,13 @@ fn moved_item(ctx: &Ctx<'_>, dict_node: Node<'_>, entry: &DictEntry<'_>) -> Move
     let src = ctx.src;
     let end = entry.comma.as_ref().map_or(entry.range.end, |c| c.end);
     let starts = layout::starts_line(src, entry.range.start);
-    let above =
-        if starts { layout::comments_above(src, entry.range.start, ctx.range(dict_node).start + 1) } else { None };
+    let above = if starts {
+        layout::comments_above(&ctx.lines, entry.range.start, ctx.range(dict_node).start + 1)
+    } else {
+        None
+    };
     let trailing = layout::trailing_comment(src, end).map(|c| (src[end..c.start].to_owned(), c));
-    let base = layout::line_indent(src, entry.range.start).to_owned();
+    let base = ctx.lines.line_indent(entry.range.start).to_owned();
     let mut string_lines = HashSet::new();
     if layout::is_multiline(src, &entry.range) {
         let entry_node = entry.value.parent().unwrap_or(entry.value);
@@ -833,7 +858,7 @@ fn moved_item(ctx: &Ctx<'_>, dict_node: Node<'_>, entry: &DictEntry<'_>) -> Move
                 let r = ctx.range(n);
                 let mut pos = r.start;
                 while pos < r.end {
-                    let e = layout::line_end(src, pos);
+                    let e = ctx.lines.line_end(pos);
                     pos = e + layout::newline_len(src, e);
                     if pos < r.end && pos > r.start {
                         string_lines.insert(pos);
@@ -891,12 +916,12 @@ fn multiline_append(
     let src = ctx.src;
     let close = coll.range.end - 1;
     let indent = match coll.elements.last() {
-        Some(last) if layout::starts_line(src, last.start) => layout::line_indent(src, last.start).to_owned(),
-        Some(last) => src[layout::line_start(src, last.start)..last.start]
+        Some(last) if layout::starts_line(src, last.start) => ctx.lines.line_indent(last.start).to_owned(),
+        Some(last) => src[ctx.lines.line_start(last.start)..last.start]
             .chars()
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect(),
-        None => ctx.deeper(layout::line_indent(src, close)),
+        None => ctx.deeper(ctx.lines.line_indent(close)),
     };
     let has_comma = coll.trailing_comma.is_some() || coll.elements.is_empty();
     let mut edits = Vec::new();
@@ -909,11 +934,11 @@ fn multiline_append(
                     edits.push(Edit { range: last.end..last.end, replacement: ",".into() });
                 }
                 let after = coll.trailing_comma.as_ref().map_or(last.end, |c| c.end);
-                let at = layout::line_end(src, after);
+                let at = ctx.lines.line_end(after);
                 edits.push(Edit { range: at..at, replacement: format!("{}{}", ctx.nl(), render(&indent, has_comma)) });
             }
             None => {
-                let at = layout::line_start(src, close);
+                let at = ctx.lines.line_start(close);
                 edits.push(Edit { range: at..at, replacement: format!("{}{}", render(&indent, has_comma), ctx.nl()) });
             }
         }
@@ -926,7 +951,7 @@ fn multiline_append(
         let mut replacement = format!("{comma}{}{}", ctx.nl(), render(&indent, coll.trailing_comma.is_some()));
         if ends_with_comment {
             replacement.push_str(ctx.nl());
-            replacement.push_str(layout::line_indent(src, close));
+            replacement.push_str(ctx.lines.line_indent(close));
         }
         edits.push(Edit { range: at..at, replacement });
     }

@@ -195,6 +195,8 @@ fn walk_pruned<'t>(root: Node<'t>, mut enter: impl FnMut(Node<'t>) -> bool, mut 
 /// Line starts of a source, with Python's line breaks (`\n`, `\r\n`, `\r`).
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// Whether each line is ASCII (its character columns are byte columns).
+    ascii: Vec<bool>,
 }
 
 /// A 1-based line and 1-based column counted in characters.
@@ -215,7 +217,12 @@ impl LineIndex {
             starts.push(next);
             i = next;
         }
-        LineIndex { starts }
+        let ascii = starts
+            .iter()
+            .enumerate()
+            .map(|(i, &start)| bytes[start..starts.get(i + 1).copied().unwrap_or(bytes.len())].is_ascii())
+            .collect();
+        LineIndex { starts, ascii }
     }
 
     /// The 0-based line holding byte `offset`.
@@ -228,9 +235,15 @@ impl LineIndex {
         self.starts[line]
     }
 
+    /// The byte offset where 0-based `line` starts, if there is such a line.
+    pub fn line_start_checked(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).copied()
+    }
+
     pub fn position(&self, src: &str, offset: usize) -> Position {
         let line = self.line_of(offset);
-        let column = src[self.starts[line]..offset].chars().count() + 1;
+        let start = self.starts[line];
+        let column = if self.ascii[line] { offset - start } else { src[start..offset].chars().count() } + 1;
         Position { line: line + 1, column }
     }
 

@@ -143,12 +143,23 @@ pub fn toolshape(dir: &Path, args: &[&str]) -> Run {
 }
 
 /// Runs toolshape and fails the test if it does not finish in time.
+/// Runs the binary, failing the test if it takes longer than `limit`. The
+/// output is read while waiting, so a chatty run cannot block on a full pipe.
 pub fn toolshape_with_timeout(dir: &Path, args: &[&str], limit: Duration) -> Run {
     let mut child = command(dir, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("toolshape starts");
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait works").is_some() {
-            return finish(child.wait_with_output().expect("output is readable"));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait works") {
+            break status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -156,7 +167,8 @@ pub fn toolshape_with_timeout(dir: &Path, args: &[&str], limit: Duration) -> Run
             panic!("toolshape {args:?} did not finish within {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
+    };
+    finish(Output { status, stdout: stdout.join().expect("reader"), stderr: stderr.join().expect("reader") })
 }
 
 pub fn write(root: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
