@@ -1,0 +1,6 @@
+def f():
+	return {
+		"st\x61tus": "ok",
+		"con" "tent": blocks,  # c
+		r"extra": {"status": "e", "content": [], "n": 2},
+	}

@@ -1,0 +1,1 @@
+return {"status": "success", "content": [{"text": s}], "frames": 1, **stats}
