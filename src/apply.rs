@@ -56,6 +56,9 @@ pub enum LeftBecause {
     Manual(String),
     /// The fix would have added a syntax error (a toolshape bug).
     BrokeSyntax,
+    /// The file already has syntax errors, and the fix would change how
+    /// tree-sitter recovers from them: left for a person, not a bug.
+    BrokenFile,
     /// Nested deeper than [`MAX_ROUNDS`].
     RoundLimit,
 }
@@ -175,7 +178,8 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: FixPolicy,
         let mut chosen = select(&plans, policy, &broken);
         if chosen.is_empty() || round == MAX_ROUNDS {
             let limit_hit = !chosen.is_empty();
-            let leftovers = leftovers(&text, &plans, &broken, limit_hit);
+            let broken_file = baseline.is_some_and(|errors| errors > 0);
+            let leftovers = leftovers(&text, &plans, &broken, limit_hit, broken_file);
             return FixedText { text, applied, leftovers };
         }
         round += 1;
@@ -229,12 +233,19 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: FixPolicy,
     }
 }
 
-fn leftovers(text: &str, plans: &[DictPlan], broken: &[Range<usize>], limit_hit: bool) -> Vec<Leftover> {
+fn leftovers(
+    text: &str,
+    plans: &[DictPlan],
+    broken: &[Range<usize>],
+    limit_hit: bool,
+    broken_file: bool,
+) -> Vec<Leftover> {
     let index = LineIndex::new(text);
     plans
         .iter()
         .map(|plan| {
             let why = match &plan.remedy {
+                _ if broken.contains(&plan.dict) && broken_file => LeftBecause::BrokenFile,
                 _ if broken.contains(&plan.dict) => LeftBecause::BrokeSyntax,
                 Remedy::Manual(reason) => LeftBecause::Manual(reason.clone()),
                 Remedy::Fix(f) if f.applicability == Applicability::Unsafe && !limit_hit => {

@@ -134,7 +134,7 @@ impl FixTally {
         for left in &file.fixed.leftovers {
             match left.why {
                 LeftBecause::Unsafe(_) => self.unsafe_left += 1,
-                LeftBecause::Manual(_) => self.manual += 1,
+                LeftBecause::Manual(_) | LeftBecause::BrokenFile => self.manual += 1,
                 _ => self.other_left += 1,
             }
         }
@@ -178,6 +178,9 @@ pub fn leftover_lines(path: &Path, leftovers: &[Leftover], palette: Palette) -> 
             LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
             LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
             LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
+            LeftBecause::BrokenFile => {
+                "manual repair: the file has syntax errors, and this fix would change how they are read".to_owned()
+            }
             LeftBecause::RoundLimit => format!("not fixed: nested more than {} levels deep", apply::MAX_ROUNDS),
         };
         for f in &left.findings {

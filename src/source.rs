@@ -25,6 +25,7 @@ pub struct SourceText {
 impl SourceText {
     /// Decodes file contents; the error says why they cannot be read.
     pub fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+        reject_nul(&bytes)?;
         if let Some(encoding) = declared_encoding(&bytes)? {
             let text = decode_single_byte(encoding, &bytes)?;
             return Ok(SourceText { text, bom: false, encoding: Some(encoding) });
@@ -68,6 +69,7 @@ impl SourceText {
 /// tree's bytes pass through here) and borrowed, without a BOM; or decoded
 /// from the single-byte encoding a coding cookie declares.
 pub fn text_of(bytes: &[u8]) -> Result<Cow<'_, str>, String> {
+    reject_nul(bytes)?;
     if let Some(encoding) = declared_encoding(bytes)? {
         return decode_single_byte(encoding, bytes).map(Cow::Owned);
     }
@@ -77,6 +79,15 @@ pub fn text_of(bytes: &[u8]) -> Result<Cow<'_, str>, String> {
             let at = simdutf8::compat::from_utf8(bytes).err().map_or(0, |e| e.valid_up_to());
             Err(format!("not valid UTF-8 (first bad byte at offset {at}) and no coding cookie names another encoding"))
         }
+    }
+}
+
+/// Python refuses source with a NUL byte ("source code cannot contain null
+/// bytes"), and so does toolshape: such a file is reported, never edited.
+fn reject_nul(bytes: &[u8]) -> Result<(), String> {
+    match memchr::memchr(0, bytes) {
+        Some(at) => Err(format!("contains a NUL byte (offset {at}), which Python source cannot; skipped")),
+        None => Ok(()),
     }
 }
 
@@ -196,6 +207,13 @@ mod tests {
         let src = SourceText::decode(b"\xef\xbb\xbfx = 1\n".to_vec()).unwrap();
         assert_eq!(src.text, "x = 1\n");
         assert_eq!(src.encode("y\n").unwrap(), b"\xef\xbb\xbfy\n");
+    }
+
+    #[test]
+    fn nul_bytes_are_refused_like_python_does() {
+        let err = SourceText::decode(b"x = 1\n# \0\n".to_vec()).unwrap_err();
+        assert!(err.contains("NUL byte (offset 8)"), "{err}");
+        assert!(text_of(b"\0").is_err());
     }
 
     #[test]

@@ -49,10 +49,20 @@ pub fn check_text(text: &str) -> Result<(), String> {
     }
 
     // 4. Nothing fixable is left (unsafe fixes were applied too). Nesting
-    //    deeper than MAX_ROUNDS legitimately leaves fixable dicts behind.
+    //    deeper than MAX_ROUNDS legitimately leaves fixable dicts behind, and
+    //    so does a fix refused in a file that already had syntax errors (it
+    //    would change how they are recovered: left for a person).
     if !round_limit {
-        let left: Vec<_> =
-            check_source(&fixed.text, ParseScope::WholeFile).into_iter().filter(|f| f.fixable.is_some()).collect();
+        let refused: Vec<_> = fixed
+            .leftovers
+            .iter()
+            .filter(|l| l.why == LeftBecause::BrokenFile)
+            .flat_map(|l| l.findings.iter().map(|f| f.dict.clone()))
+            .collect();
+        let left: Vec<_> = check_source(&fixed.text, ParseScope::WholeFile)
+            .into_iter()
+            .filter(|f| f.fixable.is_some() && !refused.contains(&f.dict))
+            .collect();
         if !left.is_empty() {
             return Err(format!("fixable findings left after fix: {left:#?}\nfixed text:\n{}", fixed.text));
         }
