@@ -40,6 +40,11 @@ pub enum Command {
     Check(CheckArgs),
     /// Move extra keys and spreads into a json content block.
     Fix(FixArgs),
+    /// Print a shell completion script (e.g. `toolshape completions bash > ...`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,6 +84,9 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Print counts per rule instead of each finding.
+    #[arg(long)]
+    pub statistics: bool,
 }
 
 #[derive(Debug, Args)]
@@ -169,6 +177,15 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Fix(args) => run_fix(&args),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "toolshape",
+                &mut io::stdout(),
+            );
+            EXIT_CLEAN
+        }
     }
 }
 
@@ -181,7 +198,7 @@ fn run_check(args: &CheckArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut tally = report::CheckTally::default();
-    if args.format == Format::Json {
+    if args.format == Format::Json && !args.statistics {
         emit(&mut out, "[");
     }
     check::check_files(files, args.tree.scope(), |FileOutcome { path, result }| match result {
@@ -191,7 +208,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             errors += 1;
         }
         Ok(findings) => {
-            for f in &findings {
+            for f in findings.iter().filter(|_| !args.statistics) {
                 let line = match args.format {
                     Format::Text => report::text_finding(&path, f, palette),
                     Format::Github => report::github_finding(&path, f),
@@ -205,10 +222,17 @@ fn run_check(args: &CheckArgs) -> i32 {
             tally.add(&findings);
         }
     });
-    match args.format {
-        Format::Json => emit(&mut out, "]"),
-        Format::Text => emit(&mut out, &tally.summary()),
-        Format::Github => {}
+    match (args.format, args.statistics) {
+        (Format::Json, true) => emit(&mut out, &tally.statistics_json()),
+        (Format::Json, false) => emit(&mut out, "]"),
+        (_, true) => {
+            for line in tally.statistics_lines() {
+                emit(&mut out, &line);
+            }
+            emit(&mut out, &tally.summary());
+        }
+        (Format::Text, false) => emit(&mut out, &tally.summary()),
+        (Format::Github, false) => {}
     }
     let _ = out.flush();
     exit_status(errors, tally.violations > 0)

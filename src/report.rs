@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::diagnostics::{Finding, Span};
+use crate::diagnostics::{Code, Finding, Span};
 use crate::fix::Applicability;
 
 /// An output format for findings.
@@ -143,18 +143,28 @@ pub fn github_finding(path: &Path, f: &Finding) -> String {
     )
 }
 
+/// A rule's short name.
+fn rule_name(code: Code) -> &'static str {
+    match code {
+        Code::ExtraKey => "extra-top-level-key",
+        Code::Spread => "top-level-spread",
+    }
+}
+
 fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
 }
 
 /// Counts for the last line of a `check` report.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct CheckTally {
     pub violations: usize,
     pub files_with_violations: usize,
     pub files_checked: usize,
     pub safe_fixable: usize,
     pub unsafe_fixable: usize,
+    /// Per rule: (findings, with a safe fix, with an unsafe fix).
+    pub by_code: std::collections::BTreeMap<Code, (usize, usize, usize)>,
 }
 
 impl CheckTally {
@@ -164,6 +174,36 @@ impl CheckTally {
         self.violations += findings.len();
         self.safe_fixable += findings.iter().filter(|f| f.fixable == Some(Applicability::Safe)).count();
         self.unsafe_fixable += findings.iter().filter(|f| f.fixable == Some(Applicability::Unsafe)).count();
+        for f in findings {
+            let entry = self.by_code.entry(f.code).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(f.fixable == Some(Applicability::Safe));
+            entry.2 += usize::from(f.fixable == Some(Applicability::Unsafe));
+        }
+    }
+
+    /// `--statistics` as text: one line per rule, most frequent first.
+    pub fn statistics_lines(&self) -> Vec<String> {
+        let mut rows: Vec<_> = self.by_code.iter().collect();
+        rows.sort_by_key(|(code, (n, _, _))| (std::cmp::Reverse(*n), **code));
+        rows.into_iter()
+            .map(|(code, (n, safe, unsafe_))| {
+                format!("{n:>6}  {code}  {} ({safe} with a safe fix, {unsafe_} with an unsafe fix)", rule_name(*code))
+            })
+            .collect()
+    }
+
+    /// `--statistics` as JSON: one object per rule, most frequent first.
+    pub fn statistics_json(&self) -> String {
+        let mut rows: Vec<_> = self.by_code.iter().collect();
+        rows.sort_by_key(|(code, (n, _, _))| (std::cmp::Reverse(*n), **code));
+        let rows: Vec<serde_json::Value> = rows
+            .into_iter()
+            .map(|(code, (n, safe, unsafe_))| {
+                serde_json::json!({"code": code.as_str(), "name": rule_name(*code), "count": n, "fixable_safe": safe, "fixable_unsafe": unsafe_})
+            })
+            .collect();
+        serde_json::to_string_pretty(&rows).expect("statistics serialize")
     }
 
     /// The last line of a text report.
@@ -229,9 +269,33 @@ mod tests {
     }
 
     #[test]
+    fn statistics_count_per_rule() {
+        let mut tally = CheckTally::default();
+        tally.add(&check_source("x = {'status': 1, 'content': [], 'a': 1, 'b': 2, **c}\n", ParseScope::Candidates));
+        assert_eq!(
+            tally.statistics_lines(),
+            [
+                "     2  TS001  extra-top-level-key (0 with a safe fix, 2 with an unsafe fix)",
+                "     1  TS002  top-level-spread (0 with a safe fix, 1 with an unsafe fix)"
+            ]
+        );
+        let json: serde_json::Value = serde_json::from_str(&tally.statistics_json()).unwrap();
+        assert_eq!(json[0]["code"], "TS001");
+        assert_eq!(json[0]["count"], 2);
+    }
+
+    #[test]
     fn summaries_read_naturally() {
         let tally = |violations, files_with_violations, safe_fixable, unsafe_fixable| {
-            CheckTally { violations, files_with_violations, files_checked: 41, safe_fixable, unsafe_fixable }.summary()
+            CheckTally {
+                violations,
+                files_with_violations,
+                files_checked: 41,
+                safe_fixable,
+                unsafe_fixable,
+                ..Default::default()
+            }
+            .summary()
         };
         assert_eq!(tally(0, 0, 0, 0), "All checked: no violations in 41 files.");
         assert_eq!(tally(7, 3, 0, 0), "Found 7 violations in 3 files.");

@@ -721,3 +721,18 @@ fn a_file_named_twice_is_reported_once() {
     assert_eq!(run.stdout.matches(": TS001").count(), 1, "{run:?}");
     assert_eq!(run.lines().last().unwrap().split('.').next().unwrap(), "Found 1 violation in 1 file", "{run:?}");
 }
+
+#[test]
+fn completions_and_version_are_printed() {
+    let dir = tempdir();
+    for shell in ["bash", "zsh", "fish"] {
+        let run = toolshape(dir.path(), &["completions", shell]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.contains("toolshape") && run.stdout.contains("unsafe-fixes"), "{shell}: {run:?}");
+    }
+    let bad = toolshape(dir.path(), &["completions", "cmd.exe"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    let version = toolshape(dir.path(), &["--version"]);
+    assert_eq!(version.code, 0);
+    assert_eq!(version.stdout.trim(), format!("toolshape {}", env!("CARGO_PKG_VERSION")));
+}
