@@ -201,6 +201,8 @@ fn run_check(args: &CheckArgs) -> i32 {
     if args.format == Format::Json && !args.statistics {
         emit(&mut out, "[");
     }
+    // SARIF and JUnit are single documents: their findings are kept.
+    let mut kept: Vec<(PathBuf, crate::diagnostics::Finding)> = Vec::new();
     check::check_files(files, args.tree.scope(), |FileOutcome { path, result }| match result {
         Err(message) => {
             let _ = out.flush();
@@ -210,6 +212,10 @@ fn run_check(args: &CheckArgs) -> i32 {
         Ok(findings) => {
             for f in findings.iter().filter(|_| !args.statistics) {
                 let line = match args.format {
+                    Format::Sarif | Format::Junit => {
+                        kept.push((path.clone(), f.clone()));
+                        continue;
+                    }
                     Format::Text => report::text_finding(&path, f, palette),
                     Format::Github => report::github_finding(&path, f),
                     Format::Json => {
@@ -232,6 +238,8 @@ fn run_check(args: &CheckArgs) -> i32 {
             emit(&mut out, &tally.summary());
         }
         (Format::Text, false) => emit(&mut out, &tally.summary()),
+        (Format::Sarif, false) => emit(&mut out, &report::sarif(&kept)),
+        (Format::Junit, false) => emit(&mut out, &report::junit(&kept, tally.files_checked)),
         (Format::Github, false) => {}
     }
     let _ = out.flush();

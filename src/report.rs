@@ -17,6 +17,10 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands (annotations).
     Github,
+    /// One SARIF 2.1.0 log (GitHub code scanning).
+    Sarif,
+    /// JUnit XML: a test suite per file, a failed test case per finding.
+    Junit,
 }
 
 /// ANSI styling, on or off.
@@ -141,6 +145,140 @@ pub fn github_finding(path: &Path, f: &Finding) -> String {
         f.code,
         github_data(&format!("{} {}", f.code, f.message()))
     )
+}
+
+/// The rules, as SARIF and `--statistics` describe them.
+const RULES: [(Code, &str); 2] = [
+    (
+        Code::ExtraKey,
+        "A tool result has a top-level key other than status, content and toolUseId; the runtime drops it.",
+    ),
+    (Code::Spread, "A tool result has a top-level ** spread, which can inject keys the runtime drops."),
+];
+
+/// A path as a SARIF artifact URI: `/` separators, `./` dropped, reserved
+/// characters percent-encoded.
+fn artifact_uri(path: &Path) -> String {
+    let shown = path.display().to_string().replace('\\', "/");
+    let shown = shown.strip_prefix("./").unwrap_or(&shown);
+    let mut out = String::with_capacity(shown.len());
+    for byte in shown.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Renders all findings as one SARIF 2.1.0 log.
+pub fn sarif(findings: &[(std::path::PathBuf, Finding)]) -> String {
+    let rules: Vec<serde_json::Value> = RULES
+        .iter()
+        .map(|(code, description)| {
+            serde_json::json!({
+                "id": code.as_str(),
+                "name": rule_name(*code),
+                "shortDescription": {"text": rule_name(*code).replace('-', " ")},
+                "fullDescription": {"text": description},
+                "defaultConfiguration": {"level": "error"},
+            })
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = findings
+        .iter()
+        .map(|(path, f)| {
+            let rule_index = RULES.iter().position(|(c, _)| *c == f.code).expect("every code is a rule");
+            serde_json::json!({
+                "ruleId": f.code.as_str(),
+                "ruleIndex": rule_index,
+                "level": "error",
+                "message": {"text": f.message()},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(path)},
+                        "region": {
+                            "startLine": f.span.start.line,
+                            "startColumn": f.span.start.column,
+                            "endLine": f.span.end.line,
+                            "endColumn": f.span.end.column,
+                        },
+                    },
+                }],
+                "properties": {"fixable": f.fixable.map(Applicability::as_str)},
+            })
+        })
+        .collect();
+    let log = serde_json::json!({
+        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "toolshape",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://strandsagents.com",
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&log).expect("SARIF serializes")
+}
+
+/// Escapes text for XML attributes and content.
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push_str(&format!("&#{};", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Renders all findings as JUnit XML: one test suite per file with
+/// findings, one failed test case per finding.
+pub fn junit(findings: &[(std::path::PathBuf, Finding)], files_checked: usize) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"toolshape\" tests=\"{n}\" failures=\"{n}\" errors=\"0\">\n",
+        n = findings.len()
+    ));
+    let mut start = 0;
+    while start < findings.len() {
+        let path = &findings[start].0;
+        let end = start + findings[start..].iter().take_while(|(p, _)| p == path).count();
+        let name = xml_escape(&path.display().to_string());
+        out.push_str(&format!(
+            "  <testsuite name=\"{name}\" tests=\"{n}\" failures=\"{n}\" errors=\"0\">\n",
+            n = end - start
+        ));
+        for (_, f) in &findings[start..end] {
+            let (line, column) = (f.span.start.line, f.span.start.column);
+            out.push_str(&format!(
+                "    <testcase name=\"{code} {name}:{line}:{column}\" classname=\"{name}\">\n      <failure type=\"{code}\" message=\"{msg}\">{name}:{line}:{column}: {code} {msg}</failure>\n    </testcase>\n",
+                code = f.code,
+                msg = xml_escape(&f.message()),
+            ));
+        }
+        out.push_str("  </testsuite>\n");
+        start = end;
+    }
+    if findings.is_empty() {
+        out.push_str(&format!(
+            "  <testsuite name=\"toolshape\" tests=\"{files_checked}\" failures=\"0\" errors=\"0\"/>\n"
+        ));
+    }
+    out.push_str("</testsuites>");
+    out
 }
 
 /// A rule's short name.
