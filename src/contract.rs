@@ -13,6 +13,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use crate::diagnostics::Code;
+use crate::suppress::{self, Suppression};
 use crate::syntax::{ParsedPiece, literal};
 
 /// The keys an author may set; the runtime may add `toolUseId`.
@@ -26,6 +27,8 @@ pub struct Entry {
     pub kind: EntryKind,
     /// The value expression.
     pub value: Range<usize>,
+    /// Findings silenced by a comment on the entry's or the dict's line.
+    pub suppressed: Suppression,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,11 +67,12 @@ impl Entry {
 
     /// The contract's verdict on this entry, if it is a violation.
     pub fn violation(&self) -> Option<Code> {
-        match &self.kind {
-            EntryKind::Key { name, .. } if !ALLOWED_KEYS.contains(&name.as_str()) => Some(Code::ExtraKey),
-            EntryKind::Spread => Some(Code::Spread),
-            _ => None,
-        }
+        let code = match &self.kind {
+            EntryKind::Key { name, .. } if !ALLOWED_KEYS.contains(&name.as_str()) => Code::ExtraKey,
+            EntryKind::Spread => Code::Spread,
+            _ => return None,
+        };
+        (!self.suppressed.covers(code)).then_some(code)
     }
 }
 
@@ -148,7 +152,19 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize) -> Optio
             EntryKind::Spread => child.named_child(0)?,
             _ => child.child_by_field_name("value")?,
         };
-        entries.push(Entry { range: shift(child.byte_range()), kind, value: shift(value.byte_range()) });
+        let suppressed = line_suppression(piece_src, child.start_byte());
+        entries.push(Entry { range: shift(child.byte_range()), kind, value: shift(value.byte_range()), suppressed });
+    }
+    if entries
+        .iter()
+        .any(|e| matches!(e.kind, EntryKind::Spread) || e.key_name().is_some_and(|k| !ALLOWED_KEYS.contains(&k)))
+    {
+        let on_dict_line = line_suppression(piece_src, node.start_byte());
+        if on_dict_line != Suppression::Nothing {
+            for entry in &mut entries {
+                entry.suppressed = std::mem::take(&mut entry.suppressed).union(on_dict_line.clone());
+            }
+        }
     }
     let has = |k: &str| entries.iter().any(|e| e.key_name() == Some(k));
     (has("status") && has("content")).then(|| ToolResultDict { range: shift(node.byte_range()), entries })
@@ -159,6 +175,14 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize) -> Optio
 /// statement tree-sitter had to repair. O(depth), unlike climbing parents.
 pub fn in_broken_statement(root: Node<'_>, node: Node<'_>) -> bool {
     root.has_error() && root.child_with_descendant(node).is_some_and(|top| top.has_error())
+}
+
+/// The suppression comment in the rest of the line from `pos`.
+fn line_suppression(piece_src: &str, pos: usize) -> Suppression {
+    let rest = &piece_src[pos..];
+    let end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
+    let tail = &rest[..end];
+    if memchr::memchr(b'#', tail.as_bytes()).is_none() { Suppression::Nothing } else { suppress::in_line_tail(tail) }
 }
 
 /// Every tool-result dict in the parsed pieces of `src`, in source order.
@@ -214,6 +238,12 @@ mod tests {
     #[test]
     fn broken_dicts_are_never_reported() {
         assert!(scan("x = {'status': 1, 'content': [], 'a': 1, 'b': }\n").is_empty());
+    }
+
+    #[test]
+    fn suppression_comments_silence_findings() {
+        let src = "a = {'status': 1, 'content': [], 'x': 1, **y}  # toolshape: ignore[TS001]\nb = {\n    'status': 1,\n    'content': [],\n    'x': 1,  # noqa: TS001\n    'z': 2,\n}\nc = {'status': 1, 'content': [], 'x': 1}  # noqa\n";
+        assert_eq!(scan(src), vec![(Code::Spread, None), (Code::ExtraKey, Some("z".into()))]);
     }
 
     #[test]

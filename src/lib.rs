@@ -21,4 +21,5 @@ pub mod fixer;
 pub mod report;
 pub mod review;
 pub mod source;
+pub mod suppress;
 pub mod syntax;

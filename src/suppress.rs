@@ -1,0 +1,90 @@
+//! Suppression comments: `# toolshape: ignore`, `# toolshape: ignore[TS001]`
+//! and ruff-style `# noqa` / `# noqa: TS001` on a dict's first line or on an
+//! entry's line silence those findings (and keep `fix` away from them).
+
+use crate::diagnostics::Code;
+
+/// What a line's comment suppresses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Suppression {
+    #[default]
+    Nothing,
+    Everything,
+    Codes(Vec<Code>),
+}
+
+impl Suppression {
+    pub fn covers(&self, code: Code) -> bool {
+        match self {
+            Suppression::Nothing => false,
+            Suppression::Everything => true,
+            Suppression::Codes(codes) => codes.contains(&code),
+        }
+    }
+
+    /// Both suppressions at once.
+    pub fn union(self, other: Suppression) -> Suppression {
+        match (self, other) {
+            (Suppression::Everything, _) | (_, Suppression::Everything) => Suppression::Everything,
+            (Suppression::Nothing, s) | (s, Suppression::Nothing) => s,
+            (Suppression::Codes(mut a), Suppression::Codes(b)) => {
+                a.extend(b);
+                Suppression::Codes(a)
+            }
+        }
+    }
+}
+
+fn parse_codes(list: &str) -> Vec<Code> {
+    list.split([',', ' '])
+        .filter_map(|c| match c.trim() {
+            "TS001" => Some(Code::ExtraKey),
+            "TS002" => Some(Code::Spread),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The suppression written in the tail of a line (from some code position to
+/// the line's end). A `#` inside a string on that line can mislead it, as
+/// ruff's noqa detection can: suppressions are meant for comments.
+pub fn in_line_tail(tail: &str) -> Suppression {
+    let mut result = Suppression::Nothing;
+    for (at, _) in tail.match_indices('#') {
+        let comment = tail[at + 1..].trim_start();
+        let lower = comment.to_ascii_lowercase();
+        if let Some(rest) = lower.strip_prefix("toolshape:") {
+            let rest = rest.trim_start();
+            if let Some(args) = rest.strip_prefix("ignore") {
+                let args = args.trim_start();
+                result = result.union(match args.strip_prefix('[').and_then(|a| a.split_once(']')) {
+                    Some((list, _)) => Suppression::Codes(parse_codes(&list.to_ascii_uppercase())),
+                    None => Suppression::Everything,
+                });
+            }
+        } else if let Some(rest) = lower.strip_prefix("noqa") {
+            let rest = rest.trim_start();
+            result = result.union(match rest.strip_prefix(':') {
+                Some(list) => Suppression::Codes(parse_codes(&list.to_ascii_uppercase())),
+                None => Suppression::Everything,
+            });
+        }
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_form_is_read() {
+        assert_eq!(in_line_tail("x,  # toolshape: ignore"), Suppression::Everything);
+        assert_eq!(in_line_tail("x,  # toolshape: ignore[TS001]"), Suppression::Codes(vec![Code::ExtraKey]));
+        assert_eq!(in_line_tail("x,  # noqa: TS002, E501"), Suppression::Codes(vec![Code::Spread]));
+        assert_eq!(in_line_tail("x,  # NOQA"), Suppression::Everything);
+        assert!(in_line_tail("x,  # per-frame  # toolshape: ignore[TS001,TS002]").covers(Code::Spread));
+        assert_eq!(in_line_tail("x,  # just a comment"), Suppression::Nothing);
+        assert!(!in_line_tail("x,  # noqa: E501").covers(Code::ExtraKey));
+    }
+}
