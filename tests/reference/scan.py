@@ -106,14 +106,44 @@ def dict_findings(node):
     if not (has_status and has_content):
         return None
     out = []
-    for k in keys:
+    for k, value in zip(keys, node.values):
         if k is None:
-            out.append(("TS002", None))
+            out.append(("TS002", None, value))
         elif k.__class__ is _Constant:
             v = k.value
             if v.__class__ is str and v not in ALLOWED_KEYS:
-                out.append(("TS001", v))
+                out.append(("TS001", v, k))
     return out
+
+
+def suppressed_codes(tail):
+    """Codes a `# toolshape: ignore[...]` / `# noqa[: ...]` comment in the
+    rest of a line silences: a set, or "all"."""
+    result = set()
+    at = tail.find("#")
+    while at != -1:
+        comment = tail[at + 1:].lstrip().lower()
+        if comment.startswith("toolshape:"):
+            rest = comment[len("toolshape:"):].lstrip()
+            if rest.startswith("ignore"):
+                args = rest[len("ignore"):].lstrip()
+                if args.startswith("[") and "]" in args:
+                    result |= {c.strip().upper() for c in args[1:args.index("]")].replace(",", " ").split()}
+                else:
+                    return "all"
+        elif comment.startswith("noqa"):
+            rest = comment[len("noqa"):].lstrip()
+            if rest.startswith(":"):
+                result |= {c.strip().upper() for c in rest[1:].replace(",", " ").split()}
+            else:
+                return "all"
+        at = tail.find("#", at + 1)
+    return result
+
+
+def line_tail(lines, lineno, byte_col):
+    line = lines[lineno - 1]
+    return line[char_column(line, byte_col):]
 
 
 def scan_source(path, data, stats):
@@ -138,7 +168,11 @@ def scan_source(path, data, stats):
         if line[col:col + 1] != "{":
             sys.stderr.write("warn: %s:%d:%d: dict position does not point at '{'\n"
                              % (path, node.lineno, col + 1))
-        for code, key in hits:
+        on_dict_line = suppressed_codes(line[col:])
+        for code, key, entry in hits:
+            on_entry_line = suppressed_codes(line_tail(lines, entry.lineno, entry.col_offset))
+            if "all" in (on_dict_line, on_entry_line) or code in on_dict_line or code in on_entry_line:
+                continue
             found.append({
                 "path": path,
                 "dict_line": node.lineno,
