@@ -11,6 +11,7 @@ use crate::config::LineLengths;
 use crate::discovery::{self, WalkOptions};
 use crate::fix::AugmentText;
 use crate::report::{self, Format, Palette};
+use crate::source;
 use crate::syntax::ParseScope;
 use crate::{fixer, review};
 
@@ -75,6 +76,10 @@ pub struct TreeArgs {
     /// When to use colour.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Read the source from stdin (give `-` as the path) as if it were this
+    /// file: its name in the output, its project's settings.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +114,13 @@ pub struct FixArgs {
 }
 
 impl TreeArgs {
+    /// The name stdin's source goes by, when the source comes from stdin.
+    fn stdin_name(&self) -> Option<PathBuf> {
+        let dash = self.paths.len() == 1 && self.paths[0].as_os_str() == "-";
+        (dash || (self.paths.is_empty() && self.stdin_filename.is_some()))
+            .then(|| self.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-")))
+    }
+
     fn walk_options(&self) -> WalkOptions {
         WalkOptions { exclude: self.exclude.clone(), no_ignore: self.no_ignore, follow_links: self.follow_links }
     }
@@ -191,8 +203,13 @@ pub fn main() -> i32 {
 
 fn run_check(args: &CheckArgs) -> i32 {
     let mut errors = 0;
-    let Some(files) = args.tree.discover(&mut errors) else {
-        return EXIT_ERROR;
+    let stdin_name = args.tree.stdin_name();
+    let files = match stdin_name {
+        Some(_) => Vec::new(),
+        None => match args.tree.discover(&mut errors) {
+            Some(files) => files,
+            None => return EXIT_ERROR,
+        },
     };
     let palette = args.tree.palette();
     let stdout = io::stdout();
@@ -203,7 +220,7 @@ fn run_check(args: &CheckArgs) -> i32 {
     }
     // SARIF and JUnit are single documents: their findings are kept.
     let mut kept: Vec<(PathBuf, crate::diagnostics::Finding)> = Vec::new();
-    check::check_files(files, args.tree.scope(), |FileOutcome { path, result }| match result {
+    let mut sink = |FileOutcome { path, result }: FileOutcome| match result {
         Err(message) => {
             let _ = out.flush();
             report_error(&path.display().to_string(), &message);
@@ -227,7 +244,17 @@ fn run_check(args: &CheckArgs) -> i32 {
             }
             tally.add(&findings);
         }
-    });
+    };
+    match &stdin_name {
+        Some(name) => {
+            let result = read_stdin().and_then(|bytes| {
+                let text = source::text_of(&bytes)?;
+                Ok(check::check_source(&text, args.tree.scope()))
+            });
+            sink(FileOutcome { path: name.clone(), result });
+        }
+        None => check::check_files(files, args.tree.scope(), &mut sink),
+    }
     match (args.format, args.statistics) {
         (Format::Json, true) => emit(&mut out, &tally.statistics_json()),
         (Format::Json, false) => emit(&mut out, "]"),
@@ -256,7 +283,49 @@ fn exit_status(errors: usize, findings: bool) -> i32 {
     }
 }
 
+fn read_stdin() -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::stdin(), &mut bytes).map_err(|e| format!("cannot read stdin: {e}"))?;
+    Ok(bytes)
+}
+
+/// `fix --stdin-filename PATH -`: the fixed source goes to stdout, what is
+/// left to stderr.
+fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
+    let source = match read_stdin().and_then(source::SourceText::decode) {
+        Ok(source) => source,
+        Err(message) => {
+            report_error(&name.display().to_string(), &message);
+            return EXIT_ERROR;
+        }
+    };
+    let policy = crate::apply::FixPolicy {
+        unsafe_fixes: args.unsafe_fixes,
+        line_length: LineLengths::default().for_file(name),
+        augment_text: args.augment_text,
+    };
+    let fixed = crate::apply::fix_text(&source.text, policy);
+    let bytes = match source.encode(&fixed.text) {
+        Ok(bytes) => bytes,
+        Err(message) => {
+            report_error(&name.display().to_string(), &message);
+            return EXIT_ERROR;
+        }
+    };
+    if io::stdout().write_all(&bytes).and_then(|_| io::stdout().flush()).is_err() {
+        return EXIT_ERROR;
+    }
+    for line in fixer::leftover_lines(name, &fixed.leftovers, args.tree.palette()) {
+        eprintln!("{line}");
+    }
+    let bug = fixed.leftovers.iter().any(|l| l.why == crate::apply::LeftBecause::BrokeSyntax);
+    exit_status(usize::from(bug), !fixed.leftovers.is_empty())
+}
+
 fn run_fix(args: &FixArgs) -> i32 {
+    if let Some(name) = args.tree.stdin_name() {
+        return run_fix_stdin(args, &name);
+    }
     if args.interactive {
         return run_review(args);
     }

@@ -552,3 +552,45 @@ fn a_file_named_twice_is_fixed_once() {
         assert_eq!(run.stderr, "", "attempt {attempt}: {run:?}");
     }
 }
+
+/// Runs the binary with `input` on stdin.
+fn with_stdin(dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(support::BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn stdin_mode_checks_and_fixes_under_the_given_name() {
+    let dir = tempdir();
+    // The project's line length applies as it would to the named file.
+    write(dir.path(), "pyproject.toml", "[tool.ruff]\nline-length = 50\n");
+    let src = "x = {\"status\": \"ok\", \"content\": [], \"n\": 1}\n";
+    let (code, out, _) = with_stdin(dir.path(), &["check", "--stdin-filename", "pkg/a.py", "-"], src);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("pkg/a.py:1:37: TS001"), "{out}");
+    let (code, out, err) = with_stdin(dir.path(), &["fix", "--stdin-filename", "pkg/a.py", "-"], src);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out, "x = {\n    \"status\": \"ok\",\n    \"content\": [{\"json\": {\"n\": 1}}],\n}\n",
+        "exploded at 50 columns"
+    );
+    assert!(!dir.path().join("pkg/a.py").exists(), "stdin mode writes no file");
+    let (code, out, err) = with_stdin(
+        dir.path(),
+        &["fix", "--stdin-filename", "b.py", "-"],
+        "y = {\"status\": 1, \"content\": [], **e}\n",
+    );
+    assert_eq!(code, 1, "an unsafe fix is left: {err}");
+    assert_eq!(out, "y = {\"status\": 1, \"content\": [], **e}\n");
+    assert!(err.contains("b.py:1:") && err.contains("unsafe fix not applied"), "{err}");
+}
