@@ -111,6 +111,9 @@ pub struct FixArgs {
     /// unsafe fixes are offered too. Needs a terminal.
     #[arg(short = 'i', long, conflicts_with = "diff")]
     pub interactive: bool,
+    /// Also write a Markdown summary (for a pull-request body) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub summary_md: Option<PathBuf>,
 }
 
 impl TreeArgs {
@@ -353,6 +356,8 @@ fn run_fix(args: &FixArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut tally = fixer::FixTally::default();
+    // What the Markdown summary lists: per file, fixes applied and left.
+    let mut reported: Vec<fixer::FileReport> = Vec::new();
     check::par_map_ordered(
         files,
         |path| {
@@ -371,6 +376,9 @@ fn run_fix(args: &FixArgs) -> i32 {
                 }
             };
             tally.add(&file);
+            if args.summary_md.is_some() && (!file.fixed.applied.is_empty() || !file.fixed.leftovers.is_empty()) {
+                reported.push((path.clone(), file.fixed.applied.clone(), file.fixed.leftovers.clone()));
+            }
             if args.diff {
                 let patch = file.patch(&path, palette);
                 if !patch.is_empty() && out.write_all(&patch).is_err() {
@@ -392,6 +400,13 @@ fn run_fix(args: &FixArgs) -> i32 {
         },
     );
     let summary = tally.summary(args.diff);
+    if let Some(file) = &args.summary_md {
+        let markdown = fixer::summary_markdown(&reported, &summary);
+        if let Err(e) = std::fs::write(file, markdown) {
+            report_error(&file.display().to_string(), &format!("cannot write the summary: {e}"));
+            errors += 1;
+        }
+    }
     if args.diff {
         let _ = out.flush();
         eprintln!("{summary}");

@@ -170,6 +170,66 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// A file's fixes applied and left, for the Markdown summary.
+pub type FileReport = (std::path::PathBuf, Vec<apply::AppliedFix>, Vec<Leftover>);
+
+/// Escapes text for a Markdown table cell or list item.
+fn md(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// A Markdown summary of a `fix` run, made for a pull-request body: what was
+/// fixed where, and what is left and why, with links to the lines.
+pub fn summary_markdown(files: &[FileReport], summary: &str) -> String {
+    let mut out = String::from("## toolshape: tool-result telemetry moved into json blocks\n\n");
+    out.push_str(&format!("{}\n", md(summary)));
+    let link = |path: &Path, line: usize| {
+        let shown = path.display().to_string();
+        let shown = shown.strip_prefix("./").unwrap_or(&shown).to_owned();
+        format!("[`{shown}:{line}`]({shown}#L{line})")
+    };
+    if files.iter().any(|(_, applied, _)| !applied.is_empty()) {
+        out.push_str("\n### Fixed\n\n| where | moved into json | text block |\n|---|---|---|\n");
+        for (path, applied, _) in files {
+            for fix in applied {
+                let unsafe_mark = if fix.applicability == crate::fix::Applicability::Unsafe { " (unsafe)" } else { "" };
+                out.push_str(&format!(
+                    "| {} | {}{unsafe_mark} | {} |\n",
+                    link(path, fix.line),
+                    md(&fix.moves.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")),
+                    md(&fix.text.note()),
+                ));
+            }
+        }
+    }
+    if files.iter().any(|(_, _, left)| !left.is_empty()) {
+        out.push_str("\n### Left for a person\n\n");
+        for (path, _, leftovers) in files {
+            for left in leftovers {
+                let why = match &left.why {
+                    LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
+                    LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
+                    LeftBecause::BrokenFile => "manual repair: the file has syntax errors".to_owned(),
+                    LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
+                    LeftBecause::RoundLimit => "not fixed: nested too deep".to_owned(),
+                };
+                for f in &left.findings {
+                    let what =
+                        f.key.as_deref().map_or_else(|| f.spread.clone().unwrap_or_default(), |k| format!("\"{k}\""));
+                    out.push_str(&format!(
+                        "- {} {} `{}` — {}\n",
+                        link(path, f.span.start.line),
+                        f.code,
+                        md(&what),
+                        md(&why)
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// One line per finding left unfixed, saying why.
 pub fn leftover_lines(path: &Path, leftovers: &[Leftover], palette: Palette) -> Vec<String> {
     let mut lines = Vec::new();

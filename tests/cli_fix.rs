@@ -594,3 +594,18 @@ fn stdin_mode_checks_and_fixes_under_the_given_name() {
     assert_eq!(out, "y = {\"status\": 1, \"content\": [], **e}\n");
     assert!(err.contains("b.py:1:") && err.contains("unsafe fix not applied"), "{err}");
 }
+
+#[test]
+fn summary_md_lists_fixes_and_leftovers_with_links() {
+    let dir = tempdir();
+    write(dir.path(), "a.py", "def f(n):\n    return {\"status\": \"ok\", \"content\": [], \"n\": n}\n");
+    write(dir.path(), "b.py", "y = {\"status\": 1, \"content\": [], **e}\n");
+    let run = toolshape(dir.path(), &["fix", "--summary-md", "summary.md", "a.py", "b.py"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(md.starts_with("## toolshape:"), "{md}");
+    assert!(md.contains("Fixed 1 tool result in 1 file; 1 unsafe fix not applied"), "{md}");
+    assert!(md.contains("| [`a.py:2`](a.py#L2) | `\"n\"` |"), "{md}");
+    assert!(md.contains("### Left for a person"), "{md}");
+    assert!(md.contains("- [`b.py:1`](b.py#L1) TS002 `**e` — unsafe fix not applied"), "{md}");
+}
