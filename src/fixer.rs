@@ -206,13 +206,7 @@ pub fn summary_markdown(files: &[FileReport], summary: &str) -> String {
         out.push_str("\n### Left for a person\n\n");
         for (path, _, leftovers) in files {
             for left in leftovers {
-                let why = match &left.why {
-                    LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
-                    LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
-                    LeftBecause::BrokenFile => "manual repair: the file has syntax errors".to_owned(),
-                    LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
-                    LeftBecause::RoundLimit => "not fixed: nested too deep".to_owned(),
-                };
+                let why = left_reason(&left.why);
                 for f in &left.findings {
                     let what =
                         f.key.as_deref().map_or_else(|| f.spread.clone().unwrap_or_default(), |k| format!("\"{k}\""));
@@ -230,19 +224,24 @@ pub fn summary_markdown(files: &[FileReport], summary: &str) -> String {
     out
 }
 
+/// Why a violating dict was left as it is, in words.
+pub fn left_reason(why: &LeftBecause) -> String {
+    match why {
+        LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
+        LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
+        LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
+        LeftBecause::BrokenFile => {
+            "manual repair: the file has syntax errors, and this fix would change how they are read".to_owned()
+        }
+        LeftBecause::RoundLimit => format!("not fixed: nested more than {} levels deep", apply::MAX_ROUNDS),
+    }
+}
+
 /// One line per finding left unfixed, saying why.
 pub fn leftover_lines(path: &Path, leftovers: &[Leftover], palette: Palette) -> Vec<String> {
     let mut lines = Vec::new();
     for left in leftovers {
-        let why = match &left.why {
-            LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
-            LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
-            LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
-            LeftBecause::BrokenFile => {
-                "manual repair: the file has syntax errors, and this fix would change how they are read".to_owned()
-            }
-            LeftBecause::RoundLimit => format!("not fixed: nested more than {} levels deep", apply::MAX_ROUNDS),
-        };
+        let why = left_reason(&left.why);
         for f in &left.findings {
             lines.push(format!("{} ({why})", report::text_finding(path, f, palette)));
         }
