@@ -7,6 +7,7 @@ use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::contract::Rules;
 use crate::diagnostics::{self, Finding};
 use crate::fix::{self, Applicability, AugmentText, DictPlan, PlanOptions, Remedy};
 use crate::syntax::{self, LineIndex};
@@ -15,11 +16,13 @@ use crate::syntax::{self, LineIndex};
 pub const MAX_ROUNDS: usize = 32;
 
 /// Which fixes to apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixPolicy {
     pub unsafe_fixes: bool,
     pub line_length: usize,
     pub augment_text: AugmentText,
+    /// What counts as a violation in this project.
+    pub rules: Rules,
 }
 
 /// A fix that was applied.
@@ -90,7 +93,7 @@ pub fn error_count(tree: &tree_sitter::Tree) -> usize {
 /// not overlap, outer dicts first. Linear: chosen dicts are disjoint and
 /// sorted, so a dict overlaps one of them exactly when it starts before the
 /// last one ends.
-fn select(plans: &[DictPlan], policy: FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
+fn select(plans: &[DictPlan], policy: &FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
     let mut chosen: Vec<usize> = Vec::new();
     let mut reach = 0;
     for (i, plan) in plans.iter().enumerate() {
@@ -143,12 +146,12 @@ fn apply_and_reparse(
 pub type Planner = fn(&str, &[syntax::ParsedPiece], &PlanOptions) -> Vec<DictPlan>;
 
 /// Fixes `src` as far as `policy` allows.
-pub fn fix_text(src: &str, policy: FixPolicy) -> FixedText {
+pub fn fix_text(src: &str, policy: &FixPolicy) -> FixedText {
     fix_text_with(src, policy, fix::plan_source)
 }
 
 /// [`fix_text`] with the planner given.
-pub fn fix_text_with(src: &str, policy: FixPolicy, planner: Planner) -> FixedText {
+pub fn fix_text_with(src: &str, policy: &FixPolicy, planner: Planner) -> FixedText {
     fix_parsed(src, vec![syntax::ParsedPiece::new(0, syntax::parse(src))], policy, planner)
 }
 
@@ -161,8 +164,8 @@ fn is_whole(text: &str, pieces: &[syntax::ParsedPiece]) -> bool {
 /// a check parsed, or the whole file). Every round's result is parsed whole
 /// (incrementally when the text before it was) and must not hold more
 /// syntax errors than `src`; that parse plans the next round.
-pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: FixPolicy, planner: Planner) -> FixedText {
-    let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text);
+pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy, planner: Planner) -> FixedText {
+    let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone());
     let mut text = src.to_owned();
     let mut pieces = first;
     // Syntax errors in `src`, counted when first needed: a result without
@@ -323,24 +326,25 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
 pub(crate) mod tests {
     use super::*;
 
-    const POLICY: FixPolicy = FixPolicy { unsafe_fixes: false, line_length: 88, augment_text: AugmentText::Never };
+    const POLICY: FixPolicy =
+        FixPolicy { unsafe_fixes: false, line_length: 88, augment_text: AugmentText::Never, rules: Rules::CONTRACT };
 
     #[test]
     fn nested_results_are_fixed_in_rounds() {
         let src = "x = {\n    'status': 'ok',\n    'content': [{'json': {'status': 'ok', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
-        let fixed = fix_text(src, POLICY);
+        let fixed = fix_text(src, &POLICY);
         assert_eq!(fixed.applied.len(), 2, "{}", fixed.text);
         assert!(fixed.leftovers.is_empty());
-        assert_eq!(fix_text(&fixed.text, POLICY).text, fixed.text);
+        assert_eq!(fix_text(&fixed.text, &POLICY).text, fixed.text);
     }
 
     #[test]
     fn unsafe_fixes_wait_for_permission() {
         let src = "x = {'status': 'ok', 'content': [], **extra}\n";
-        let kept = fix_text(src, POLICY);
+        let kept = fix_text(src, &POLICY);
         assert_eq!(kept.text, src);
         assert!(matches!(&kept.leftovers[0].why, LeftBecause::Unsafe(r) if r[0].contains("stands after \"status\"")));
-        let fixed = fix_text(src, FixPolicy { unsafe_fixes: true, ..POLICY });
+        let fixed = fix_text(src, &FixPolicy { unsafe_fixes: true, ..POLICY });
         assert_eq!(fixed.text, "x = {'status': 'ok', 'content': [{'json': {**extra}}]}\n");
     }
 
@@ -361,7 +365,7 @@ pub(crate) mod tests {
     fn fixes_that_break_syntax_are_dropped_and_reported() {
         let src =
             "a = {'status': 1, 'content': [], 'x': 1}\nb = {\n    'status': 1,\n    'content': [],\n    'y': 2,\n}\n";
-        let fixed = fix_text_with(src, POLICY, breaking_planner);
+        let fixed = fix_text_with(src, &POLICY, breaking_planner);
         assert_eq!(fixed.text, src);
         assert!(fixed.applied.is_empty());
         assert_eq!(fixed.leftovers.len(), 2);

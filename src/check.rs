@@ -7,24 +7,50 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use crate::diagnostics::{self, Finding};
+use crate::config::Resolver;
+use crate::contract::Rules;
+use crate::diagnostics::{self, Code, Finding};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
-use crate::{contract, fix};
+use crate::{contract, fix, suppress};
+
+/// How to check, the same for every file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    pub scope: ParseScope,
+    /// Also report suppression comments that silence nothing ([`Code::UnusedIgnore`]).
+    pub report_unused_ignores: bool,
+}
+
+impl CheckOptions {
+    pub fn new(scope: ParseScope) -> Self {
+        CheckOptions { scope, report_unused_ignores: false }
+    }
+}
 
 /// Checks one source text; findings come sorted by position, each saying
 /// whether `toolshape fix` can repair it.
-pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
+pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
+    let mut findings = violations(src, options.scope, rules);
+    if options.report_unused_ignores && rules.enabled(Code::UnusedIgnore) {
+        findings.extend(suppress::unused(src, rules));
+        findings.sort_by_key(|f| (f.entry.start, f.code));
+    }
+    findings
+}
+
+/// The contract violations of `src`, sorted by position.
+fn violations(src: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
     let pieces = syntax::parse_pieces(src, scope);
     if pieces.is_empty() {
         return Vec::new();
     }
-    if !contract::tool_results(src, &pieces).iter().any(|d| d.is_violating()) {
+    if !contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating()) {
         return Vec::new();
     }
     let index = LineIndex::new(src);
     // Only each fix's verdict is reported: no layout, no edits.
-    let options = fix::PlanOptions::verdicts_only();
+    let options = fix::PlanOptions::verdicts_only(rules.clone());
     let mut findings: Vec<Finding> = fix::plan_source(src, &pieces, &options)
         .iter()
         .flat_map(|plan| {
@@ -38,9 +64,9 @@ pub fn check_source(src: &str, scope: ParseScope) -> Vec<Finding> {
 
 /// The parsed pieces of `src` if it holds any contract violation (no
 /// findings are built), so that fixing can start from them.
-pub fn violating_pieces(src: &str, scope: ParseScope) -> Option<Vec<syntax::ParsedPiece>> {
+pub fn violating_pieces(src: &str, scope: ParseScope, rules: &Rules) -> Option<Vec<syntax::ParsedPiece>> {
     let pieces = syntax::parse_pieces(src, scope);
-    contract::tool_results(src, &pieces).iter().any(|d| d.is_violating()).then_some(pieces)
+    contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating()).then_some(pieces)
 }
 
 /// What checking one file gave.
@@ -50,12 +76,14 @@ pub struct FileOutcome {
     pub result: Result<Vec<Finding>, String>,
 }
 
-/// Checks `files` in parallel; outcomes reach `sink` in file order.
-pub fn check_files(files: Vec<PathBuf>, scope: ParseScope, sink: impl FnMut(FileOutcome)) {
+/// Checks `files` in parallel, each under the settings `resolver` gives
+/// it; outcomes reach `sink` in file order.
+pub fn check_files(files: Vec<PathBuf>, options: &CheckOptions, resolver: &Resolver, sink: impl FnMut(FileOutcome)) {
     par_map_ordered(
         files,
         |path| {
-            let result = source::with_text(&path, |text| check_source(text, scope));
+            let rules = resolver.for_file(&path).rules();
+            let result = source::with_text(&path, |text| check_source(text, options, &rules));
             FileOutcome { path, result }
         },
         sink,
@@ -104,8 +132,9 @@ mod tests {
     #[test]
     fn candidate_and_whole_file_scopes_agree() {
         let src = "def f(x):\n    return {'status': 'ok', 'content': [], 'frames': x, **extra}\n\nlam = lambda: {\"status\": 1, \"content\": [{'status': 1, 'content': [], 'n': 2}]}\n";
-        let fast = check_source(src, ParseScope::Candidates);
+        let check = |scope| check_source(src, &CheckOptions::new(scope), &Rules::CONTRACT);
+        let fast = check(ParseScope::Candidates);
         assert_eq!(fast.len(), 3);
-        assert_eq!(fast, check_source(src, ParseScope::WholeFile));
+        assert_eq!(fast, check(ParseScope::WholeFile));
     }
 }

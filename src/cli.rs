@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::check::{self, FileOutcome};
-use crate::config::LineLengths;
+use crate::check::{self, CheckOptions, FileOutcome};
+use crate::config::{ConfigSource, Overrides, Resolver};
 use crate::discovery::{self, WalkOptions};
 use crate::fix::AugmentText;
+use crate::progress::Progress;
 use crate::report::{self, Format, Palette};
 use crate::source;
 use crate::syntax::ParseScope;
@@ -80,6 +81,25 @@ pub struct TreeArgs {
     /// file: its name in the output, its project's settings.
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
+    /// Use this configuration file (a toolshape.toml, or a pyproject.toml
+    /// with [tool.toolshape]) for every file, instead of the nearest one.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Read no configuration file at all: built-in defaults only.
+    #[arg(long)]
+    pub isolated: bool,
+    /// Apply the exclusions to paths named on the command line too (for
+    /// pre-commit hooks and editors, which name every file).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Print findings, diffs and errors only: no summary, no warnings, no
+    /// progress bar.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also say which configuration files apply, how many files were found
+    /// and how long the run took (on stderr).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -92,6 +112,13 @@ pub struct CheckArgs {
     /// Print counts per rule instead of each finding.
     #[arg(long)]
     pub statistics: bool,
+    /// Also report toolshape suppression comments that silence nothing (TS100).
+    #[arg(long)]
+    pub report_unused_ignores: bool,
+    /// Write a suppression comment for every current finding, so that CI
+    /// gates only new violations (a baseline for legacy code).
+    #[arg(long, conflicts_with_all = ["statistics", "report_unused_ignores"])]
+    pub add_ignores: bool,
 }
 
 #[derive(Debug, Args)]
@@ -102,11 +129,15 @@ pub struct FixArgs {
     #[arg(long)]
     pub diff: bool,
     /// Also apply fixes that may change behaviour (each says why).
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_unsafe_fixes")]
     pub unsafe_fixes: bool,
-    /// Mention moved telemetry in the text block where that is provably safe.
-    #[arg(long, value_enum, default_value_t = AugmentText::Safe, value_name = "WHEN")]
-    pub augment_text: AugmentText,
+    /// Apply safe fixes only, whatever the configuration says.
+    #[arg(long, overrides_with = "unsafe_fixes")]
+    pub no_unsafe_fixes: bool,
+    /// Mention moved telemetry in the text block where that is provably safe
+    /// [default: safe, or the configuration's `augment-text`].
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub augment_text: Option<AugmentText>,
     /// Show each fix with its diff and decide it (y/n/a/d/k/A/q, ? for help);
     /// unsafe fixes are offered too. Needs a terminal.
     #[arg(short = 'i', long, conflicts_with = "diff")]
@@ -125,7 +156,70 @@ impl TreeArgs {
     }
 
     fn walk_options(&self) -> WalkOptions {
-        WalkOptions { exclude: self.exclude.clone(), no_ignore: self.no_ignore, follow_links: self.follow_links }
+        WalkOptions {
+            exclude: self.exclude.clone(),
+            no_ignore: self.no_ignore,
+            follow_links: self.follow_links,
+            force_exclude: self.force_exclude,
+        }
+    }
+
+    /// Where settings come from, as the flags say; a `--config` file that
+    /// cannot be used is reported here.
+    fn resolver(&self) -> Option<Resolver> {
+        let source = match (&self.config, self.isolated) {
+            (Some(path), _) => ConfigSource::File(path.clone()),
+            (None, true) => ConfigSource::Isolated,
+            (None, false) => ConfigSource::Discover,
+        };
+        match Resolver::new(source) {
+            Ok(resolver) => Some(resolver),
+            Err(error) => {
+                report_error(&error.path.display().to_string(), &error.message);
+                None
+            }
+        }
+    }
+
+    /// Reports the configuration errors met so far; true if there were any
+    /// (the run stops: no file is checked under a configuration it cannot
+    /// read).
+    fn config_failed(&self, resolver: &Resolver) -> bool {
+        let errors = resolver.errors();
+        for error in &errors {
+            report_error(&error.path.display().to_string(), &error.message);
+        }
+        !errors.is_empty()
+    }
+
+    /// Says, with `--verbose`, which configuration files are in use.
+    fn tell_config(&self, resolver: &Resolver, files: usize) {
+        if !self.verbose {
+            return;
+        }
+        let configs = resolver.files_in_use();
+        if configs.is_empty() {
+            eprintln!("toolshape: no configuration file; built-in defaults");
+        }
+        for config in configs {
+            eprintln!("toolshape: configuration {}", config.display());
+        }
+        eprintln!("toolshape: {} to check", plural(files, "file"));
+    }
+
+    /// Discovers the files and resolves each one's settings: `None` (after
+    /// saying why) when the run cannot go on.
+    fn files_and_settings(&self, errors: &mut usize) -> Option<(Vec<PathBuf>, Resolver)> {
+        let resolver = self.resolver()?;
+        let files = self.discover(errors, &resolver)?;
+        for file in &files {
+            resolver.for_file(file);
+        }
+        if self.config_failed(&resolver) {
+            return None;
+        }
+        self.tell_config(&resolver, files.len());
+        Some((files, resolver))
     }
 
     fn scope(&self) -> ParseScope {
@@ -149,14 +243,14 @@ impl TreeArgs {
     }
 
     /// Discovers files; discovery errors are reported on stderr.
-    fn discover(&self, errors: &mut usize) -> Option<Vec<PathBuf>> {
-        match discovery::discover(&self.roots(), &self.walk_options()) {
+    fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<Vec<PathBuf>> {
+        match discovery::discover(&self.roots(), &self.walk_options(), resolver) {
             Ok(found) => {
                 for err in &found.errors {
                     report_error(&err.path.display().to_string(), &err.message);
                     *errors += 1;
                 }
-                for warning in &found.warnings {
+                for warning in found.warnings.iter().filter(|_| !self.quiet) {
                     eprintln!("warning: {}: {}", warning.path.display(), warning.message);
                 }
                 Some(found.files)
@@ -171,6 +265,17 @@ impl TreeArgs {
 
 fn report_error(path: &str, message: &str) {
     eprintln!("error: {path}: {message}");
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// With `--verbose`, how long the run took.
+fn tell_elapsed(tree: &TreeArgs, started: std::time::Instant) {
+    if tree.verbose {
+        eprintln!("toolshape: done in {:.2?}", started.elapsed());
+    }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) ends the program quietly.
@@ -205,15 +310,23 @@ pub fn main() -> i32 {
 }
 
 fn run_check(args: &CheckArgs) -> i32 {
+    let started = std::time::Instant::now();
+    if args.add_ignores {
+        return run_add_ignores(args);
+    }
     let mut errors = 0;
     let stdin_name = args.tree.stdin_name();
-    let files = match stdin_name {
-        Some(_) => Vec::new(),
-        None => match args.tree.discover(&mut errors) {
-            Some(files) => files,
+    let (files, resolver) = match stdin_name {
+        Some(_) => match args.tree.resolver() {
+            Some(resolver) => (Vec::new(), resolver),
+            None => return EXIT_ERROR,
+        },
+        None => match args.tree.files_and_settings(&mut errors) {
+            Some(found) => found,
             None => return EXIT_ERROR,
         },
     };
+    let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
     let palette = args.tree.palette();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -221,43 +334,61 @@ fn run_check(args: &CheckArgs) -> i32 {
     if args.format == Format::Json && !args.statistics {
         emit(&mut out, "[");
     }
+    let mut progress = Progress::new(files.len(), !args.tree.quiet);
     // SARIF and JUnit are single documents: their findings are kept.
     let mut kept: Vec<(PathBuf, crate::diagnostics::Finding)> = Vec::new();
-    let mut sink = |FileOutcome { path, result }: FileOutcome| match result {
-        Err(message) => {
-            let _ = out.flush();
-            report_error(&path.display().to_string(), &message);
-            errors += 1;
-        }
-        Ok(findings) => {
-            for f in findings.iter().filter(|_| !args.statistics) {
-                let line = match args.format {
-                    Format::Sarif | Format::Junit => {
-                        kept.push((path.clone(), f.clone()));
-                        continue;
-                    }
-                    Format::Text => report::text_finding(&path, f, palette),
-                    Format::Github => report::github_finding(&path, f),
-                    Format::Json => {
-                        let sep = if tally.violations == 0 && f == &findings[0] { "  " } else { ", " };
-                        format!("{sep}{}", report::json_finding(&path, f))
-                    }
-                };
-                emit(&mut out, &line);
+    let mut sink = |FileOutcome { path, result }: FileOutcome| {
+        progress.advance();
+        match result {
+            Err(message) => progress.suspend(|| {
+                let _ = out.flush();
+                report_error(&path.display().to_string(), &message);
+                errors += 1;
+            }),
+            Ok(findings) => {
+                let mut lines = Vec::new();
+                for f in findings.iter().filter(|_| !args.statistics) {
+                    lines.push(match args.format {
+                        Format::Sarif | Format::Junit => {
+                            kept.push((path.clone(), f.clone()));
+                            continue;
+                        }
+                        Format::Text => report::text_finding(&path, f, palette),
+                        Format::Github => report::github_finding(&path, f),
+                        Format::Json => {
+                            let sep = if tally.violations == 0 && f == &findings[0] { "  " } else { ", " };
+                            format!("{sep}{}", report::json_finding(&path, f))
+                        }
+                    });
+                }
+                if !lines.is_empty() {
+                    progress.suspend(|| {
+                        for line in &lines {
+                            emit(&mut out, line);
+                        }
+                        let _ = out.flush();
+                    });
+                }
+                tally.add(&findings);
             }
-            tally.add(&findings);
         }
     };
     match &stdin_name {
         Some(name) => {
+            let rules = resolver.for_file(name).rules();
+            if args.tree.config_failed(&resolver) {
+                return EXIT_ERROR;
+            }
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
-                Ok(check::check_source(&text, args.tree.scope()))
+                Ok(check::check_source(&text, &options, &rules))
             });
             sink(FileOutcome { path: name.clone(), result });
         }
-        None => check::check_files(files, args.tree.scope(), &mut sink),
+        None => check::check_files(files, &options, &resolver, &mut sink),
     }
+    progress.finish();
+    let quiet = args.tree.quiet;
     match (args.format, args.statistics) {
         (Format::Json, true) => emit(&mut out, &tally.statistics_json()),
         (Format::Json, false) => emit(&mut out, "]"),
@@ -265,15 +396,66 @@ fn run_check(args: &CheckArgs) -> i32 {
             for line in tally.statistics_lines() {
                 emit(&mut out, &line);
             }
-            emit(&mut out, &tally.summary());
+            if !quiet {
+                emit(&mut out, &tally.summary());
+            }
         }
-        (Format::Text, false) => emit(&mut out, &tally.summary()),
+        (Format::Text, false) if !quiet => emit(&mut out, &tally.summary()),
         (Format::Sarif, false) => emit(&mut out, &report::sarif(&kept)),
         (Format::Junit, false) => emit(&mut out, &report::junit(&kept, tally.files_checked)),
-        (Format::Github, false) => {}
+        (Format::Text | Format::Github, false) => {}
     }
     let _ = out.flush();
+    tell_elapsed(&args.tree, started);
     exit_status(errors, tally.violations > 0)
+}
+
+/// `check --add-ignores`: a suppression comment for every current finding,
+/// written in place (atomically, in the file's own encoding); files that
+/// would not re-parse as before are left alone and reported.
+fn run_add_ignores(args: &CheckArgs) -> i32 {
+    if args.tree.stdin_name().is_some() {
+        eprintln!("error: --add-ignores writes files; it cannot read stdin");
+        return EXIT_ERROR;
+    }
+    let mut errors = 0;
+    let Some((files, resolver)) = args.tree.files_and_settings(&mut errors) else {
+        return EXIT_ERROR;
+    };
+    if let Err(message) = crate::apply::exit_on_interrupt(
+        EXIT_INTERRUPTED,
+        "Interrupted: every file has either all its suppressions or none; run the command again to finish.",
+    ) {
+        eprintln!("warning: an interrupt could not be made safe: {message}");
+    }
+    let options = CheckOptions::new(args.tree.scope());
+    let (mut added, mut files_changed, mut left) = (0, 0, 0);
+    check::par_map_ordered(
+        files,
+        |path| {
+            let rules = resolver.for_file(&path).rules();
+            let outcome = crate::baseline::add_ignores_to_file(&path, &options, &rules);
+            (path, outcome)
+        },
+        |(path, outcome)| match outcome {
+            Err(message) => {
+                report_error(&path.display().to_string(), &message);
+                errors += 1;
+            }
+            Ok(file) => {
+                added += file.added;
+                files_changed += usize::from(file.added > 0);
+                for (line, why) in &file.skipped {
+                    eprintln!("{}:{line}: no suppression added: {why}", path.display());
+                    left += 1;
+                }
+            }
+        },
+    );
+    if !args.tree.quiet {
+        println!("Added {} in {}.", plural(added, "suppression comment"), plural(files_changed, "file"));
+    }
+    exit_status(errors, left > 0)
 }
 
 fn exit_status(errors: usize, findings: bool) -> i32 {
@@ -292,9 +474,28 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+impl FixArgs {
+    /// The fix settings the command line sets (over the configuration).
+    fn overrides(&self) -> Overrides {
+        let unsafe_fixes = match (self.unsafe_fixes, self.no_unsafe_fixes) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        Overrides { unsafe_fixes, augment_text: self.augment_text }
+    }
+}
+
 /// `fix --stdin-filename PATH -`: the fixed source goes to stdout, what is
 /// left to stderr.
 fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
+    let Some(resolver) = args.tree.resolver() else {
+        return EXIT_ERROR;
+    };
+    let policy = resolver.for_file(name).fix_policy(args.overrides());
+    if args.tree.config_failed(&resolver) {
+        return EXIT_ERROR;
+    }
     let source = match read_stdin().and_then(source::SourceText::decode) {
         Ok(source) => source,
         Err(message) => {
@@ -302,12 +503,7 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let policy = crate::apply::FixPolicy {
-        unsafe_fixes: args.unsafe_fixes,
-        line_length: LineLengths::default().for_file(name),
-        augment_text: args.augment_text,
-    };
-    let fixed = crate::apply::fix_text(&source.text, policy);
+    let fixed = crate::apply::fix_text(&source.text, &policy);
     let bytes = match source.encode(&fixed.text) {
         Ok(bytes) => bytes,
         Err(message) => {
@@ -326,6 +522,7 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
 }
 
 fn run_fix(args: &FixArgs) -> i32 {
+    let started = std::time::Instant::now();
     if let Some(name) = args.tree.stdin_name() {
         return run_fix_stdin(args, &name);
     }
@@ -333,13 +530,12 @@ fn run_fix(args: &FixArgs) -> i32 {
         return run_review(args);
     }
     let mut errors = 0;
-    let Some(files) = args.tree.discover(&mut errors) else {
+    let Some((files, resolver)) = args.tree.files_and_settings(&mut errors) else {
         return EXIT_ERROR;
     };
     let palette = args.tree.palette();
     let options = fixer::FixOptions {
-        unsafe_fixes: args.unsafe_fixes,
-        augment_text: args.augment_text,
+        overrides: args.overrides(),
         write: !args.diff,
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
@@ -352,25 +548,28 @@ fn run_fix(args: &FixArgs) -> i32 {
     {
         eprintln!("warning: an interrupt could not be made safe: {message}");
     }
-    let line_lengths = LineLengths::default();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut tally = fixer::FixTally::default();
+    let mut progress = Progress::new(files.len(), !args.tree.quiet);
     // What the Markdown summary lists: per file, fixes applied and left.
     let mut reported: Vec<fixer::FileReport> = Vec::new();
     check::par_map_ordered(
         files,
         |path| {
-            let outcome = fixer::fix_file(&path, &options, &line_lengths);
+            let outcome = fixer::fix_file(&path, &options, &resolver.for_file(&path));
             (path, outcome)
         },
         |(path, outcome)| {
+            progress.advance();
             let shown = path.display().to_string();
             let file = match outcome {
                 Ok(file) => file,
                 Err(message) => {
-                    let _ = out.flush();
-                    report_error(&shown, &message);
+                    progress.suspend(|| {
+                        let _ = out.flush();
+                        report_error(&shown, &message);
+                    });
                     errors += 1;
                     return;
                 }
@@ -379,26 +578,35 @@ fn run_fix(args: &FixArgs) -> i32 {
             if args.summary_md.is_some() && (!file.fixed.applied.is_empty() || !file.fixed.leftovers.is_empty()) {
                 reported.push((path.clone(), file.fixed.applied.clone(), file.fixed.leftovers.clone()));
             }
-            if args.diff {
-                let patch = file.patch(&path, palette);
-                if !patch.is_empty() && out.write_all(&patch).is_err() {
-                    std::process::exit(EXIT_ERROR);
-                }
+            let problems = file.problems();
+            errors += problems.len();
+            let leftovers = fixer::leftover_lines(&path, &file.fixed.leftovers, palette);
+            if problems.is_empty() && leftovers.is_empty() && (!args.diff || file.fixed.applied.is_empty()) {
+                return;
             }
-            for line in fixer::leftover_lines(&path, &file.fixed.leftovers, palette) {
+            progress.suspend(|| {
                 if args.diff {
-                    eprintln!("{line}");
-                } else {
-                    emit(&mut out, &line);
+                    let patch = file.patch(&path, palette);
+                    if !patch.is_empty() && out.write_all(&patch).is_err() {
+                        std::process::exit(EXIT_ERROR);
+                    }
                 }
-            }
-            for problem in file.problems() {
+                for line in &leftovers {
+                    if args.diff {
+                        let _ = out.flush();
+                        eprintln!("{line}");
+                    } else {
+                        emit(&mut out, line);
+                    }
+                }
                 let _ = out.flush();
-                report_error(&shown, &problem);
-                errors += 1;
-            }
+                for problem in &problems {
+                    report_error(&shown, problem);
+                }
+            });
         },
     );
+    progress.finish();
     let summary = tally.summary(args.diff);
     if let Some(file) = &args.summary_md {
         let markdown = fixer::summary_markdown(&reported, &summary);
@@ -407,15 +615,21 @@ fn run_fix(args: &FixArgs) -> i32 {
             errors += 1;
         }
     }
-    if args.diff {
+    let status = if args.diff {
         let _ = out.flush();
-        eprintln!("{summary}");
+        if !args.tree.quiet {
+            eprintln!("{summary}");
+        }
         exit_status(errors, tally.fixed > 0)
     } else {
-        emit(&mut out, &summary);
+        if !args.tree.quiet {
+            emit(&mut out, &summary);
+        }
         let _ = out.flush();
         exit_status(errors, tally.leftovers() > 0)
-    }
+    };
+    tell_elapsed(&args.tree, started);
+    status
 }
 
 fn run_review(args: &FixArgs) -> i32 {
@@ -427,7 +641,7 @@ fn run_review(args: &FixArgs) -> i32 {
         return EXIT_ERROR;
     }
     let mut errors = 0;
-    let Some(files) = args.tree.discover(&mut errors) else {
+    let Some((files, resolver)) = args.tree.files_and_settings(&mut errors) else {
         return EXIT_ERROR;
     };
     if let Err(message) =
@@ -437,13 +651,13 @@ fn run_review(args: &FixArgs) -> i32 {
     }
     let palette = args.tree.palette();
     let options = review::ReviewOptions {
-        augment_text: args.augment_text,
+        overrides: args.overrides(),
         scope: args.tree.scope(),
         palette,
         planner: crate::fix::plan_source,
     };
     let mut terminal = review::TerminalDecisions::new(palette);
-    let report = review::review_files(files, &options, &LineLengths::default(), &mut terminal);
+    let report = review::review_files(files, &options, &resolver, &mut terminal);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     emit(&mut out, "");

@@ -13,11 +13,59 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use crate::diagnostics::Code;
-use crate::suppress::{self, Suppression};
+use crate::suppress::{Suppression, line_suppression};
 use crate::syntax::{ParsedPiece, literal};
 
 /// The keys an author may set; the runtime may add `toolUseId`.
 pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
+
+/// A project's reading of the contract: the rules it checks and the extra
+/// top-level keys it tolerates (`select`, `ignore` and `allowed-keys` in its
+/// configuration). The default is the contract itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rules {
+    /// Indexed by `Code as usize`.
+    enabled: [bool; Code::ALL.len()],
+    allowed_keys: Vec<String>,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules::CONTRACT
+    }
+}
+
+impl Rules {
+    /// Every rule, no tolerated extra key: the contract as written.
+    pub const CONTRACT: Rules = Rules { enabled: [true; Code::ALL.len()], allowed_keys: Vec::new() };
+
+    /// The rules `select` turns on (all when `None`) minus those in
+    /// `ignore`, tolerating `allowed_keys` besides the contract's keys.
+    pub fn new(select: Option<&[Code]>, ignore: &[Code], allowed_keys: Vec<String>) -> Self {
+        let selected = select.unwrap_or(&Code::ALL);
+        let enabled = Code::ALL.map(|c| selected.contains(&c) && !ignore.contains(&c));
+        Rules { enabled, allowed_keys }
+    }
+
+    pub fn enabled(&self, code: Code) -> bool {
+        self.enabled[code as usize]
+    }
+
+    /// Whether a top-level key named `name` is fine in a tool result.
+    pub fn allows_key(&self, name: &str) -> bool {
+        ALLOWED_KEYS.contains(&name) || self.allowed_keys.iter().any(|k| k == name)
+    }
+
+    /// The rule a top-level entry of this kind breaks, if one that is on.
+    fn verdict(&self, kind: &EntryKind) -> Option<Code> {
+        let code = match kind {
+            EntryKind::Key { name, .. } if !self.allows_key(name) => Code::ExtraKey,
+            EntryKind::Spread => Code::Spread,
+            _ => return None,
+        };
+        self.enabled(code).then_some(code)
+    }
+}
 
 /// One entry of a dict display, with absolute byte ranges.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +75,9 @@ pub struct Entry {
     pub kind: EntryKind,
     /// The value expression.
     pub value: Range<usize>,
+    /// The rule this entry breaks (under the project's [`Rules`]), whether
+    /// or not a comment silences it.
+    pub breaks: Option<Code>,
     /// Findings silenced by a comment on the entry's or the dict's line.
     pub suppressed: Suppression,
 }
@@ -65,14 +116,10 @@ impl Entry {
         }
     }
 
-    /// The contract's verdict on this entry, if it is a violation.
+    /// The contract's verdict on this entry, if it is a violation no
+    /// comment silences.
     pub fn violation(&self) -> Option<Code> {
-        let code = match &self.kind {
-            EntryKind::Key { name, .. } if !ALLOWED_KEYS.contains(&name.as_str()) => Code::ExtraKey,
-            EntryKind::Spread => Code::Spread,
-            _ => return None,
-        };
-        (!self.suppressed.covers(code)).then_some(code)
+        self.breaks.filter(|&code| !self.suppressed.covers(code))
     }
 }
 
@@ -129,7 +176,7 @@ pub fn constant_str(node: Node<'_>, piece_src: &str) -> Option<String> {
 
 /// Reads a `dictionary` node as a tool result, if it is one. Dicts whose own
 /// syntax is broken (an ERROR or MISSING node inside) are never tool results.
-pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize) -> Option<ToolResultDict> {
+pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &Rules) -> Option<ToolResultDict> {
     if node.kind() != "dictionary" || node.has_error() {
         return None;
     }
@@ -153,12 +200,16 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize) -> Optio
             _ => child.child_by_field_name("value")?,
         };
         let suppressed = line_suppression(piece_src, child.start_byte());
-        entries.push(Entry { range: shift(child.byte_range()), kind, value: shift(value.byte_range()), suppressed });
+        let breaks = rules.verdict(&kind);
+        entries.push(Entry {
+            range: shift(child.byte_range()),
+            kind,
+            value: shift(value.byte_range()),
+            breaks,
+            suppressed,
+        });
     }
-    if entries
-        .iter()
-        .any(|e| matches!(e.kind, EntryKind::Spread) || e.key_name().is_some_and(|k| !ALLOWED_KEYS.contains(&k)))
-    {
+    if entries.iter().any(|e| e.breaks.is_some()) {
         let on_dict_line = line_suppression(piece_src, node.start_byte());
         if on_dict_line != Suppression::Nothing {
             for entry in &mut entries {
@@ -177,23 +228,15 @@ pub fn in_broken_statement(root: Node<'_>, node: Node<'_>) -> bool {
     root.has_error() && root.child_with_descendant(node).is_some_and(|top| top.has_error())
 }
 
-/// The suppression comment in the rest of the line from `pos`.
-fn line_suppression(piece_src: &str, pos: usize) -> Suppression {
-    let rest = &piece_src[pos..];
-    let end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
-    let tail = &rest[..end];
-    if memchr::memchr(b'#', tail.as_bytes()).is_none() { Suppression::Nothing } else { suppress::in_line_tail(tail) }
-}
-
 /// Every tool-result dict in the parsed pieces of `src`, in source order.
-pub fn tool_results(src: &str, pieces: &[ParsedPiece]) -> Vec<ToolResultDict> {
+pub fn tool_results(src: &str, pieces: &[ParsedPiece], rules: &Rules) -> Vec<ToolResultDict> {
     let mut found = Vec::new();
     for piece in pieces {
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
         piece.for_each_node(|node| {
             if node.kind() == "dictionary" && !in_broken_statement(root, node) {
-                found.extend(tool_result_dict(node, piece_src, piece.offset));
+                found.extend(tool_result_dict(node, piece_src, piece.offset, rules));
             }
         });
     }
@@ -207,8 +250,12 @@ mod tests {
     use crate::syntax::{ParseScope, parse_pieces};
 
     fn scan(src: &str) -> Vec<(Code, Option<String>)> {
+        scan_with(src, &Rules::default())
+    }
+
+    fn scan_with(src: &str, rules: &Rules) -> Vec<(Code, Option<String>)> {
         let pieces = parse_pieces(src, ParseScope::WholeFile);
-        tool_results(src, &pieces)
+        tool_results(src, &pieces, rules)
             .iter()
             .flat_map(|d| {
                 d.violations().map(|v| (v.code, d.entries[v.entry].key_name().map(str::to_owned))).collect::<Vec<_>>()
@@ -250,5 +297,14 @@ mod tests {
     fn dicts_in_broken_statements_are_never_reported() {
         let src = "def broken(:\n    return {'status': 1, 'content': [], 'a': 1}\n\n\ndef good():\n    return {'status': 1, 'content': [], 'b': 1}\n";
         assert_eq!(scan(src), vec![(Code::ExtraKey, Some("b".into()))]);
+    }
+
+    #[test]
+    fn project_rules_select_ignore_and_allow() {
+        let src = "r = {'status': 1, 'content': [], 'frames': 1, 'trace': 2, **extra}\n";
+        let spreads_only = Rules::new(Some(&[Code::Spread]), &[], Vec::new());
+        assert_eq!(scan_with(src, &spreads_only), vec![(Code::Spread, None)]);
+        let no_spreads = Rules::new(None, &[Code::Spread], vec!["trace".into()]);
+        assert_eq!(scan_with(src, &no_spreads), vec![(Code::ExtraKey, Some("frames".into()))]);
     }
 }

@@ -16,14 +16,32 @@ pub enum Code {
     ExtraKey,
     /// TS002: a top-level `**` spread.
     Spread,
+    /// TS100: a suppression comment that silences nothing (reported only
+    /// with `--report-unused-ignores`).
+    UnusedIgnore,
 }
 
 impl Code {
+    /// Every rule, in code order.
+    pub const ALL: [Code; 3] = [Code::ExtraKey, Code::Spread, Code::UnusedIgnore];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Code::ExtraKey => "TS001",
             Code::Spread => "TS002",
+            Code::UnusedIgnore => "TS100",
         }
+    }
+}
+
+impl std::str::FromStr for Code {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Code::ALL.into_iter().find(|c| c.as_str() == s).ok_or_else(|| {
+            let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+            format!("unknown rule code `{s}`; the codes are {}", known.join(", "))
+        })
     }
 }
 
@@ -78,6 +96,7 @@ impl Finding {
             (Code::ExtraKey, Some(key), _) => {
                 format!("extra top-level key {} in tool result — the runtime drops it", quote_key(key))
             }
+            (Code::UnusedIgnore, Some(what), _) => what.clone(),
             (_, _, spread) => format!(
                 "`{}` spread in tool result — it can inject top-level keys the runtime drops",
                 spread.as_deref().map(one_line).unwrap_or_default()

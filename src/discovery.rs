@@ -6,7 +6,9 @@
 //! say (matched with the `ignore` crate's gitignore matcher). Symlinks are not
 //! followed unless asked; walkdir's loop detection keeps a followed cycle from
 //! looping. Paths keep the spelling the user gave them, and the result is
-//! sorted and free of duplicates so output is deterministic.
+//! sorted and free of duplicates so output is deterministic. Each folder's
+//! configuration (see [`crate::config`]) adds its `exclude` globs, or
+//! replaces the built-in skipped folders with them.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,8 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
+
+use crate::config::Resolver;
 
 /// Folder names never descended into unless `--no-ignore` is given.
 pub const SKIPPED_DIRS: [&str; 9] =
@@ -31,6 +35,9 @@ pub struct WalkOptions {
     pub no_ignore: bool,
     /// Follow symbolic links while walking.
     pub follow_links: bool,
+    /// Apply the exclusions to paths named explicitly, too (as pre-commit
+    /// hooks need: they name every file).
+    pub force_exclude: bool,
 }
 
 /// A path that could not be walked or read as a directory entry.
@@ -49,8 +56,9 @@ pub struct Discovered {
     pub warnings: Vec<DiscoveryError>,
 }
 
-/// Finds the files to check below `paths`.
-pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, String> {
+/// Finds the files to check below `paths`; `resolver` knows each folder's
+/// configured exclusions.
+pub fn discover(paths: &[PathBuf], options: &WalkOptions, resolver: &Resolver) -> Result<Discovered, String> {
     let excludes = build_excludes(&options.exclude)?;
     let mut out = Discovered::default();
     // Each file with the path that identifies it on disk, so that one file
@@ -69,8 +77,11 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, 
                 continue;
             }
         };
+        if options.force_exclude && excluded_explicitly(root, &excludes, resolver) {
+            continue;
+        }
         if meta.is_dir() {
-            walk_dir(root, options, &excludes, &mut found, &mut out);
+            walk_dir(root, options, &excludes, resolver, &mut found, &mut out);
         } else if meta.is_file() {
             found.push((root.clone(), std::fs::canonicalize(root).unwrap_or_else(|_| root.clone())));
         } else {
@@ -111,8 +122,24 @@ fn excluded(path: &Path, excludes: &GlobSet) -> bool {
     !excludes.is_empty() && (excludes.is_match(path) || path.file_name().is_some_and(|n| excludes.is_match(n)))
 }
 
-/// Whether a folder below a root is left out by the built-in rules.
-fn skipped_dir(path: &Path, options: &WalkOptions) -> bool {
+/// Whether a path named on the command line is excluded (`--exclude`, or
+/// its folder's configuration).
+/// A path is excluded when it, or a folder it lies in, is: for the command
+/// line's globs any folder on the path as given, for the configuration's
+/// the folders up to the configuration's own.
+fn excluded_explicitly(path: &Path, excludes: &GlobSet, resolver: &Resolver) -> bool {
+    if path.ancestors().any(|a| !a.as_os_str().is_empty() && excluded(a, excludes)) {
+        return true;
+    }
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let config = &resolver.for_abs_dir(abs.parent().unwrap_or(&abs)).config;
+    abs.ancestors().take_while(|a| a.starts_with(&config.root) && *a != config.root).any(|a| config.excludes(a))
+}
+
+/// Whether a folder below a root is left out by the built-in rules;
+/// `defaults` is false when the configuration's `exclude` replaced the
+/// built-in folder list.
+fn skipped_dir(path: &Path, options: &WalkOptions, defaults: bool) -> bool {
     let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");
     if name == ".git" || name == "__pycache__" {
         return true;
@@ -120,7 +147,7 @@ fn skipped_dir(path: &Path, options: &WalkOptions) -> bool {
     if options.no_ignore {
         return false;
     }
-    SKIPPED_DIRS.contains(&name) || name.starts_with('.') || path.join("pyvenv.cfg").is_file()
+    (defaults && SKIPPED_DIRS.contains(&name)) || name.starts_with('.') || path.join("pyvenv.cfg").is_file()
 }
 
 /// `.gitignore` matchers of the folders on the current walk path.
@@ -198,6 +225,7 @@ struct RootWalk<'a> {
     root_abs: PathBuf,
     options: &'a WalkOptions,
     excludes: &'a GlobSet,
+    resolver: &'a Resolver,
 }
 
 /// Walks `root`: its own entries first, then each of its folders on its own
@@ -206,6 +234,7 @@ fn walk_dir(
     root: &Path,
     options: &WalkOptions,
     excludes: &GlobSet,
+    resolver: &Resolver,
     found: &mut Vec<(PathBuf, PathBuf)>,
     out: &mut Discovered,
 ) {
@@ -215,7 +244,7 @@ fn walk_dir(
         ignores = IgnoreStack::for_root(&root_abs);
         ignores.push(0, &root_abs);
     }
-    let ctx = RootWalk { root, root_abs, options, excludes };
+    let ctx = RootWalk { root, root_abs, options, excludes, resolver };
     let top = ctx.walk(root, 0, true, ignores.clone());
     let items: Vec<Vec<Item>> = top
         .into_par_iter()
@@ -276,8 +305,10 @@ impl RootWalk<'_> {
             ignores.leave_to(depth - 1);
             let rel = path.strip_prefix(self.root).unwrap_or(path);
             let abs = self.root_abs.join(rel);
+            let config = &self.resolver.for_abs_dir(abs.parent().unwrap_or(&abs)).config;
             let left_out = excluded(path, self.excludes)
-                || (is_dir && skipped_dir(path, options))
+                || config.excludes(&abs)
+                || (is_dir && skipped_dir(path, options, config.skips_default_folders()))
                 || (use_gitignore && ignores.ignored(&abs, is_dir));
             if is_dir {
                 if left_out {
@@ -303,6 +334,10 @@ impl RootWalk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn discover_isolated(paths: &[PathBuf], options: &WalkOptions) -> Result<Discovered, String> {
+        discover(paths, options, &Resolver::isolated())
+    }
 
     fn touch(path: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -334,13 +369,14 @@ mod tests {
         }
         std::fs::write(root.join("venv2/pyvenv.cfg"), "").unwrap();
         std::fs::write(root.join(".gitignore"), "ignored/\n*_ignored.py\n").unwrap();
-        let found = discover(&[root.to_path_buf()], &WalkOptions::default()).unwrap();
+        let found = discover_isolated(&[root.to_path_buf()], &WalkOptions::default()).unwrap();
         assert_eq!(names(&found, root), ["a.py", "b.pyi", "kept/i.py", "pkg/d.py"]);
 
-        let all = discover(&[root.to_path_buf()], &WalkOptions { no_ignore: true, ..Default::default() }).unwrap();
+        let all =
+            discover_isolated(&[root.to_path_buf()], &WalkOptions { no_ignore: true, ..Default::default() }).unwrap();
         assert_eq!(all.files.len(), 10);
 
-        let some = discover(
+        let some = discover_isolated(
             &[root.to_path_buf()],
             &WalkOptions { exclude: vec!["pkg".into(), "a.*".into()], ..Default::default() },
         )
@@ -354,11 +390,12 @@ mod tests {
         let script = dir.path().join("script");
         touch(&script);
         let missing = dir.path().join("missing.py");
-        let found = discover(&[script.clone(), missing.clone(), script.clone()], &WalkOptions::default()).unwrap();
+        let found =
+            discover_isolated(&[script.clone(), missing.clone(), script.clone()], &WalkOptions::default()).unwrap();
         assert_eq!(found.files, vec![script.clone()]);
         assert_eq!(found.errors, vec![DiscoveryError { path: missing, message: "no such file or directory".into() }]);
         let dotted = dir.path().join(".").join("script");
-        let found = discover(&[dotted, script], &WalkOptions::default()).unwrap();
+        let found = discover_isolated(&[dotted, script], &WalkOptions::default()).unwrap();
         assert_eq!(found.files.len(), 1, "one file under two spellings is checked once");
     }
 
@@ -368,10 +405,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         touch(&dir.path().join("a/x.py"));
         std::os::unix::fs::symlink(dir.path(), dir.path().join("a/loop")).unwrap();
-        let found = discover(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap();
+        let found = discover_isolated(&[dir.path().to_path_buf()], &WalkOptions::default()).unwrap();
         assert_eq!(found.files.len(), 1);
         let followed =
-            discover(&[dir.path().to_path_buf()], &WalkOptions { follow_links: true, ..Default::default() }).unwrap();
+            discover_isolated(&[dir.path().to_path_buf()], &WalkOptions { follow_links: true, ..Default::default() })
+                .unwrap();
         assert_eq!(followed.files.len(), 1);
         assert_eq!((followed.errors.len(), followed.warnings.len()), (0, 1));
     }

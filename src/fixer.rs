@@ -3,9 +3,8 @@
 
 use std::path::Path;
 
-use crate::apply::{self, FixPolicy, FixedText, LeftBecause, Leftover, Planner};
-use crate::config::LineLengths;
-use crate::fix::AugmentText;
+use crate::apply::{self, FixedText, LeftBecause, Leftover, Planner};
+use crate::config::{Overrides, Settings};
 use crate::report::{self, Palette};
 use crate::source::{self, SourceText};
 use crate::syntax::ParseScope;
@@ -14,8 +13,8 @@ use crate::{check, diff};
 /// What `fix` was asked to do.
 #[derive(Debug, Clone, Copy)]
 pub struct FixOptions {
-    pub unsafe_fixes: bool,
-    pub augment_text: AugmentText,
+    /// Fix settings from the command line, over each file's configuration.
+    pub overrides: Overrides,
     /// Write fixed files (false for `--diff`).
     pub write: bool,
     pub scope: ParseScope,
@@ -85,12 +84,13 @@ impl FileFix {
 }
 
 /// Fixes one file as `options` say.
-pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -> Result<FileFix, String> {
+pub fn fix_file(path: &Path, options: &FixOptions, settings: &Settings) -> Result<FileFix, String> {
+    let policy = settings.fix_policy(options.overrides);
     // The fast check (on a reused buffer) decides whether the file needs
     // the full fixer at all; a file without violations carries no text. A
     // violating file's bytes are kept: a write must find them unchanged.
     let found = source::with_bytes(path, |bytes| {
-        let pieces = check::violating_pieces(&source::text_of(bytes)?, options.scope);
+        let pieces = check::violating_pieces(&source::text_of(bytes)?, options.scope, &policy.rules);
         Ok::<_, String>(pieces.map(|pieces| (bytes.to_vec(), pieces)))
     })??;
     let Some((bytes, pieces)) = found else {
@@ -98,12 +98,7 @@ pub fn fix_file(path: &Path, options: &FixOptions, line_lengths: &LineLengths) -
         return Ok(FileFix { bom: false, encoding: None, original: String::new(), fixed, write_error: None });
     };
     let source = SourceText::decode(bytes.clone())?;
-    let policy = FixPolicy {
-        unsafe_fixes: options.unsafe_fixes,
-        line_length: line_lengths.for_file(path),
-        augment_text: options.augment_text,
-    };
-    let fixed = apply::fix_parsed(&source.text, pieces, policy, options.planner);
+    let fixed = apply::fix_parsed(&source.text, pieces, &policy, options.planner);
     let write_error = if options.write && fixed.text != source.text {
         source.encode(&fixed.text).and_then(|new| apply::write_atomic(path, &bytes, &new)).err()
     } else {
@@ -252,6 +247,7 @@ pub fn leftover_lines(path: &Path, leftovers: &[Leftover], palette: Palette) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fix::AugmentText;
 
     #[test]
     fn summary_names_what_was_left() {
@@ -273,20 +269,19 @@ mod tests {
         let src = "def f(n):\n    return {'status': 'ok', 'content': [], 'n': n}\n";
         std::fs::write(&path, src).unwrap();
         let options = FixOptions {
-            unsafe_fixes: true,
-            augment_text: AugmentText::Safe,
+            overrides: Overrides { unsafe_fixes: Some(true), augment_text: Some(AugmentText::Safe) },
             write: true,
             scope: ParseScope::Candidates,
             planner: crate::apply::tests::breaking_planner,
         };
-        let file = fix_file(&path, &options, &LineLengths::default()).unwrap();
+        let file = fix_file(&path, &options, &Settings::default()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
         let problems = file.problems();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].contains("would add a syntax error"), "{problems:?}");
 
         let options = FixOptions { planner: crate::fix::plan_source, ..options };
-        fix_file(&path, &options, &LineLengths::default()).unwrap();
+        fix_file(&path, &options, &Settings::default()).unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
     }
 }

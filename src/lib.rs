@@ -5,10 +5,13 @@
 //! [`discovery`] (which files) → [`source`] and [`syntax`] (text, parsing,
 //! Python string semantics) → [`contract`] (what a tool result is and what
 //! violates it) → [`diagnostics`] (findings) → [`check`] (the driver) →
-//! [`report`] (output formats) → [`cli`]. `fix` goes through [`fixer`] and
-//! [`apply`], or, with `--interactive`, through [`review`].
+//! [`report`] (output formats) → [`cli`], with [`config`] for each folder's
+//! settings and [`progress`] for long runs. `fix` goes through [`fixer`] and
+//! [`apply`], or, with `--interactive`, through [`review`]; `check
+//! --add-ignores` writes baseline suppressions through [`baseline`].
 
 pub mod apply;
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod config;
@@ -18,6 +21,7 @@ pub mod diff;
 pub mod discovery;
 pub mod fix;
 pub mod fixer;
+pub mod progress;
 pub mod report;
 pub mod review;
 pub mod source;

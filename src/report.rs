@@ -148,12 +148,13 @@ pub fn github_finding(path: &Path, f: &Finding) -> String {
 }
 
 /// The rules, as SARIF and `--statistics` describe them.
-const RULES: [(Code, &str); 2] = [
+const RULES: [(Code, &str); 3] = [
     (
         Code::ExtraKey,
         "A tool result has a top-level key other than status, content and toolUseId; the runtime drops it.",
     ),
     (Code::Spread, "A tool result has a top-level ** spread, which can inject keys the runtime drops."),
+    (Code::UnusedIgnore, "A toolshape suppression comment silences nothing (--report-unused-ignores)."),
 ];
 
 /// A path as a SARIF artifact URI: `/` separators, `./` dropped, reserved
@@ -286,6 +287,7 @@ fn rule_name(code: Code) -> &'static str {
     match code {
         Code::ExtraKey => "extra-top-level-key",
         Code::Spread => "top-level-spread",
+        Code::UnusedIgnore => "unused-suppression",
     }
 }
 
@@ -367,11 +369,17 @@ impl CheckTally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::check_source;
+    use crate::check::{CheckOptions, check_source};
+    use crate::contract::Rules;
     use crate::syntax::ParseScope;
 
     fn finding() -> Finding {
-        check_source("x = {'status': 1, 'content': [], 'fr,ames': 2}\n", ParseScope::Candidates).remove(0)
+        check_source(
+            "x = {'status': 1, 'content': [], 'fr,ames': 2}\n",
+            &CheckOptions::new(ParseScope::Candidates),
+            &Rules::CONTRACT,
+        )
+        .remove(0)
     }
 
     #[test]
@@ -409,7 +417,11 @@ mod tests {
     #[test]
     fn statistics_count_per_rule() {
         let mut tally = CheckTally::default();
-        tally.add(&check_source("x = {'status': 1, 'content': [], 'a': 1, 'b': 2, **c}\n", ParseScope::Candidates));
+        tally.add(&check_source(
+            "x = {'status': 1, 'content': [], 'a': 1, 'b': 2, **c}\n",
+            &CheckOptions::new(ParseScope::Candidates),
+            &Rules::CONTRACT,
+        ));
         assert_eq!(
             tally.statistics_lines(),
             [

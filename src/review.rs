@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use console::{Key, Term};
 
 use crate::apply::{self, Planner};
-use crate::config::LineLengths;
+use crate::config::{Overrides, Resolver};
 use crate::diagnostics::{Code, Finding};
-use crate::fix::{self, Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy};
+use crate::fix::{self, Applicability, Edit, Fix, PlanOptions, Remedy};
 use crate::report::Palette;
 use crate::source::SourceText;
 use crate::syntax::{self, LineIndex, ParseScope};
@@ -199,10 +199,11 @@ struct Planned {
 impl FileReview {
     /// A review of `original`; the layout style is read from it once, as
     /// `toolshape fix` does.
-    pub fn new(original: &str, line_length: usize, augment_text: AugmentText, planner: Planner) -> Self {
+    pub fn new(original: &str, policy: &apply::FixPolicy, planner: Planner) -> Self {
+        let rules = policy.rules.clone();
         FileReview {
             text: original.to_owned(),
-            plan_options: PlanOptions::for_source(original, line_length, augment_text),
+            plan_options: PlanOptions::for_source(original, policy.line_length, policy.augment_text, rules),
             planner,
             baseline_errors: apply::syntax_error_count(original),
             decided: Vec::new(),
@@ -242,7 +243,7 @@ impl FileReview {
         let remaining = 1 + open.count();
         let Remedy::Fix(fix) = first.remedy else { unreachable!("open plans are fixes") };
         let index = LineIndex::new(&self.text);
-        let findings = contract::tool_results(&self.text, &planned.pieces)
+        let findings = contract::tool_results(&self.text, &planned.pieces, &self.plan_options.rules)
             .iter()
             .find(|d| d.range == first.dict)
             .map(|d| {
@@ -262,10 +263,12 @@ impl FileReview {
     }
 
     /// Whether the tool result of `pending` breaks the contract no more in `after`.
-    fn clean_after(pending: &PendingFix, after: &str) -> bool {
+    fn clean_after(&self, pending: &PendingFix, after: &str) -> bool {
         let start = map_offset(pending.dict.start, &pending.fix.edits, Bound::Start);
         let pieces = syntax::parse_pieces(after, ParseScope::WholeFile);
-        !contract::tool_results(after, &pieces).iter().any(|d| d.range.start == start && d.is_violating())
+        !contract::tool_results(after, &pieces, &self.plan_options.rules)
+            .iter()
+            .any(|d| d.range.start == start && d.is_violating())
     }
 
     /// The diff of `pending` alone, hunks only.
@@ -345,7 +348,8 @@ fn map_offset(offset: usize, edits: &[Edit], bound: Bound) -> usize {
 /// What a review needs besides the files and the answers.
 #[derive(Debug, Clone, Copy)]
 pub struct ReviewOptions {
-    pub augment_text: AugmentText,
+    /// Fix settings from the command line, over each file's configuration.
+    pub overrides: Overrides,
     /// How the quick check that picks the files to review parses them.
     pub scope: ParseScope,
     /// Colours of the diffs in the offers.
@@ -430,25 +434,21 @@ struct QueuedFile {
     path: PathBuf,
     bytes: Vec<u8>,
     source: SourceText,
-    line_length: usize,
+    policy: apply::FixPolicy,
     fixes: usize,
     manual: usize,
 }
 
 /// Reads `path` and counts its fixes; `None` when it has no violations.
-fn queue_file(
-    path: PathBuf,
-    options: &ReviewOptions,
-    line_lengths: &LineLengths,
-) -> Result<Option<QueuedFile>, String> {
+fn queue_file(path: PathBuf, options: &ReviewOptions, resolver: &Resolver) -> Result<Option<QueuedFile>, String> {
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
-    if check::violating_pieces(&source.text, options.scope).is_none() {
+    let policy = resolver.for_file(&path).fix_policy(options.overrides);
+    if check::violating_pieces(&source.text, options.scope, &policy.rules).is_none() {
         return Ok(None);
     }
-    let line_length = line_lengths.for_file(&path);
-    let (fixes, manual) = FileReview::new(&source.text, line_length, options.augment_text, options.planner).counts();
-    Ok(Some(QueuedFile { path, bytes, source, line_length, fixes, manual }))
+    let (fixes, manual) = FileReview::new(&source.text, &policy, options.planner).counts();
+    Ok(Some(QueuedFile { path, bytes, source, policy, fixes, manual }))
 }
 
 /// The standing answers given so far.
@@ -508,14 +508,14 @@ struct Session<'d> {
 pub fn review_files(
     files: Vec<PathBuf>,
     options: &ReviewOptions,
-    line_lengths: &LineLengths,
+    resolver: &Resolver,
     decisions: &mut dyn DecisionSource,
 ) -> ReviewReport {
     let mut report = ReviewReport::default();
     let mut queue = Vec::new();
     check::par_map_ordered(
         files,
-        |path| (path.clone(), queue_file(path, options, line_lengths)),
+        |path| (path.clone(), queue_file(path, options, resolver)),
         |(path, queued)| match queued {
             Ok(Some(file)) => queue.push(file),
             Ok(None) => {}
@@ -552,8 +552,7 @@ pub fn review_files(
 
 impl Session<'_> {
     fn review_file(&mut self, file: QueuedFile) -> (FileReport, Option<Stop>) {
-        let mut review =
-            FileReview::new(&file.source.text, file.line_length, self.options.augment_text, self.options.planner);
+        let mut review = FileReview::new(&file.source.text, &file.policy, self.options.planner);
         let (mut applied, mut skipped, mut failed, mut undecided) = (0, 0, 0, 0);
         let mut file_rule = None;
         let mut stop = None;
@@ -639,7 +638,7 @@ impl Session<'_> {
             moves: pending.fix.moves.clone(),
             text_augmented: matches!(pending.fix.text, fix::TextAugment::Added { .. }),
             text_note: pending.fix.text.note(),
-            clean_after: FileReview::clean_after(pending, &after),
+            clean_after: review.clean_after(pending, &after),
             diff: review.diff(path, &after, self.options.palette),
             note: None,
         };
@@ -928,12 +927,13 @@ impl DecisionSource for TerminalDecisions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fix::AugmentText;
 
     const NO_COLOUR: Palette = Palette { enabled: false };
 
     fn options() -> ReviewOptions {
         ReviewOptions {
-            augment_text: AugmentText::Never,
+            overrides: Overrides { augment_text: Some(AugmentText::Never), unsafe_fixes: None },
             scope: ParseScope::Candidates,
             palette: NO_COLOUR,
             planner: fix::plan_source,
@@ -1008,7 +1008,7 @@ mod tests {
         }
 
         fn review(&self, script: &mut Script) -> ReviewReport {
-            review_files(self.paths(), &options(), &LineLengths::default(), script)
+            review_files(self.paths(), &options(), &Resolver::isolated(), script)
         }
     }
 
@@ -1056,9 +1056,14 @@ def two():
 
     #[test]
     fn the_expected_texts_are_what_fix_writes() {
-        let policy = apply::FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Never };
-        assert_eq!(apply::fix_text(THREE, policy).text, three_with([true; 3]));
-        let fixed = apply::fix_text(UNSAFE_THEN_SAFE, policy).text;
+        let policy = apply::FixPolicy {
+            unsafe_fixes: true,
+            line_length: 88,
+            augment_text: AugmentText::Never,
+            rules: contract::Rules::CONTRACT,
+        };
+        assert_eq!(apply::fix_text(THREE, &policy).text, three_with([true; 3]));
+        let fixed = apply::fix_text(UNSAFE_THEN_SAFE, &policy).text;
         assert!(fixed.contains(UNSAFE_FIXED) && fixed.contains(SAFE_FIXED), "{fixed}");
     }
 
@@ -1233,8 +1238,13 @@ x = {
 
     #[test]
     fn a_nested_fix_is_offered_after_the_outer_one_on_the_text_as_it_then_is() {
-        let policy = apply::FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Never };
-        let all_fixed = apply::fix_text(NESTED, policy).text;
+        let policy = apply::FixPolicy {
+            unsafe_fixes: true,
+            line_length: 88,
+            augment_text: AugmentText::Never,
+            rules: contract::Rules::CONTRACT,
+        };
+        let all_fixed = apply::fix_text(NESTED, &policy).text;
 
         let tree = Tree::new(&[("a.py", NESTED)]);
         let mut script = Script::new(&[Apply, Apply, Apply]);
@@ -1282,12 +1292,18 @@ x = {
     fn the_text_block_is_augmented_as_augment_text_says() {
         let src = "def f(ms):\n    return {\"status\": \"ok\", \"content\": [{\"text\": \"pong\"}], \"ms\": ms}\n";
         for augment_text in [AugmentText::Safe, AugmentText::Never] {
-            let policy = apply::FixPolicy { unsafe_fixes: false, line_length: 88, augment_text };
+            let policy = apply::FixPolicy {
+                unsafe_fixes: false,
+                line_length: 88,
+                augment_text,
+                rules: contract::Rules::CONTRACT,
+            };
             let tree = Tree::new(&[("a.py", src)]);
             let mut script = Script::new(&[Apply]);
-            let options = ReviewOptions { augment_text, ..options() };
-            review_files(tree.paths(), &options, &LineLengths::default(), &mut script);
-            assert_eq!(tree.read("a.py"), apply::fix_text(src, policy).text);
+            let overrides = Overrides { augment_text: Some(augment_text), unsafe_fixes: None };
+            let options = ReviewOptions { overrides, ..options() };
+            review_files(tree.paths(), &options, &Resolver::isolated(), &mut script);
+            assert_eq!(tree.read("a.py"), apply::fix_text(src, &policy).text);
             let augmented = augment_text == AugmentText::Safe;
             assert_eq!(script.offers[0].text_augmented, augmented);
             assert_eq!(
@@ -1319,17 +1335,23 @@ x = {
         let dir = tempfile::tempdir().unwrap();
         let mut differ = Vec::new();
         for augment_text in [AugmentText::Safe, AugmentText::Never] {
-            let policy = apply::FixPolicy { unsafe_fixes: true, line_length: 88, augment_text };
+            let policy = apply::FixPolicy {
+                unsafe_fixes: true,
+                line_length: 88,
+                augment_text,
+                rules: contract::Rules::CONTRACT,
+            };
             for path in &paths {
                 let source = SourceText::read(path).unwrap();
                 let copy = dir.path().join(path.file_name().unwrap());
                 std::fs::copy(path, &copy).unwrap();
                 let mut accept = AcceptAll(0);
                 // Whole-file parsing: one fixture spells "status" only through an escape.
-                let options = ReviewOptions { augment_text, scope: ParseScope::WholeFile, ..options() };
-                review_files(vec![copy.clone()], &options, &LineLengths::default(), &mut accept);
+                let overrides = Overrides { augment_text: Some(augment_text), unsafe_fixes: None };
+                let options = ReviewOptions { overrides, scope: ParseScope::WholeFile, ..options() };
+                review_files(vec![copy.clone()], &options, &Resolver::isolated(), &mut accept);
                 let reviewed = SourceText::read(&copy).unwrap().text;
-                let fixed = apply::fix_text(&source.text, policy);
+                let fixed = apply::fix_text(&source.text, &policy);
                 if reviewed != fixed.text || accept.0 != fixed.applied.len() {
                     differ.push(format!("{} ({augment_text:?})", file_name(path)));
                 }
@@ -1372,7 +1394,7 @@ x = {
         let tree = Tree::new(&[("a.py", THREE)]);
         let mut script = Script::new(&[Apply, Apply, Apply]);
         let options = ReviewOptions { planner: crate::apply::tests::breaking_planner, ..options() };
-        let report = review_files(tree.paths(), &options, &LineLengths::default(), &mut script);
+        let report = review_files(tree.paths(), &options, &Resolver::isolated(), &mut script);
         assert_eq!(tree.read("a.py"), THREE);
         assert_eq!(report.files[0].failed, 3);
         assert_eq!(report.files[0].outcome, FileOutcome::Unchanged);

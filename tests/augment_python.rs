@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde_json::json;
 use toolshape::apply::{FixPolicy, fix_text};
+use toolshape::contract::Rules;
 use toolshape::fix::{AugmentText, TextAugment};
 use toolshape::source::SourceText;
 
@@ -27,8 +28,9 @@ fn augmented_texts_compile_and_extend_the_original() {
     fixtures.sort();
     for path in fixtures {
         let source = SourceText::read(&path).unwrap();
-        let policy = FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe };
-        let fixed = fix_text(&source.text, policy);
+        let policy =
+            FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe, rules: Rules::CONTRACT };
+        let fixed = fix_text(&source.text, &policy);
         for applied in &fixed.applied {
             if let TextAugment::Added { before, after, .. } = &applied.text {
                 cases.push(json!({

@@ -12,7 +12,8 @@
 use std::path::Path;
 
 use toolshape::apply::{FixPolicy, fix_text, syntax_error_count};
-use toolshape::check::check_source;
+use toolshape::check::{CheckOptions, check_source};
+use toolshape::contract::Rules;
 use toolshape::diff;
 use toolshape::fix::AugmentText;
 use toolshape::fixer::leftover_lines;
@@ -53,11 +54,12 @@ fn section(out: &mut String, name: &str, body: &str) {
 fn report(name: &Path, src: &str) -> String {
     let line_length = line_length(src);
     let mut out = String::new();
-    let findings = check_source(src, ParseScope::WholeFile);
+    let check = |scope| check_source(src, &CheckOptions::new(scope), &Rules::CONTRACT);
+    let findings = check(ParseScope::WholeFile);
     // The prefilter's one documented blind spot: keys spelled only through
     // escapes or concatenation in a file lacking the plain words.
     if !lacks_key_bytes(src.as_bytes()) {
-        assert_eq!(findings, check_source(src, ParseScope::Candidates), "prefilter and whole-file parse disagree");
+        assert_eq!(findings, check(ParseScope::Candidates), "prefilter and whole-file parse disagree");
     }
     let lines: Vec<String> = findings.iter().map(|f| text_finding(name, f, PLAIN)).collect();
     let check = if lines.is_empty() { "(no findings)".to_owned() } else { lines.join("\n") };
@@ -65,10 +67,10 @@ fn report(name: &Path, src: &str) -> String {
     let baseline = syntax_error_count(src);
     let mut previous: Option<String> = None;
     for unsafe_fixes in [false, true] {
-        let policy = FixPolicy { unsafe_fixes, line_length, augment_text: augment_text(src) };
-        let fixed = fix_text(src, policy);
+        let policy = FixPolicy { unsafe_fixes, line_length, augment_text: augment_text(src), rules: Rules::CONTRACT };
+        let fixed = fix_text(src, &policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);
-        assert_eq!(fix_text(&fixed.text, policy).text, fixed.text, "a second fix changed the text again");
+        assert_eq!(fix_text(&fixed.text, &policy).text, fixed.text, "a second fix changed the text again");
         let title = if unsafe_fixes { "fix --unsafe-fixes" } else { "fix" };
         if previous.as_deref() == Some(fixed.text.as_str()) {
             section(&mut out, title, "(same as fix)");
@@ -85,7 +87,7 @@ fn report(name: &Path, src: &str) -> String {
             body.push_str(&format!("left: {line}\n"));
         }
         if unsafe_fixes {
-            let left = check_source(&fixed.text, ParseScope::WholeFile);
+            let left = check_source(&fixed.text, &CheckOptions::new(ParseScope::WholeFile), &Rules::CONTRACT);
             assert!(left.iter().all(|f| f.fixable.is_none()), "fixable findings remain after --unsafe-fixes");
         }
         section(&mut out, title, &visible(&body));

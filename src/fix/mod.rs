@@ -131,18 +131,20 @@ pub struct PlanOptions {
     pub augment_text: AugmentText,
     /// Whether to build the edits; `check` needs only each fix's verdict.
     pub with_edits: bool,
+    /// What counts as a violation in this project.
+    pub rules: contract::Rules,
 }
 
 impl PlanOptions {
     /// Options for `src`: its layout habits and the given line length.
-    pub fn for_source(src: &str, line_length: usize, augment_text: AugmentText) -> Self {
-        PlanOptions { style: Style::detect(src, line_length), augment_text, with_edits: true }
+    pub fn for_source(src: &str, line_length: usize, augment_text: AugmentText, rules: contract::Rules) -> Self {
+        PlanOptions { style: Style::detect(src, line_length), augment_text, with_edits: true, rules }
     }
 
     /// Options for judging fixes without building them.
-    pub fn verdicts_only() -> Self {
+    pub fn verdicts_only(rules: contract::Rules) -> Self {
         let style = Style { newline: "\n", indent_unit: "    ".into(), line_length: usize::MAX };
-        PlanOptions { style, augment_text: AugmentText::Never, with_edits: false }
+        PlanOptions { style, augment_text: AugmentText::Never, with_edits: false, rules }
     }
 }
 
@@ -161,7 +163,7 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
             if contract::in_broken_statement(root, node) {
                 return;
             }
-            let Some(dict) = contract::tool_result_dict(node, piece_src, piece.offset) else {
+            let Some(dict) = contract::tool_result_dict(node, piece_src, piece.offset, &options.rules) else {
                 return;
             };
             if dict.is_violating() {

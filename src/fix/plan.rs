@@ -9,7 +9,7 @@ use tree_sitter::Node;
 use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
-use crate::contract::{ToolResultDict, constant_str, tool_result_dict, unparenthesize};
+use crate::contract::{Rules, ToolResultDict, constant_str, tool_result_dict, unparenthesize};
 use crate::syntax::LineIndex;
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -235,7 +235,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 // A json dict that is itself a tool result is not merged into:
                 // its keys are a contract of their own.
                 let json = unparenthesize(*json);
-                json.kind() == "dictionary" && tool_result_dict(json, ctx.piece_src(), ctx.offset).is_none()
+                json.kind() == "dictionary"
+                    && tool_result_dict(json, ctx.piece_src(), ctx.offset, &Rules::CONTRACT).is_none()
             })
             .last();
         Ok(match merge {

@@ -3,20 +3,27 @@
 //! (`tests/fuzz_regressions.rs`), which include this file with `#[path]`.
 
 use toolshape::apply::{FixPolicy, LeftBecause, fix_text, syntax_error_count};
-use toolshape::check::check_source;
+use toolshape::check::{CheckOptions, check_source};
+use toolshape::contract::Rules;
 use toolshape::fix::AugmentText;
 use toolshape::syntax::ParseScope;
 
 /// The policy the fuzzers fix with: everything, text augmented where safe.
-pub const POLICY: FixPolicy = FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe };
+pub const POLICY: FixPolicy =
+    FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe, rules: Rules::CONTRACT };
+
+/// The findings of `text`, as `check` reports them without configuration.
+fn findings(text: &str, scope: ParseScope) -> Vec<toolshape::diagnostics::Finding> {
+    check_source(text, &CheckOptions::new(scope), &Rules::CONTRACT)
+}
 
 /// Checks every invariant on `text`; `Err` names the first one broken.
 pub fn check_text(text: &str) -> Result<(), String> {
     // 1. Both scopes agree when the prefilter cannot skip the text and the
     //    text parses cleanly (with syntax errors, tree-sitter's recovery in
     //    a candidate region and in the whole file legitimately differ).
-    let whole = check_source(text, ParseScope::WholeFile);
-    let candidates = check_source(text, ParseScope::Candidates);
+    let whole = findings(text, ParseScope::WholeFile);
+    let candidates = findings(text, ParseScope::Candidates);
     let has = |w: &str| text.as_bytes().windows(w.len()).any(|x| x == w.as_bytes());
     if has("status") && has("content") && whole != candidates && syntax_error_count(text) == 0 {
         return Err(format!(
@@ -27,7 +34,7 @@ pub fn check_text(text: &str) -> Result<(), String> {
     }
 
     // 2. Fixing adds no syntax error.
-    let fixed = fix_text(text, POLICY);
+    let fixed = fix_text(text, &POLICY);
     let (before, after) = (syntax_error_count(text), syntax_error_count(&fixed.text));
     if after > before {
         return Err(format!("fix added syntax errors: {before} -> {after}\nfixed text:\n{}", fixed.text));
@@ -43,7 +50,7 @@ pub fn check_text(text: &str) -> Result<(), String> {
     let round_limit = fixed.leftovers.iter().any(|l| l.why == LeftBecause::RoundLimit);
 
     // 3. Fixing is idempotent.
-    let again = fix_text(&fixed.text, POLICY);
+    let again = fix_text(&fixed.text, &POLICY);
     if again.text != fixed.text && !round_limit {
         return Err(format!("fix is not idempotent\nfirst:\n{}\nsecond:\n{}", fixed.text, again.text));
     }
@@ -59,7 +66,7 @@ pub fn check_text(text: &str) -> Result<(), String> {
             .filter(|l| l.why == LeftBecause::BrokenFile)
             .flat_map(|l| l.findings.iter().map(|f| f.dict.clone()))
             .collect();
-        let left: Vec<_> = check_source(&fixed.text, ParseScope::WholeFile)
+        let left: Vec<_> = findings(&fixed.text, ParseScope::WholeFile)
             .into_iter()
             .filter(|f| f.fixable.is_some() && !refused.contains(&f.dict))
             .collect();

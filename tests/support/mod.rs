@@ -142,11 +142,21 @@ pub fn toolshape(dir: &Path, args: &[&str]) -> Run {
     finish(command(dir, args).output().expect("toolshape runs"))
 }
 
-/// Runs toolshape and fails the test if it does not finish in time.
 /// Runs the binary, failing the test if it takes longer than `limit`. The
 /// output is read while waiting, so a chatty run cannot block on a full pipe.
 pub fn toolshape_with_timeout(dir: &Path, args: &[&str], limit: Duration) -> Run {
-    let mut child = command(dir, args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("toolshape starts");
+    finish(output_with_timeout(&mut command(dir, args), limit))
+}
+
+/// Runs `cmd` with its output captured, failing the test if it takes longer
+/// than `limit`; the pipes are drained while waiting.
+pub fn output_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
+    let shown = describe(cmd);
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `{shown}`: {e}"));
     let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -164,11 +174,11 @@ pub fn toolshape_with_timeout(dir: &Path, args: &[&str], limit: Duration) -> Run
         if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("toolshape {args:?} did not finish within {limit:?}");
+            panic!("`{shown}` did not finish within {limit:?}");
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     };
-    finish(Output { status, stdout: stdout.join().expect("reader"), stderr: stderr.join().expect("reader") })
+    Output { status, stdout: stdout.join().expect("reader"), stderr: stderr.join().expect("reader") }
 }
 
 pub fn write(root: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {

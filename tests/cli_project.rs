@@ -1,0 +1,381 @@
+//! End-to-end tests of how toolshape fits a Python project: configuration
+//! files (discovery, every key, `--config`, `--isolated`, strict errors),
+//! suppression comments in every form, `--report-unused-ignores`,
+//! `check --add-ignores` (the baseline round trip), stdin mode under a
+//! project's settings, `--force-exclude`, `--quiet` / `--verbose`, and the
+//! progress bar (on a terminal only).
+//!
+//! Each test builds its project in a temporary folder; expectations come
+//! from what the test wrote (which key, which line), not from earlier output.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+mod support;
+use support::{Run, command, finish, tempdir, toolshape, write};
+
+/// A tool result with two extra keys and a spread, one entry per line.
+const LEGACY: &str = "def tool(stats):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": \"done\"}],\n        \"frames\": 512,\n        \"trace\": \"abc\",\n        **stats,\n    }\n";
+
+/// The (line, code, key-or-spread) of each finding in text output.
+fn findings(run: &Run) -> Vec<(usize, String)> {
+    run.stdout
+        .lines()
+        .filter(|l| l.contains(": TS"))
+        .map(|l| {
+            let mut parts = l.split(':');
+            let _path = parts.next();
+            let line: usize = parts.next().unwrap().parse().unwrap();
+            let code = l.split_whitespace().nth(1).unwrap().to_owned();
+            (line, code)
+        })
+        .collect()
+}
+
+/// The 1-based line of the first line of `src` containing `needle`.
+fn line_of(src: &str, needle: &str) -> usize {
+    src.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle:?} not in source")) + 1
+}
+
+fn with_stdin(dir: &Path, args: &[&str], input: &str) -> Run {
+    let mut child = command(dir, args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolshape starts");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    finish(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn nearest_configuration_applies_select_ignore_and_allowed_keys() {
+    let dir = tempdir();
+    let root = dir.path();
+    write(root, "pyproject.toml", "[project]\nname = \"demo\"\n\n[tool.toolshape]\nallowed-keys = [\"trace\"]\n");
+    write(root, "app/tool.py", LEGACY);
+    write(root, "legacy/toolshape.toml", "ignore = [\"TS002\"]\n");
+    write(root, "legacy/tool.py", LEGACY);
+
+    let run = toolshape(root, &["check", "app"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        findings(&run),
+        [(line_of(LEGACY, "frames"), "TS001".into()), (line_of(LEGACY, "**stats"), "TS002".into())],
+        "`trace` is allowed by pyproject.toml: {run:?}"
+    );
+
+    // legacy/ has its own file, which wins whole (no merging): `trace` is an
+    // extra key again there, and spreads are not checked.
+    let run = toolshape(root, &["check", "legacy/tool.py"]);
+    assert_eq!(
+        findings(&run),
+        [(line_of(LEGACY, "frames"), "TS001".into()), (line_of(LEGACY, "trace"), "TS001".into())],
+        "{run:?}"
+    );
+
+    // --isolated reads no file; --config uses one file for everything.
+    let run = toolshape(root, &["check", "--isolated", "app"]);
+    assert_eq!(findings(&run).len(), 3, "{run:?}");
+    let run = toolshape(root, &["check", "--config", "legacy/toolshape.toml", "app"]);
+    assert_eq!(findings(&run).iter().filter(|(_, c)| c == "TS002").count(), 0, "{run:?}");
+
+    // The same settings reach stdin mode through the name it is given.
+    let run = with_stdin(root, &["check", "--stdin-filename", "app/new.py", "-"], LEGACY);
+    assert_eq!(findings(&run).len(), 2, "{run:?}");
+    let run = with_stdin(root, &["check", "--stdin-filename", "legacy/new.py", "-"], LEGACY);
+    assert_eq!(findings(&run).len(), 2, "{run:?}");
+    assert!(findings(&run).iter().all(|(_, c)| c == "TS001"), "{run:?}");
+}
+
+#[test]
+fn select_narrows_and_the_fix_leaves_tolerated_keys_in_place() {
+    let dir = tempdir();
+    let root = dir.path();
+    write(root, "toolshape.toml", "select = [\"TS001\"]\nallowed-keys = [\"trace\"]\naugment-text = \"never\"\n");
+    write(root, "tool.py", LEGACY);
+    let run = toolshape(root, &["check"]);
+    assert_eq!(findings(&run), [(line_of(LEGACY, "frames"), "TS001".into())], "{run:?}");
+
+    let run = toolshape(root, &["fix"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let fixed = std::fs::read_to_string(root.join("tool.py")).unwrap();
+    assert!(fixed.contains("{\"json\": {\"frames\": 512}}"), "{fixed}");
+    assert!(
+        fixed.contains("\"trace\": \"abc\",") && fixed.contains("**stats,"),
+        "tolerated and unchecked entries stay:\n{fixed}"
+    );
+    assert!(fixed.contains("{\"text\": \"done\"}"), "augment-text = never keeps the text:\n{fixed}");
+    assert_eq!(toolshape(root, &["check"]).code, 0);
+}
+
+#[test]
+fn unsafe_fixes_and_line_length_come_from_configuration_and_flags_win() {
+    // A spread after `content` has an unsafe fix only.
+    let src = "r = {\"status\": \"ok\", \"content\": [{\"text\": \"hi\"}], **extra}\n";
+    let dir = tempdir();
+    let root = dir.path();
+    write(root, "toolshape.toml", "unsafe-fixes = true\nline-length = 40\n");
+    write(root, "a.py", src);
+
+    let run = toolshape(root, &["fix", "--diff", "--no-unsafe-fixes"]);
+    assert_eq!(run.stdout, "", "--no-unsafe-fixes beats the configuration: {run:?}");
+
+    let run = toolshape(root, &["fix", "--diff"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let added: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).collect();
+    assert!(added.len() > 1, "a 40-column line length explodes the rewrite onto several lines: {run:?}");
+    assert!(added.iter().all(|l| l.chars().count() <= 41), "{added:?}");
+
+    // Without a toolshape line length, ruff's (then black's) applies.
+    write(root, "toolshape.toml", "unsafe-fixes = true\n");
+    write(root, "pyproject.toml", "[tool.black]\nline-length = 200\n");
+    let run = toolshape(root, &["fix", "--diff"]);
+    let added = run.stdout.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count();
+    assert_eq!(added, 1, "{run:?}");
+}
+
+#[test]
+fn configuration_errors_name_the_file_the_key_and_what_is_allowed() {
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("pyproject.toml", "[tool.toolshape]\nselct = [\"TS001\"]\n", &["unknown field `selct`", "`select`", "line 2"]),
+        ("toolshape.toml", "select = [\"TS009\"]\n", &["TS009", "TS001, TS002, TS100"]),
+        ("toolshape.toml", "augment-text = \"always\"\n", &["always", "`safe`", "`never`"]),
+        ("toolshape.toml", "line-length = 0\n", &["line-length", "from 1 to 320"]),
+        ("toolshape.toml", "unsafe-fixes = \"yes\"\n", &["unsafe-fixes", "bool"]),
+    ];
+    for (name, text, expected) in cases {
+        let dir = tempdir();
+        write(dir.path(), name, text);
+        write(dir.path(), "pkg/a.py", LEGACY);
+        for args in [&["check"][..], &["fix"], &["fix", "--diff"], &["check", "pkg/a.py"]] {
+            let run = toolshape(dir.path(), args);
+            assert_eq!(run.code, 2, "{args:?} with {name}: {text}\n{run:?}");
+            assert_eq!(run.stdout, "", "nothing is checked under a broken configuration: {run:?}");
+            assert!(run.stderr.contains(&format!("error: {}", dir.path().join(name).display())), "{run:?}");
+            for needle in expected {
+                assert!(run.stderr.contains(needle), "{needle:?} missing for {text:?}: {run:?}");
+            }
+        }
+        assert_eq!(std::fs::read_to_string(dir.path().join("pkg/a.py")).unwrap(), LEGACY, "fix wrote nothing");
+    }
+    // --config must name a usable file; --isolated ignores the broken one.
+    let dir = tempdir();
+    write(dir.path(), "toolshape.toml", "nope = 1\n");
+    write(dir.path(), "pyproject.toml", "[project]\nname = \"x\"\n");
+    write(dir.path(), "a.py", LEGACY);
+    let run = toolshape(dir.path(), &["check", "--config", "pyproject.toml"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("pyproject.toml: has no [tool.toolshape] table"), "{run:?}");
+    let run = toolshape(dir.path(), &["check", "--config", "missing.toml"]);
+    assert!(run.code == 2 && run.stderr.contains("missing.toml: cannot read"), "{run:?}");
+    assert_eq!(toolshape(dir.path(), &["check", "--isolated"]).code, 1);
+}
+
+#[test]
+fn exclude_extend_exclude_and_force_exclude() {
+    let dir = tempdir();
+    let root = dir.path();
+    write(root, "pyproject.toml", "[tool.toolshape]\nextend-exclude = [\"generated\", \"src/legacy/*.py\"]\n");
+    for file in ["src/app.py", "src/legacy/old.py", "src/legacy/deep/kept.py", "generated/x.py", "build/y.py"] {
+        write(root, file, LEGACY);
+    }
+    let files = |run: &Run| {
+        let mut names: Vec<String> = run
+            .stdout
+            .lines()
+            .filter_map(|l| l.split(':').next())
+            .filter(|p| p.ends_with(".py"))
+            .map(|p| p.trim_start_matches("./").to_owned())
+            .collect();
+        names.dedup();
+        names
+    };
+    let run = toolshape(root, &["check"]);
+    assert_eq!(files(&run), ["src/app.py", "src/legacy/deep/kept.py"], "{run:?}");
+
+    // `exclude` replaces the built-in list: build/ is walked again.
+    write(root, "pyproject.toml", "[tool.toolshape]\nexclude = [\"generated\"]\n");
+    let run = toolshape(root, &["check"]);
+    assert_eq!(files(&run), ["build/y.py", "src/app.py", "src/legacy/deep/kept.py", "src/legacy/old.py"], "{run:?}");
+
+    // A file named explicitly is checked unless --force-exclude (pre-commit).
+    let run = toolshape(root, &["check", "generated/x.py"]);
+    assert_eq!(files(&run), ["generated/x.py"], "{run:?}");
+    let run = toolshape(root, &["check", "--force-exclude", "generated/x.py", "src/app.py"]);
+    assert_eq!(files(&run), ["src/app.py"], "{run:?}");
+}
+
+#[test]
+fn every_suppression_form_silences_its_codes_only() {
+    let src = "\
+a = {\"status\": 1, \"content\": [], \"x\": 1, **y}  # toolshape: ignore
+b = {\"status\": 1, \"content\": [], \"x\": 1, **y}  # toolshape: ignore[TS002]
+c = {\"status\": 1, \"content\": [], \"x\": 1, **y}  # noqa
+d = {\"status\": 1, \"content\": [], \"x\": 1, **y}  # noqa: TS001
+e = {
+    \"status\": 1,
+    \"content\": [],
+    \"x\": 1,  # toolshape: ignore[TS001]
+    \"z\": 2,
+    **y,  # NOQA: TS002
+}
+f = {  # noqa: TS001, E501
+    \"status\": 1,
+    \"content\": [],
+    \"x\": 1,
+    **y,
+}
+";
+    let dir = tempdir();
+    write(dir.path(), "a.py", src);
+    let run = toolshape(dir.path(), &["check"]);
+    assert_eq!(
+        findings(&run),
+        [
+            (2, "TS001".into()),
+            (4, "TS002".into()),
+            (line_of(src, "\"z\": 2"), "TS001".into()),
+            (line_of(src, "f = {") + 4, "TS002".into()),
+        ],
+        "{run:?}"
+    );
+    // The fixer stays away from what is suppressed: fixing leaves each
+    // suppressed entry where it was, and moves the rest.
+    let run = toolshape(dir.path(), &["fix", "--unsafe-fixes"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let fixed = std::fs::read_to_string(dir.path().join("a.py")).unwrap();
+    assert!(fixed.starts_with(src.lines().next().unwrap()), "a fully suppressed line is untouched:\n{fixed}");
+    assert!(fixed.contains("\"x\": 1,  # toolshape: ignore[TS001]"), "{fixed}");
+    assert_eq!(toolshape(dir.path(), &["check"]).code, 0);
+}
+
+#[test]
+fn unused_suppressions_are_reported_on_request() {
+    let src = "\
+a = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001]
+b = {\"status\": 1, \"content\": []}  # toolshape: ignore
+c = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002]
+d = 1  # noqa
+e = 1  # noqa: E501
+f = \"# toolshape: ignore\"
+";
+    let dir = tempdir();
+    write(dir.path(), "a.py", src);
+    let run = toolshape(dir.path(), &["check"]);
+    assert_eq!(run.code, 0, "unused suppressions are not reported unless asked: {run:?}");
+    let run = toolshape(dir.path(), &["check", "--report-unused-ignores"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(findings(&run), [(2, "TS100".into()), (3, "TS100".into())], "{run:?}");
+    assert!(run.stdout.contains("code TS002 in `# toolshape: ignore[TS001, TS002]` silences nothing"), "{run:?}");
+    // A project can turn the report off by code.
+    write(dir.path(), "toolshape.toml", "ignore = [\"TS100\"]\n");
+    assert_eq!(toolshape(dir.path(), &["check", "--report-unused-ignores"]).code, 0);
+}
+
+#[test]
+fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
+    let other =
+        "r = {'status': 'ok', 'content': [], 'a': 1, 'b': 2}  # keep me\r\nclean = {'status': 'ok', 'content': []}\r\n";
+    let dir = tempdir();
+    let root = dir.path();
+    write(root, "pkg/legacy.py", LEGACY);
+    write(root, "pkg/other.py", other);
+    write(root, "pkg/clean.py", "x = 1\n");
+    let before = toolshape(root, &["check"]);
+    assert_eq!(findings(&before).len(), 5, "{before:?}");
+
+    let run = toolshape(root, &["check", "--add-ignores"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.last_line(), "Added 4 suppression comments in 2 files.", "{run:?}");
+    let legacy = std::fs::read_to_string(root.join("pkg/legacy.py")).unwrap();
+    let other_after = std::fs::read_to_string(root.join("pkg/other.py")).unwrap();
+    assert_eq!(
+        other_after,
+        "r = {'status': 'ok', 'content': [], 'a': 1, 'b': 2}  # keep me  # toolshape: ignore[TS001]\r\nclean = {'status': 'ok', 'content': []}\r\n",
+        "CRLF and the existing comment are kept"
+    );
+    // Every line is the old line, plus a comment at most.
+    for (old, new) in LEGACY.lines().zip(legacy.lines()) {
+        assert!(new == old || new.starts_with(&format!("{old}  # toolshape: ignore[")), "{old:?} -> {new:?}");
+    }
+    assert_eq!(legacy.lines().count(), LEGACY.lines().count());
+    assert_eq!(toolshape(root, &["check"]).code, 0, "the baseline silences every finding");
+
+    // Idempotent: a second run adds nothing and changes no byte.
+    let again = toolshape(root, &["check", "--add-ignores"]);
+    assert_eq!(again.last_line(), "Added 0 suppression comments in 0 files.", "{again:?}");
+    assert_eq!(std::fs::read_to_string(root.join("pkg/legacy.py")).unwrap(), legacy);
+
+    // A new violation in a baselined dict is still caught.
+    let grown = legacy.replace("        \"trace\"", "        \"gpu\": 1,\n        \"trace\"");
+    write(root, "pkg/legacy.py", &grown);
+    let run = toolshape(root, &["check"]);
+    assert_eq!(findings(&run), [(line_of(&grown, "\"gpu\""), "TS001".into())], "{run:?}");
+    // Every suppression the baseline wrote is in use.
+    assert_eq!(findings(&toolshape(root, &["check", "--report-unused-ignores"])).len(), 1);
+}
+
+#[test]
+fn quiet_and_verbose() {
+    let dir = tempdir();
+    write(dir.path(), "toolshape.toml", "line-length = 100\n");
+    write(dir.path(), "a.py", LEGACY);
+    let normal = toolshape(dir.path(), &["check"]);
+    assert!(normal.last_line().starts_with("Found 3 violations"), "{normal:?}");
+    let quiet = toolshape(dir.path(), &["check", "-q"]);
+    assert_eq!(quiet.code, 1);
+    assert_eq!(quiet.stdout.lines().count(), 3, "findings only: {quiet:?}");
+    assert_eq!(quiet.stderr, "");
+
+    let verbose = toolshape(dir.path(), &["check", "--verbose"]);
+    assert_eq!(verbose.stdout, normal.stdout, "verbose talks on stderr only");
+    assert!(verbose.stderr.contains("configuration ") && verbose.stderr.contains("toolshape.toml"), "{verbose:?}");
+    assert!(verbose.stderr.contains("1 file to check") && verbose.stderr.contains("done in"), "{verbose:?}");
+
+    let quiet_fix = toolshape(dir.path(), &["fix", "--quiet", "--diff", "--unsafe-fixes"]);
+    assert!(quiet_fix.stdout.contains("+++ b/a.py"), "{quiet_fix:?}");
+    assert_eq!(quiet_fix.stderr, "", "no summary: {quiet_fix:?}");
+    assert_eq!(toolshape(dir.path(), &["check", "-q", "-v"]).code, 2, "the two conflict");
+}
+
+#[test]
+fn no_progress_bar_in_pipes_or_ci() {
+    let dir = tempdir();
+    for i in 0..20 {
+        write(dir.path(), &format!("m{i}.py"), LEGACY);
+    }
+    // Even with no delay, a piped stderr never sees the bar.
+    let run = finish(command(dir.path(), &["check"]).env("TOOLSHAPE_PROGRESS_DELAY_MS", "0").output().unwrap());
+    assert_eq!(run.code, 1);
+    assert!(!run.stderr.contains("files") && !run.stderr.contains('\r'), "{run:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn progress_bar_on_a_terminal_only_when_not_quiet_or_in_ci() {
+    use expectrl::{Eof, Expect, Session};
+    let dir = tempdir();
+    for i in 0..20 {
+        write(dir.path(), &format!("m{i}.py"), LEGACY);
+    }
+    let screen = |extra_env: &[(&str, &str)], args: &[&str]| {
+        let mut cmd = std::process::Command::new(support::BIN);
+        cmd.args(args).current_dir(dir.path()).env("TOOLSHAPE_PROGRESS_DELAY_MS", "0").env_remove("CI");
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        let mut session = Session::spawn(cmd).expect("a pty");
+        session.set_expect_timeout(Some(std::time::Duration::from_secs(20)));
+        let seen = session.expect(Eof).expect("the run ends");
+        String::from_utf8_lossy(seen.as_bytes()).into_owned()
+    };
+    let shown = screen(&[], &["check"]);
+    assert!(shown.contains("/20 files"), "a terminal shows the bar: {shown}");
+    assert!(shown.contains("Found 60 violations"), "{shown}");
+    let quiet = screen(&[], &["check", "--quiet"]);
+    assert!(!quiet.contains("/20 files"), "{quiet}");
+    let ci = screen(&[("CI", "true")], &["check"]);
+    assert!(!ci.contains("/20 files"), "{ci}");
+}
