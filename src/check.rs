@@ -7,9 +7,9 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use crate::config::Resolver;
 use crate::contract::Rules;
 use crate::diagnostics::{self, Code, Finding};
+use crate::discovery::FoundFile;
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, suppress};
@@ -76,13 +76,13 @@ pub struct FileOutcome {
     pub result: Result<Vec<Finding>, String>,
 }
 
-/// Checks `files` in parallel, each under the settings `resolver` gives
-/// it; outcomes reach `sink` in file order.
-pub fn check_files(files: Vec<PathBuf>, options: &CheckOptions, resolver: &Resolver, sink: impl FnMut(FileOutcome)) {
+/// Checks `files` in parallel, each under its own settings; outcomes reach
+/// `sink` in file order.
+pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, sink: impl FnMut(FileOutcome)) {
     par_map_ordered(
         files,
-        |path| {
-            let rules = resolver.for_file(&path).rules();
+        |FoundFile { path, settings }| {
+            let rules = settings.rules();
             let result = source::with_text(&path, |text| check_source(text, options, &rules));
             FileOutcome { path, result }
         },

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::check::{self, CheckOptions, FileOutcome};
 use crate::config::{ConfigSource, Overrides, Resolver};
-use crate::discovery::{self, WalkOptions};
+use crate::discovery::{self, FoundFile, WalkOptions};
 use crate::fix::AugmentText;
 use crate::progress::Progress;
 use crate::report::{self, Format, Palette};
@@ -207,19 +207,16 @@ impl TreeArgs {
         eprintln!("toolshape: {} to check", plural(files, "file"));
     }
 
-    /// Discovers the files and resolves each one's settings: `None` (after
-    /// saying why) when the run cannot go on.
-    fn files_and_settings(&self, errors: &mut usize) -> Option<(Vec<PathBuf>, Resolver)> {
+    /// Discovers the files, each with its settings: `None` (after saying
+    /// why) when the run cannot go on.
+    fn files_and_settings(&self, errors: &mut usize) -> Option<Vec<FoundFile>> {
         let resolver = self.resolver()?;
         let files = self.discover(errors, &resolver)?;
-        for file in &files {
-            resolver.for_file(file);
-        }
         if self.config_failed(&resolver) {
             return None;
         }
         self.tell_config(&resolver, files.len());
-        Some((files, resolver))
+        Some(files)
     }
 
     fn scope(&self) -> ParseScope {
@@ -243,7 +240,7 @@ impl TreeArgs {
     }
 
     /// Discovers files; discovery errors are reported on stderr.
-    fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<Vec<PathBuf>> {
+    fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<Vec<FoundFile>> {
         match discovery::discover(&self.roots(), &self.walk_options(), resolver) {
             Ok(found) => {
                 for err in &found.errors {
@@ -316,13 +313,20 @@ fn run_check(args: &CheckArgs) -> i32 {
     }
     let mut errors = 0;
     let stdin_name = args.tree.stdin_name();
-    let (files, resolver) = match stdin_name {
-        Some(_) => match args.tree.resolver() {
-            Some(resolver) => (Vec::new(), resolver),
-            None => return EXIT_ERROR,
-        },
+    // Stdin's source gets the rules its name would get.
+    let (files, stdin) = match stdin_name {
+        Some(name) => {
+            let Some(resolver) = args.tree.resolver() else {
+                return EXIT_ERROR;
+            };
+            let rules = resolver.for_file(&name).rules();
+            if args.tree.config_failed(&resolver) {
+                return EXIT_ERROR;
+            }
+            (Vec::new(), Some((name, rules)))
+        }
         None => match args.tree.files_and_settings(&mut errors) {
-            Some(found) => found,
+            Some(found) => (found, None),
             None => return EXIT_ERROR,
         },
     };
@@ -373,19 +377,15 @@ fn run_check(args: &CheckArgs) -> i32 {
             }
         }
     };
-    match &stdin_name {
-        Some(name) => {
-            let rules = resolver.for_file(name).rules();
-            if args.tree.config_failed(&resolver) {
-                return EXIT_ERROR;
-            }
+    match stdin {
+        Some((name, rules)) => {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 Ok(check::check_source(&text, &options, &rules))
             });
-            sink(FileOutcome { path: name.clone(), result });
+            sink(FileOutcome { path: name, result });
         }
-        None => check::check_files(files, &options, &resolver, &mut sink),
+        None => check::check_files(files, &options, &mut sink),
     }
     progress.finish();
     let quiet = args.tree.quiet;
@@ -419,7 +419,7 @@ fn run_add_ignores(args: &CheckArgs) -> i32 {
         return EXIT_ERROR;
     }
     let mut errors = 0;
-    let Some((files, resolver)) = args.tree.files_and_settings(&mut errors) else {
+    let Some(files) = args.tree.files_and_settings(&mut errors) else {
         return EXIT_ERROR;
     };
     if let Err(message) = crate::apply::exit_on_interrupt(
@@ -432,9 +432,8 @@ fn run_add_ignores(args: &CheckArgs) -> i32 {
     let (mut added, mut files_changed, mut left) = (0, 0, 0);
     check::par_map_ordered(
         files,
-        |path| {
-            let rules = resolver.for_file(&path).rules();
-            let outcome = crate::baseline::add_ignores_to_file(&path, &options, &rules);
+        |FoundFile { path, settings }| {
+            let outcome = crate::baseline::add_ignores_to_file(&path, &options, &settings.rules());
             (path, outcome)
         },
         |(path, outcome)| match outcome {
@@ -530,7 +529,7 @@ fn run_fix(args: &FixArgs) -> i32 {
         return run_review(args);
     }
     let mut errors = 0;
-    let Some((files, resolver)) = args.tree.files_and_settings(&mut errors) else {
+    let Some(files) = args.tree.files_and_settings(&mut errors) else {
         return EXIT_ERROR;
     };
     let palette = args.tree.palette();
@@ -556,8 +555,8 @@ fn run_fix(args: &FixArgs) -> i32 {
     let mut reported: Vec<fixer::FileReport> = Vec::new();
     check::par_map_ordered(
         files,
-        |path| {
-            let outcome = fixer::fix_file(&path, &options, &resolver.for_file(&path));
+        |FoundFile { path, settings }| {
+            let outcome = fixer::fix_file(&path, &options, &settings);
             (path, outcome)
         },
         |(path, outcome)| {
@@ -641,7 +640,7 @@ fn run_review(args: &FixArgs) -> i32 {
         return EXIT_ERROR;
     }
     let mut errors = 0;
-    let Some((files, resolver)) = args.tree.files_and_settings(&mut errors) else {
+    let Some(files) = args.tree.files_and_settings(&mut errors) else {
         return EXIT_ERROR;
     };
     if let Err(message) =
@@ -657,7 +656,7 @@ fn run_review(args: &FixArgs) -> i32 {
         planner: crate::fix::plan_source,
     };
     let mut terminal = review::TerminalDecisions::new(palette);
-    let report = review::review_files(files, &options, &resolver, &mut terminal);
+    let report = review::review_files(files, &options, &mut terminal);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     emit(&mut out, "");

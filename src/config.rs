@@ -250,16 +250,33 @@ fn describe(error: &toml::de::Error, table: &str) -> String {
 pub struct Settings {
     pub config: Arc<ProjectConfig>,
     pub line_length: usize,
+    /// The nearest `[tool.ruff]`/`[tool.black]` line length at or above
+    /// this folder (what folders below inherit).
+    nearest_formatter: Option<usize>,
 }
 
 impl Default for Settings {
     /// The built-in defaults, as `--isolated` gives.
     fn default() -> Self {
-        Settings { config: Arc::new(ProjectConfig::defaults()), line_length: DEFAULT_LINE_LENGTH }
+        Settings::new(Arc::new(ProjectConfig::defaults()), None)
     }
 }
 
 impl Settings {
+    /// The settings of `config`; the line length is its own, else the
+    /// nearest formatter's, else its pyproject.toml's formatter's (for
+    /// `--config`), else 88.
+    fn new(config: Arc<ProjectConfig>, nearest_formatter: Option<usize>) -> Self {
+        let line_length = config
+            .options
+            .line_length
+            .map(|l| l.0)
+            .or(nearest_formatter)
+            .or(config.formatter_line_length)
+            .unwrap_or(DEFAULT_LINE_LENGTH);
+        Settings { config, line_length, nearest_formatter }
+    }
+
     pub fn rules(&self) -> Rules {
         self.config.rules()
     }
@@ -295,47 +312,33 @@ pub enum ConfigSource {
     Isolated,
 }
 
-/// Answers "which settings apply here?" for folders, reading each file once
-/// and remembering each folder's answer. Errors are collected (each once)
-/// for the command to report before it does any work.
+/// Answers "which settings apply here?" for folders. Each folder is looked
+/// at once (two `stat`s, and a read where a file exists): a folder without
+/// files of its own shares its parent's answer. Errors are collected (each
+/// once) for the command to report before it does any work.
 pub struct Resolver {
-    source: ConfigSource,
-    /// The one configuration of `--config` / `--isolated`.
-    fixed: Option<Arc<ProjectConfig>>,
+    /// The one answer of `--config` / `--isolated`.
+    fixed: Option<Arc<Settings>>,
     /// Folder (as spelled) → settings.
     by_dir: Mutex<HashMap<PathBuf, Arc<Settings>>>,
     /// Absolute folder → settings.
     by_abs_dir: Mutex<HashMap<PathBuf, Arc<Settings>>>,
-    /// Absolute folder → its own configuration file, if it has one.
-    configs: Mutex<HashMap<PathBuf, Option<Arc<ProjectConfig>>>>,
-    /// Absolute folder → the nearest formatter line length.
-    formatter_lengths: Mutex<HashMap<PathBuf, Option<usize>>>,
     errors: Mutex<Vec<ConfigError>>,
 }
 
 impl Resolver {
     /// A resolver; `--config PATH` is read (and checked) right away.
     pub fn new(source: ConfigSource) -> Result<Self, ConfigError> {
-        let fixed = match &source {
+        let fixed = match source {
             ConfigSource::Discover => None,
-            ConfigSource::Isolated => Some(Arc::new(ProjectConfig::defaults())),
+            ConfigSource::Isolated => Some(Arc::new(Settings::default())),
             ConfigSource::File(path) => {
-                let config = ProjectConfig::read(path)?.ok_or_else(|| ConfigError {
-                    path: path.clone(),
-                    message: "has no [tool.toolshape] table".to_owned(),
-                })?;
-                Some(Arc::new(config))
+                let config = ProjectConfig::read(&path)?
+                    .ok_or_else(|| ConfigError { path, message: "has no [tool.toolshape] table".to_owned() })?;
+                Some(Arc::new(Settings::new(Arc::new(config), None)))
             }
         };
-        Ok(Resolver {
-            source,
-            fixed,
-            by_dir: Mutex::default(),
-            by_abs_dir: Mutex::default(),
-            configs: Mutex::default(),
-            formatter_lengths: Mutex::default(),
-            errors: Mutex::default(),
-        })
+        Ok(Resolver { fixed, by_dir: Mutex::default(), by_abs_dir: Mutex::default(), errors: Mutex::default() })
     }
 
     /// A resolver that reads no file (`--isolated`).
@@ -350,6 +353,9 @@ impl Resolver {
 
     /// The settings for the files of folder `dir` (as spelled).
     pub fn for_dir(&self, dir: &Path) -> Arc<Settings> {
+        if let Some(fixed) = &self.fixed {
+            return fixed.clone();
+        }
         if let Some(settings) = self.by_dir.lock().expect("settings lock").get(dir) {
             return settings.clone();
         }
@@ -362,10 +368,14 @@ impl Resolver {
 
     /// The settings for the files of the absolute folder `abs`.
     pub fn for_abs_dir(&self, abs: &Path) -> Arc<Settings> {
+        if let Some(fixed) = &self.fixed {
+            return fixed.clone();
+        }
         if let Some(settings) = self.by_abs_dir.lock().expect("settings lock").get(abs) {
             return settings.clone();
         }
-        let settings = Arc::new(self.settings_of(abs));
+        let parent = abs.parent().map(|p| self.for_abs_dir(p));
+        let settings = self.settings_of(abs, parent);
         self.by_abs_dir.lock().expect("settings lock").insert(abs.to_path_buf(), settings.clone());
         settings
     }
@@ -381,9 +391,10 @@ impl Resolver {
     /// Every configuration file in use so far, sorted.
     pub fn files_in_use(&self) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = match &self.fixed {
-            Some(config) => config.origin.iter().cloned().collect(),
+            Some(settings) => settings.config.origin.iter().cloned().collect(),
             None => {
-                self.configs.lock().expect("configs lock").values().flatten().filter_map(|c| c.origin.clone()).collect()
+                let known = self.by_abs_dir.lock().expect("settings lock");
+                known.values().filter_map(|s| s.config.origin.clone()).collect()
             }
         };
         files.sort();
@@ -391,61 +402,41 @@ impl Resolver {
         files
     }
 
-    fn settings_of(&self, abs: &Path) -> Settings {
-        let config = match &self.fixed {
-            Some(config) => config.clone(),
-            None => abs
-                .ancestors()
-                .find_map(|dir| self.own_config(dir))
-                .unwrap_or_else(|| Arc::new(ProjectConfig::defaults())),
-        };
-        let line_length = config
-            .options
-            .line_length
-            .map(|l| l.0)
-            .or(config.formatter_line_length)
-            .or_else(|| match self.source {
-                ConfigSource::Discover => self.formatter_line_length(abs),
-                _ => None,
-            })
-            .unwrap_or(DEFAULT_LINE_LENGTH);
-        Settings { config, line_length }
-    }
-
-    /// The configuration file of folder `dir` itself, if it has one.
-    fn own_config(&self, dir: &Path) -> Option<Arc<ProjectConfig>> {
-        if let Some(known) = self.configs.lock().expect("configs lock").get(dir) {
-            return known.clone();
+    /// The settings of folder `abs` given its parent's: the parent's own
+    /// when `abs` holds neither a toolshape.toml nor a pyproject.toml.
+    fn settings_of(&self, abs: &Path, parent: Option<Arc<Settings>>) -> Arc<Settings> {
+        let toolshape_toml = abs.join(CONFIG_FILES[0]);
+        let pyproject_toml = abs.join(CONFIG_FILES[1]);
+        let (has_own, has_pyproject) = (toolshape_toml.is_file(), pyproject_toml.is_file());
+        let parent = parent.unwrap_or_default();
+        if !has_own && !has_pyproject {
+            return parent;
         }
-        let found = CONFIG_FILES.iter().map(|name| dir.join(name)).filter(|p| p.is_file()).find_map(|path| {
-            match ProjectConfig::read(&path) {
-                Ok(config) => config,
-                Err(error) => {
-                    self.errors.lock().expect("errors lock").push(error);
-                    // A broken file still ends the search: the files below
-                    // it must not silently get someone else's settings.
-                    Some(ProjectConfig { origin: Some(path), ..ProjectConfig::defaults() })
-                }
-            }
-        });
-        let found = found.map(Arc::new);
-        self.configs.lock().expect("configs lock").insert(dir.to_path_buf(), found.clone());
-        found
-    }
-
-    /// `[tool.ruff]` / `[tool.black]` line length of the nearest
-    /// pyproject.toml that sets one.
-    fn formatter_line_length(&self, abs: &Path) -> Option<usize> {
-        if let Some(known) = self.formatter_lengths.lock().expect("lengths lock").get(abs) {
-            return *known;
-        }
-        let own = std::fs::read_to_string(abs.join("pyproject.toml"))
-            .ok()
-            .and_then(|text| toml::from_str::<Pyproject>(&text).ok())
+        let pyproject = has_pyproject.then(|| std::fs::read_to_string(&pyproject_toml).unwrap_or_default());
+        let formatter = pyproject
+            .as_deref()
+            .and_then(|text| toml::from_str::<Pyproject>(text).ok())
             .and_then(|p| p.tool?.formatter_line_length());
-        let found = own.or_else(|| abs.parent().and_then(|parent| self.formatter_line_length(parent)));
-        self.formatter_lengths.lock().expect("lengths lock").insert(abs.to_path_buf(), found);
-        found
+        let nearest_formatter = formatter.or(parent.nearest_formatter);
+        let read = |path: &Path, text: Option<&str>| {
+            let result = match text {
+                Some(text) => ProjectConfig::parse(text, true, abs.to_path_buf(), path)
+                    .map_err(|message| ConfigError { path: path.to_path_buf(), message }),
+                None => ProjectConfig::read(path),
+            };
+            result.unwrap_or_else(|error| {
+                self.errors.lock().expect("errors lock").push(error);
+                // A broken file still ends the search: the files below it
+                // must not silently get someone else's settings.
+                Some(ProjectConfig { origin: Some(path.to_path_buf()), ..ProjectConfig::defaults() })
+            })
+        };
+        let own = if has_own { read(&toolshape_toml, None) } else { read(&pyproject_toml, pyproject.as_deref()) };
+        let config = match own {
+            Some(config) => Arc::new(config),
+            None => parent.config.clone(),
+        };
+        Arc::new(Settings::new(config, nearest_formatter))
     }
 }
 
@@ -523,6 +514,13 @@ mod tests {
         assert!(!b.rules().allows_key("x"), "the nearest file wins; files are not merged");
         assert_eq!(b.line_length, 70);
         assert!(resolver.errors().is_empty());
+
+        // A nearer formatter setting beats the configuration file's own.
+        std::fs::create_dir_all(root.join("a/c")).unwrap();
+        std::fs::write(root.join("a/c/pyproject.toml"), "[tool.black]\nline-length = 50\n").unwrap();
+        let c = resolver.for_file(&root.join("a/c/t.py"));
+        assert!(c.rules().allows_key("x"), "a pyproject.toml without [tool.toolshape] passes the config on");
+        assert_eq!(c.line_length, 50);
 
         let isolated = Resolver::new(ConfigSource::Isolated).unwrap();
         assert_eq!(isolated.for_file(&root.join("a/b/t.py")).line_length, DEFAULT_LINE_LENGTH);

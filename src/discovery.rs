@@ -18,7 +18,9 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
 
-use crate::config::Resolver;
+use std::sync::Arc;
+
+use crate::config::{Resolver, Settings};
 
 /// Folder names never descended into unless `--no-ignore` is given.
 pub const SKIPPED_DIRS: [&str; 9] =
@@ -47,23 +49,41 @@ pub struct DiscoveryError {
     pub message: String,
 }
 
+/// A file to check, with the settings of its folder.
+#[derive(Debug, Clone)]
+pub struct FoundFile {
+    /// As the user spelled it (or as the walk reached it below such a path).
+    pub path: PathBuf,
+    pub settings: Arc<Settings>,
+}
+
+impl FoundFile {
+    /// A file under the built-in settings (as `--isolated` gives).
+    pub fn with_defaults(path: PathBuf) -> Self {
+        FoundFile { path, settings: Arc::new(Settings::default()) }
+    }
+}
+
 /// The outcome of discovery.
 #[derive(Debug, Default)]
 pub struct Discovered {
-    pub files: Vec<PathBuf>,
+    pub files: Vec<FoundFile>,
     pub errors: Vec<DiscoveryError>,
     /// Things worth saying that are not errors (a symlink loop not followed).
     pub warnings: Vec<DiscoveryError>,
 }
 
-/// Finds the files to check below `paths`; `resolver` knows each folder's
-/// configured exclusions.
+/// A file found, the path that identifies it on disk (so that one file
+/// reached under two spellings, `a.py` and `./a.py`, is checked once), and
+/// its settings.
+type Found = (PathBuf, PathBuf, Arc<Settings>);
+
+/// Finds the files to check below `paths`, each with its folder's settings
+/// from `resolver` (which also knows each folder's configured exclusions).
 pub fn discover(paths: &[PathBuf], options: &WalkOptions, resolver: &Resolver) -> Result<Discovered, String> {
     let excludes = build_excludes(&options.exclude)?;
     let mut out = Discovered::default();
-    // Each file with the path that identifies it on disk, so that one file
-    // reached under two spellings (`a.py`, `./a.py`) is checked once.
-    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     for root in paths {
         let meta = match std::fs::metadata(root) {
             Ok(meta) => meta,
@@ -83,7 +103,8 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions, resolver: &Resolver) -
         if meta.is_dir() {
             walk_dir(root, options, &excludes, resolver, &mut found, &mut out);
         } else if meta.is_file() {
-            found.push((root.clone(), std::fs::canonicalize(root).unwrap_or_else(|_| root.clone())));
+            let identity = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+            found.push((root.clone(), identity, resolver.for_file(root)));
         } else {
             out.errors.push(DiscoveryError {
                 path: root.clone(),
@@ -93,14 +114,16 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions, resolver: &Resolver) -
     }
     // A single walk is already in sorted order; sorting 10^4 paths
     // component by component is not free.
-    if !found.is_sorted() {
-        found.sort();
+    let order = |a: &Found, b: &Found| (&a.0, &a.1).cmp(&(&b.0, &b.1));
+    if !found.is_sorted_by(|a, b| order(a, b).is_le()) {
+        // Stable: a merge of the sorted runs the walks produced.
+        found.sort_by(order);
     }
     if paths.len() > 1 || options.follow_links {
         let mut seen = std::collections::HashSet::new();
-        found.retain(|(_, identity)| seen.insert(identity.clone()));
+        found.retain(|(_, identity, _)| seen.insert(identity.clone()));
     }
-    out.files = found.into_iter().map(|(path, _)| path).collect();
+    out.files = found.into_iter().map(|(path, _, settings)| FoundFile { path, settings }).collect();
     out.errors.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
@@ -210,8 +233,8 @@ impl IgnoreStack {
 
 /// One thing a walk met, in walk order.
 enum Item {
-    /// A file to check, with the path that identifies it on disk.
-    File(PathBuf, PathBuf),
+    /// A file to check.
+    File(Found),
     /// A folder left for another walker (shallow walks only), with its
     /// absolute path.
     Dir(PathBuf, PathBuf),
@@ -235,7 +258,7 @@ fn walk_dir(
     options: &WalkOptions,
     excludes: &GlobSet,
     resolver: &Resolver,
-    found: &mut Vec<(PathBuf, PathBuf)>,
+    found: &mut Vec<Found>,
     out: &mut Discovered,
 ) {
     let root_abs = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
@@ -245,7 +268,7 @@ fn walk_dir(
         ignores.push(0, &root_abs);
     }
     let ctx = RootWalk { root, root_abs, options, excludes, resolver };
-    let top = ctx.walk(root, 0, true, ignores.clone());
+    let top = ctx.walk(root, &ctx.root_abs, 0, true, ignores.clone());
     let items: Vec<Vec<Item>> = top
         .into_par_iter()
         .map(|item| match item {
@@ -254,14 +277,14 @@ fn walk_dir(
                 if !options.no_ignore {
                     ignores.push(1, &abs);
                 }
-                ctx.walk(&dir, 1, false, ignores)
+                ctx.walk(&dir, &abs, 1, false, ignores)
             }
             other => vec![other],
         })
         .collect();
     for item in items.into_iter().flatten() {
         match item {
-            Item::File(path, identity) => found.push((path, identity)),
+            Item::File(file) => found.push(file),
             Item::Error(e) => out.errors.push(e),
             Item::Warning(w) => out.warnings.push(w),
             Item::Dir(..) => unreachable!("deep walks descend into every folder they keep"),
@@ -272,8 +295,18 @@ fn walk_dir(
 impl RootWalk<'_> {
     /// Walks `start` (at depth `offset` below the root). A `shallow` walk
     /// reads only `start`'s own entries and hands its folders back.
-    fn walk(&self, start: &Path, offset: usize, shallow: bool, mut ignores: IgnoreStack) -> Vec<Item> {
+    fn walk(
+        &self,
+        start: &Path,
+        start_abs: &Path,
+        offset: usize,
+        shallow: bool,
+        mut ignores: IgnoreStack,
+    ) -> Vec<Item> {
         let options = self.options;
+        // The settings of the folders on the current walk path, by depth:
+        // one look-up per folder, not per entry.
+        let mut settings: Vec<(usize, Arc<Settings>)> = vec![(offset, self.resolver.for_abs_dir(start_abs))];
         let use_gitignore = !options.no_ignore;
         let mut items = Vec::new();
         let mut walker = walkdir::WalkDir::new(start).follow_links(options.follow_links).sort_by_file_name();
@@ -303,9 +336,13 @@ impl RootWalk<'_> {
             let file_type = entry.file_type();
             let is_dir = file_type.is_dir();
             ignores.leave_to(depth - 1);
+            while settings.len() > 1 && settings.last().is_some_and(|(d, _)| *d > depth - 1) {
+                settings.pop();
+            }
+            let here = &settings.last().expect("the start's settings stay").1;
+            let config = &here.config;
             let rel = path.strip_prefix(self.root).unwrap_or(path);
             let abs = self.root_abs.join(rel);
-            let config = &self.resolver.for_abs_dir(abs.parent().unwrap_or(&abs)).config;
             let left_out = excluded(path, self.excludes)
                 || config.excludes(&abs)
                 || (is_dir && skipped_dir(path, options, config.skips_default_folders()))
@@ -315,8 +352,11 @@ impl RootWalk<'_> {
                     walker.skip_current_dir();
                 } else if shallow {
                     items.push(Item::Dir(path.to_path_buf(), abs));
-                } else if use_gitignore {
-                    ignores.push(depth, &abs);
+                } else {
+                    if use_gitignore {
+                        ignores.push(depth, &abs);
+                    }
+                    settings.push((depth, self.resolver.for_abs_dir(&abs)));
                 }
                 continue;
             }
@@ -324,7 +364,7 @@ impl RootWalk<'_> {
                 // Below a canonical root, a path is its own identity unless
                 // links were followed to get there.
                 let identity = if options.follow_links { std::fs::canonicalize(path).unwrap_or(abs) } else { abs };
-                items.push(Item::File(path.to_path_buf(), identity));
+                items.push(Item::File((path.to_path_buf(), identity, here.clone())));
             }
         }
         items
@@ -345,7 +385,7 @@ mod tests {
     }
 
     fn names(found: &Discovered, root: &Path) -> Vec<String> {
-        found.files.iter().map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned()).collect()
+        found.files.iter().map(|f| f.path.strip_prefix(root).unwrap().to_string_lossy().into_owned()).collect()
     }
 
     #[test]
@@ -392,7 +432,7 @@ mod tests {
         let missing = dir.path().join("missing.py");
         let found =
             discover_isolated(&[script.clone(), missing.clone(), script.clone()], &WalkOptions::default()).unwrap();
-        assert_eq!(found.files, vec![script.clone()]);
+        assert_eq!(found.files.iter().map(|f| &f.path).collect::<Vec<_>>(), [&script]);
         assert_eq!(found.errors, vec![DiscoveryError { path: missing, message: "no such file or directory".into() }]);
         let dotted = dir.path().join(".").join("script");
         let found = discover_isolated(&[dotted, script], &WalkOptions::default()).unwrap();

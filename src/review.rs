@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 use console::{Key, Term};
 
 use crate::apply::{self, Planner};
-use crate::config::{Overrides, Resolver};
+use crate::config::Overrides;
 use crate::diagnostics::{Code, Finding};
+use crate::discovery::FoundFile;
 use crate::fix::{self, Applicability, Edit, Fix, PlanOptions, Remedy};
 use crate::report::Palette;
 use crate::source::SourceText;
@@ -440,10 +441,11 @@ struct QueuedFile {
 }
 
 /// Reads `path` and counts its fixes; `None` when it has no violations.
-fn queue_file(path: PathBuf, options: &ReviewOptions, resolver: &Resolver) -> Result<Option<QueuedFile>, String> {
+fn queue_file(file: FoundFile, options: &ReviewOptions) -> Result<Option<QueuedFile>, String> {
+    let FoundFile { path, settings } = file;
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
-    let policy = resolver.for_file(&path).fix_policy(options.overrides);
+    let policy = settings.fix_policy(options.overrides);
     if check::violating_pieces(&source.text, options.scope, &policy.rules).is_none() {
         return Ok(None);
     }
@@ -506,16 +508,15 @@ struct Session<'d> {
 /// Reviews `files` (in the order given) with answers from `decisions`,
 /// writing each file as soon as its last fix is decided.
 pub fn review_files(
-    files: Vec<PathBuf>,
+    files: Vec<FoundFile>,
     options: &ReviewOptions,
-    resolver: &Resolver,
     decisions: &mut dyn DecisionSource,
 ) -> ReviewReport {
     let mut report = ReviewReport::default();
     let mut queue = Vec::new();
     check::par_map_ordered(
         files,
-        |path| (path.clone(), queue_file(path, options, resolver)),
+        |file| (file.path.clone(), queue_file(file, options)),
         |(path, queued)| match queued {
             Ok(Some(file)) => queue.push(file),
             Ok(None) => {}
@@ -1003,12 +1004,17 @@ mod tests {
             paths
         }
 
+        /// The files to review, under the built-in settings.
+        fn files(&self) -> Vec<FoundFile> {
+            self.paths().into_iter().map(FoundFile::with_defaults).collect()
+        }
+
         fn read(&self, name: &str) -> String {
             std::fs::read_to_string(self.dir.path().join(name)).unwrap()
         }
 
         fn review(&self, script: &mut Script) -> ReviewReport {
-            review_files(self.paths(), &options(), &Resolver::isolated(), script)
+            review_files(self.files(), &options(), script)
         }
     }
 
@@ -1302,7 +1308,7 @@ x = {
             let mut script = Script::new(&[Apply]);
             let overrides = Overrides { augment_text: Some(augment_text), unsafe_fixes: None };
             let options = ReviewOptions { overrides, ..options() };
-            review_files(tree.paths(), &options, &Resolver::isolated(), &mut script);
+            review_files(tree.files(), &options, &mut script);
             assert_eq!(tree.read("a.py"), apply::fix_text(src, &policy).text);
             let augmented = augment_text == AugmentText::Safe;
             assert_eq!(script.offers[0].text_augmented, augmented);
@@ -1349,7 +1355,7 @@ x = {
                 // Whole-file parsing: one fixture spells "status" only through an escape.
                 let overrides = Overrides { augment_text: Some(augment_text), unsafe_fixes: None };
                 let options = ReviewOptions { overrides, scope: ParseScope::WholeFile, ..options() };
-                review_files(vec![copy.clone()], &options, &Resolver::isolated(), &mut accept);
+                review_files(vec![FoundFile::with_defaults(copy.clone())], &options, &mut accept);
                 let reviewed = SourceText::read(&copy).unwrap().text;
                 let fixed = apply::fix_text(&source.text, &policy);
                 if reviewed != fixed.text || accept.0 != fixed.applied.len() {
@@ -1394,7 +1400,7 @@ x = {
         let tree = Tree::new(&[("a.py", THREE)]);
         let mut script = Script::new(&[Apply, Apply, Apply]);
         let options = ReviewOptions { planner: crate::apply::tests::breaking_planner, ..options() };
-        let report = review_files(tree.paths(), &options, &Resolver::isolated(), &mut script);
+        let report = review_files(tree.files(), &options, &mut script);
         assert_eq!(tree.read("a.py"), THREE);
         assert_eq!(report.files[0].failed, 3);
         assert_eq!(report.files[0].outcome, FileOutcome::Unchanged);
