@@ -30,6 +30,9 @@ pub struct FixPolicy {
 pub struct AppliedFix {
     /// The 1-based line of the dict, in the text the fix was applied to.
     pub line: usize,
+    /// The 1-based line of the dict in the fixed text (where a link to the
+    /// fixed file should point).
+    pub final_line: usize,
     pub applicability: Applicability,
     pub moves: Vec<String>,
     pub text: fix::TextAugment,
@@ -141,6 +144,22 @@ fn apply_and_reparse(
     (new_text, new_tree)
 }
 
+/// Where `offset` lands once `edits` are applied: moved by the edits that
+/// end before it, or to the start of an edit that replaces it.
+fn shifted(offset: usize, edits: &[fix::Edit]) -> usize {
+    let mut sorted: Vec<&fix::Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.range.start);
+    let mut grown: isize = 0;
+    for edit in sorted {
+        if edit.range.end <= offset && edit.range.start < offset {
+            grown += edit.replacement.len() as isize - edit.range.len() as isize;
+        } else if edit.range.start < offset {
+            return edit.range.start.saturating_add_signed(grown);
+        }
+    }
+    offset.saturating_add_signed(grown)
+}
+
 /// Plans remedies for a parsed source: [`fix::plan_source`], or a stand-in
 /// in tests of the guards.
 pub type Planner = fn(&str, &[syntax::ParsedPiece], &PlanOptions) -> Vec<DictPlan>;
@@ -172,7 +191,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     // any error needs no comparison.
     let mut baseline: Option<usize> = is_whole(src, &pieces).then(|| error_count(&pieces[0].tree));
     let baseline_errors = |baseline: &mut Option<usize>| *baseline.get_or_insert_with(|| syntax_error_count(src));
-    let mut applied = Vec::new();
+    let mut applied: Vec<AppliedFix> = Vec::new();
+    // Where each applied fix's dict starts, in the current text.
+    let mut applied_at: Vec<usize> = Vec::new();
     // Dict ranges (in the current text) whose fix broke the syntax.
     let mut broken: Vec<Range<usize>> = Vec::new();
     let mut round = 0;
@@ -183,6 +204,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             let limit_hit = !chosen.is_empty();
             let broken_file = baseline.is_some_and(|errors| errors > 0);
             let leftovers = leftovers(&text, &plans, &broken, limit_hit, broken_file);
+            let index = LineIndex::new(&text);
+            for (fix, &at) in applied.iter_mut().zip(&applied_at) {
+                fix.final_line = index.line_of(at) + 1;
+            }
             return FixedText { text, applied, leftovers };
         }
         round += 1;
@@ -212,8 +237,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         let index = LineIndex::new(&text);
         for &i in &chosen {
             if let Remedy::Fix(f) = &plans[i].remedy {
+                applied_at.push(plans[i].dict.start);
                 applied.push(AppliedFix {
                     line: index.line_of(plans[i].dict.start) + 1,
+                    final_line: 0,
                     applicability: f.applicability,
                     moves: f.moves.clone(),
                     text: f.text.clone(),
@@ -225,6 +252,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         // matters, not perfect tracking).
         let first_edit = chosen.iter().map(|&i| plans[i].dict.start).min().unwrap_or(usize::MAX);
         broken.retain(|r| r.end <= first_edit);
+        let edits = chosen_edits(&plans, &chosen);
+        for at in &mut applied_at {
+            *at = shifted(*at, &edits);
+        }
         text = candidate;
         // The whole tree is parsed (for the guard and for syntax-error
         // context), but tool results only lie in the lexer's candidates.
@@ -336,6 +367,25 @@ pub(crate) mod tests {
         assert_eq!(fixed.applied.len(), 2, "{}", fixed.text);
         assert!(fixed.leftovers.is_empty());
         assert_eq!(fix_text(&fixed.text, &POLICY).text, fixed.text);
+    }
+
+    #[test]
+    fn each_fix_knows_its_line_in_the_fixed_text() {
+        let src = "a = {'status': 'ok', 'content': [], 'x': 1, 'y': 2, 'z': 3}\n\
+                   b = {\n    'status': 'ok',\n    'content': [{'json': {'status': 'ok', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
+        let fixed = fix_text(src, &FixPolicy { line_length: 30, ..POLICY });
+        assert_eq!(fixed.applied.len(), 3, "{}", fixed.text);
+        let lines: Vec<&str> = fixed.text.lines().collect();
+        for fix in &fixed.applied {
+            let line = lines[fix.final_line - 1];
+            assert!(line.contains('{'), "line {} of the fixed text is not a dict start: {line:?}", fix.final_line);
+        }
+        assert_eq!(fixed.applied[0].final_line, 1);
+        let b = lines.iter().position(|l| l.starts_with("b = {")).unwrap() + 1;
+        assert_eq!(fixed.applied[1].final_line, b, "{}", fixed.text);
+        assert!(fixed.applied[1].line < b, "the line b had before `a` was exploded onto several lines");
+        let inner = lines.iter().position(|l| l.contains("'inner'")).unwrap();
+        assert!(fixed.applied[2].final_line <= inner + 1 && fixed.applied[2].final_line > b);
     }
 
     #[test]

@@ -145,6 +145,10 @@ pub struct FixArgs {
     /// Also write a Markdown summary (for a pull-request body) to FILE.
     #[arg(long, value_name = "FILE")]
     pub summary_md: Option<PathBuf>,
+    /// Make the summary's links absolute: URL/path#Lline, for a URL such as
+    /// https://github.com/OWNER/REPO/blob/BRANCH (the pull request's branch).
+    #[arg(long, value_name = "URL", requires = "summary_md")]
+    pub summary_link_base: Option<String>,
 }
 
 impl TreeArgs {
@@ -608,7 +612,7 @@ fn run_fix(args: &FixArgs) -> i32 {
     progress.finish();
     let summary = tally.summary(args.diff);
     if let Some(file) = &args.summary_md {
-        let markdown = fixer::summary_markdown(&reported, &summary);
+        let markdown = fixer::summary_markdown(&reported, &summary, args.summary_link_base.as_deref());
         if let Err(e) = std::fs::write(file, markdown) {
             report_error(&file.display().to_string(), &format!("cannot write the summary: {e}"));
             errors += 1;

@@ -174,14 +174,21 @@ fn md(text: &str) -> String {
 }
 
 /// A Markdown summary of a `fix` run, made for a pull-request body: what was
-/// fixed where, and what is left and why, with links to the lines.
-pub fn summary_markdown(files: &[FileReport], summary: &str) -> String {
+/// fixed where, and what is left and why, with links to the lines of the
+/// fixed files. Links are relative unless `link_base` (such as
+/// `https://github.com/OWNER/REPO/blob/BRANCH`) is given: a pull request's
+/// body resolves relative links against the pull request, not the tree.
+pub fn summary_markdown(files: &[FileReport], summary: &str, link_base: Option<&str>) -> String {
     let mut out = String::from("## toolshape: tool-result telemetry moved into json blocks\n\n");
     out.push_str(&format!("{}\n", md(summary)));
     let link = |path: &Path, line: usize| {
         let shown = path.display().to_string();
         let shown = shown.strip_prefix("./").unwrap_or(&shown).to_owned();
-        format!("[`{shown}:{line}`]({shown}#L{line})")
+        let target = match link_base {
+            Some(base) => format!("{}/{}", base.trim_end_matches('/'), report::path_uri(path)),
+            None => report::path_uri(path),
+        };
+        format!("[`{shown}:{line}`]({target}#L{line})")
     };
     if files.iter().any(|(_, applied, _)| !applied.is_empty()) {
         out.push_str("\n### Fixed\n\n| where | moved into json | text block |\n|---|---|---|\n");
@@ -190,7 +197,7 @@ pub fn summary_markdown(files: &[FileReport], summary: &str) -> String {
                 let unsafe_mark = if fix.applicability == crate::fix::Applicability::Unsafe { " (unsafe)" } else { "" };
                 out.push_str(&format!(
                     "| {} | {}{unsafe_mark} | {} |\n",
-                    link(path, fix.line),
+                    link(path, fix.final_line),
                     md(&fix.moves.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")),
                     md(&fix.text.note()),
                 ));

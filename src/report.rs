@@ -157,9 +157,9 @@ const RULES: [(Code, &str); 3] = [
     (Code::UnusedIgnore, "A toolshape suppression comment silences nothing (--report-unused-ignores)."),
 ];
 
-/// A path as a SARIF artifact URI: `/` separators, `./` dropped, reserved
-/// characters percent-encoded.
-fn artifact_uri(path: &Path) -> String {
+/// A relative path as a URI reference (SARIF artifacts, Markdown links):
+/// `/` separators, `./` dropped, reserved characters percent-encoded.
+pub fn path_uri(path: &Path) -> String {
     let shown = path.display().to_string().replace('\\', "/");
     let shown = shown.strip_prefix("./").unwrap_or(&shown);
     let mut out = String::with_capacity(shown.len());
@@ -198,7 +198,7 @@ pub fn sarif(findings: &[(std::path::PathBuf, Finding)]) -> String {
                 "message": {"text": f.message()},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": artifact_uri(path)},
+                        "artifactLocation": {"uri": path_uri(path)},
                         "region": {
                             "startLine": f.span.start.line,
                             "startColumn": f.span.start.column,

@@ -609,3 +609,32 @@ fn summary_md_lists_fixes_and_leftovers_with_links() {
     assert!(md.contains("### Left for a person"), "{md}");
     assert!(md.contains("- [`b.py:1`](b.py#L1) TS002 `**e` — unsafe fix not applied"), "{md}");
 }
+
+#[test]
+fn summary_links_point_at_the_lines_of_the_fixed_files() {
+    // The first fix explodes onto several lines (line length 40), so every
+    // later dict of the file moves down: links must follow.
+    let src = "a = {\"status\": \"ok\", \"content\": [{\"text\": \"t\"}], \"first\": 1, \"second\": 2}\n\
+               b = {\"status\": \"ok\", \"content\": [], \"third\": 3}\n\
+               c = {\"status\": 1, \"content\": [], **left}\n";
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "[tool.toolshape]\nline-length = 40\naugment-text = \"never\"\n");
+    write(dir.path(), "my tools/a.py", src);
+    let base = "https://github.com/o/r/blob/toolshape/fix";
+    let run = toolshape(dir.path(), &["fix", "--summary-md", "s.md", "--summary-link-base", base, "my tools"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let fixed = std::fs::read_to_string(dir.path().join("my tools/a.py")).unwrap();
+    let lines: Vec<&str> = fixed.lines().collect();
+    assert!(lines.len() > 3, "the first fix is exploded: {fixed}");
+    let md = std::fs::read_to_string(dir.path().join("s.md")).unwrap();
+    let prefix = format!("({base}/my%20tools/a.py#L");
+    let mut linked = Vec::new();
+    for (at, _) in md.match_indices(&prefix) {
+        let rest = &md[at + prefix.len()..];
+        let line: usize = rest[..rest.find(')').unwrap()].parse().unwrap();
+        linked.push(lines[line - 1].split(' ').next().unwrap().to_owned());
+    }
+    assert_eq!(linked, ["a", "b", "c"], "each link lands on its dict's first line:\n{md}\n{fixed}");
+    let run = toolshape(dir.path(), &["fix", "--summary-link-base", base]);
+    assert_eq!(run.code, 2, "the link base needs --summary-md: {run:?}");
+}
