@@ -79,6 +79,8 @@ pub struct Finding {
     pub key: Option<String>,
     /// The spread's source text (`**stats`), for [`Code::Spread`].
     pub spread: Option<String>,
+    /// What is unused in the suppression comment, for [`Code::UnusedIgnore`].
+    pub detail: Option<String>,
     /// The entry's byte range and span.
     pub entry: Range<usize>,
     pub span: Span,
@@ -96,7 +98,7 @@ impl Finding {
             (Code::ExtraKey, Some(key), _) => {
                 format!("extra top-level key {} in tool result — the runtime drops it", quote_key(key))
             }
-            (Code::UnusedIgnore, Some(what), _) => what.clone(),
+            (Code::UnusedIgnore, ..) => self.detail.clone().unwrap_or_default(),
             (_, _, spread) => format!(
                 "`{}` spread in tool result — it can inject top-level keys the runtime drops",
                 spread.as_deref().map(one_line).unwrap_or_default()
@@ -143,6 +145,7 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
                 code: v.code,
                 key,
                 spread,
+                detail: None,
                 entry: entry.range.clone(),
                 span: Span::new(index, src, &entry.range),
                 dict: dict.range.clone(),

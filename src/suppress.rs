@@ -156,8 +156,9 @@ pub fn unused(src: &str, rules: &Rules) -> Vec<Finding> {
         let span = Span::new(&index, src, &range);
         findings.push(Finding {
             code: Code::UnusedIgnore,
-            key: Some(what),
+            key: None,
             spread: None,
+            detail: Some(what),
             entry: range.clone(),
             span,
             dict: range,
@@ -184,7 +185,7 @@ mod tests {
     }
 
     fn unused_in(src: &str) -> Vec<(usize, String)> {
-        unused(src, &Rules::CONTRACT).into_iter().map(|f| (f.span.start.line, f.key.unwrap())).collect()
+        unused(src, &Rules::CONTRACT).into_iter().map(|f| (f.span.start.line, f.message())).collect()
     }
 
     #[test]
