@@ -14,22 +14,10 @@
 # CARGO_TARGET_DIR to a folder of your own to make repeated runs faster.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-START=$SECONDS
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/toolshape-pip.XXXXXX")
-cleanup() { rm -rf "$TMP"; }
-trap cleanup EXIT
-trap 'echo "FAIL  unexpected error (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh" toolshape-pip
 USER_TARGET_DIR=${CARGO_TARGET_DIR:-}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$TMP/target}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-
-failures=0
-passes=0
-pass() { passes=$((passes + 1)); printf 'PASS  %s\n' "$1"; }
-fail() { failures=$((failures + 1)); printf 'FAIL  %s\n' "$1"; }
-show() { sed 's/^/      | /' <<<"$1"; }
-verbose() { if [[ ${VERBOSE:-0} == 1 ]]; then show "$1"; fi; }
 
 VERSION=$(awk -F'"' '/^\[/ { section = $0 } section == "[package]" && /^version *=/ { print $2; exit }' \
     "$REPO/Cargo.toml")
@@ -132,6 +120,4 @@ else
     if [[ -x $VENV2/bin/toolshape ]]; then check_binary "sdist" "$VENV2/bin/toolshape"; fi
 fi
 
-echo "----"
-echo "$passes passed, $failures failed ($((SECONDS - START))s)"
-if ((failures > 0)); then exit 1; fi
+finish

@@ -12,21 +12,7 @@
 # hook's `cargo install`, which makes repeated runs faster.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-START=$SECONDS
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/toolshape-pre-commit.XXXXXX")
-cleanup() { rm -rf "$TMP"; }
-trap cleanup EXIT
-trap 'echo "FAIL  unexpected error (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
-
-failures=0
-passes=0
-pass() { passes=$((passes + 1)); printf 'PASS  %s\n' "$1"; }
-fail() { failures=$((failures + 1)); printf 'FAIL  %s\n' "$1"; }
-die() { printf 'FAIL  %s\n' "$1" >&2; exit 1; }
-# Print captured output indented: always with VERBOSE=1, otherwise after a FAIL.
-show() { sed 's/^/      | /' <<<"$1"; }
-verbose() { if [[ ${VERBOSE:-0} == 1 ]]; then show "$1"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh" toolshape-pre-commit
 
 # Keep pre-commit's cache and git's config out of the user's home.
 export PRE_COMMIT_HOME="$TMP/pre-commit-home"
@@ -186,6 +172,4 @@ if [[ $rc == 0 && $(git -C "$PROJ" rev-parse HEAD) != "$head_before" ]]; then
     pass "git commit of the fixed file goes through"
 else fail "git commit of the fixed file exited $rc"; show "$out"; fi
 
-echo "----"
-echo "$passes passed, $failures failed ($((SECONDS - START))s)"
-if ((failures > 0)); then exit 1; fi
+finish
