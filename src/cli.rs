@@ -243,6 +243,14 @@ impl TreeArgs {
         if self.paths.is_empty() { vec![PathBuf::from(".")] } else { self.paths.clone() }
     }
 
+    /// Whether `--force-exclude` leaves out stdin's source, named `name`;
+    /// `None` after reporting a bad `--exclude` glob.
+    fn stdin_excluded(&self, name: &std::path::Path, resolver: &Resolver) -> Option<bool> {
+        discovery::force_excluded(name, &self.walk_options(), resolver)
+            .map_err(|message| eprintln!("error: {message}"))
+            .ok()
+    }
+
     /// Discovers files; discovery errors are reported on stderr.
     fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<Vec<FoundFile>> {
         match discovery::discover(&self.roots(), &self.walk_options(), resolver) {
@@ -324,10 +332,16 @@ fn run_check(args: &CheckArgs) -> i32 {
                 return EXIT_ERROR;
             };
             let rules = resolver.for_file(&name).rules();
+            let excluded = args.tree.stdin_excluded(&name, &resolver);
             if args.tree.config_failed(&resolver) {
                 return EXIT_ERROR;
             }
-            (Vec::new(), Some((name, rules)))
+            match excluded {
+                Some(false) => (Vec::new(), Some((name, rules))),
+                // Excluded (with --force-exclude): nothing to check.
+                Some(true) => (Vec::new(), None),
+                None => return EXIT_ERROR,
+            }
         }
         None => match args.tree.files_and_settings(&mut errors) {
             Some(found) => (found, None),
@@ -496,8 +510,23 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
         return EXIT_ERROR;
     };
     let policy = resolver.for_file(name).fix_policy(args.overrides());
+    let excluded = args.tree.stdin_excluded(name, &resolver);
     if args.tree.config_failed(&resolver) {
         return EXIT_ERROR;
+    }
+    match excluded {
+        Some(false) => {}
+        // Excluded (with --force-exclude): the source goes through as it is.
+        Some(true) => {
+            return match read_stdin().and_then(|bytes| io::stdout().write_all(&bytes).map_err(|e| e.to_string())) {
+                Ok(()) => EXIT_CLEAN,
+                Err(message) => {
+                    report_error(&name.display().to_string(), &message);
+                    EXIT_ERROR
+                }
+            };
+        }
+        None => return EXIT_ERROR,
     }
     let source = match read_stdin().and_then(source::SourceText::decode) {
         Ok(source) => source,

@@ -128,6 +128,12 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions, resolver: &Resolver) -
     Ok(out)
 }
 
+/// Whether `--force-exclude` leaves out `path`, a path named on the command
+/// line or the name stdin's source goes by.
+pub fn force_excluded(path: &Path, options: &WalkOptions, resolver: &Resolver) -> Result<bool, String> {
+    Ok(options.force_exclude && excluded_explicitly(path, &build_excludes(&options.exclude)?, resolver))
+}
+
 fn build_excludes(patterns: &[String]) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
@@ -154,7 +160,13 @@ fn excluded_explicitly(path: &Path, excludes: &GlobSet, resolver: &Resolver) -> 
     if path.ancestors().any(|a| !a.as_os_str().is_empty() && excluded(a, excludes)) {
         return true;
     }
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    // A name given for stdin need not exist: resolve its folder instead.
+    let abs = std::fs::canonicalize(path)
+        .or_else(|_| {
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            std::fs::canonicalize(parent).map(|dir| dir.join(path.file_name().unwrap_or_default()))
+        })
+        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     let config = &resolver.for_abs_dir(abs.parent().unwrap_or(&abs)).config;
     abs.ancestors().take_while(|a| a.starts_with(&config.root) && *a != config.root).any(|a| config.excludes(a))
 }

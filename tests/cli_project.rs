@@ -205,6 +205,20 @@ fn exclude_extend_exclude_and_force_exclude() {
     assert_eq!(files(&run), ["generated/x.py"], "{run:?}");
     let run = toolshape(root, &["check", "--force-exclude", "generated/x.py", "src/app.py"]);
     assert_eq!(files(&run), ["src/app.py"], "{run:?}");
+
+    // Editors name stdin's source: an excluded name is left alone with
+    // --force-exclude (even one that does not exist on disk yet).
+    for name in ["generated/x.py", "generated/new.py"] {
+        let run = with_stdin(root, &["check", "--force-exclude", "--stdin-filename", name, "-"], LEGACY);
+        assert_eq!((run.code, findings(&run).len()), (0, 0), "{run:?}");
+        let run = with_stdin(root, &["fix", "--force-exclude", "--stdin-filename", name, "-"], LEGACY);
+        assert_eq!((run.code, run.stdout.as_str()), (0, LEGACY), "the source goes through unchanged: {run:?}");
+    }
+    let run = with_stdin(root, &["check", "--stdin-filename", "generated/new.py", "-"], LEGACY);
+    assert_eq!(findings(&run).len(), 3, "without --force-exclude the name is checked: {run:?}");
+    let run =
+        with_stdin(root, &["fix", "--unsafe-fixes", "--force-exclude", "--stdin-filename", "src/new.py", "-"], LEGACY);
+    assert!(run.stdout.contains("\"json\""), "a name that is not excluded is fixed: {run:?}");
 }
 
 #[test]
