@@ -76,7 +76,7 @@ fn field_key(v: &Value, what: &str) -> Option<String> {
 }
 
 /// Runs the reference scanner; returns its findings and the files it skipped.
-fn reference_scan(python: &str, target: &str) -> (Vec<Finding>, BTreeSet<String>) {
+fn reference_scan(python: &str, target: &str, extra: &[&str]) -> (Vec<Finding>, BTreeSet<String>) {
     let root = manifest_dir();
     let skipped_dir = tempfile::Builder::new().prefix("toolshape-skipped-").tempdir().expect("tempdir");
     let skipped_file = skipped_dir.path().join("skipped.txt");
@@ -85,6 +85,7 @@ fn reference_scan(python: &str, target: &str) -> (Vec<Finding>, BTreeSet<String>
         .arg(root.join("tests").join("reference").join("scan.py"))
         .arg("--list-skipped")
         .arg(&skipped_file)
+        .args(extra)
         .arg(target);
     let out = run(&mut cmd);
     assert!(
@@ -215,7 +216,18 @@ fn compare(label: &str, ours: &[Finding], reference: &[Finding]) -> Option<Strin
 /// with escapes or concatenation), the documented blind spot of the default
 /// byte prefilter.
 fn check_target(python: &str, target: &str, prefilter_exempt: &BTreeSet<String>) -> (usize, usize, Vec<String>) {
-    let (reference, skipped) = reference_scan(python, target);
+    check_target_with(python, target, prefilter_exempt, &[])
+}
+
+/// [`check_target`] with `reference_extra` mirroring, for the reference
+/// scanner, the configuration toolshape finds under `target`.
+fn check_target_with(
+    python: &str,
+    target: &str,
+    prefilter_exempt: &BTreeSet<String>,
+    reference_extra: &[&str],
+) -> (usize, usize, Vec<String>) {
+    let (reference, skipped) = reference_scan(python, target, reference_extra);
     let mut reports = Vec::new();
     let mut ours_count = 0;
     for extra in [&[][..], &["--no-prefilter"][..]] {
@@ -344,4 +356,17 @@ fn generated_corpus_matches_reference() {
         "\n{}\n(regenerate with: python3 tests/reference/gen_corpus.py /tmp/corpus --seed {CORPUS_SEED} --dicts {CORPUS_DICTS})",
         reports.join("\n")
     );
+
+    // The same corpus under a project's configuration: two common extra keys
+    // tolerated and spreads not checked, mirrored for the reference scanner.
+    std::fs::write(corpus.join("toolshape.toml"), "allowed-keys = [\"frames\", \"errors\"]\nignore = [\"TS002\"]\n")
+        .expect("write toolshape.toml");
+    let mirror = ["--allowed-key", "frames", "--allowed-key", "errors", "--ignore", "TS002"];
+    let (n_ref_configured, n_ours_configured, reports) = check_target_with(&python, &corpus_s, &exempt, &mirror);
+    eprintln!("corpus under toolshape.toml: reference {n_ref_configured}, toolshape {n_ours_configured}");
+    assert!(
+        0 < n_ref_configured && n_ref_configured < n_ref,
+        "the configuration must remove some findings but not all: {n_ref_configured} of {n_ref}"
+    );
+    assert!(reports.is_empty(), "under toolshape.toml:\n{}", reports.join("\n"));
 }

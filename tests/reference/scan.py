@@ -7,7 +7,8 @@ correct, then being fast.
 
 Usage:
     python3 tests/reference/scan.py [--walk-all] [--list-skipped FILE]
-                                    [--stats] PATH...
+                                    [--stats] [--allowed-key KEY]...
+                                    [--ignore CODE]... PATH...
 
 PATH may be a file (scanned whatever its name) or a directory (walked
 recursively for *.py and *.pyi; hidden directories and __pycache__ are not
@@ -19,6 +20,9 @@ constant strings (ast.Constant whose value is a str) equal to "status" and
   * every other constant-string key except "toolUseId" is a TS001 finding
     (one per entry, so duplicate keys give one finding each);
   * every top-level ``**expr`` entry (key is None) is a TS002 finding.
+A project's configuration is mirrored by --allowed-key (another key that is
+not a TS001 finding, like `allowed-keys`) and --ignore (a code not reported,
+like `ignore`).
 Non-string keys (names, numbers, None, bytes, f-strings, tuples...) neither
 make a dict shaped nor count as extras.  Note that ``{None: 1}`` has the key
 ast.Constant(None), which is *not* a spread.
@@ -44,7 +48,9 @@ import sys
 import tokenize
 import warnings
 
-ALLOWED_KEYS = frozenset(("status", "content", "toolUseId"))
+ALLOWED_KEYS = {"status", "content", "toolUseId"}
+# Codes not reported (--ignore).
+IGNORED_CODES = set()
 SOURCE_SUFFIXES = (".py", ".pyi")
 
 _Dict = ast.Dict
@@ -108,10 +114,11 @@ def dict_findings(node):
     out = []
     for k, value in zip(keys, node.values):
         if k is None:
-            out.append(("TS002", None, value))
+            if "TS002" not in IGNORED_CODES:
+                out.append(("TS002", None, value))
         elif k.__class__ is _Constant:
             v = k.value
-            if v.__class__ is str and v not in ALLOWED_KEYS:
+            if v.__class__ is str and v not in ALLOWED_KEYS and "TS001" not in IGNORED_CODES:
                 out.append(("TS001", v, k))
     return out
 
@@ -194,6 +201,12 @@ def main(argv):
             walk_all = True
         elif arg == "--stats":
             want_stats = True
+        elif arg in ("--allowed-key", "--ignore"):
+            value = next(it, None)
+            if value is None:
+                sys.stderr.write("error: %s needs a value\n" % arg)
+                return 2
+            (ALLOWED_KEYS if arg == "--allowed-key" else IGNORED_CODES).add(value)
         elif arg == "--list-skipped":
             list_skipped = next(it, None)
             if list_skipped is None:
