@@ -3,11 +3,12 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::check::{self, CheckOptions, FileOutcome};
-use crate::config::{ConfigSource, Overrides, Resolver};
+use crate::config::{ConfigSource, Overrides, Resolver, Settings};
 use crate::discovery::{self, FoundFile, WalkOptions};
 use crate::fix::AugmentText;
 use crate::progress::Progress;
@@ -208,7 +209,7 @@ impl TreeArgs {
         for config in configs {
             eprintln!("toolshape: configuration {}", config.display());
         }
-        eprintln!("toolshape: {} to check", plural(files, "file"));
+        eprintln!("toolshape: {} to check", report::plural(files, "file"));
     }
 
     /// Discovers the files, each with its settings: `None` (after saying
@@ -243,12 +244,23 @@ impl TreeArgs {
         if self.paths.is_empty() { vec![PathBuf::from(".")] } else { self.paths.clone() }
     }
 
-    /// Whether `--force-exclude` leaves out stdin's source, named `name`;
-    /// `None` after reporting a bad `--exclude` glob.
-    fn stdin_excluded(&self, name: &std::path::Path, resolver: &Resolver) -> Option<bool> {
-        discovery::force_excluded(name, &self.walk_options(), resolver)
-            .map_err(|message| eprintln!("error: {message}"))
-            .ok()
+    /// The settings stdin's source gets as `name`, or `None` when
+    /// `--force-exclude` leaves that name out; `Err` (an exit status) after
+    /// reporting a configuration that cannot be used.
+    fn stdin_settings(&self, name: &std::path::Path) -> Result<Option<Arc<Settings>>, i32> {
+        let resolver = self.resolver().ok_or(EXIT_ERROR)?;
+        let settings = resolver.for_file(name);
+        let excluded = discovery::force_excluded(name, &self.walk_options(), &resolver);
+        if self.config_failed(&resolver) {
+            return Err(EXIT_ERROR);
+        }
+        match excluded {
+            Ok(excluded) => Ok((!excluded).then_some(settings)),
+            Err(message) => {
+                eprintln!("error: {message}");
+                Err(EXIT_ERROR)
+            }
+        }
     }
 
     /// Discovers files; discovery errors are reported on stderr.
@@ -274,10 +286,6 @@ impl TreeArgs {
 
 fn report_error(path: &str, message: &str) {
     eprintln!("error: {path}: {message}");
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
 /// With `--verbose`, how long the run took.
@@ -327,22 +335,12 @@ fn run_check(args: &CheckArgs) -> i32 {
     let stdin_name = args.tree.stdin_name();
     // Stdin's source gets the rules its name would get.
     let (files, stdin) = match stdin_name {
-        Some(name) => {
-            let Some(resolver) = args.tree.resolver() else {
-                return EXIT_ERROR;
-            };
-            let rules = resolver.for_file(&name).rules();
-            let excluded = args.tree.stdin_excluded(&name, &resolver);
-            if args.tree.config_failed(&resolver) {
-                return EXIT_ERROR;
-            }
-            match excluded {
-                Some(false) => (Vec::new(), Some((name, rules))),
-                // Excluded (with --force-exclude): nothing to check.
-                Some(true) => (Vec::new(), None),
-                None => return EXIT_ERROR,
-            }
-        }
+        Some(name) => match args.tree.stdin_settings(&name) {
+            Ok(Some(settings)) => (Vec::new(), Some((name, settings.rules()))),
+            // Excluded (with --force-exclude): nothing to check.
+            Ok(None) => (Vec::new(), None),
+            Err(status) => return status,
+        },
         None => match args.tree.files_and_settings(&mut errors) {
             Some(found) => (found, None),
             None => return EXIT_ERROR,
@@ -384,11 +382,14 @@ fn run_check(args: &CheckArgs) -> i32 {
                     });
                 }
                 if !lines.is_empty() {
+                    let shown = progress.is_shown();
                     progress.suspend(|| {
                         for line in &lines {
                             emit(&mut out, line);
                         }
-                        let _ = out.flush();
+                        if shown {
+                            let _ = out.flush();
+                        }
                     });
                 }
                 tally.add(&findings);
@@ -470,7 +471,11 @@ fn run_add_ignores(args: &CheckArgs) -> i32 {
         },
     );
     if !args.tree.quiet {
-        println!("Added {} in {}.", plural(added, "suppression comment"), plural(files_changed, "file"));
+        println!(
+            "Added {} in {}.",
+            report::plural(added, "suppression comment"),
+            report::plural(files_changed, "file")
+        );
     }
     exit_status(errors, left > 0)
 }
@@ -506,18 +511,10 @@ impl FixArgs {
 /// `fix --stdin-filename PATH -`: the fixed source goes to stdout, what is
 /// left to stderr.
 fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
-    let Some(resolver) = args.tree.resolver() else {
-        return EXIT_ERROR;
-    };
-    let policy = resolver.for_file(name).fix_policy(args.overrides());
-    let excluded = args.tree.stdin_excluded(name, &resolver);
-    if args.tree.config_failed(&resolver) {
-        return EXIT_ERROR;
-    }
-    match excluded {
-        Some(false) => {}
+    let policy = match args.tree.stdin_settings(name) {
+        Ok(Some(settings)) => settings.fix_policy(args.overrides()),
         // Excluded (with --force-exclude): the source goes through as it is.
-        Some(true) => {
+        Ok(None) => {
             return match read_stdin().and_then(|bytes| io::stdout().write_all(&bytes).map_err(|e| e.to_string())) {
                 Ok(()) => EXIT_CLEAN,
                 Err(message) => {
@@ -526,8 +523,8 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
                 }
             };
         }
-        None => return EXIT_ERROR,
-    }
+        Err(status) => return status,
+    };
     let source = match read_stdin().and_then(source::SourceText::decode) {
         Ok(source) => source,
         Err(message) => {

@@ -142,10 +142,13 @@ impl FixTally {
 
     pub fn summary(&self, dry_run: bool) -> String {
         let verb = if dry_run { "Would fix" } else { "Fixed" };
-        let mut parts =
-            vec![format!("{verb} {} in {}", plural(self.fixed, "tool result"), plural(self.files_fixed, "file"))];
+        let mut parts = vec![format!(
+            "{verb} {} in {}",
+            report::plural(self.fixed, "tool result"),
+            report::plural(self.files_fixed, "file")
+        )];
         if self.unsafe_left > 0 {
-            parts.push(format!("{} not applied (use --unsafe-fixes)", plural(self.unsafe_left, "unsafe fix")));
+            parts.push(format!("{} not applied (use --unsafe-fixes)", report::plural(self.unsafe_left, "unsafe fix")));
         }
         if self.manual > 0 {
             parts.push(format!("{} left for manual repair", self.manual));
@@ -154,14 +157,6 @@ impl FixTally {
             parts.push(format!("{} not fixed (see errors)", self.other_left));
         }
         format!("{}.", parts.join("; "))
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    match (n, word) {
-        (1, _) => format!("1 {word}"),
-        (_, "unsafe fix") => format!("{n} unsafe fixes"),
-        _ => format!("{n} {word}s"),
     }
 }
 

@@ -47,6 +47,12 @@ impl Progress {
         }
     }
 
+    /// Whether the bar is on the screen (output printed meanwhile must be
+    /// flushed inside [`Progress::suspend`]).
+    pub fn is_shown(&self) -> bool {
+        self.shown
+    }
+
     /// Runs `f` (which prints) with the bar cleared from the screen.
     pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         match &self.bar {

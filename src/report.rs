@@ -291,8 +291,13 @@ fn rule_name(code: Code) -> &'static str {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+/// `n` and `word`, in the plural unless `n` is 1 (`fix` → `fixes`).
+pub fn plural(n: usize, word: &str) -> String {
+    match n {
+        1 => format!("1 {word}"),
+        _ if word.ends_with('x') || word.ends_with('s') => format!("{n} {word}es"),
+        _ => format!("{n} {word}s"),
+    }
 }
 
 /// Counts for the last line of a `check` report.
@@ -369,6 +374,14 @@ impl CheckTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "unsafe fix"), "1 unsafe fix");
+        assert_eq!(plural(2, "unsafe fix"), "2 unsafe fixes");
+        assert_eq!(plural(0, "file"), "0 files");
+        assert_eq!(plural(3, "tool result"), "3 tool results");
+    }
     use crate::check::{CheckOptions, check_source};
     use crate::contract::Rules;
     use crate::syntax::ParseScope;

@@ -30,7 +30,7 @@ use crate::config::Overrides;
 use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::fix::{self, Applicability, Edit, Fix, PlanOptions, Remedy};
-use crate::report::Palette;
+use crate::report::{self, Palette};
 use crate::source::SourceText;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{check, contract, diagnostics, diff};
@@ -688,14 +688,6 @@ fn write_reviewed(file: &QueuedFile, text: &str) -> Result<(), String> {
     apply::write_atomic(&file.path, &file.bytes, &file.source.encode(text)?)
 }
 
-fn plural(n: usize, word: &str) -> String {
-    match (n, word) {
-        (1, _) => format!("1 {word}"),
-        (_, "fix") => format!("{n} fixes"),
-        _ => format!("{n} {word}s"),
-    }
-}
-
 /// The one-line legend of the keys, shown with every question.
 pub const LEGEND: &str = "y apply, n skip, a rest of file, d skip file, k same keys, A all safe, q quit, ? help";
 
@@ -776,7 +768,7 @@ pub fn render_event(event: &Event, palette: Palette) -> String {
             path.display()
         )),
         Event::Written { path, applied } => {
-            palette.green(&format!("Wrote {} ({} applied).", path.display(), plural(*applied, "fix")))
+            palette.green(&format!("Wrote {} ({} applied).", path.display(), report::plural(*applied, "fix")))
         }
         Event::Failed { path, message } => format!("error: {}: {message}", path.display()),
     }
@@ -819,7 +811,8 @@ pub fn summary_lines(report: &ReviewReport) -> Vec<String> {
     let sum = |f: fn(&FileReport) -> usize| report.files.iter().map(f).sum::<usize>();
     let written = sum(FileReport::written);
     let files_written = report.files.iter().filter(|f| f.written() > 0).count();
-    let mut totals = vec![format!("Applied {} in {}", plural(written, "fix"), plural(files_written, "file"))];
+    let mut totals =
+        vec![format!("Applied {} in {}", report::plural(written, "fix"), report::plural(files_written, "file"))];
     for (n, what) in [
         (sum(|f| f.skipped), "skipped"),
         (sum(|f| f.failed), "failed"),
