@@ -99,14 +99,27 @@ fn claim(comment: &str) -> Option<Suppression> {
     }
 }
 
+/// Whether some `#` in `src` starts a line tail that could hold a
+/// toolshape claim: `toolshape:`, or `noqa` with a `TS` code after it (any
+/// case). Exact as a filter (a claim always passes), and cheap: most files
+/// never get parsed for [`unused`].
+fn may_claim(src: &[u8]) -> bool {
+    let contains = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle));
+    memchr::memchr_iter(b'#', src).any(|at| {
+        let rest = &src[at..];
+        let tail = &rest[..memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len())];
+        contains(tail, b"toolshape:")
+            || (contains(tail, b"noqa")
+                && tail.windows(3).any(|w| w[..2].eq_ignore_ascii_case(b"ts") && w[2].is_ascii_digit()))
+    })
+}
+
 /// Findings ([`Code::UnusedIgnore`]) for toolshape suppression comments in
 /// `src` that silence nothing, or name codes that silence nothing. Reads
 /// real comments only (a whole-file parse), and only when the text could
 /// hold one.
 pub fn unused(src: &str, rules: &Rules) -> Vec<Finding> {
-    let lower = src.as_bytes().to_ascii_lowercase();
-    let has = |needle: &[u8]| memchr::memmem::find(&lower, needle).is_some();
-    if !(has(b"toolshape") || has(b"noqa")) {
+    if !may_claim(src.as_bytes()) {
         return Vec::new();
     }
     let tree = syntax::parse(src);
@@ -207,6 +220,16 @@ mod tests {
                 (9, "suppression `# toolshape: ignore` silences nothing".to_owned()),
             ]
         );
+    }
+
+    #[test]
+    fn the_prefilter_lets_every_claim_through() {
+        for claim in ["# toolshape: ignore", "#TOOLSHAPE: ignore[ts001]", "# NoQa: Ts002", "# noqa: E501, TS001"] {
+            assert!(may_claim(format!("x = 1  {claim}\n").as_bytes()), "{claim}");
+        }
+        for other in ["# noqa", "# noqa: E501", "x = 'toolshape'  # a note", "# TS001 is a code\n# noqa"] {
+            assert!(!may_claim(format!("x = 1  {other}\n").as_bytes()), "{other}");
+        }
     }
 
     #[test]
