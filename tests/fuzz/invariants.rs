@@ -3,6 +3,7 @@
 //! (`tests/fuzz_regressions.rs`), which include this file with `#[path]`.
 
 use toolshape::apply::{FixPolicy, LeftBecause, fix_text, syntax_error_count};
+use toolshape::baseline::add_ignores;
 use toolshape::check::{CheckOptions, check_source};
 use toolshape::contract::Rules;
 use toolshape::fix::AugmentText;
@@ -73,6 +74,27 @@ pub fn check_text(text: &str) -> Result<(), String> {
         if !left.is_empty() {
             return Err(format!("fixable findings left after fix: {left:#?}\nfixed text:\n{}", fixed.text));
         }
+    }
+
+    // 5. A baseline (`check --add-ignores`) adds no syntax error, silences
+    //    every finding it did not report as skipped, and a second one adds
+    //    nothing.
+    let baseline = add_ignores(text, &whole);
+    let (before, after) = (syntax_error_count(text), syntax_error_count(&baseline.text));
+    if after > before {
+        return Err(format!("add-ignores added syntax errors: {before} -> {after}\ntext:\n{}", baseline.text));
+    }
+    let still = findings(&baseline.text, ParseScope::WholeFile);
+    if still.len() > baseline.skipped.len() {
+        return Err(format!(
+            "add-ignores left {} findings but skipped only {}: {still:#?}\ntext:\n{}",
+            still.len(),
+            baseline.skipped.len(),
+            baseline.text
+        ));
+    }
+    if baseline.skipped.is_empty() && add_ignores(&baseline.text, &still).text != baseline.text {
+        return Err(format!("add-ignores is not idempotent\ntext:\n{}", baseline.text));
     }
     Ok(())
 }
