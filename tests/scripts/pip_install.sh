@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Verify the Python packaging (pyproject.toml, maturin `bindings = "bin"`): a
-# real `pip install <repo>` into a fresh venv, the installed `toolshape` binary,
-# then an sdist built with `python -m build --sdist` and installed into a
-# second venv.
+# Verify the install routes: a real `pip install <repo>` into a fresh venv
+# (pyproject.toml, maturin `bindings = "bin"`), `pipx install <repo>`,
+# `cargo install --path <repo>`, each installed `toolshape` binary run, then an
+# sdist built with `python -m build --sdist` and installed into a second venv.
 #
 #   bash tests/scripts/pip_install.sh     # SKIP_SDIST=1 skips the sdist part, VERBOSE=1 shows logs
 #
@@ -83,6 +83,28 @@ if grep -qx 'Name: toolshape' <<<"$meta" && grep -qx "Version: $VERSION" <<<"$me
 else fail "installed METADATA is not as expected"; show "$(head -20 <<<"$meta")"; fi
 
 check_binary "pip install ." "$VENV/bin/toolshape"
+
+# --- pipx install <repo> ---------------------------------------------------------
+# pipx from PyPI, its home and bin folder inside TMP; the build reuses the
+# target folder above.
+t=$SECONDS
+rc=0
+{ "$VENV/bin/python" -m pip install -q pipx \
+    && PIPX_HOME="$TMP/pipx-home" PIPX_BIN_DIR="$TMP/pipx-bin" PIPX_MAN_DIR="$TMP/pipx-man" \
+        "$VENV/bin/python" -m pipx install "$REPO"; } >"$TMP/pipx.log" 2>&1 || rc=$?
+verbose "$(cat "$TMP/pipx.log")"
+if [[ $rc == 0 && -x $TMP/pipx-bin/toolshape ]]; then pass "pipx install $REPO ($((SECONDS - t))s)"
+else fail "pipx install $REPO exited $rc"; show "$(tail -40 "$TMP/pipx.log")"; fi
+if [[ -x $TMP/pipx-bin/toolshape ]]; then check_binary "pipx install ." "$TMP/pipx-bin/toolshape"; fi
+
+# --- cargo install --path <repo> -------------------------------------------------
+t=$SECONDS
+rc=0
+cargo install --locked --quiet --path "$REPO" --root "$TMP/cargo-root" >"$TMP/cargo-install.log" 2>&1 || rc=$?
+verbose "$(cat "$TMP/cargo-install.log")"
+if [[ $rc == 0 ]]; then pass "cargo install --path $REPO ($((SECONDS - t))s)"
+else fail "cargo install --path exited $rc"; show "$(tail -40 "$TMP/cargo-install.log")"; fi
+if [[ -x $TMP/cargo-root/bin/toolshape ]]; then check_binary "cargo install" "$TMP/cargo-root/bin/toolshape"; fi
 
 # --- python -m build --sdist, then pip install <sdist> ----------------------------
 if [[ ${SKIP_SDIST:-0} == 1 ]]; then
