@@ -925,6 +925,11 @@ mod tests {
 
     const NO_COLOUR: Palette = Palette { enabled: false };
 
+    /// What `toolshape fix` does without configuration, as a review should.
+    fn policy(unsafe_fixes: bool, augment_text: AugmentText) -> apply::FixPolicy {
+        apply::FixPolicy { unsafe_fixes, line_length: 88, augment_text, rules: contract::Rules::CONTRACT }
+    }
+
     fn options() -> ReviewOptions {
         ReviewOptions {
             overrides: Overrides { augment_text: Some(AugmentText::Never), unsafe_fixes: None },
@@ -1055,12 +1060,7 @@ def two():
 
     #[test]
     fn the_expected_texts_are_what_fix_writes() {
-        let policy = apply::FixPolicy {
-            unsafe_fixes: true,
-            line_length: 88,
-            augment_text: AugmentText::Never,
-            rules: contract::Rules::CONTRACT,
-        };
+        let policy = policy(true, AugmentText::Never);
         assert_eq!(apply::fix_text(THREE, &policy).text, three_with([true; 3]));
         let fixed = apply::fix_text(UNSAFE_THEN_SAFE, &policy).text;
         assert!(fixed.contains(UNSAFE_FIXED) && fixed.contains(SAFE_FIXED), "{fixed}");
@@ -1237,12 +1237,7 @@ x = {
 
     #[test]
     fn a_nested_fix_is_offered_after_the_outer_one_on_the_text_as_it_then_is() {
-        let policy = apply::FixPolicy {
-            unsafe_fixes: true,
-            line_length: 88,
-            augment_text: AugmentText::Never,
-            rules: contract::Rules::CONTRACT,
-        };
+        let policy = policy(true, AugmentText::Never);
         let all_fixed = apply::fix_text(NESTED, &policy).text;
 
         let tree = Tree::new(&[("a.py", NESTED)]);
@@ -1291,12 +1286,7 @@ x = {
     fn the_text_block_is_augmented_as_augment_text_says() {
         let src = "def f(ms):\n    return {\"status\": \"ok\", \"content\": [{\"text\": \"pong\"}], \"ms\": ms}\n";
         for augment_text in [AugmentText::Safe, AugmentText::Never] {
-            let policy = apply::FixPolicy {
-                unsafe_fixes: false,
-                line_length: 88,
-                augment_text,
-                rules: contract::Rules::CONTRACT,
-            };
+            let policy = policy(false, augment_text);
             let tree = Tree::new(&[("a.py", src)]);
             let mut script = Script::new(&[Apply]);
             let overrides = Overrides { augment_text: Some(augment_text), unsafe_fixes: None };
@@ -1334,12 +1324,7 @@ x = {
         let dir = tempfile::tempdir().unwrap();
         let mut differ = Vec::new();
         for augment_text in [AugmentText::Safe, AugmentText::Never] {
-            let policy = apply::FixPolicy {
-                unsafe_fixes: true,
-                line_length: 88,
-                augment_text,
-                rules: contract::Rules::CONTRACT,
-            };
+            let policy = policy(true, augment_text);
             for path in &paths {
                 let source = SourceText::read(path).unwrap();
                 let copy = dir.path().join(path.file_name().unwrap());
