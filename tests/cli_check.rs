@@ -486,7 +486,7 @@ fn no_color_is_honoured_on_a_terminal() {
     let dir = tempdir();
     write(dir.path(), "a.py", VIOLATION);
     let Some(auto) = on_terminal(dir.path(), "check a.py", None) else {
-        eprintln!("SKIPPED no_color_is_honoured_on_a_terminal: util-linux `script` is not installed");
+        support::skip("no_color_is_honoured_on_a_terminal", "util-linux `script` is not installed");
         return;
     };
     // The control: on a terminal, auto paints. Without it the NO_COLOR

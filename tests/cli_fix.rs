@@ -328,7 +328,7 @@ fn diff_round_trip(use_patch: bool, unsafe_fixes: bool) {
 #[test]
 fn diff_applies_with_git_apply_and_matches_fix() {
     if !tool_available("git") {
-        eprintln!("SKIPPED diff_applies_with_git_apply_and_matches_fix: git is not installed");
+        support::skip("diff_applies_with_git_apply_and_matches_fix", "git is not installed");
         return;
     }
     diff_round_trip(false, false);
@@ -338,7 +338,7 @@ fn diff_applies_with_git_apply_and_matches_fix() {
 #[test]
 fn diff_applies_with_patch_p1_and_matches_fix() {
     if !tool_available("git") || !tool_available("patch") {
-        eprintln!("SKIPPED diff_applies_with_patch_p1_and_matches_fix: `patch` (or git) is not installed");
+        support::skip("diff_applies_with_patch_p1_and_matches_fix", "`patch` (or git) is not installed");
         return;
     }
     diff_round_trip(true, false);
@@ -348,7 +348,7 @@ fn diff_applies_with_patch_p1_and_matches_fix() {
 #[test]
 fn diff_of_a_bom_file_applies_with_git_apply() {
     if !tool_available("git") {
-        eprintln!("SKIPPED diff_of_a_bom_file_applies_with_git_apply: git is not installed");
+        support::skip("diff_of_a_bom_file_applies_with_git_apply", "git is not installed");
         return;
     }
     let repo = tempdir();

@@ -37,26 +37,54 @@ pub fn find_python() -> Option<String> {
     None
 }
 
-/// Returns the interpreter, or None after a loud warning (the caller returns).
-pub fn python_or_skip(test: &str) -> Option<String> {
-    match find_python() {
-        Some(p) => Some(p),
-        None => {
-            let msg = format!(
-                "SKIPPED: python3 (>= 3.10) not found, test `{test}` did not run \
-                 (set TOOLSHAPE_PYTHON to an interpreter to run it)"
-            );
-            if std::env::var_os("TOOLSHAPE_REQUIRE_PYTHON").is_some() {
-                panic!("{msg}; TOOLSHAPE_REQUIRE_PYTHON is set");
-            }
-            eprintln!();
-            eprintln!("{}", "!".repeat(msg.len().min(100)));
-            eprintln!("{msg}");
-            eprintln!("{}", "!".repeat(msg.len().min(100)));
-            eprintln!();
-            None
-        }
+/// The switch that turns every skip into a failure (`.ci/run` sets it):
+/// `TOOLSHAPE_NO_SKIP`, or the older `TOOLSHAPE_REQUIRE_PYTHON`.
+pub fn skips_forbidden() -> bool {
+    ["TOOLSHAPE_NO_SKIP", "TOOLSHAPE_REQUIRE_PYTHON"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+}
+
+/// Skips the rest of a test because `why` (something the test needs is
+/// missing): a failure when [`skips_forbidden`], otherwise a loud banner
+/// written straight to the process's stderr — not through `eprintln!`,
+/// which the test harness captures and hides for a passing test — counted
+/// per test binary, and recorded in `CARGO_TARGET_TMPDIR/skipped.log` so
+/// that a run can be audited afterwards.
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SKIPPED: AtomicUsize = AtomicUsize::new(0);
+    let msg = format!("SKIPPED: test `{test}` did not run: {why}");
+    if skips_forbidden() {
+        panic!("{msg} (TOOLSHAPE_NO_SKIP is set: a skip is a failure)");
     }
+    let n = SKIPPED.fetch_add(1, Ordering::SeqCst) + 1;
+    let bar = "!".repeat(msg.len().clamp(20, 100));
+    let banner =
+        format!("\n{bar}\n{msg}\n(skip #{n} in this test binary; set TOOLSHAPE_NO_SKIP=1 to make it fail)\n{bar}\n");
+    let _ = std::io::stderr().lock().write_all(banner.as_bytes());
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skipped.log");
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+        let _ = writeln!(f, "{msg}");
+    }
+}
+
+/// Returns the interpreter, or None after [`skip`] (the caller returns).
+pub fn python_or_skip(test: &str) -> Option<String> {
+    let found = find_python();
+    if found.is_none() {
+        skip(test, "python3 (>= 3.10) not found (set TOOLSHAPE_PYTHON to an interpreter to run it)");
+    }
+    found
+}
+
+/// Whether `program` can be run (`program --version` starts); otherwise
+/// [`skip`]s `test`.
+pub fn tool_or_skip(test: &str, program: &str) -> bool {
+    let ok = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if !ok {
+        skip(test, &format!("`{program}` is not installed"));
+    }
+    ok
 }
 
 pub fn describe(cmd: &Command) -> String {
