@@ -20,15 +20,14 @@ mod invariants;
 
 fn regressions() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz_regressions");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("no fuzz regressions yet ({} is missing)", dir.display());
-        return Vec::new();
-    };
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{} cannot be read ({e}): the fuzz regressions would not run", dir.display()));
     let mut files: Vec<PathBuf> = entries
         .map(|e| e.unwrap().path())
         .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("py" | "bin")))
         .collect();
     files.sort();
+    assert!(!files.is_empty(), "{} holds no .py or .bin input: the test would check nothing", dir.display());
     files
 }
 
@@ -67,4 +66,45 @@ fn fuzz_regressions_keep_every_invariant() {
         files.len(),
         failures.join("\n\n")
     );
+}
+
+/// The checker of the moved-entries invariant fails on hand-made wrong
+/// fixes: an entry deleted, one invented, a value changed; and passes the
+/// right one.
+#[test]
+fn the_moved_entries_invariant_catches_a_wrong_fix() {
+    use toolshape::check::{CheckOptions, check_source};
+    use toolshape::contract::Rules;
+    let original = "r = {'status': 'ok', 'content': [{'text': 't'}], 'frames': 5, **extra}\n";
+    let findings =
+        check_source(original, &CheckOptions::new(toolshape::syntax::ParseScope::WholeFile), &Rules::CONTRACT);
+    assert_eq!(findings.len(), 2);
+    let right = "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 5, **extra}}]}\n";
+    assert_eq!(invariants::moved_entries_reappear(original, &findings, right), Ok(()));
+    for wrong in [
+        "r = {'status': 'ok', 'content': [{'text': 't'}]}\n",
+        "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 5}}]}\n",
+        "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 6, **extra}}]}\n",
+        "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 5, 'n': 1, **extra}}]}\n",
+    ] {
+        assert!(invariants::moved_entries_reappear(original, &findings, wrong).is_err(), "not caught: {wrong}");
+    }
+}
+
+/// The fixer's snapshot fixtures (`tests/fixtures/fix/`) keep the same
+/// invariants: a second, hand-written corpus for them.
+#[test]
+fn fix_fixtures_keep_every_invariant() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fix");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if let Err(why) = outcome(&path) {
+            failures.push(format!("{}: {why}", path.display()));
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} fixtures");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

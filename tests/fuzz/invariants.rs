@@ -5,7 +5,7 @@
 use toolshape::apply::{FixPolicy, LeftBecause, fix_text, syntax_error_count};
 use toolshape::baseline::add_ignores;
 use toolshape::check::{CheckOptions, check_source};
-use toolshape::contract::Rules;
+use toolshape::contract::{Rules, constant_str, unparenthesize};
 use toolshape::fix::AugmentText;
 use toolshape::syntax::ParseScope;
 
@@ -76,7 +76,14 @@ pub fn check_text(text: &str) -> Result<(), String> {
         }
     }
 
-    // 5. A baseline (`check --add-ignores`) adds no syntax error, silences
+    // 5. What moved is in a json block: every entry that left the top level
+    //    of a tool result reappears in some `"json": {...}` dict, none lost
+    //    and none invented (a fixer that deleted the entries fails here).
+    if !round_limit {
+        moved_entries_reappear(text, &whole, &fixed.text)?;
+    }
+
+    // 6. A baseline (`check --add-ignores`) adds no syntax error, silences
     //    every finding it did not report as skipped, and a second one adds
     //    nothing.
     let baseline = add_ignores(text, &whole);
@@ -97,4 +104,107 @@ pub fn check_text(text: &str) -> Result<(), String> {
         return Err(format!("add-ignores is not idempotent\ntext:\n{}", baseline.text));
     }
     Ok(())
+}
+
+/// Every entry that left the top level of a tool result between `text`
+/// (with its `findings`) and `fixed` reappears in some `"json": {...}`
+/// dict of `fixed`, none lost and none invented.
+pub fn moved_entries_reappear(
+    text: &str,
+    findings_before: &[toolshape::diagnostics::Finding],
+    fixed: &str,
+) -> Result<(), String> {
+    let gone = multiset_minus(
+        finding_labels(text, findings_before),
+        finding_labels(fixed, &findings(fixed, ParseScope::WholeFile)),
+    );
+    let added = multiset_minus(json_entry_labels(fixed), json_entry_labels(text));
+    if gone != added {
+        return Err(format!(
+            "the entries that left the top level ({gone:?}) are not the entries the json blocks gained ({added:?})\nfixed text:\n{fixed}"
+        ));
+    }
+    Ok(())
+}
+
+/// A moved entry as both sides can name it: the decoded key (or the
+/// spread's text), and the value's text with white space removed unless the
+/// value holds a dict or list display (a nested tool result in it, or
+/// around it, is fixed too and changes that text).
+fn entry_label(key: Option<String>, value_text: &str) -> String {
+    let value: String = value_text.split_whitespace().collect();
+    let value = if value.contains(['{', '[']) { "<display>".to_owned() } else { value };
+    match key {
+        Some(key) => format!("{key:?}: {value}"),
+        None => format!("**{}", value.trim_start_matches("**")),
+    }
+}
+
+fn finding_labels(text: &str, findings: &[toolshape::diagnostics::Finding]) -> Vec<String> {
+    let tree = toolshape::syntax::parse(text);
+    let mut labels = Vec::new();
+    for f in findings.iter().filter(|f| f.key.is_some() || f.spread.is_some()) {
+        let Some(node) = tree.root_node().descendant_for_byte_range(f.entry.start, f.entry.end) else { continue };
+        let value = match node.child_by_field_name("value") {
+            Some(v) if node.kind() == "pair" => &text[v.byte_range()],
+            _ => &text[f.entry.clone()],
+        };
+        labels.push(entry_label(f.key.clone(), value));
+    }
+    labels.sort();
+    labels
+}
+
+/// The entries of every `"json": {...}` dict in `text` that is not itself
+/// a tool result.
+fn json_entry_labels(text: &str) -> Vec<String> {
+    let tree = toolshape::syntax::parse(text);
+    let mut labels = Vec::new();
+    toolshape::syntax::for_each_node(tree.root_node(), |node| {
+        if node.kind() != "pair" {
+            return;
+        }
+        let (Some(key), Some(value)) = (node.child_by_field_name("key"), node.child_by_field_name("value")) else {
+            return;
+        };
+        let value = unparenthesize(value);
+        if constant_str(key, text).as_deref() != Some("json") || value.kind() != "dictionary" {
+            return;
+        }
+        // A json payload that is itself a tool result holds its own keys,
+        // not moved ones.
+        if toolshape::contract::tool_result_dict(value, text, 0, &Rules::CONTRACT).is_some() {
+            return;
+        }
+        let mut cursor = value.walk();
+        for entry in value.named_children(&mut cursor) {
+            match entry.kind() {
+                "pair" => {
+                    let (Some(k), Some(v)) = (entry.child_by_field_name("key"), entry.child_by_field_name("value"))
+                    else {
+                        continue;
+                    };
+                    labels.push(entry_label(constant_str(k, text), &text[v.byte_range()]));
+                }
+                "dictionary_splat" => labels.push(entry_label(None, &text[entry.byte_range()])),
+                _ => {}
+            }
+        }
+    });
+    labels.sort();
+    labels
+}
+
+/// `a` less `b`, both sorted multisets.
+fn multiset_minus(a: Vec<String>, mut b: Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in a {
+        match b.iter().position(|x| *x == item) {
+            Some(i) => {
+                b.remove(i);
+            }
+            None => out.push(item),
+        }
+    }
+    out
 }
