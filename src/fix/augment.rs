@@ -23,6 +23,9 @@ pub struct Candidate<'t> {
     /// The decoded key.
     pub key: &'t str,
     pub value: Node<'t>,
+    /// Why the value cannot be shown whatever it is: the json block may end
+    /// up holding another value for the key.
+    pub overridden: Option<&'static str>,
 }
 
 /// The edit that augments the text, and the keys it mentions.
@@ -89,7 +92,6 @@ pub fn plan(
         parts.push(Part { range, token });
     }
     let last = parts.last().expect("a string has at least one part");
-    let quote = last.token.quote.chars().next().expect("quotes are not empty");
     // What the text already shows: literal characters and interpolations.
     let mut shown_text = String::new();
     let mut shown_exprs = Vec::new();
@@ -113,7 +115,7 @@ pub fn plan(
     let mut mentions = Vec::new();
     let mut skipped = Vec::new();
     for c in candidates {
-        match mention(c, piece_src, quote, &shown_text, &shown_exprs, walrus_names) {
+        match mention(c, piece_src, &shown_text, &shown_exprs, walrus_names) {
             Ok(m) => mentions.push((c.key.to_owned(), m)),
             Err(why) => skipped.push(format!("\"{}\" {why}", c.key)),
         }
@@ -168,11 +170,13 @@ enum Mention {
 fn mention(
     c: &Candidate<'_>,
     piece_src: &str,
-    quote: char,
     shown_text: &str,
     shown_exprs: &[String],
     walrus_names: &std::collections::BTreeSet<String>,
 ) -> Result<Mention, &'static str> {
+    if let Some(why) = c.overridden {
+        return Err(why);
+    }
     if !c.key.chars().all(|ch| ch.is_alphanumeric() || matches!(ch, '_' | '-' | '.' | ' ')) {
         return Err("has a key that cannot be written plainly");
     }
@@ -202,7 +206,7 @@ fn mention(
             Ok(Mention::Literal(decoded))
         };
     }
-    if !is_cheap_reference(value) {
+    if value.kind() != "identifier" {
         return Err(match value.kind() {
             "list"
             | "dictionary"
@@ -213,11 +217,12 @@ fn mention(
             | "set_comprehension"
             | "generator_expression" => "may be large",
             "call" => "is a call",
-            _ => "is not a name, attribute, literal or literal subscript",
+            // A property getter or `__getattr__` would run a second time.
+            "attribute" => "is an attribute, whose lookup may run code a second time",
+            // So would a `__getitem__`.
+            "subscript" => "is a subscript, whose lookup may run code a second time",
+            _ => "is not a name or a literal",
         });
-    }
-    if text.contains([quote, '\\', '#']) {
-        return Err("would need the text's own quote or a backslash inside an f-string (invalid before Python 3.12)");
     }
     let facts = ExprFacts::of(value, piece_src);
     if facts.reads.iter().any(|n| walrus_names.contains(n)) {
@@ -228,41 +233,6 @@ fn mention(
         return Err("is already interpolated in the text");
     }
     Ok(Mention::Interpolated(expr))
-}
-
-/// A name, an attribute chain, or a subscript of those with a literal index.
-/// A loop down the chain: a long chain cannot overflow the stack.
-fn is_cheap_reference(node: Node<'_>) -> bool {
-    let mut node = unparenthesize(node);
-    loop {
-        match node.kind() {
-            "identifier" => return true,
-            "attribute" => match node.child_by_field_name("object") {
-                Some(object) => node = unparenthesize(object),
-                None => return false,
-            },
-            "subscript" => {
-                let mut cursor = node.walk();
-                let indexes: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
-                if !matches!(indexes.as_slice(), [i] if is_literal_index(*i)) {
-                    return false;
-                }
-                match node.child_by_field_name("value") {
-                    Some(value) => node = unparenthesize(value),
-                    None => return false,
-                }
-            }
-            _ => return false,
-        }
-    }
-}
-
-fn is_literal_index(node: Node<'_>) -> bool {
-    match node.kind() {
-        "integer" | "string" => true,
-        "unary_operator" => node.child_by_field_name("argument").is_some_and(|a| a.kind() == "integer"),
-        _ => false,
-    }
 }
 
 /// A plain literal body made ready to be an f-string body: braces doubled,

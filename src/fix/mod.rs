@@ -153,6 +153,15 @@ impl PlanOptions {
 pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> Vec<DictPlan> {
     let mut plans = Vec::new();
     let index = crate::syntax::LineIndex::new(src);
+    // A piece that is the whole file serves the questions about the code
+    // around a dict; otherwise the file is parsed whole only if one is asked.
+    let whole = match pieces {
+        [piece] if piece.offset == 0 && piece.focus.is_none() && piece.tree.root_node().end_byte() == src.len() => {
+            Some(piece.tree.clone())
+        }
+        _ => None,
+    };
+    let context = crate::semantic::FileContext::new(src, whole);
     for piece in pieces {
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
@@ -167,7 +176,7 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
                 return;
             };
             if dict.is_violating() {
-                let remedy = plan::plan_dict(src, &index, piece.offset, root, node, &dict, options);
+                let remedy = plan::plan_dict(src, &index, &context, piece.offset, root, node, &dict, options);
                 plans.push(DictPlan { dict: dict.range.clone(), tool_result: dict, remedy });
             }
         });

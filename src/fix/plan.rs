@@ -10,6 +10,7 @@ use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
 use crate::contract::{Rules, ToolResultDict, constant_str, tool_result_dict, unparenthesize};
+use crate::semantic::FileContext;
 use crate::syntax::LineIndex;
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -32,6 +33,20 @@ const NON_LIST_CONTENT: [(&str, &str); 13] = [
     ("ellipsis", "an Ellipsis"),
 ];
 
+/// Whether the mapping `value` (a spread's operand) may hold the key `key`:
+/// anything but a dict display whose keys are all other constant strings.
+fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
+    let value = unparenthesize(value);
+    if value.kind() != "dictionary" {
+        return true;
+    }
+    let mut cursor = value.walk();
+    value.named_children(&mut cursor).filter(|c| c.kind() != "comment").any(|c| {
+        c.kind() != "pair"
+            || c.child_by_field_name("key").and_then(|k| constant_str(k, piece_src)).is_none_or(|k| k == key)
+    })
+}
+
 /// Content expressions that `[*content, ...]` may splat without parentheses
 /// and still read clearly.
 const PRIMARY_KINDS: [&str; 5] = ["identifier", "attribute", "call", "subscript", "list_comprehension"];
@@ -39,6 +54,8 @@ const PRIMARY_KINDS: [&str; 5] = ["identifier", "attribute", "call", "subscript"
 /// Shared access to the source while planning one dict.
 struct Ctx<'s> {
     src: &'s str,
+    /// The code around the dict, parsed whole on demand.
+    file: &'s FileContext<'s>,
     lines: layout::Lines<'s>,
     offset: usize,
     style: &'s Style,
@@ -157,9 +174,11 @@ struct Shape {
 }
 
 /// Plans the remedy for `node`, a violating tool-result dict.
+#[allow(clippy::too_many_arguments)]
 pub fn plan_dict(
     src: &str,
     index: &LineIndex,
+    file: &FileContext<'_>,
     offset: usize,
     root: Node<'_>,
     node: Node<'_>,
@@ -168,6 +187,7 @@ pub fn plan_dict(
 ) -> Remedy {
     let ctx = Ctx {
         src,
+        file,
         lines: layout::Lines::new(src, index),
         offset,
         style: &options.style,
@@ -283,11 +303,24 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             .into_iter()
             .find_map(|e| augment::text_block_value(e, piece_src))
             .ok_or("content has no {\"text\": ...} block")?;
-        let candidates: Vec<augment::Candidate<'_>> = self
-            .entries
+        // The json block keeps the moved entries in order, so the last one of
+        // a key wins there, unless a spread moved after it overrides it.
+        let moved: Vec<&DictEntry<'_>> = self.entries.iter().filter(|e| e.moved).collect();
+        let candidates: Vec<augment::Candidate<'_>> = moved
             .iter()
-            .filter(|e| e.moved)
-            .filter_map(|e| e.key.as_deref().map(|key| augment::Candidate { key, value: e.value }))
+            .enumerate()
+            .filter_map(|(i, e)| {
+                let key = e.key.as_deref()?;
+                let later = &moved[i + 1..];
+                if later.iter().any(|l| l.key.as_deref() == Some(key)) {
+                    return None;
+                }
+                let overridden = later
+                    .iter()
+                    .any(|l| l.key.is_none())
+                    .then_some("may be overridden in the json block by a spread moved after it");
+                Some(augment::Candidate { key, value: e.value, overridden })
+            })
             .collect();
         if candidates.is_empty() {
             return Err("only spreads move, and a spread is never mentioned".into());
@@ -299,8 +332,12 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     // ----- safety -------------------------------------------------------
 
     /// A spread standing after status, content or toolUseId could have
-    /// overridden them; moved out, it no longer can.
+    /// overridden them; moved out, it no longer can. A spread before them
+    /// is overridden by them, except for a `toolUseId` it may hold and no
+    /// later key overrides: moved out, that one is lost, unless the SDK
+    /// refills it (a Strands tool's result) or the spread cannot hold it.
     fn check_spreads(&self, reasons: &mut Vec<String>) {
+        let mut tool_use_id_refilled = None;
         for (i, entry) in self.entries.iter().enumerate() {
             if !entry.moved || entry.key.is_some() {
                 continue;
@@ -310,6 +347,19 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             {
                 reasons.push(format!(
                     "the spread `{}` stands after \"{guard}\" and could have overridden it",
+                    one_line(&entry.label)
+                ));
+                continue;
+            }
+            let overridden = self.entries[i + 1..].iter().any(|e| e.key.as_deref() == Some("toolUseId"));
+            if overridden || !may_hold_key(entry.value, self.ctx.piece_src(), "toolUseId") {
+                continue;
+            }
+            let refilled = *tool_use_id_refilled
+                .get_or_insert_with(|| self.ctx.file.returned_by_strands_tool(self.dict_range.clone()));
+            if !refilled {
+                reasons.push(format!(
+                    "the spread `{}` could hold \"toolUseId\", which the result would lose; only the result a @tool function returns directly gets it refilled by the SDK",
                     one_line(&entry.label)
                 ));
             }
