@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::contract::Rules;
-use crate::diagnostics::{self, Finding};
+use crate::diagnostics::Finding;
 use crate::fix::{self, Applicability, AugmentText, DictPlan, PlanOptions, Remedy};
 use crate::syntax::{self, LineIndex};
 
@@ -288,7 +288,7 @@ fn leftovers(
                 Remedy::Fix(_) => LeftBecause::RoundLimit,
             };
             let fixable = plan.applicability();
-            let findings = diagnostics::findings_for(&plan.tool_result, text, &index)
+            let findings = crate::rules::findings_for(&plan.tool_result, text, &index)
                 .into_iter()
                 .map(|f| Finding { fixable, ..f })
                 .collect();

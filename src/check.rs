@@ -8,11 +8,11 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 
 use crate::contract::Rules;
-use crate::diagnostics::{self, Code, Finding};
+use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
-use crate::{contract, fix, suppress};
+use crate::{contract, fix, rules};
 
 /// How to check, the same for every file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ impl CheckOptions {
 pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
     let mut findings = violations(src, options.scope, rules);
     if options.report_unused_ignores && rules.enabled(Code::UnusedIgnore) {
-        findings.extend(suppress::unused(src, rules));
+        findings.extend(rules::unused_suppressions(src, rules));
         findings.sort_by_key(|f| (f.entry.start, f.code));
     }
     findings
@@ -55,7 +55,7 @@ fn violations(src: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
         .iter()
         .flat_map(|plan| {
             let fixable = plan.applicability();
-            diagnostics::findings_for(&plan.tool_result, src, &index).into_iter().map(move |f| Finding { fixable, ..f })
+            rules::findings_for(&plan.tool_result, src, &index).into_iter().map(move |f| Finding { fixable, ..f })
         })
         .collect();
     findings.sort_by_key(|f| (f.entry.start, f.code));

@@ -1,12 +1,12 @@
-//! Findings: the rule codes, their messages, and where a finding points.
+//! Findings and fixes as data: the rule codes, where a finding points, and
+//! a fix's [`Edit`]s with their [`Applicability`] (as in ruff's
+//! `ruff_diagnostics`). What each rule says is in [`crate::rules`].
 
 use std::fmt;
 use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::contract::{EntryKind, ToolResultDict};
-use crate::fix::Applicability;
 use crate::syntax::{LineIndex, Position};
 
 /// A rule of the contract.
@@ -91,83 +91,26 @@ pub struct Finding {
     pub fixable: Option<Applicability>,
 }
 
-impl Finding {
-    /// The human-readable message (without code or position).
-    pub fn message(&self) -> String {
-        match (self.code, &self.key, &self.spread) {
-            (Code::ExtraKey, Some(key), _) => {
-                format!("extra top-level key {} in tool result — the runtime drops it", quote_key(key))
-            }
-            (Code::UnusedIgnore, ..) => self.detail.clone().unwrap_or_default(),
-            (_, _, spread) => format!(
-                "`{}` spread in tool result — it can inject top-level keys the runtime drops",
-                spread.as_deref().map(one_line).unwrap_or_default()
-            ),
+/// Replace `range` of the source with `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub replacement: String,
+}
+
+/// Whether a fix may be applied without the user opting in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    Safe,
+    Unsafe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
         }
-    }
-}
-
-/// Renders a key the way Python's `repr` would, but with double quotes.
-fn quote_key(key: &str) -> String {
-    let mut out = String::with_capacity(key.len() + 2);
-    out.push('"');
-    for c in key.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Collapses a multi-line source excerpt into one line for messages.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The findings of one tool-result dict, in entry order.
-pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<Finding> {
-    let dict_span = Span::new(index, src, &dict.range);
-    dict.violations()
-        .map(|v| {
-            let entry = &dict.entries[v.entry];
-            let (key, spread) = match &entry.kind {
-                EntryKind::Key { name, .. } => (Some(name.clone()), None),
-                _ => (None, Some(src[entry.range.clone()].to_owned())),
-            };
-            Finding {
-                code: v.code,
-                key,
-                spread,
-                detail: None,
-                entry: entry.range.clone(),
-                span: Span::new(index, src, &entry.range),
-                dict: dict.range.clone(),
-                dict_span,
-                fixable: None,
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_are_quoted_readably() {
-        assert_eq!(quote_key("frames"), "\"frames\"");
-        assert_eq!(quote_key("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
-    }
-
-    #[test]
-    fn spread_messages_fit_on_one_line() {
-        assert_eq!(one_line("**{\n  'a': 1 }"), "**{ 'a': 1 }");
     }
 }

@@ -24,6 +24,7 @@ pub mod fixer;
 pub mod progress;
 pub mod report;
 pub mod review;
+pub mod rules;
 pub mod semantic;
 pub mod source;
 pub mod suppress;

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::diagnostics::Applicability;
 use crate::diagnostics::{Code, Finding, Span};
-use crate::fix::Applicability;
+use crate::rules::{self, REGISTRY};
 
 /// An output format for findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -147,16 +148,6 @@ pub fn github_finding(path: &Path, f: &Finding) -> String {
     )
 }
 
-/// The rules, as SARIF and `--statistics` describe them.
-const RULES: [(Code, &str); 3] = [
-    (
-        Code::ExtraKey,
-        "A tool result has a top-level key other than status, content and toolUseId; the runtime drops it.",
-    ),
-    (Code::Spread, "A tool result has a top-level ** spread, which can inject keys the runtime drops."),
-    (Code::UnusedIgnore, "A toolshape suppression comment silences nothing (--report-unused-ignores)."),
-];
-
 /// A relative path as a URI reference (SARIF artifacts, Markdown links):
 /// `/` separators, `./` dropped, reserved characters percent-encoded.
 pub fn path_uri(path: &Path) -> String {
@@ -175,14 +166,14 @@ pub fn path_uri(path: &Path) -> String {
 
 /// Renders all findings as one SARIF 2.1.0 log.
 pub fn sarif(findings: &[(std::path::PathBuf, Finding)]) -> String {
-    let rules: Vec<serde_json::Value> = RULES
+    let rules: Vec<serde_json::Value> = REGISTRY
         .iter()
-        .map(|(code, description)| {
+        .map(|rule| {
             serde_json::json!({
-                "id": code.as_str(),
-                "name": rule_name(*code),
-                "shortDescription": {"text": rule_name(*code).replace('-', " ")},
-                "fullDescription": {"text": description},
+                "id": rule.code.as_str(),
+                "name": rule.name,
+                "shortDescription": {"text": rule.name.replace('-', " ")},
+                "fullDescription": {"text": rule.description},
                 "defaultConfiguration": {"level": "error"},
             })
         })
@@ -190,7 +181,7 @@ pub fn sarif(findings: &[(std::path::PathBuf, Finding)]) -> String {
     let results: Vec<serde_json::Value> = findings
         .iter()
         .map(|(path, f)| {
-            let rule_index = RULES.iter().position(|(c, _)| *c == f.code).expect("every code is a rule");
+            let rule_index = REGISTRY.iter().position(|r| r.code == f.code).expect("every code is a rule");
             serde_json::json!({
                 "ruleId": f.code.as_str(),
                 "ruleIndex": rule_index,
@@ -283,14 +274,6 @@ pub fn junit(findings: &[(std::path::PathBuf, Finding)], files_checked: usize) -
 }
 
 /// A rule's short name.
-fn rule_name(code: Code) -> &'static str {
-    match code {
-        Code::ExtraKey => "extra-top-level-key",
-        Code::Spread => "top-level-spread",
-        Code::UnusedIgnore => "unused-suppression",
-    }
-}
-
 /// `n` and `word`, in the plural unless `n` is 1 (`fix` → `fixes`).
 pub fn plural(n: usize, word: &str) -> String {
     match n {
@@ -333,7 +316,10 @@ impl CheckTally {
         rows.sort_by_key(|(code, (n, _, _))| (std::cmp::Reverse(*n), **code));
         rows.into_iter()
             .map(|(code, (n, safe, unsafe_))| {
-                format!("{n:>6}  {code}  {} ({safe} with a safe fix, {unsafe_} with an unsafe fix)", rule_name(*code))
+                format!(
+                    "{n:>6}  {code}  {} ({safe} with a safe fix, {unsafe_} with an unsafe fix)",
+                    rules::rule(*code).name
+                )
             })
             .collect()
     }
@@ -345,7 +331,7 @@ impl CheckTally {
         let rows: Vec<serde_json::Value> = rows
             .into_iter()
             .map(|(code, (n, safe, unsafe_))| {
-                serde_json::json!({"code": code.as_str(), "name": rule_name(*code), "count": n, "fixable_safe": safe, "fixable_unsafe": unsafe_})
+                serde_json::json!({"code": code.as_str(), "name": rules::rule(*code).name, "count": n, "fixable_safe": safe, "fixable_unsafe": unsafe_})
             })
             .collect();
         serde_json::to_string_pretty(&rows).expect("statistics serialize")

@@ -33,7 +33,7 @@ use crate::fix::{self, Applicability, Edit, Fix, PlanOptions, Remedy};
 use crate::report::{self, Palette};
 use crate::source::SourceText;
 use crate::syntax::{self, LineIndex, ParseScope};
-use crate::{check, contract, diagnostics, diff};
+use crate::{check, contract, diff};
 
 /// Lines of context around each fix's diff.
 const DIFF_CONTEXT: usize = 3;
@@ -248,7 +248,7 @@ impl FileReview {
             .iter()
             .find(|d| d.range == first.dict)
             .map(|d| {
-                diagnostics::findings_for(d, &self.text, &index)
+                crate::rules::findings_for(d, &self.text, &index)
                     .into_iter()
                     .map(|f| Finding { fixable: Some(fix.applicability), ..f })
                     .collect()

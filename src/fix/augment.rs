@@ -15,8 +15,8 @@ use tree_sitter::Node;
 
 use super::Edit;
 use super::safety::ExprFacts;
-use crate::contract::{constant_str, node_text, unparenthesize};
 use crate::syntax::literal::{self, LiteralKind};
+use crate::syntax::tree::{constant_str, node_text, unparenthesize};
 
 /// A moved entry offered for mention.
 pub struct Candidate<'t> {

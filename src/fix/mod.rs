@@ -15,36 +15,14 @@ mod layout;
 mod plan;
 mod safety;
 
-use std::ops::Range;
-
 pub use layout::Style;
 
 use crate::contract;
 use crate::syntax::ParsedPiece;
 
-/// Replace `range` of the source with `replacement`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    pub range: Range<usize>,
-    pub replacement: String,
-}
+use std::ops::Range;
 
-/// Whether a fix may be applied without the user opting in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Applicability {
-    Safe,
-    Unsafe,
-}
-
-impl Applicability {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Applicability::Safe => "safe",
-            Applicability::Unsafe => "unsafe",
-        }
-    }
-}
+pub use crate::diagnostics::{Applicability, Edit};
 
 /// The rewrite of one tool-result dict.
 #[derive(Debug, Clone, PartialEq, Eq)]

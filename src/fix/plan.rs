@@ -9,9 +9,10 @@ use tree_sitter::Node;
 use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
-use crate::contract::{Rules, ToolResultDict, constant_str, tool_result_dict, unparenthesize};
+use crate::contract::{Rules, ToolResultDict, tool_result_dict};
 use crate::semantic::FileContext;
 use crate::syntax::LineIndex;
+use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// Keys whose values a spread standing after them could have overridden.
 const GUARDED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];

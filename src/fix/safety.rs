@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use crate::contract::{node_text, unparenthesize};
+use crate::syntax::tree::{node_text, unparenthesize};
 
 /// Node kinds whose evaluation may have effects (the definition:
 /// calls, `await`, `yield`, walrus).

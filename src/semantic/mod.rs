@@ -13,8 +13,8 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Tree};
 
-use crate::contract::unparenthesize;
 use crate::syntax;
+use crate::syntax::tree::unparenthesize;
 
 /// Decorator spellings that make a function a Strands tool.
 pub const TOOL_DECORATORS: [&str; 3] = ["tool", "strands.tool", "strands.tools.tool"];

@@ -5,6 +5,7 @@
 
 pub mod lexer;
 pub mod literal;
+pub mod tree;
 
 use std::cell::RefCell;
 use std::ops::Range;

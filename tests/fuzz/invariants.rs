@@ -5,9 +5,10 @@
 use toolshape::apply::{FixPolicy, LeftBecause, fix_text, syntax_error_count};
 use toolshape::baseline::add_ignores;
 use toolshape::check::{CheckOptions, check_source};
-use toolshape::contract::{Rules, constant_str, unparenthesize};
+use toolshape::contract::Rules;
 use toolshape::fix::AugmentText;
 use toolshape::syntax::ParseScope;
+use toolshape::syntax::tree::{constant_str, unparenthesize};
 
 /// The policy the fuzzers fix with: everything, text augmented where safe.
 pub const POLICY: FixPolicy =

@@ -1,0 +1,93 @@
+//! The rules: one module per rule, each owning its code's name, its
+//! description and its message, and [`REGISTRY`], the one list that check,
+//! configuration, reports, SARIF, `--statistics` and the review read.
+//!
+//! What a tool result is and which of its entries break TS001/TS002 is the
+//! contract's reading ([`crate::contract`]); turning that reading into
+//! findings is here ([`findings_for`]), and so is the detection of rules
+//! that are not about one dict (TS100, unused suppressions).
+
+mod extra_key;
+mod spread;
+mod unused_ignore;
+
+pub use unused_ignore::unused_suppressions;
+
+use crate::contract::{EntryKind, ToolResultDict};
+use crate::diagnostics::{Code, Finding, Span};
+use crate::syntax::LineIndex;
+
+/// What a rule is, for people: its kebab-case name, a one-sentence
+/// description (SARIF's `fullDescription`, the README's table), and how a
+/// finding of it reads.
+pub struct Rule {
+    pub code: Code,
+    pub name: &'static str,
+    pub description: &'static str,
+    message: fn(&Finding) -> String,
+}
+
+/// Every rule, in code order.
+pub const REGISTRY: [&Rule; 3] = [&extra_key::RULE, &spread::RULE, &unused_ignore::RULE];
+
+/// The rule of `code`.
+pub fn rule(code: Code) -> &'static Rule {
+    REGISTRY.iter().find(|r| r.code == code).expect("every code has a rule in the registry")
+}
+
+impl Finding {
+    /// The human-readable message (without code or position).
+    pub fn message(&self) -> String {
+        (rule(self.code).message)(self)
+    }
+}
+
+/// The findings of one tool-result dict, in entry order.
+pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<Finding> {
+    let dict_span = Span::new(index, src, &dict.range);
+    dict.violations()
+        .map(|v| {
+            let entry = &dict.entries[v.entry];
+            let (key, spread) = match &entry.kind {
+                EntryKind::Key { name, .. } => (Some(name.clone()), None),
+                _ => (None, Some(src[entry.range.clone()].to_owned())),
+            };
+            Finding {
+                code: v.code,
+                key,
+                spread,
+                detail: None,
+                entry: entry.range.clone(),
+                span: Span::new(index, src, &entry.range),
+                dict: dict.range.clone(),
+                dict_span,
+                fixable: None,
+            }
+        })
+        .collect()
+}
+
+/// Collapses a multi-line source excerpt into one line for messages.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_has_every_code_once_in_order() {
+        let codes: Vec<Code> = REGISTRY.iter().map(|r| r.code).collect();
+        assert_eq!(codes, Code::ALL);
+        for r in REGISTRY {
+            assert!(r.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.name);
+            assert!(r.description.ends_with('.'), "{}", r.description);
+        }
+    }
+
+    #[test]
+    fn spread_messages_fit_on_one_line() {
+        assert_eq!(one_line("**{\n  'a': 1 }"), "**{ 'a': 1 }");
+    }
+}
