@@ -27,22 +27,44 @@ through escapes or implicit concatenation.  A byte-level prefilter that looks
 for "status" cannot see their findings; the manifest lists them under
 "no_status_bytes_files".
 
+Comments are written everywhere a comment can stand (after a dict's "{",
+after an entry, on lines of their own, between the pieces of a concatenated
+key, after a "(" or a "**" that ends a line, at the end of statements), and
+a good part of them are suppressions of every form (SUPPRESSIONS: bare and
+listed `# toolshape: ignore`, `# noqa`, `# noqa: codes`, several `#` parts,
+forms that silence nothing).  No string literal holds "noqa" or "toolshape"
+(checked on the tokens of every file): toolshape reads a finding's line
+textually, and a "#" inside a string is its documented limitation.
+
 The generator knows what it wrote: OUTDIR/manifest.json records the number
 of shaped dicts and every expected finding (path relative to OUTDIR, with
-"/" separators).  Every file is checked with ast.parse (Python 3.11 syntax:
-match statements are used; Python 3.10 or newer is needed) and every
-expected position is checked to hold a "{".  --verify additionally runs the reference scanner (scan.py, next to
-this file) over OUTDIR and compares it with the manifest.
+"/" separators) with its dict's position and its own span (line, column,
+end_line, end_column: 1-based, columns in characters, end exclusive; a TS001
+from the first character of the key, its parentheses included, to just after
+the value, a TS002 from the "**").  A finding is left out (and counted under
+"suppressed") when a suppression comment it wrote, by the meaning written
+down next to its text, silences the finding's code from the finding's first
+line or its dict's first line; "suppressions" counts each form written and
+the findings it silences, "suppression_sites" where they stand, and
+"continuation_traps" the findings not silenced although a comment naming
+their code stands on a later line of their entry.  Every file is checked
+with ast.parse (Python 3.11 syntax: match statements are used; Python 3.10
+or newer is needed) and every expected position is checked to hold a "{" (a
+"**" for a spread).  --verify additionally runs the reference scanner
+(scan.py, next to this file) over OUTDIR and compares it with the manifest,
+positions and the number of suppressed findings included.
 
 Output is a function of the arguments only (same bytes on Python 3.10-3.13).
 """
 
 import argparse
 import ast
+import io
 import json
 import os
 import random
 import sys
+import tokenize
 import unicodedata
 import warnings
 
@@ -64,25 +86,93 @@ def choose(rng, seq):
 
 
 class Mark:
-    __slots__ = ("shaped", "findings", "line", "col")
+    """Zero width, right before the "{" of a dict display."""
+
+    __slots__ = ("shaped", "findings", "line", "col", "nested")
 
     def __init__(self, shaped, findings):
         self.shaped = shaped
-        self.findings = findings  # [(code, key)]
+        self.findings = findings  # [Hit]
+        self.line = None
+        self.col = None
+        self.nested = False  # inside another expression (set by layout_dict)
+
+
+class Pos:
+    """Zero width: remembers where it landed (1-based line and char column)."""
+
+    __slots__ = ("line", "col")
+
+    def __init__(self):
         self.line = None
         self.col = None
 
 
+class Hit:
+    """An expected finding: its entry runs from ``start`` to ``end`` (Pos)."""
+
+    __slots__ = ("code", "key", "start", "end")
+
+    def __init__(self, code, key, start, end):
+        self.code = code
+        self.key = key
+        self.start = start
+        self.end = end
+
+
+class Comment:
+    """A comment the generator wrote, with what it silences (a frozenset of
+    TS codes, written down by hand in SUPPRESSIONS / COMMENTS below)."""
+
+    __slots__ = ("text", "silences", "line", "col")
+
+    def __init__(self, text, silences=frozenset()):
+        self.text = text
+        self.silences = silences
+        self.line = None
+        self.col = None
+
+
+def with_pos(frag):
+    """(frag wrapped in two Pos, start Pos, end Pos)."""
+    start, end = Pos(), Pos()
+    return [start] + frag + [end], start, end
+
+
+def as_frag(x):
+    return x if x.__class__ is list else [x]
+
+
+def frag_text(frag):
+    return "".join(x if x.__class__ is str else x.text for x in frag
+                   if x.__class__ in (str, Comment))
+
+
 def resolve(frag):
-    """Join a fragment, fill in Mark positions (1-based line, char column)."""
+    """Join a fragment, fill in Mark/Pos/Comment positions (1-based line,
+    char column)."""
     out = []
     marks = []
+    comments = []
     line, col = 1, 0
+    open_comment = False
     for item in frag:
-        if item.__class__ is not str:
-            assert item.__class__ is Mark, repr(item)
+        cls = item.__class__
+        if open_comment and (cls is Comment or (cls is str and item)):
+            # a comment runs to the end of its line
+            assert cls is str and item.startswith("\n"), "text after a comment: %r" % (item,)
+            open_comment = False
+        if cls is Comment:
             item.line, item.col = line, col + 1
-            marks.append(item)
+            comments.append(item)
+            assert "\n" not in item.text and "\r" not in item.text
+            open_comment = True
+            item = item.text
+        elif cls is not str:
+            assert cls in (Mark, Pos), repr(item)
+            item.line, item.col = line, col + 1
+            if cls is Mark:
+                marks.append(item)
             continue
         out.append(item)
         nl = item.count("\n")
@@ -91,7 +181,7 @@ def resolve(frag):
             col = len(item) - item.rfind("\n") - 1
         else:
             col += len(item)
-    return "".join(out), marks
+    return "".join(out), marks, comments
 
 
 class Ctx:
@@ -248,26 +338,27 @@ def render_piece(text, ctx, rng, esc_rate):
 
 
 def sep(ctx, rng, allow_empty=True):
-    """Whitespace between two tokens inside brackets."""
+    """Whitespace between two tokens inside brackets (a fragment)."""
     r = rng.random()
     if ctx.ml and r < 0.12:
-        s = "\n" + ctx.indent + ctx.unit
+        s = ["\n" + ctx.indent + ctx.unit]
         if ctx.comments and rng.random() < 0.5:
-            s = "  " + comment(rng) + s
+            s = ["  ", comment(rng)] + s
         return s
     if allow_empty and r < 0.25:
-        return ""
+        return [""]
     if ctx.fq is None and r < 0.27:
-        return " \x0c "  # form feed is plain whitespace inside a line
-    return rng.choice((" ", " ", " ", "  ", "\t"))
+        return [" \x0c "]  # form feed is plain whitespace inside a line
+    return [rng.choice((" ", " ", " ", "  ", "\t"))]
 
 
 def lit_str(text, ctx, rng, esc_rate=0.25, split=True, paren=True):
-    """A constant-str expression (maybe concatenated, parenthesized) == text."""
+    """A constant-str expression (maybe concatenated, parenthesized) == text,
+    as a fragment."""
     if AVOID is not None and AVOID in text:
         for _ in range(500):
             s = _lit_str(text, ctx, rng, max(esc_rate, 0.3), True, paren)
-            if AVOID not in s:
+            if AVOID not in frag_text(s):
                 return s
         raise RetryFile("cannot spell %r without %r" % (text, AVOID))
     return _lit_str(text, ctx, rng, esc_rate, split, paren)
@@ -288,20 +379,24 @@ def _lit_str(text, ctx, rng, esc_rate, split, paren):
     for c in cuts + [len(text)]:
         parts.append(text[prev:c])
         prev = c
-    s = render_piece(parts[0], ctx, rng, esc_rate)
+    last = render_piece(parts[0], ctx, rng, esc_rate)
+    s = [last]
     for p in parts[1:]:
         nxt = render_piece(p, ctx, rng, esc_rate)
-        gap = sep(ctx, rng, allow_empty=s[-1] != nxt[0])
-        if gap == "" and s[-1] == nxt[0]:
-            gap = " "
-        s = s + gap + nxt
+        gap = sep(ctx, rng, allow_empty=last[-1] != nxt[0])
+        if gap == [""] and last[-1] == nxt[0]:
+            gap = [" "]
+        s += gap + [nxt]
+        last = nxt
     if paren and rng.random() < 0.12:
         if ctx.ml and rng.random() < 0.3:
-            s = "(\n" + ctx.indent + ctx.unit * 2 + s + "\n" + ctx.indent + ctx.unit + ")"
+            # a comment after the "(" stands on the entry's first line
+            after = ["  ", comment(rng)] if ctx.comments and rng.random() < 0.3 else []
+            s = ["("] + after + ["\n" + ctx.indent + ctx.unit * 2] + s + ["\n" + ctx.indent + ctx.unit + ")"]
         else:
-            s = "(" + rng.choice(("", " ")) + s + rng.choice(("", " ")) + ")"
+            s = ["(" + rng.choice(("", " "))] + s + [rng.choice(("", " ")) + ")"]
             if rng.random() < 0.2:
-                s = "(" + s + ")"
+                s = ["("] + s + [")"]
     return s
 
 
@@ -327,10 +422,46 @@ VALUE_TEXTS = [
 ]
 NON_ASCII_PREFIX = ["é", "✓", "日本", "🚀", "ß", "Ω≈ç", "naïve — ok", "\U0001f600",
                     "e\u0301", "中文 ", "ÅÄÖ", "€"]
-COMMENTS = ["# TODO: drop legacy keys", "# noqa: E501", "# {'status': 1, 'content': 2, 'x': 3}",
+# Comments that silence nothing.
+COMMENTS = ["# TODO: drop legacy keys", "# {'status': 1, 'content': 2, 'x': 3}",
             "# métriques ✓", "# 🚀 fast path", "# keep in sync with the UI",
             "# type: ignore", "# pragma: no cover", "# \u2028 odd separator",
-            "# form\x0cfeed", "# \"status\": \"content\"", "#"]
+            "# form\x0cfeed", "# \"status\": \"content\"", "#", "# ignore", "# toolshape"]
+# Suppression comments and, written down by hand, the codes each silences
+# (toolshape's documented rules: `toolshape: ignore` bare or with `[codes]`,
+# `noqa` bare or with `: codes`; every `#` of a comment starts a part).
+_BOTH, _TS001, _TS002, _NOTHING = (frozenset(("TS001", "TS002")), frozenset(("TS001",)),
+                                   frozenset(("TS002",)), frozenset())
+SUPPRESSIONS = [
+    ("# toolshape: ignore", _BOTH),
+    ("#toolshape:ignore", _BOTH),
+    ("# TOOLSHAPE: IGNORE[ts001]", _TS001),
+    ("# toolshape: ignore[TS001]", _TS001),
+    ("# toolshape: ignore[TS002]", _TS002),
+    ("# toolshape: ignore[TS001, TS002]", _BOTH),
+    ("# toolshape: ignore [TS001]", _TS001),
+    ("# noqa", _BOTH),
+    ("# NOQA", _BOTH),
+    ("# noqa: TS001", _TS001),
+    ("# noqa:TS002,E501", _TS002),
+    ("# noqa: E501", _NOTHING),
+    ("# per-frame  # toolshape: ignore[TS001]", _TS001),
+    ("# toolshape: note", _NOTHING),
+    ("# toolshape: ignored", _BOTH),  # no "[...]": every code
+    ("# noqa E501", _BOTH),  # no ":": every code
+    ("# Noqa:ts002", _TS002),
+    ("# toolshape: ignore[TS002 TS001]", _BOTH),
+    ("# type: ignore  # noqa: TS002", _TS002),
+    ("# toolshape: ignore[TS003]", _NOTHING),
+    ("# noqa: BLE001", _NOTHING),
+    ("# toolshape: ignore[TS001", _BOTH),  # "[" without "]": every code
+    ("# toolshape:ignore[]", _NOTHING),  # an empty list
+    ("# toolshape: ignore[ts002]  # noqa: TS001", _BOTH),
+]
+SUPPRESSION_FORMS = [text for text, _ in SUPPRESSIONS]
+SUPPRESSION_RATE = 0.4
+
+
 NAMES = ["payload", "rows", "result", "data", "frames", "err", "exc", "meta",
          "self.cache", "ctx.value", "summary", "items[0]", "len(rows)",
          "time.monotonic() - t0", "str(exc)", "None", "True", "False", "0",
@@ -339,7 +470,18 @@ NAMES = ["payload", "rows", "result", "data", "frames", "err", "exc", "meta",
 
 
 def comment(rng):
-    return choose(rng, COMMENTS)
+    """A Comment: a suppression (of any form) or a comment that is none."""
+    if rng.random() < SUPPRESSION_RATE:
+        return suppression(rng)
+    return Comment(choose(rng, COMMENTS))
+
+
+def suppression(rng, text=None):
+    if text is None:
+        text, silences = rng.choice(SUPPRESSIONS)
+    else:
+        silences = dict(SUPPRESSIONS)[text]
+    return Comment(text, silences)
 
 
 def pick_text(pool, ctx, rng):
@@ -368,6 +510,7 @@ def other_key(ctx, rng):
 
 def layout_dict(entries, ctx, rng, mark):
     """entries: list of fragments (each "key: value" or "**expr")."""
+    mark.nested = ctx.depth > 0
     frag = [mark, "{"]
     if not entries:
         frag.append(rng.choice(("", " ")) + "}")
@@ -386,13 +529,13 @@ def layout_dict(entries, ctx, rng, mark):
     ind = ctx.indent + ctx.unit
     first_inline = rng.random() < 0.15
     if ctx.comments and rng.random() < 0.2 and not first_inline:
-        frag.append("  " + comment(rng))
+        frag += ["  ", comment(rng)]  # on the dict's first line
     for i, e in enumerate(entries):
         if i == 0 and first_inline:
             frag.append(rng.choice(("", " ")))
         else:
             if ctx.comments and rng.random() < 0.08:
-                frag.append("\n" + ind + comment(rng))
+                frag += ["\n" + ind, comment(rng)]  # a line of its own
             if rng.random() < 0.04:
                 frag.append("\n")  # blank line
             frag.append("\n" + ind)
@@ -401,8 +544,8 @@ def layout_dict(entries, ctx, rng, mark):
         if not last or rng.random() < 0.7:
             frag.append(",")
         if ctx.comments and rng.random() < 0.12:
-            frag.append("  " + comment(rng))
-    if rng.random() < 0.1 and not (ctx.comments and frag[-1].startswith("  #")):
+            frag += ["  ", comment(rng)]  # on the entry's last line
+    if rng.random() < 0.1 and frag[-1].__class__ is not Comment:
         frag.append(rng.choice(("", " ")) + "}")
     else:
         frag.append("\n" + ctx.indent + "}")
@@ -410,14 +553,18 @@ def layout_dict(entries, ctx, rng, mark):
 
 
 def colon(ctx, rng):
+    """The ":" of an entry (a fragment)."""
     r = rng.random()
     if ctx.ml and r < 0.03:
-        return "\n" + ctx.indent + ctx.unit * 2 + ": "
-    return rng.choice((": ", ": ", ": ", ":", " : ", ":  "))
+        nl = ["\n" + ctx.indent + ctx.unit * 2 + ": "]
+        if ctx.comments and rng.random() < 0.4:
+            nl = ["  ", comment(rng)] + nl
+        return nl
+    return [rng.choice((": ", ": ", ": ", ":", " : ", ":  "))]
 
 
 def keyed(keytext, value, ctx, rng):
-    return [keytext, colon(ctx, rng)] + value
+    return as_frag(keytext) + colon(ctx, rng) + value
 
 
 def spread_expr(ctx, rng, gen):
@@ -434,10 +581,13 @@ def spread_expr(ctx, rng, gen):
 
 
 def spread_entry(ctx, rng, gen):
-    star = rng.choice(("**", "**", "**", "** ", "**  "))
+    star = [rng.choice(("**", "**", "**", "** ", "**  "))]
     if ctx.ml and rng.random() < 0.05:
-        star = "**\n" + ctx.indent + ctx.unit * 2
-    return [star] + spread_expr(ctx, rng, gen)
+        star = ["**"]
+        if ctx.comments and rng.random() < 0.4:
+            star += ["  ", comment(rng)]  # on the spread's first line
+        star += ["\n" + ctx.indent + ctx.unit * 2]
+    return star + spread_expr(ctx, rng, gen)
 
 
 class FileGen:
@@ -453,7 +603,7 @@ class FileGen:
     # -- values ------------------------------------------------------------
 
     def text_value(self, ctx):
-        return [lit_str(pick_text(VALUE_TEXTS, ctx, self.rng), ctx, self.rng, esc_rate=0.1)]
+        return lit_str(pick_text(VALUE_TEXTS, ctx, self.rng), ctx, self.rng, esc_rate=0.1)
 
     def plain_dict(self, ctx, pairs):
         """A dict that is never shaped (pairs: [(key str, value frag)])."""
@@ -594,26 +744,28 @@ class FileGen:
         wild = rng.random() < 0.6
         for kind, key, val in plan:
             if kind == "spread":
-                findings.append(("TS002", None))
-                entries.append(spread_entry(ctx, rng, self))
+                entry, start, end = with_pos(spread_entry(ctx, rng, self))
+                findings.append(Hit("TS002", None, start, end))
+                entries.append(entry)
             elif kind == "other":
                 entries.append(keyed(key, val, ctx, rng))
             else:
-                if key not in ALLOWED:
-                    findings.append(("TS001", key))
                 if wild or AVOID is not None:
                     esc = 0.5 if rng.random() < 0.3 else 0.05
                     ktext = lit_str(key, ctx, rng, esc_rate=esc)
                 else:  # the everyday spelling
                     ktext = render_piece(key, ctx.sub(ml=False), rng, 0.0)
-                entries.append(keyed(ktext, val, ctx, rng))
+                entry, start, end = with_pos(keyed(ktext, val, ctx, rng))
+                if key not in ALLOWED:
+                    findings.append(Hit("TS001", key, start, end))
+                entries.append(entry)
         return layout_dict(entries, ctx, rng, Mark(True, findings))
 
     def status_value(self, ctx):
         rng = self.rng
         r = rng.random()
         if r < 0.7:
-            return [lit_str(rng.choice(("success", "error")), ctx, rng, esc_rate=0.05, split=False)]
+            return lit_str(rng.choice(("success", "error")), ctx, rng, esc_rate=0.05, split=False)
         if r < 0.85:
             q = quote_choices(ctx)[0]
             return ["%ssuccess%s if ok else %serror%s" % (q, q, q, q)]
@@ -626,6 +778,15 @@ class FileGen:
 
     def shaped(self, ind, **kw):
         return self.dict_value(self.ctx(ind).sub(**kw) if kw else self.ctx(ind), shaped=True)
+
+    def trail(self):
+        """Maybe a comment at the end of a statement's (last) line."""
+        r = self.rng.random()
+        if r < 0.08:
+            return ["  ", suppression(self.rng)]
+        if r < 0.1:
+            return ["  ", comment(self.rng)]
+        return []
 
     def prefix_stmt(self, ind):
         """Something non-ASCII on the same line, before the dict."""
@@ -648,11 +809,12 @@ class FileGen:
                   ind + u, '"""Run the query. Returns {"status": ..., "content": [...]}."""\n',
                   ind + u, "log.info(%r, query)\n" % "running ✓",
                   ind + u, "try:\n", ind + u * 2, "rows = db.execute(query)\n",
-                  ind + u, "except Exception as exc:  # noqa: BLE001\n",
-                  ind + u * 2, "return "] + self.shaped(ind + u * 2) + ["\n",
-                  ind + u, "return "] + self.shaped(ind + u) + ["\n"]
+                  ind + u, "except Exception as exc:  ", suppression(rng, "# noqa: BLE001"), "\n",
+                  ind + u * 2, "return "] + self.shaped(ind + u * 2) + self.trail() + ["\n",
+                  ind + u, "return "] + self.shaped(ind + u) + self.trail() + ["\n"]
         elif kind == 1:  # assignment, maybe with non-ASCII before it
-            f += [ind] + self.prefix_stmt(ind) + ["result_%d = " % self.uid()] + self.shaped(ind) + ["\n"]
+            f += [ind] + self.prefix_stmt(ind) + ["result_%d = " % self.uid()] + self.shaped(ind) + \
+                self.trail() + ["\n"]
         elif kind == 2:  # call arguments
             f += [ind, "emit("] + self.shaped(ind) + [", flush=True)\n",
                   ind, "callback(%r, result=" % "é"] + self.shaped(ind) + [")\n"]
@@ -666,10 +828,10 @@ class FileGen:
                   ind, "gen_%d = (" % self.uid()] + self.shaped(ind) + ["\n", ind, u, "for r in rows if r)\n"]
         elif kind == 5:  # default argument
             f += [ind, "def %s(x, fallback=" % name] + self.shaped(ind) + [", *, extra=None):\n",
-                  ind + u, "return fallback\n"]
+                  ind + u, "return fallback"] + self.trail() + ["\n"]
         elif kind == 6:  # class body
             f += [ind, "class Tool%d:\n" % self.uid(), ind + u, '"""Legacy tool."""\n\n',
-                  ind + u, "DEFAULT = "] + self.shaped(ind + u) + ["\n\n",
+                  ind + u, "DEFAULT = "] + self.shaped(ind + u) + self.trail() + ["\n\n",
                   ind + u, "def run(self, *args):\n",
                   ind + u * 2, "return "] + self.shaped(ind + u * 2) + ["\n"]
         elif kind == 7:  # async def
@@ -684,12 +846,13 @@ class FileGen:
             f += [ind, "@tool(schema="] + self.shaped(ind) + [")\n", ind, "def %s():\n" % name,
                   ind + u, "pass\n"]
         elif kind == 10:  # annotation
-            f += [ind, "hint_%d: " % self.uid()] + self.shaped(ind) + [" = None\n"]
+            f += [ind, "hint_%d: " % self.uid()] + self.shaped(ind) + [" = None"] + self.trail() + ["\n"]
         elif kind == 11:  # generator
             f += [ind, "def %s():\n" % name, ind + u, "yield "] + self.shaped(ind + u) + ["\n",
                   ind + u, "yield from ["] + self.shaped(ind + u) + ["]\n"]
         elif kind == 12:  # conditional expression
-            f += [ind, "out_%d = " % self.uid()] + self.shaped(ind) + [" if ok else "] + self.shaped(ind) + ["\n"]
+            f += [ind, "out_%d = " % self.uid()] + self.shaped(ind) + [" if ok else "] + self.shaped(ind) + \
+                self.trail() + ["\n"]
         elif kind == 13:  # match statement: patterns are decoys, bodies are not
             q = rng.choice(("'", '"'))
             f += [ind, "match response:\n",
@@ -700,9 +863,9 @@ class FileGen:
         elif kind == 14:  # several dicts on one line
             f += [ind, "a_%d = " % self.uid()] + self.shaped(ind, ml=False) + ["; b = "] + \
                 self.shaped(ind, ml=False) + ["; c = %r; d = " % rng.choice(NON_ASCII_PREFIX)] + \
-                self.shaped(ind, ml=False) + ["\n"]
+                self.shaped(ind, ml=False) + self.trail() + ["\n"]
         elif kind == 15:  # explicit line join before the dict
-            f += [ind, "joined_%d = \\\n" % self.uid(), ind + u] + self.shaped(ind + u) + ["\n"]
+            f += [ind, "joined_%d = \\\n" % self.uid(), ind + u] + self.shaped(ind + u) + self.trail() + ["\n"]
         elif kind == 16:  # walrus, assert, subscripts, starred
             f += [ind, "if (r := "] + self.shaped(ind) + ["):\n", ind + u, "pass\n",
                   ind, "assert check("] + self.shaped(ind) + ["), %r\n" % "bad ✗",
@@ -733,8 +896,9 @@ class FileGen:
             ]
             findings = []
             if rng.random() < 0.5:
-                outer_entries.append(keyed(lit_str("frames", c, rng), ["len(frames)"], c, rng))
-                findings.append(("TS001", "frames"))
+                entry, start, end = with_pos(keyed(lit_str("frames", c, rng), ["len(frames)"], c, rng))
+                outer_entries.append(entry)
+                findings.append(Hit("TS001", "frames", start, end))
             f += [ind, "nested_%d = " % self.uid()] + layout_dict(outer_entries, c, rng, Mark(True, findings)) + ["\n"]
         else:  # with statement + tab/space mix inside brackets
             f += [ind, "with open(path, %r, encoding=%r) as fh:\n" % ("rb", "utf-8"),
@@ -773,7 +937,10 @@ def generate_file(seed, index, per_file, avoid=None, attempt=0):
             if rng.random() < 0.25:
                 # wrap in an indented suite so that indentation varies
                 ind = unit
-                f = ["if True:  # legacy switch\n"] if rng.random() < 0.5 else ["def wrapper_%d():\n" % g.uid()]
+                if rng.random() < 0.5:
+                    f = ["if True:  ", Comment("# legacy switch") if rng.random() < 0.7 else suppression(rng), "\n"]
+                else:
+                    f = ["def wrapper_%d():\n" % g.uid()]
                 f += g.block(ind)
             else:
                 f = g.block("")
@@ -784,33 +951,63 @@ def generate_file(seed, index, per_file, avoid=None, attempt=0):
     return rng, frag, unit
 
 
+def finding_order(f):
+    return (f["path"], f["dict_line"], f["dict_column"], f["line"], f["column"], f["code"], f["key"] or "")
+
+
+# Text that toolshape reads on a finding's line without tokenizing it: a "#"
+# inside a string followed by one of these could pass for a suppression (its
+# documented limitation), so no string literal of the corpus may hold them.
+DIRECTIVE_WORDS = ("noqa", "toolshape")
+
+
+def check_no_directive_in_strings(rel, text):
+    kinds = {tokenize.STRING}
+    if hasattr(tokenize, "FSTRING_MIDDLE"):  # Python 3.12+
+        kinds.add(tokenize.FSTRING_MIDDLE)
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in kinds:
+            low = tok.string.lower()
+            for word in DIRECTIVE_WORDS:
+                if word in low:
+                    raise AssertionError("%s:%d: string literal holds %r: %r" % (rel, tok.start[0], word, tok.string))
+
+
 def write_corpus(outdir, seed, ndicts, per_file, blind_files=4):
     """Writes the corpus and manifest.json; returns the manifest."""
     os.makedirs(outdir, exist_ok=True)
     manifest = {"seed": seed, "files": 0, "shaped_dicts": 0, "expected_findings": 0,
                 "TS001": 0, "TS002": 0, "line_endings": {"lf": 0, "crlf": 0, "mixed": 0},
                 "indent": {"spaces": 0, "tabs": 0}, "bom": 0,
-                "no_status_bytes_files": [], "findings": []}
+                "suppressed_findings": 0,
+                # per suppression form: comments written, findings each silences
+                "suppressions": {form: {"written": 0, "silencing": 0} for form in SUPPRESSION_FORMS},
+                # where the suppression comments stand (first matching site)
+                "suppression_sites": {"entry_first_line": 0, "dict_line": 0, "nested_dict_line": 0,
+                                      "entry_continuation_line": 0, "elsewhere": 0},
+                # findings NOT silenced although a comment naming their code
+                # stands on a later line of their entry
+                "continuation_traps": 0,
+                "no_status_bytes_files": [], "findings": [], "suppressed": []}
 
     def emit(rel, rng, frag, unit, avoid=None):
-        text, marks = resolve(frag)
+        text, marks, comments = resolve(frag)
         r = rng.random()
         if r < 0.35:
             data_text = text.replace("\n", "\r\n")
-            manifest["line_endings"]["crlf"] += 1
+            ending = "crlf"
         elif r < 0.4:
             lines = text.split("\n")
             data_text = "".join(ln + ("\r\n" if i % 3 == 0 else "\n")
                                 for i, ln in enumerate(lines[:-1])) + lines[-1]
-            manifest["line_endings"]["mixed"] += 1
+            ending = "mixed"
         else:
             data_text = text
-            manifest["line_endings"]["lf"] += 1
+            ending = "lf"
         data = data_text.encode("utf-8")
-        if rng.random() < 0.05:
+        bom = rng.random() < 0.05
+        if bom:
             data = b"\xef\xbb\xbf" + data
-            manifest["bom"] += 1
-        manifest["indent"]["tabs" if unit == "\t" else "spaces"] += 1
         if avoid is not None and avoid.encode() in data:
             raise RetryFile("%r in %s" % (avoid, rel))
         try:
@@ -820,23 +1017,73 @@ def write_corpus(outdir, seed, ndicts, per_file, blind_files=4):
             with open(dump, "wb") as fh:
                 fh.write(data)
             raise AssertionError("generated file %s does not parse: %s (kept in %s)" % (rel, exc, dump))
+        check_no_directive_in_strings(rel, text)
         lines = text.split("\n")
         for m in marks:
             if lines[m.line - 1][m.col - 1:m.col] != "{":
                 raise AssertionError("%s:%d:%d: mark is not at a '{'" % (rel, m.line, m.col))
+        for c in comments:
+            if lines[c.line - 1][c.col - 1:] != c.text:
+                raise AssertionError("%s:%d:%d: comment %r is not where it was written" % (rel, c.line, c.col, c.text))
+        shaped = [m for m in marks if m.shaped]
+        hits = [(m, h) for m in shaped for h in m.findings]
+        for m, h in hits:
+            at = lines[h.start.line - 1][h.start.col - 1:]
+            if (h.code == "TS002") != at.startswith("**") or at[:1].isspace() or not at:
+                raise AssertionError("%s:%d:%d: %s span starts at %r" % (rel, h.start.line, h.start.col, h.code, at[:10]))
+            before_end = lines[h.end.line - 1][:h.end.col - 1]
+            if not before_end or before_end[-1].isspace():
+                raise AssertionError("%s:%d:%d: span ends after %r" % (rel, h.end.line, h.end.col, before_end[-10:]))
+
+        # What the comments written silence: the generator knows each
+        # comment's meaning (SUPPRESSIONS) and where it put it.
+        by_line = {}
+        for c in comments:
+            by_line.setdefault(c.line, []).append(c)
+
+        def silencers(line, col, code):
+            return [c for c in by_line.get(line, ()) if c.col >= col and code in c.silences]
+
         path = os.path.join(outdir, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as fh:
             fh.write(data)
         relp = rel.replace(os.sep, "/")
-        for m in marks:
-            if not m.shaped:
+        manifest["line_endings"][ending] += 1
+        manifest["bom"] += bom
+        manifest["indent"]["tabs" if unit == "\t" else "spaces"] += 1
+        manifest["shaped_dicts"] += len(shaped)
+        for m, h in hits:
+            record = {"path": relp, "dict_line": m.line, "dict_column": m.col, "code": h.code, "key": h.key,
+                      "line": h.start.line, "column": h.start.col, "end_line": h.end.line, "end_column": h.end.col}
+            by = silencers(h.start.line, h.start.col, h.code) + silencers(m.line, m.col, h.code)
+            for c in set(by):
+                manifest["suppressions"][c.text]["silencing"] += 1
+            if by:
+                manifest["suppressed_findings"] += 1
+                manifest["suppressed"].append(record)
                 continue
-            manifest["shaped_dicts"] += 1
-            for code, key in m.findings:
-                manifest["findings"].append({"path": relp, "dict_line": m.line, "dict_column": m.col,
-                                             "code": code, "key": key})
-                manifest[code] += 1
+            if any(h.code in c.silences for ln in range(h.start.line + 1, h.end.line + 1)
+                   for c in by_line.get(ln, ())):
+                manifest["continuation_traps"] += 1
+            manifest["findings"].append(record)
+            manifest[h.code] += 1
+        entry_lines = {h.start.line for _, h in hits}
+        dict_lines = {m.line: m.nested for m in reversed(shaped) if m.findings}
+        continuation = {ln for _, h in hits for ln in range(h.start.line + 1, h.end.line + 1)}
+        for c in comments:
+            if c.text not in manifest["suppressions"]:
+                continue
+            manifest["suppressions"][c.text]["written"] += 1
+            if c.line in entry_lines:
+                site = "entry_first_line"
+            elif c.line in dict_lines:
+                site = "nested_dict_line" if dict_lines[c.line] else "dict_line"
+            elif c.line in continuation:
+                site = "entry_continuation_line"
+            else:
+                site = "elsewhere"
+            manifest["suppression_sites"][site] += 1
         manifest["files"] += 1
         if avoid is not None:
             manifest["no_status_bytes_files"].append(relp)
@@ -867,7 +1114,8 @@ def write_corpus(outdir, seed, ndicts, per_file, blind_files=4):
             else:
                 raise AssertionError("could not write a file without 'status'")
             index += 1
-    manifest["findings"].sort(key=lambda f: (f["path"], f["dict_line"], f["dict_column"], f["code"], f["key"] or ""))
+    manifest["findings"].sort(key=finding_order)
+    manifest["suppressed"].sort(key=finding_order)
     manifest["expected_findings"] = len(manifest["findings"])
     with open(os.path.join(outdir, "manifest.json"), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=0)
@@ -883,7 +1131,7 @@ def verify(outdir, manifest):
     import scan  # noqa: E402
 
     warnings.simplefilter("ignore")
-    stats = {"dicts": 0, "shaped": 0}
+    stats = {"dicts": 0, "shaped": 0, "suppressed": 0}
     got = []
     for path in scan.iter_source_files(outdir, False):
         with open(path, "rb") as fh:
@@ -893,7 +1141,8 @@ def verify(outdir, manifest):
             got.append(f)
 
     def tup(f):
-        return (f["path"], f["dict_line"], f["dict_column"], f["code"], f["key"] or "", f["key"] is None)
+        return (f["path"], f["dict_line"], f["dict_column"], f["code"], f["key"] or "", f["key"] is None,
+                f["line"], f["column"], f["end_line"], f["end_column"])
 
     want = sorted(tup(f) for f in manifest["findings"])
     got = sorted(tup(f) for f in got)
@@ -909,9 +1158,13 @@ def verify(outdir, manifest):
     if stats["shaped"] != manifest["shaped_dicts"]:
         ok = False
         sys.stderr.write("verify: shaped dicts: scan.py %d, generator %d\n" % (stats["shaped"], manifest["shaped_dicts"]))
+    if stats["suppressed"] != manifest["suppressed_findings"]:
+        ok = False
+        sys.stderr.write("verify: suppressed findings: scan.py %d, generator %d\n"
+                         % (stats["suppressed"], manifest["suppressed_findings"]))
     if ok:
-        sys.stderr.write("verify: OK (%d findings, %d shaped dicts, %d dicts)\n"
-                         % (len(got), stats["shaped"], stats["dicts"]))
+        sys.stderr.write("verify: OK (%d findings, %d suppressed, %d shaped dicts, %d dicts)\n"
+                         % (len(got), stats["suppressed"], stats["shaped"], stats["dicts"]))
     return ok
 
 
@@ -927,7 +1180,8 @@ def main(argv):
     args = ap.parse_args(argv)
     m = write_corpus(args.outdir, args.seed, args.dicts, max(1, args.per_file), max(0, args.escaped_files))
     summary = {k: m[k] for k in ("seed", "files", "shaped_dicts", "expected_findings", "TS001", "TS002",
-                                 "line_endings", "indent", "bom")}
+                                 "suppressed_findings", "line_endings", "indent", "bom",
+                                 "suppression_sites", "continuation_traps")}
     summary["no_status_bytes_files"] = len(m["no_status_bytes_files"])
     sys.stdout.write(json.dumps(summary) + "\n")
     if args.verify and not verify(args.outdir, m):

@@ -27,12 +27,32 @@ Non-string keys (names, numbers, None, bytes, f-strings, tuples...) neither
 make a dict shaped nor count as extras.  Note that ``{None: 1}`` has the key
 ast.Constant(None), which is *not* a spread.
 
+Suppressions are real COMMENT tokens (one tokenize pass per file that has
+findings; text inside strings never counts).  A finding is silenced by a
+comment on the physical line where its entry starts (at or after the entry's
+start) or on the line of the dict's ``{`` (at or after it).  Each ``#`` of a
+comment starts a part; after the ``#`` and leading whitespace, compared
+case-insensitively (ASCII):
+  * ``toolshape:`` then ``ignore``: with ``[A, B]`` (up to the first ``]``;
+    split on commas and spaces, upper-cased) those codes, otherwise every
+    code (``ignored``, an unclosed ``[`` ...).  ``toolshape:`` without
+    ``ignore`` (``# toolshape: note``) silences nothing;
+  * ``noqa``: followed by ``:``, the codes in the rest of the part
+    (``# noqa: E501`` silences no TSxxx), otherwise every code (``# noqa``,
+    ``# NOQA``, ``# noqa E501``).
+The parts and comments of a line unite their effects.
+
 Output (stdout): one JSON array of
-    {"path", "dict_line", "dict_column", "code", "key"}
+    {"path", "dict_line", "dict_column", "code", "key",
+     "line", "column", "end_line", "end_column"}
 where dict_line/dict_column are the 1-based position of the dict's ``{`` and
-dict_column counts characters (code points) of the line as Python sees it
-(BOM stripped, lines split on \\r\\n, \\r and \\n only), sorted by
-(path, dict_line, dict_column, code, key or "").
+line/column .. end_line/end_column the span of the finding (end exclusive):
+a TS001 entry from its first character (opening parentheses around the key
+included) to just after its value (closing parentheses included), a TS002
+from the ``**`` to the end of the spread operand (its parentheses included).
+Columns count characters (code points) of the line as Python sees it (BOM
+stripped, lines split on \\r\\n, \\r and \\n only).  Sorted by
+(path, dict_line, dict_column, line, column, code, key or "").
 
 Files that ast.parse rejects are reported on stderr as ``skip: PATH: reason``
 and contribute nothing.  The exit status is 0, or 2 on bad usage / a PATH
@@ -40,6 +60,7 @@ that does not exist.
 """
 
 import ast
+import bisect
 import gc
 import io
 import json
@@ -97,7 +118,8 @@ def char_column(line, byte_col):
 
 
 def dict_findings(node):
-    """Return None when ``node`` (an ast.Dict) is not shaped, else [(code, key)]."""
+    """Return None when ``node`` (an ast.Dict) is not shaped, else
+    [(code, key, entry index)]."""
     keys = node.keys
     if len(keys) < 2:
         return None
@@ -112,52 +134,192 @@ def dict_findings(node):
     if not (has_status and has_content):
         return None
     out = []
-    for k, value in zip(keys, node.values):
+    for i, k in enumerate(keys):
         if k is None:
             if "TS002" not in IGNORED_CODES:
-                out.append(("TS002", None, value))
+                out.append(("TS002", None, i))
         elif k.__class__ is _Constant:
             v = k.value
             if v.__class__ is str and v not in ALLOWED_KEYS and "TS001" not in IGNORED_CODES:
-                out.append(("TS001", v, k))
+                out.append(("TS001", v, i))
     return out
 
 
-def suppressed_codes(tail):
-    """Codes a `# toolshape: ignore[...]` / `# noqa[: ...]` comment in the
-    rest of a line silences: a set, or "all"."""
-    result = set()
-    at = tail.find("#")
-    while at != -1:
-        comment = tail[at + 1:].lstrip().lower()
-        if comment.startswith("toolshape:"):
-            rest = comment[len("toolshape:"):].lstrip()
-            if rest.startswith("ignore"):
-                args = rest[len("ignore"):].lstrip()
-                if args.startswith("[") and "]" in args:
-                    result |= {c.strip().upper() for c in args[1:args.index("]")].replace(",", " ").split()}
-                else:
-                    return "all"
-        elif comment.startswith("noqa"):
-            rest = comment[len("noqa"):].lstrip()
-            if rest.startswith(":"):
-                result |= {c.strip().upper() for c in rest[1:].replace(",", " ").split()}
+# --------------------------------------------------------------------------
+# suppression comments
+
+EVERY_CODE = "every code"
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+_ASCII_UPPER = {c + 32: c for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _codes(text):
+    """Codes listed in ``text``: split on commas and spaces, upper-cased."""
+    return {c.translate(_ASCII_UPPER) for c in text.replace(",", " ").split()}
+
+
+def comment_effect(comment):
+    """What one COMMENT token silences: a set of codes, or EVERY_CODE.
+
+    Every ``#`` in the token starts a part (``# per-frame  # noqa`` has two);
+    the parts' effects are united.
+    """
+    codes = set()
+    for part in comment.split("#")[1:]:
+        part = part.lstrip().translate(_ASCII_LOWER)
+        if part.startswith("toolshape:"):
+            rest = part[len("toolshape:"):].lstrip()
+            if not rest.startswith("ignore"):
+                continue  # e.g. "toolshape: note"
+            rest = rest[len("ignore"):].lstrip()
+            if rest.startswith("[") and "]" in rest:
+                codes |= _codes(rest[1:rest.index("]")])
             else:
-                return "all"
-        at = tail.find("#", at + 1)
-    return result
+                return EVERY_CODE  # bare, "ignored", an unclosed "[" ...
+        elif part.startswith("noqa"):
+            rest = part[len("noqa"):].lstrip()
+            if rest.startswith(":"):
+                codes |= _codes(rest[1:])
+            else:
+                return EVERY_CODE  # "# noqa", "# NOQA", "# noqa E501"
+    return codes
 
 
-def line_tail(lines, lineno, byte_col):
-    line = lines[lineno - 1]
-    return line[char_column(line, byte_col):]
+def comments_by_line(text):
+    """{line: [(0-based char column, effect)]} of the COMMENT tokens of
+    ``text`` (already normalised to \\n line ends) that silence something.
+
+    Only real comments count: text inside string literals never does.
+    """
+    out = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                effect = comment_effect(tok.string)
+                if effect:
+                    out.setdefault(tok.start[0], []).append((tok.start[1], effect))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        # ast.parse accepted the file, so this is a limit of the pure-Python
+        # tokenizer; the comments before the failure still count.
+        sys.stderr.write("warn: tokenize stopped early: %s\n" % exc)
+    return out
+
+
+def silenced(comments, line, col, code):
+    """Does a comment on ``line`` at or after char column ``col`` silence ``code``?"""
+    for ccol, effect in comments.get(line, ()):
+        if ccol >= col and (effect is EVERY_CODE or code in effect):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------
+# spans
+#
+# ast positions exclude the parentheses around an expression, but a finding's
+# span includes those around the key and around the value (and runs from the
+# `**` of a spread).  Between two neighbouring nodes of a dict display only
+# punctuation can stand: closing parens of one value, a comma, opening parens
+# of the next key or a `**` and the opening parens of a spread's operand, plus
+# whitespace, line continuations and comments.  gap_tokens lexes such a gap;
+# a dedicated lexer because Python < 3.12's tokenize sees an f-string (which
+# may hold a dict in a replacement field) as one STRING token.
+
+
+class SpanError(Exception):
+    pass
+
+
+def gap_tokens(text, start, stop):
+    """[(token, offset)] of the punctuation in text[start:stop]."""
+    out = []
+    i = start
+    while i < stop:
+        ch = text[i]
+        if ch in " \t\x0c\n":
+            i += 1
+        elif ch == "\\" and text[i + 1:i + 2] == "\n":
+            i += 2
+        elif ch == "#":
+            nl = text.find("\n", i, stop)
+            i = stop if nl == -1 else nl
+        elif ch == "*" and text[i + 1:i + 2] == "*":
+            out.append(("**", i))
+            i += 2
+        elif ch in "(),":
+            out.append((ch, i))
+            i += 1
+        else:
+            # not caught by main(): a broken assumption must not pass as a skip
+            raise SpanError("unexpected %r between dict entries at offset %d" % (ch, i))
+    return out
+
+
+class Source:
+    """The text of a file as Python sees it, with offset <-> position maps."""
+
+    def __init__(self, data):
+        self.lines = source_lines(data)
+        self.text = "\n".join(self.lines)
+        starts = [0]
+        for ln in self.lines[:-1]:
+            starts.append(starts[-1] + len(ln) + 1)
+        self.starts = starts
+        self._comments = None
+
+    def offset(self, lineno, byte_col):
+        return self.starts[lineno - 1] + char_column(self.lines[lineno - 1], byte_col)
+
+    def position(self, off):
+        """(1-based line, 0-based char column) of text offset ``off``."""
+        line = bisect.bisect_right(self.starts, off) - 1
+        return line + 1, off - self.starts[line]
+
+    @property
+    def comments(self):
+        if self._comments is None:  # one tokenize pass, only when needed
+            self._comments = comments_by_line(self.text)
+        return self._comments
+
+
+def entry_span(src, node, index, code):
+    """(start offset, end offset) of entry ``index`` of dict ``node``."""
+    keys, values = node.keys, node.values
+    value = values[index]
+    head = value if code == "TS002" else keys[index]
+    if index:
+        prev = values[index - 1]
+        left = src.offset(prev.end_lineno, prev.end_col_offset)
+    else:
+        left = src.offset(node.lineno, node.col_offset) + 1
+    head_at = src.offset(head.lineno, head.col_offset)
+    start = head_at
+    for tok, off in reversed(gap_tokens(src.text, left, head_at)):
+        if tok == "(":
+            start = off
+        elif tok == "**" and code == "TS002":
+            start = off
+            break
+        else:
+            break
+    end = src.offset(value.end_lineno, value.end_col_offset)
+    if index + 1 < len(keys):
+        nxt = keys[index + 1] if keys[index + 1] is not None else values[index + 1]
+        right = src.offset(nxt.lineno, nxt.col_offset)
+    else:
+        right = src.offset(node.end_lineno, node.end_col_offset) - 1  # the "}"
+    for tok, off in gap_tokens(src.text, end, right):
+        if tok != ")":
+            break
+        end = off + 1
+    return start, end
 
 
 def scan_source(path, data, stats):
     """Parse ``data`` and return finding dicts; raises on unparsable input."""
     tree = ast.parse(data, filename=path)
     found = []
-    lines = None
+    src = None
     for node in ast.walk(tree):
         if node.__class__ is not _Dict:
             continue
@@ -168,17 +330,20 @@ def scan_source(path, data, stats):
         stats["shaped"] += 1
         if not hits:
             continue
-        if lines is None:
-            lines = source_lines(data)
-        line = lines[node.lineno - 1]
+        if src is None:
+            src = Source(data)
+        line = src.lines[node.lineno - 1]
         col = char_column(line, node.col_offset)
         if line[col:col + 1] != "{":
             sys.stderr.write("warn: %s:%d:%d: dict position does not point at '{'\n"
                              % (path, node.lineno, col + 1))
-        on_dict_line = suppressed_codes(line[col:])
-        for code, key, entry in hits:
-            on_entry_line = suppressed_codes(line_tail(lines, entry.lineno, entry.col_offset))
-            if "all" in (on_dict_line, on_entry_line) or code in on_dict_line or code in on_entry_line:
+        for code, key, index in hits:
+            start, end = entry_span(src, node, index, code)
+            sline, scol = src.position(start)
+            eline, ecol = src.position(end)
+            if (silenced(src.comments, sline, scol, code)
+                    or silenced(src.comments, node.lineno, col, code)):
+                stats["suppressed"] = stats.get("suppressed", 0) + 1  # stats may lack it
                 continue
             found.append({
                 "path": path,
@@ -186,8 +351,17 @@ def scan_source(path, data, stats):
                 "dict_column": col + 1,
                 "code": code,
                 "key": key,
+                "line": sline,
+                "column": scol + 1,
+                "end_line": eline,
+                "end_column": ecol + 1,
             })
     return found
+
+
+def sort_key(f):
+    return (f["path"], f["dict_line"], f["dict_column"], f["line"], f["column"],
+            f["code"], f["key"] or "")
 
 
 def main(argv):
@@ -237,7 +411,7 @@ def main(argv):
     status = 0
     findings = []
     skipped = []
-    stats = {"files": 0, "skipped": 0, "dicts": 0, "shaped": 0}
+    stats = {"files": 0, "skipped": 0, "dicts": 0, "shaped": 0, "suppressed": 0}
     for p in paths:
         if os.path.isdir(p):
             files = iter_source_files(p, walk_all)
@@ -262,8 +436,7 @@ def main(argv):
             stats["files"] += 1
             findings.extend(found)
 
-    findings.sort(key=lambda f: (f["path"], f["dict_line"], f["dict_column"],
-                                 f["code"], f["key"] or ""))
+    findings.sort(key=sort_key)
     out = sys.stdout
     if findings:
         out.write("[\n")
