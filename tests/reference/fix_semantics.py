@@ -1,36 +1,92 @@
 #!/usr/bin/env python3
-"""Reference semantics of `toolshape fix`, on Python's own AST.
+"""Reference semantics of `toolshape fix`, on Python's own AST and tokens.
 
-Usage: python3 fix_semantics.py ORIGINAL_DIR FIXED_DIR
+Usage:
+    python3 fix_semantics.py ORIGINAL_DIR FIXED_DIR [--mode unsafe|default]
+    python3 fix_semantics.py --self-test
 
-For every .py/.pyi file under ORIGINAL_DIR, the file of the same relative
-path under FIXED_DIR must:
-  * parse with ast.parse (the fix never breaks the program's syntax);
-  * equal, as an AST (ast.dump without positions), the original with every
-    mechanically fixable violating tool-result dict transformed the way the
-    contract says: its extra constant-string keys and **spreads removed from
-    the top level and appended, in order, to the dict literal of the last
-    {"json": {...}} block of a list-literal content, or as a new
-    {"json": {...}} block at the end of that list, or (content not a list
-    literal) content becomes [*content, {"json": {...}}]. A json dict that is
-itself tool-result-shaped is never merged into.
-Dicts left for manual repair must be unchanged: content a literal that is
-not a list, a dict inside an f-string, two "content" keys, or a walrus-bound
-name shared between a moved entry and a piece of the dict it moves across
-(one binds what the other reads, so moving would change what is read).
+ORIGINAL_DIR holds sources before a fix, FIXED_DIR the same tree after
+`toolshape fix --unsafe-fixes --augment-text=never` (--mode unsafe, the
+default) or after plain `toolshape fix` (--mode default: safe fixes only,
+text augmentation on).  Written from the README ("What a fix does", "Text
+augmentation", "Suppressions"), independently of toolshape's code.
 
-Prints one JSON object: {"files": N, "compared": N, "transformed_dicts": N,
-"manual_walrus": N, "mismatches": [...], "syntax_errors": [...]} and exits 1
-if any mismatch or syntax error was found.
+Every tool-result dict with violations (extra constant-string keys or
+top-level **spreads, minus entries silenced by a `# toolshape: ignore...` /
+`# noqa...` comment on the dict's first line or on the entry's line) is
+classed by the reference (see `classify`):
+
+  * MANUAL, never changed: content a str/number/None/bool/dict/set/lambda/
+    f-string literal (or a dict/set comprehension), a dict inside an
+    f-string, two "content" keys, a walrus conflict (a moved entry and a
+    piece it moves across share a walrus-bound name);
+  * UNSAFE (changed only with --unsafe-fixes), with every reason: a moved
+    spread after "status"/"content"/"toolUseId"; a moved spread before them
+    that "could hold toolUseId" (not the `return` of an @tool function, no
+    "toolUseId" key after it, not a dict display of constant keys without
+    "toolUseId"); a moved key colliding with the json block merged into, or
+    that block having a spread or computed key; a moved spread merging into
+    a non-empty json block; side effects (calls, await, yield, walrus - not
+    in lambda bodies) running in another order; a moved value that is a
+    set, bytes, lambda or generator (also inside list/tuple/dict displays);
+    content that is not a list literal (a list comprehension is fine);
+  * SAFE otherwise.
+
+For every file of the same relative path:
+  * the fixed file parses, and walking the original and the fixed ASTs
+    together, every dict is either unchanged or changed exactly by the
+    contract's transformation (the moved entries, in order, appended to the
+    last {"json": {...}} block of a list-literal content, or in a new block
+    at its end, or content -> [*content, {"json": {...}}]);  nested results
+    are paired the same way, wherever their outer fix moved them;
+  * a dict was changed if and only if the reference expects it: SAFE and
+    UNSAFE ones in --mode unsafe, SAFE ones in --mode default (each
+    mismatch names file:line and the reference's reason);
+  * in --mode default, the only other difference allowed is the value of
+    the first {"text": ...} block of a fixed dict's content: evaluated with a
+    distinct value for every free name it must extend the original text as
+    "ORIGINAL (k=v, ...)" with each v the value the json block holds for a
+    moved key k (check_augment.py's check);
+  * the multiset of COMMENT tokens is the same;
+  * every line outside the changed dicts is byte-identical: the original's
+    changed regions are the outermost changed dicts (lineno..end_lineno,
+    dicts sharing a line merged), the fixed file's the same dicts' new
+    spans; the lines before, between and after them must be equal byte for
+    byte (line endings included), and so must the text before a region on
+    its first line and after it on its last line.
+
+Prints one JSON report and exits 1 on any mismatch.  Mismatches whose only
+cause is the "could hold toolUseId" rule go to "new_rule_mismatches".
+--self-test runs the checks on hand-made wrong fixes and fails unless every
+one of them is caught.
 """
 
 import ast
+import collections
+import io
 import json
 import os
 import sys
+import tokenize
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
+import check_augment  # noqa: E402
 
 ALLOWED = {"status", "content", "toolUseId"}
 NOT_LIST = (ast.Constant, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Lambda, ast.JoinedStr)
+TOOL_DECORATORS = {"tool", "strands.tool", "strands.tools.tool"}
+NEW_RULE = "the spread could hold toolUseId"
+# (relative path, line in the fixed file) of findings toolshape left for
+# manual repair because every layout would part silenced code from its
+# suppression comment (--pinned-by-suppression FILE, one `path:line` a line).
+PINNED = set()
+
+
+# ----------------------------------------------------------------------------
+# small AST helpers
 
 
 def const_key(k):
@@ -48,47 +104,14 @@ def violating(d):
     return [i for i, k in enumerate(d.keys) if k is None or (const_key(k) is not None and const_key(k) not in ALLOWED)]
 
 
-def in_fstring_dicts(tree):
-    """Ids of dicts that stand inside an f-string."""
-    inside = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Dict):
-                    inside.add(id(sub))
-    return inside
-
-
 def json_block_dict(element):
     if isinstance(element, ast.Dict) and len(element.keys) == 1 and const_key(element.keys[0]) == "json":
         return element.values[0]
     return None
 
 
-def names(node):
-    """(bound by walrus, read) names of an evaluated piece; lambda bodies are
-    not evaluated, their parameters' defaults are."""
-    binds, reads = set(), set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Lambda):
-            stack.extend(d for d in n.args.defaults + n.args.kw_defaults if d is not None)
-            continue
-        if isinstance(n, ast.NamedExpr):
-            binds.add(n.target.id)
-        if isinstance(n, ast.Name):
-            reads.add(n.id)
-        stack.extend(ast.iter_child_nodes(n))
-    return binds, reads
-
-
-def pair_names(k, v):
-    b1, r1 = names(v)
-    if k is None:
-        return b1, r1
-    b2, r2 = names(k)
-    return b1 | b2, r1 | r2
+def is_text_block(node):
+    return isinstance(node, ast.Dict) and len(node.keys) == 1 and const_key(node.keys[0]) == "text"
 
 
 def merge_target(content):
@@ -104,8 +127,232 @@ def merge_target(content):
     return found
 
 
-def walrus_blocks(d, content_idx, moved):
-    """Whether a moved entry and a piece it moves across share a walrus name."""
+def evaluated(node):
+    """The nodes evaluated when `node` is: lambda bodies are not, their
+    parameters' defaults are."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, ast.Lambda):
+            stack.extend(d for d in n.args.defaults + n.args.kw_defaults if d is not None)
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+
+
+def facts(*nodes):
+    """(walrus-bound names, read names, has side effects) of evaluated pieces."""
+    binds, reads, effects = set(), set(), False
+    for node in nodes:
+        if node is None:
+            continue
+        for n in evaluated(node):
+            if isinstance(n, ast.NamedExpr):
+                binds.add(n.target.id)
+            elif isinstance(n, ast.Name):
+                reads.add(n.id)
+            if isinstance(n, EFFECTS):
+                effects = True
+    return binds, reads, effects
+
+
+def unserializable(node):
+    """A set, bytes, lambda or generator, possibly inside list/tuple/dict displays."""
+    if isinstance(node, (ast.Set, ast.SetComp)):
+        return "a set"
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        return "bytes"
+    if isinstance(node, ast.Lambda):
+        return "a lambda"
+    if isinstance(node, ast.GeneratorExp):
+        return "a generator"
+    if isinstance(node, (ast.List, ast.Tuple)):
+        for e in node.elts:
+            r = unserializable(e.value if isinstance(e, ast.Starred) else e)
+            if r:
+                return r
+    if isinstance(node, ast.Dict):
+        for k, v in zip(node.keys, node.values):
+            # Values only: keys are not "moved values".  A spread of
+            # anything but a dict display raises (or not) the same way after
+            # the move; a dict display's values are merged.
+            r = unserializable(v) if k is not None or isinstance(v, ast.Dict) else None
+            if r:
+                return r
+    return None
+
+
+def decorator_name(d):
+    if isinstance(d, ast.Call):
+        d = d.func
+    parts = []
+    while isinstance(d, ast.Attribute):
+        parts.append(d.attr)
+        d = d.value
+    if not isinstance(d, ast.Name):
+        return None
+    parts.append(d.id)
+    return ".".join(reversed(parts))
+
+
+def seg(node, source, limit=160):
+    try:
+        text = ast.unparse(node)
+    except Exception:  # noqa: BLE001
+        text = ast.dump(node)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ----------------------------------------------------------------------------
+# the reference classification
+
+
+EVERY_CODE = "every code"
+
+
+def comment_effect(comment):
+    """What one COMMENT token silences: a set of codes or EVERY_CODE.
+    `# toolshape: ignore` and `# noqa` silence everything, `[TS001]` /
+    `: TS001` lists codes (case-insensitive, comma or space separated);
+    every `#` of the token starts a part, and the parts' effects add up."""
+    codes = set()
+    for part in comment.split("#")[1:]:
+        part = part.lstrip().lower()
+        if part.startswith("toolshape:"):
+            rest = part[len("toolshape:"):].lstrip()
+            if not rest.startswith("ignore"):
+                continue
+            rest = rest[len("ignore"):].lstrip()
+            if rest.startswith("[") and "]" in rest:
+                codes |= {c.upper() for c in rest[1:rest.index("]")].replace(",", " ").split()}
+            else:
+                return EVERY_CODE
+        elif part.startswith("noqa"):
+            rest = part[len("noqa"):].lstrip()
+            if rest.startswith(":"):
+                codes |= {c.upper() for c in rest[1:].replace(",", " ").split()}
+            else:
+                return EVERY_CODE
+    return codes
+
+
+class FileContext:
+    def __init__(self, tree, data):
+        self.parents = {}
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+        self.in_fstring = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Dict):
+                        self.in_fstring.add(id(sub))
+        text, _ = source_text(data)
+        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.text = "\n".join(self.lines)
+        self.starts = [0]
+        for ln in self.lines[:-1]:
+            self.starts.append(self.starts[-1] + len(ln) + 1)
+        self._comments = None
+        self._tokens = None
+
+    @property
+    def comments(self):
+        """{line: [effect]} of the real comments that silence something."""
+        if self._comments is None:
+            self._comments = {}
+            try:
+                for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                    if tok.type == tokenize.COMMENT:
+                        effect = comment_effect(tok.string)
+                        if effect:
+                            self._comments.setdefault(tok.start[0], []).append(effect)
+            except (tokenize.TokenError, SyntaxError):
+                pass
+        return self._comments
+
+    def char_col(self, lineno, byte_col):
+        line = self.lines[lineno - 1]
+        return len(line.encode("utf-8", "surrogatepass")[:byte_col].decode("utf-8", "surrogatepass"))
+
+    @property
+    def tokens(self):
+        """[(type, string, (line, char col))] of the file, and a map from a
+        token's start to its index."""
+        if self._tokens is None:
+            toks = []
+            try:
+                for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                    toks.append((tok.type, tok.string, tok.start))
+            except (tokenize.TokenError, SyntaxError):
+                pass
+            self._tokens = (toks, {t[2]: i for i, t in enumerate(toks)})
+        return self._tokens
+
+    def entry_line(self, d, i):
+        """The line an entry starts on: its key's, or the `**`'s of a spread,
+        with the opening parentheses in front of it (comments and line breaks
+        may stand in between)."""
+        head = d.values[i] if d.keys[i] is None else d.keys[i]
+        start = (head.lineno, self.char_col(head.lineno, head.col_offset))
+        toks, index = self.tokens
+        j = index.get(start)
+        if j is None:
+            return head.lineno  # inside an f-string (one token before 3.12)
+        line = head.lineno
+        j -= 1
+        while j >= 0:
+            typ, string, pos = toks[j]
+            if typ in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                j -= 1
+            elif typ == tokenize.OP and string == "(":
+                line = pos[0]
+                j -= 1
+            elif typ == tokenize.OP and string == "**" and d.keys[i] is None:
+                line = pos[0]
+                break
+            else:
+                break
+        return line
+
+    def silenced(self, line, code):
+        return any(e == EVERY_CODE or code in e for e in self.comments.get(line, ()))
+
+    def returned_by_tool(self, d):
+        ret = self.parents.get(id(d))
+        if not isinstance(ret, ast.Return) or ret.value is not d:
+            return False
+        node = ret
+        while True:
+            node = self.parents.get(id(node))
+            if node is None or isinstance(node, (ast.Lambda, ast.ClassDef)):
+                return False
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return any(decorator_name(dec) in TOOL_DECORATORS for dec in node.decorator_list)
+
+
+class Info:
+    """What the reference says about one violating tool-result dict."""
+
+    __slots__ = ("node", "cls", "reasons", "moved", "content_idx", "suppressed")
+
+    def __init__(self, node, cls, reasons, moved, content_idx, suppressed=()):
+        self.node, self.cls, self.reasons, self.moved, self.content_idx = node, cls, reasons, moved, content_idx
+        self.suppressed = list(suppressed)
+
+
+def units_of(d, content_idx, moved):
+    """The pieces of `d` in evaluation order before and after the fix.
+
+    A unit is an entry (key and value), or, inside a list-literal content,
+    one element (the merge target's entries one by one); moved entries are
+    evaluated at the json block's place.  Returns (units, before, after):
+    units[i] = (facts, is_moved); before/after map a unit to its position."""
     units, original, rewritten, moved_ids = [], [], [], []
     insertion = 0
     for i, (k, v) in enumerate(zip(d.keys, d.values)):
@@ -124,75 +371,486 @@ def walrus_blocks(d, content_idx, moved):
             for j, (ck, cv) in enumerate(children):
                 if splice_after == j:
                     insertion = len(rewritten)
-                units.append((pair_names(ck, cv), False))
+                units.append((facts(ck, cv), False))
                 original.append(len(units) - 1)
                 rewritten.append(len(units) - 1)
             if splice_after is None or splice_after == len(children):
                 insertion = len(rewritten)
             continue
-        units.append((pair_names(k, v), i in moved))
+        units.append((facts(k, v), i in moved))
         uid = len(units) - 1
         original.append(uid)
         (moved_ids if i in moved else rewritten).append(uid)
     rewritten = rewritten[:insertion] + moved_ids + rewritten[insertion:]
     before = {u: p for p, u in enumerate(original)}
     after = {u: p for p, u in enumerate(rewritten)}
-    for m in moved_ids:
-        (mb, mr), _ = units[m]
-        for o, ((ob, orr), is_moved) in enumerate(units):
-            if is_moved:
-                continue
-            if (before[m] < before[o]) != (after[m] < after[o]) and (mb & orr or ob & mr):
-                return True
-    return False
+    return units, before, after
 
 
-class Transformer(ast.NodeTransformer):
-    def __init__(self, skip):
-        self.skip = skip
-        self.count = 0
-        self.manual_walrus = 0
+def crossings(units, before, after):
+    """(moved unit, other unit) pairs whose evaluation order the fix swaps."""
+    for m, (_, is_moved) in enumerate(units):
+        if not is_moved:
+            continue
+        for o, (_, other_moved) in enumerate(units):
+            if not other_moved and (before[m] < before[o]) != (after[m] < after[o]):
+                yield m, o
 
-    def visit_Dict(self, node):
-        self.generic_visit(node)  # inner dicts first
-        if id(node) in self.skip or not is_tool_result(node):
-            return node
-        moved = violating(node)
-        if not moved:
-            return node
-        contents = [i for i, k in enumerate(node.keys) if const_key(k) == "content"]
-        if len(contents) != 1:
-            return node
-        content = node.values[contents[0]]
-        if isinstance(content, NOT_LIST):
-            return node
-        if walrus_blocks(node, contents[0], set(moved)):
-            self.manual_walrus += 1
-            return node
-        moved_keys = [node.keys[i] for i in moved]
-        moved_values = [node.values[i] for i in moved]
-        keep = [i for i in range(len(node.keys)) if i not in moved]
-        node.keys = [node.keys[i] for i in keep]
-        node.values = [node.values[i] for i in keep]
-        new_block = ast.Dict(keys=[ast.Constant("json")], values=[ast.Dict(keys=moved_keys, values=moved_values)])
-        if isinstance(content, ast.List):
-            target = merge_target(content)
-            if target is not None:
-                target[1].keys.extend(moved_keys)
-                target[1].values.extend(moved_values)
+
+def classify(d, ctx):
+    """None when `d` needs no fix, else an Info."""
+    if not is_tool_result(d):
+        return None
+    moved, suppressed = [], []
+    for i in violating(d):
+        k = d.keys[i]
+        code = "TS002" if k is None else "TS001"
+        if ctx.silenced(d.lineno, code) or ctx.silenced(ctx.entry_line(d, i), code):
+            suppressed.append(i)
+            continue
+        moved.append(i)
+    info = classify_moved(d, ctx, moved)
+    if info is not None:
+        info.suppressed = suppressed
+    elif suppressed:
+        info = Info(d, "suppressed", ["every violation is silenced by a comment"], [], None, suppressed)
+    return info
+
+
+def classify_moved(d, ctx, moved):
+    if not moved:
+        return None
+    contents = [i for i, k in enumerate(d.keys) if const_key(k) == "content"]
+    content_idx = contents[0]
+    manual = []
+    if id(d) in ctx.in_fstring:
+        manual.append("the dict is inside an f-string")
+    if len(contents) != 1:
+        manual.append("two \"content\" keys")
+    content = d.values[content_idx]
+    if isinstance(content, NOT_LIST):
+        manual.append("content is a %s literal, not a list" % type(content).__name__)
+    if manual:
+        return Info(d, "manual", manual, moved, content_idx)
+    units, before, after = units_of(d, content_idx, set(moved))
+    effect_swaps = []
+    for m, o in crossings(units, before, after):
+        (mb, mr, me), _ = units[m]
+        (ob, orr, oe), _ = units[o]
+        if mb & orr or ob & mr:
+            return Info(d, "manual", ["walrus conflict: %s" % sorted((mb & orr) | (ob & mr))], moved, content_idx)
+        if me and oe:
+            effect_swaps.append((m, o))
+    unsafe = []
+    seen = set()
+    for i, k in enumerate(d.keys):
+        ck = const_key(k)
+        if k is None and i in moved:
+            value = d.values[i]
+            after_allowed = seen & ALLOWED
+            if after_allowed:
+                unsafe.append("the spread `**%s` stands after %s" % (seg(value, None, 40), "/".join(sorted(after_allowed))))
             else:
-                content.elts.append(new_block)
+                later_id = any(const_key(k2) == "toolUseId" for k2 in d.keys[i + 1 :])
+                literal_ok = (
+                    isinstance(value, ast.Dict)
+                    and all(isinstance(k2, ast.Constant) for k2 in value.keys)
+                    and not any(const_key(k2) == "toolUseId" for k2 in value.keys)
+                )
+                if not (ctx.returned_by_tool(d) or later_id or literal_ok):
+                    unsafe.append(NEW_RULE)
+        if ck is not None:
+            seen.add(ck)
+    target = merge_target(content)
+    moved_keys = [const_key(d.keys[i]) for i in moved if d.keys[i] is not None]
+    moved_spread = any(d.keys[i] is None for i in moved)
+    if target is not None:
+        tkeys = target[1].keys
+        if any(k is None or const_key(k) is None for k in tkeys):
+            unsafe.append("the json block has a spread or a computed key")
+        collide = sorted(set(moved_keys) & {const_key(k) for k in tkeys if k is not None} - {None})
+        if collide:
+            unsafe.append("moved keys collide with the json block: %s" % collide)
+        if moved_spread and tkeys:
+            unsafe.append("a moved spread merges into a non-empty json block")
+    if effect_swaps:
+        unsafe.append("side effects would run in another order")
+    for i in moved:
+        if d.keys[i] is None and not isinstance(d.values[i], ast.Dict):
+            continue  # see unserializable
+        r = unserializable(d.values[i])
+        if r:
+            unsafe.append("a moved value is %s" % r)
+    if not isinstance(content, (ast.List, ast.ListComp)):
+        unsafe.append("content is not a list literal (%s)" % type(content).__name__)
+    if unsafe:
+        return Info(d, "unsafe", list(dict.fromkeys(unsafe)), moved, content_idx)
+    return Info(d, "safe", [], moved, content_idx)
+
+
+def fixed_shape(d, moved):
+    """A new Dict: `d` after the contract's transformation of its top level.
+    Every child is `d`'s own node, except the new json block (and, when it
+    is merged into, copies of the content list, the target block and its
+    dict).  Returns (dict, id of the first text block of its content or None)."""
+    moved_set = set(moved)
+    moved_keys = [d.keys[i] for i in moved]
+    moved_values = [d.values[i] for i in moved]
+    keys = [k for i, k in enumerate(d.keys) if i not in moved_set]
+    values = [v for i, v in enumerate(d.values) if i not in moved_set]
+    ci = next(i for i, k in enumerate(keys) if const_key(k) == "content")
+    content = values[ci]
+    new_block = ast.Dict(keys=[ast.Constant("json")], values=[ast.Dict(keys=moved_keys, values=moved_values)])
+    if isinstance(content, ast.List):
+        target = merge_target(content)
+        elts = list(content.elts)
+        if target is not None:
+            block, tdict = target
+            new_dict = ast.Dict(keys=tdict.keys + moved_keys, values=tdict.values + moved_values)
+            elts[elts.index(block)] = ast.Dict(keys=list(block.keys), values=[new_dict])
         else:
-            node.values[node.keys.index(next(k for k in node.keys if const_key(k) == "content"))] = ast.List(
-                elts=[ast.Starred(value=content, ctx=ast.Load()), new_block], ctx=ast.Load()
-            )
-        self.count += 1
-        return node
+            elts.append(new_block)
+        new_content = ast.List(elts=elts, ctx=ast.Load())
+        first_text = next((id(e) for e in content.elts if is_text_block(e)), None)
+    else:
+        new_content = ast.List(elts=[ast.Starred(value=content, ctx=ast.Load()), new_block], ctx=ast.Load())
+        first_text = None
+    values[ci] = new_content
+    return ast.Dict(keys=keys, values=values), first_text
 
 
-def main():
-    orig_root, fixed_root = sys.argv[1], sys.argv[2]
-    report = {"files": 0, "compared": 0, "transformed_dicts": 0, "manual_walrus": 0, "mismatches": [], "syntax_errors": []}
+# ----------------------------------------------------------------------------
+# walking the original and the fixed tree together
+
+
+def entry_id(k, v):
+    return ast.dump(k) if k is not None else "**" + ast.dump(v)
+
+
+class Walker:
+    def __init__(self, infos, mode):
+        self.infos = infos  # id(original dict) -> Info
+        self.mode = mode
+        self.observed = {}  # id(original dict) -> (changed, fixed node)
+        self.regions = []  # (original node, fixed node) of every changed original dict
+        self.texts = []  # (original text node, fixed text node, original dict, fixed dict)
+        self.mismatches = []  # (line, message)
+        self.augmentable = {}  # id(original text block) -> (original dict, fixed dict)
+        self.original_ids = set()
+
+    def structural(self, o, f, why, line=None):
+        if line is None:
+            line = getattr(o, "lineno", None) or "%s (fixed)" % getattr(f, "lineno", "?")
+        self.mismatches.append((line, "%s: expected `%s`, found `%s`" % (why, seg(o, None), seg(f, None))))
+
+    def value(self, a, b):
+        if isinstance(a, list):
+            if not isinstance(b, list) or len(a) != len(b):
+                return None
+            differs = False
+            for x, y in zip(a, b):
+                r = self.value(x, y)
+                if r is None:
+                    return None
+                differs |= r
+            return differs
+        if isinstance(a, ast.AST):
+            if not isinstance(b, ast.AST):
+                return None
+            return self.node(a, b)
+        if a is None or b is None:
+            return False if a is b else None
+        if type(a) is not type(b) or a != b or repr(a) != repr(b):
+            return None
+        return False
+
+    def node(self, o, f):
+        """Whether the subtree differs; structural mismatches are recorded
+        (and count as differing)."""
+        if type(o) is not type(f):
+            self.structural(o, f, "different node")
+            return True
+        if isinstance(o, ast.Dict):
+            return self.dict(o, f)
+        differs = False
+        for field in o._fields:
+            r = self.value(getattr(o, field, None), getattr(f, field, None))
+            if r is None:
+                self.structural(o, f, "%s.%s differs" % (type(o).__name__, field))
+                return True
+            differs |= r
+        return differs
+
+    def dict(self, o, f):
+        info = self.infos.get(id(o))
+        shape = o
+        changed = False
+        if info is not None:
+            changed = len(f.keys) < len(o.keys)
+            self.observed[id(o)] = (changed, f)
+            if changed and info.cls == "suppressed":
+                changed = False  # compared as is: the mismatch is reported below
+            if changed:
+                shape, first_text = fixed_shape(o, info.moved)
+                if first_text is not None and self.mode == "default":
+                    self.augmentable[first_text] = (o, f)
+        if len(shape.keys) != len(f.keys):
+            self.structural(shape, f, "different entries", getattr(o, "lineno", None))
+            differs = True
+            if info is not None and info.suppressed:
+                left = collections.Counter(entry_id(k, v) for k, v in zip(f.keys, f.values))
+                gone = []
+                for i, (k, v) in enumerate(zip(o.keys, o.values)):
+                    e = entry_id(k, v)
+                    if left[e]:
+                        left[e] -= 1
+                    elif i in info.suppressed:
+                        gone.append(seg(k, None, 40) if k is not None else "**" + seg(v, None, 40))
+                if gone:
+                    self.mismatches.append((o.lineno, "entries a suppression comment silences were moved: %s" % gone))
+        else:
+            differs = changed
+            text_block = id(o) in self.augmentable
+            for k1, k2, v1, v2 in zip(shape.keys, f.keys, shape.values, f.values):
+                if k1 is None or k2 is None:
+                    if k1 is not k2:
+                        self.structural(shape, f, "a spread where a key was expected", getattr(o, "lineno", None))
+                        differs = True
+                        continue
+                else:
+                    differs |= self.node(k1, k2)
+                if text_block and const_key(k1) == "text" and ast.dump(v1) != ast.dump(v2):
+                    od, fd = self.augmentable[id(o)]
+                    self.texts.append((v1, v2, od, fd))
+                    differs = True
+                    continue
+                differs |= self.node(v1, v2)
+        if differs and id(o) in self.original_ids:
+            self.regions.append((o, f))
+        return differs
+
+
+# ----------------------------------------------------------------------------
+# byte-level checks
+
+
+def split_lines(data):
+    """Lines of `data` (bytes) with their \\r\\n, \\r or \\n endings."""
+    lines, start, i, n = [], 0, 0, len(data)
+    while i < n:
+        c = data[i]
+        if c == 0x0A or c == 0x0D:
+            j = i + 2 if c == 0x0D and i + 1 < n and data[i + 1] == 0x0A else i + 1
+            lines.append(data[start:j])
+            start = i = j
+        else:
+            i += 1
+    if start < n:
+        lines.append(data[start:])
+    return lines
+
+
+def comments(data):
+    tokens = tokenize.tokenize(io.BytesIO(data).readline)
+    return [(t.string, t.start[0]) for t in tokens if t.type == tokenize.COMMENT]
+
+
+def compare_comments(orig_data, fixed_data):
+    """(number of comments, [problem])"""
+    before = comments(orig_data)
+    after = comments(fixed_data)
+    cb = collections.Counter(s for s, _ in before)
+    ca = collections.Counter(s for s, _ in after)
+    problems = []
+    for s, n in sorted((cb - ca).items()):
+        lines = [ln for t, ln in before if t == s]
+        problems.append((lines[0], "comment %r lost (%d of %d; original lines %s)" % (s, n, cb[s], lines)))
+    for s, n in sorted((ca - cb).items()):
+        lines = [ln for t, ln in after if t == s]
+        problems.append((None, "comment %r added (%d more than the original's %d; fixed lines %s)" % (s, n, cb[s], lines)))
+    return len(before), problems
+
+
+def utf8_line(lines, lineno, encoding):
+    raw = lines[lineno - 1]
+    text = raw.decode(encoding, "surrogateescape")
+    if lineno == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    return text.encode("utf-8", "surrogateescape")
+
+
+def compare_layout(orig_data, fixed_data, regions, encoding):
+    """Lines outside the changed regions must be byte-identical.
+    regions: (original node, fixed node) of changed original dicts.
+    Returns (lines compared, [problem])."""
+    # outermost only
+    spans = []
+    for o, f in regions:
+        spans.append(((o.lineno, o.col_offset), (o.end_lineno, o.end_col_offset), o, f))
+    spans.sort(key=lambda s: (s[0], (-s[1][0], -s[1][1])))
+    outer = []
+    for s in spans:
+        if outer and s[0] >= outer[-1][0] and s[1] <= outer[-1][1]:
+            continue
+        outer.append(s)
+    # merge regions that share a line
+    groups = []
+    for (start, end, o, f) in outer:
+        fs, fe = (f.lineno, f.col_offset), (f.end_lineno, f.end_col_offset)
+        if groups and start[0] <= groups[-1][1][0]:
+            g = groups[-1]
+            groups[-1] = (g[0], max(g[1], end), g[2], max(g[3], fe))
+        else:
+            groups.append((start, end, fs, fe))
+    ol, fl = split_lines(orig_data), split_lines(fixed_data)
+    problems = []
+    compared = 0
+    prev_o, prev_f = 0, 0  # last line (1-based) of the previous region
+    for start, end, fs, fe in groups + [((len(ol) + 1, 0), None, (len(fl) + 1, 0), None)]:
+        if fs[0] <= prev_f:
+            problems.append((start[0], "fixed regions out of order or overlapping (fixed line %d)" % fs[0]))
+            break
+        seg_o = ol[prev_o : start[0] - 1]
+        seg_f = fl[prev_f : fs[0] - 1]
+        compared += len(seg_o)
+        if seg_o != seg_f:
+            for k in range(max(len(seg_o), len(seg_f))):
+                a = seg_o[k] if k < len(seg_o) else None
+                b = seg_f[k] if k < len(seg_f) else None
+                if a != b:
+                    problems.append(
+                        (prev_o + k + 1, "line outside the fixed dicts differs: original line %d %r, fixed line %d %r"
+                         % (prev_o + k + 1, a, prev_f + k + 1, b))
+                    )
+                    break
+        if end is None:
+            break
+        a = utf8_line(ol, start[0], encoding)[: start[1]]
+        b = utf8_line(fl, fs[0], encoding)[: fs[1]]
+        if a != b:
+            problems.append((start[0], "text before the dict on its first line differs: %r vs %r" % (a, b)))
+        a = utf8_line(ol, end[0], encoding)[end[1] :]
+        b = utf8_line(fl, fe[0], encoding)[fe[1] :]
+        if a != b:
+            problems.append((end[0], "text after the dict on its last line differs: %r vs %r" % (a, b)))
+        prev_o, prev_f = end[0], fe[0]
+    return compared, problems
+
+
+# ----------------------------------------------------------------------------
+# one file
+
+
+def source_text(data):
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    text = data.decode(encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, encoding
+
+
+def check_file(rel, orig_data, fixed_data, mode, report):
+    """Adds this file's figures and problems to `report`."""
+    try:
+        orig = ast.parse(orig_data)
+    except (SyntaxError, ValueError):
+        report["skipped_unparsable"] += 1
+        return
+    try:
+        fixed = ast.parse(fixed_data)
+    except (SyntaxError, ValueError) as e:
+        report["syntax_errors"].append("%s: %s" % (rel, e))
+        return
+    report["compared"] += 1
+    ctx = FileContext(orig, orig_data)
+    infos = {}
+    for node in ast.walk(orig):
+        if isinstance(node, ast.Dict):
+            info = classify(node, ctx)
+            if info is not None:
+                infos[id(node)] = info
+    walker = Walker(infos, mode)
+    walker.original_ids = {id(n) for n in ast.walk(orig) if isinstance(n, ast.Dict)}
+    walker.node(orig, fixed)
+
+    def add(line, message, new_rule=False):
+        (report["new_rule_mismatches"] if new_rule else report["mismatches"]).append("%s:%s: %s" % (rel, line, message))
+
+    for line, message in walker.mismatches:
+        add(line, message)
+    expect_changed = {"safe"} if mode == "default" else {"safe", "unsafe"}
+    for key, info in infos.items():
+        report["classes"][info.cls] += 1
+        report["suppressed_entries"] += len(info.suppressed)
+        if info.cls == "suppressed":
+            continue  # unchanged, or reported by the walker
+        if key not in walker.observed:
+            add(info.node.lineno, "dict not reached in the fixed tree (reference: %s)" % info.cls)
+            continue
+        changed, f = walker.observed[key]
+        report["transformed_dicts"] += changed
+        if info.cls == "manual" and info.reasons[0].startswith("walrus"):
+            report["manual_walrus"] += 1
+        want = info.cls in expect_changed
+        if changed == want:
+            continue
+        relp = rel.replace(os.sep, "/")
+        if not changed and any(p == relp and f.lineno <= n <= f.end_lineno for p, n in PINNED):
+            # toolshape refused every layout because it would part silenced
+            # code from its suppression comment; accepted only if this
+            # reading finds silenced entries in the dict (or inside it).
+            silenced = any(infos.get(id(sub)) is not None and infos[id(sub)].suppressed
+                           for sub in ast.walk(info.node) if isinstance(sub, ast.Dict))
+            if silenced:
+                report["pinned_by_suppression"] += 1
+                continue
+            add(info.node.lineno, "dict left for manual repair for a suppression comment, but the reference sees "
+                "no silenced entry in it `%s`" % seg(info.node, None, 120))
+            continue
+        only_new_rule = info.cls == "unsafe" and info.reasons == [NEW_RULE]
+        if changed:
+            msg = "dict changed, but the reference classes it %s: %s" % (info.cls.upper(), "; ".join(info.reasons))
+        elif info.cls == "safe":
+            msg = "dict left unchanged, but the reference classes it SAFE"
+        else:
+            msg = "dict left unchanged, but the reference classes it UNSAFE (%s) and --unsafe-fixes was given" % (
+                "; ".join(info.reasons))
+        add(info.node.lineno, msg + " `%s`" % seg(info.node, None, 120), new_rule=only_new_rule)
+    # text augmentations
+    if walker.texts:
+        orig_text, _ = source_text(orig_data)
+        fixed_text, _ = source_text(fixed_data)
+        for ov, fv, od, fd in walker.texts:
+            report["augmented_texts"] += 1
+            problem = check_augment.check_augmented(orig_text, ov, fixed_text, fv, od, fd)
+            if problem:
+                add(od.lineno, "text augmentation: " + problem)
+    n, problems = compare_comments(orig_data, fixed_data)
+    report["comments_compared"] += n
+    for line, message in problems:
+        add(line if line is not None else "?", message)
+    _, encoding = source_text(orig_data)
+    n, problems = compare_layout(orig_data, fixed_data, walker.regions, encoding)
+    report["lines_compared"] += n
+    for line, message in problems:
+        add(line, message)
+
+
+def new_report(mode):
+    return {"mode": mode, "files": 0, "compared": 0, "skipped_unparsable": 0, "transformed_dicts": 0,
+            "classes": {"safe": 0, "unsafe": 0, "manual": 0, "suppressed": 0}, "suppressed_entries": 0,
+            "manual_walrus": 0, "augmented_texts": 0, "pinned_by_suppression": 0,
+            "comments_compared": 0, "lines_compared": 0, "mismatches": [], "new_rule_mismatches": [],
+            "syntax_errors": []}
+
+
+def check_trees(orig_root, fixed_root, mode):
+    report = new_report(mode)
     for dirpath, dirnames, filenames in os.walk(orig_root):
         dirnames.sort()
         for name in sorted(filenames):
@@ -200,31 +858,159 @@ def main():
                 continue
             orig_path = os.path.join(dirpath, name)
             rel = os.path.relpath(orig_path, orig_root)
-            fixed_path = os.path.join(fixed_root, rel)
             report["files"] += 1
             with open(orig_path, "rb") as f:
-                orig_src = f.read()
-            with open(fixed_path, "rb") as f:
-                fixed_src = f.read()
-            try:
-                orig = ast.parse(orig_src)
-            except (SyntaxError, ValueError):
-                continue
-            try:
-                fixed = ast.parse(fixed_src)
-            except (SyntaxError, ValueError) as e:
-                report["syntax_errors"].append(f"{rel}: {e}")
-                continue
-            transformer = Transformer(in_fstring_dicts(orig))
-            expected = transformer.visit(orig)
-            report["transformed_dicts"] += transformer.count
-            report["manual_walrus"] += transformer.manual_walrus
-            report["compared"] += 1
-            if ast.dump(expected) != ast.dump(fixed):
-                report["mismatches"].append(rel)
-    print(json.dumps(report, indent=1))
-    sys.exit(1 if report["mismatches"] or report["syntax_errors"] else 0)
+                orig_data = f.read()
+            with open(os.path.join(fixed_root, rel), "rb") as f:
+                fixed_data = f.read()
+            check_file(rel, orig_data, fixed_data, mode, report)
+    report["augmented_empty_texts"] = len(check_augment.EMPTY_TEXT)
+    return report
+
+
+# ----------------------------------------------------------------------------
+# negative controls
+
+SELF_TEST_ORIGINAL = b'''\
+import json  # imports
+
+def report(rows, meta):
+    x = 1  # before
+    out = {
+        "status": "success",  # the status
+        "content": [{"text": "Done."}],
+        "rows": rows,  # row count
+        "frames": meta.frames,
+    }
+    y = 2  # after
+    return out
+'''
+
+SELF_TEST_FIXED = b'''\
+import json  # imports
+
+def report(rows, meta):
+    x = 1  # before
+    out = {
+        "status": "success",  # the status
+        "content": [
+            {"text": "Done."},
+            {"json": {
+                "rows": rows,  # row count
+                "frames": meta.frames,
+            }},
+        ],
+    }
+    y = 2  # after
+    return out
+'''
+
+SELF_TEST_AUGMENTED = SELF_TEST_FIXED.replace(
+    b'{"text": "Done."}', b'{"text": f"Done. (rows={rows}, frames={meta.frames})"}')
+
+
+def self_test():
+    """Each wrong fix must be caught, with the expected message."""
+    controls = [
+        ("the correct fix", "unsafe", SELF_TEST_ORIGINAL, SELF_TEST_FIXED, None),
+        ("the correct fix, augmented", "default", SELF_TEST_ORIGINAL, SELF_TEST_AUGMENTED, None),
+        ("CRLF kept", "unsafe", SELF_TEST_ORIGINAL.replace(b"\n", b"\r\n"), SELF_TEST_FIXED.replace(b"\n", b"\r\n"), None),
+        ("a dropped comment", "unsafe", SELF_TEST_ORIGINAL, SELF_TEST_FIXED.replace(b"  # row count", b""),
+         "comment '# row count' lost"),
+        ("a duplicated comment", "unsafe", SELF_TEST_ORIGINAL,
+         SELF_TEST_FIXED.replace(b'"frames": meta.frames,', b'"frames": meta.frames,  # row count'),
+         "comment '# row count' added"),
+        ("a comment moved outside the dict", "unsafe", SELF_TEST_ORIGINAL,
+         SELF_TEST_FIXED.replace(b"  # the status", b"").replace(b"y = 2  # after", b"y = 2  # after  # the status"),
+         "line outside the fixed dicts differs"),
+        ("a collapsed line outside the dicts", "unsafe", SELF_TEST_ORIGINAL,
+         SELF_TEST_FIXED.replace(b"    x = 1  # before\n", b"    x = 1  # before; ").replace(b"; ", b"\n", 0),
+         None),  # placeholder, replaced below
+        ("a line ending changed outside the dicts", "unsafe", SELF_TEST_ORIGINAL,
+         SELF_TEST_FIXED.replace(b"    y = 2  # after\n", b"    y = 2  # after\r\n"),
+         "line outside the fixed dicts differs"),
+        ("text after the dict changed", "unsafe", SELF_TEST_ORIGINAL.replace(b"    }\n    y", b"    }  # end\n    y"),
+         SELF_TEST_FIXED.replace(b"    }\n    y", b"    }\n    # end\n    y"),
+         "text after the dict on its last line differs"),
+        ("a deleted moved entry", "unsafe", SELF_TEST_ORIGINAL,
+         SELF_TEST_FIXED.replace(b'                "frames": meta.frames,\n', b""),
+         "different entries"),
+        ("swapped moved values", "unsafe", SELF_TEST_ORIGINAL,
+         SELF_TEST_FIXED.replace(b'"rows": rows,', b'"rows": meta.frames,').replace(b'"frames": meta.frames', b'"frames": rows'),
+         "different node: expected `rows`, found `meta.frames`"),
+        ("an unsafe fix applied in default mode", "default",
+         SELF_TEST_ORIGINAL.replace(b'"content": [{"text": "Done."}],', b'"content": [{"text": "Done."}],\n        **meta,'),
+         SELF_TEST_FIXED.replace(b'"frames": meta.frames,\n', b'"frames": meta.frames,\n                **meta,\n'),
+         "dict changed, but the reference classes it UNSAFE"),
+        ("a safe fix not applied", "default", SELF_TEST_ORIGINAL, SELF_TEST_ORIGINAL,
+         "dict left unchanged, but the reference classes it SAFE"),
+        ("a swapped augmentation value", "default", SELF_TEST_ORIGINAL,
+         SELF_TEST_AUGMENTED.replace(b"rows={rows}, frames={meta.frames}", b"rows={meta.frames}, frames={rows}"),
+         "text augmentation"),
+        ("an augmentation that is not a suffix", "default", SELF_TEST_ORIGINAL,
+         SELF_TEST_AUGMENTED.replace(b'f"Done. (rows', b'f"Done (rows'),
+         "text augmentation"),
+        ("an augmentation with --augment-text=never", "unsafe", SELF_TEST_ORIGINAL, SELF_TEST_AUGMENTED,
+         "different node: expected `'Done.'`"),
+        ("a manual dict changed", "unsafe",
+         SELF_TEST_ORIGINAL.replace(b'"content": [{"text": "Done."}],', b'"content": "Done.",'),
+         SELF_TEST_FIXED.replace(b'"content": [\n            {"text": "Done."},', b'"content": [\n            *"Done.",'),
+         "dict changed, but the reference classes it MANUAL"),
+        ("a suppressed entry moved", "unsafe", SELF_TEST_ORIGINAL.replace(b"# row count", b"# toolshape: ignore[TS001]"),
+         SELF_TEST_FIXED.replace(b"# row count", b"# toolshape: ignore[TS001]"),
+         "different entries"),
+    ]
+    # The collapsed line: `x = 1  # before` joined with the next line cannot
+    # stay valid Python with its comment, so join two plain lines instead.
+    original = SELF_TEST_ORIGINAL.replace(b"    return out\n", b"    z = 3\n    return out\n")
+    fixed = SELF_TEST_FIXED.replace(b"    return out\n", b"    z = 3\n    return out\n")
+    controls[6] = ("a collapsed line outside the dicts", "unsafe", original,
+                   fixed.replace(b"    z = 3\n    return out\n", b"    z = 3; return out\n"),
+                   "line outside the fixed dicts differs")
+    results, failed = [], False
+    for name, mode, orig, fixed, expect in controls:
+        report = new_report(mode)
+        check_file("selftest.py", orig, fixed, mode, report)
+        problems = report["mismatches"] + report["new_rule_mismatches"] + report["syntax_errors"]
+        if expect is None:
+            ok = not problems
+        else:
+            ok = any(expect in p for p in problems)
+        failed |= not ok
+        results.append({"control": name, "mode": mode, "caught" if expect else "accepted": ok,
+                        "messages": problems[:3]})
+    print(json.dumps({"self_test": results, "ok": not failed}, indent=1))
+    return 1 if failed else 0
+
+
+def main(argv):
+    warnings.simplefilter("ignore")
+    if argv == ["--self-test"]:
+        return self_test()
+    mode = "unsafe"
+    args = []
+    it = iter(argv)
+    for a in it:
+        if a == "--mode":
+            mode = next(it, None)
+        elif a.startswith("--mode="):
+            mode = a.split("=", 1)[1]
+        elif a == "--pinned-by-suppression":
+            with open(next(it), encoding="utf-8") as fh:
+                for line in fh.read().splitlines():
+                    path, _, number = line.rpartition(":")
+                    if path:
+                        PINNED.add((path, int(number)))
+        else:
+            args.append(a)
+    if mode not in ("unsafe", "default") or len(args) != 2:
+        sys.stderr.write("usage: fix_semantics.py ORIGINAL_DIR FIXED_DIR [--mode unsafe|default] "
+                         "[--pinned-by-suppression FILE] | --self-test\n")
+        return 2
+    report = check_trees(args[0], args[1], mode)
+    print(json.dumps(report, indent=1, ensure_ascii=False))
+    return 1 if report["mismatches"] or report["new_rule_mismatches"] or report["syntax_errors"] else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))
