@@ -10,7 +10,9 @@ use super::layout::{self, Style};
 use super::safety::{ExprFacts, not_json_serializable};
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
 use crate::contract::{Rules, ToolResultDict, tool_result_dict};
+use crate::diagnostics::Code;
 use crate::semantic::FileContext;
+use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
@@ -57,6 +59,8 @@ struct Ctx<'s> {
     src: &'s str,
     /// The code around the dict, parsed whole on demand.
     file: &'s FileContext<'s>,
+    /// What counts as a violation in this project.
+    rules: &'s Rules,
     lines: layout::Lines<'s>,
     offset: usize,
     style: &'s Style,
@@ -189,6 +193,7 @@ pub fn plan_dict(
     let ctx = Ctx {
         src,
         file,
+        rules: &options.rules,
         lines: layout::Lines::new(src, index),
         offset,
         style: &options.style,
@@ -270,6 +275,13 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     }
 
     fn plan(self) -> Remedy {
+        let shapes = self.shapes();
+        if shapes.is_empty() {
+            return Remedy::Manual(
+                "every layout of the fix would move a suppression comment away from code on its line that it silences"
+                    .into(),
+            );
+        }
         let mut reasons = Vec::new();
         if let Err(manual) = self.check_order(&mut reasons) {
             return Remedy::Manual(manual);
@@ -279,7 +291,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         self.check_target(&mut reasons);
         let text = self.augmentation();
         let augment_edits: Vec<Edit> = text.iter().map(|a| a.edit.clone()).collect();
-        let edits = if self.ctx.with_edits { self.edits(&augment_edits) } else { Vec::new() };
+        let edits = if self.ctx.with_edits { self.edits(&shapes, &augment_edits) } else { Vec::new() };
         let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
         let moves = self.entries.iter().filter(|e| e.moved).map(|e| e.label.clone()).collect();
         let text = match text {
@@ -383,12 +395,23 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     fn check_target(&self, reasons: &mut Vec<String>) {
         match &self.target {
             Target::Splat { value } => {
-                if unparenthesize(*value).kind() != "list_comprehension" {
-                    let text = one_line(self.ctx.text(*value));
-                    let splat = splat_text(&text, *value);
-                    reasons.push(format!(
+                let inner = unparenthesize(*value);
+                let text = one_line(self.ctx.text(*value));
+                let splat = splat_text(&text, *value);
+                match inner.kind() {
+                    "list_comprehension" => {}
+                    "identifier" => {
+                        if let Err(why) =
+                            self.ctx.file.content_is_fresh_list(self.ctx.range(inner), self.dict_range.clone())
+                        {
+                            reasons.push(format!(
+                                "content is `{text}`, not a list literal: `[{splat}, ...]` keeps the same blocks only if it is a list that nothing changes after the result is built, and {why}"
+                            ));
+                        }
+                    }
+                    _ => reasons.push(format!(
                         "content is `{text}`, not a list literal: `[{splat}, ...]` keeps the same blocks only if it is a list"
-                    ));
+                    )),
                 }
             }
             Target::Merge { json, .. } => {
@@ -544,11 +567,13 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         Ok(())
     }
 
-    // ----- edits --------------------------------------------------------
+    // ----- layout -------------------------------------------------------
 
-    /// The fix's edits in the first shape whose new lines fit the line
-    /// length.
-    fn edits(&self, augment: &[Edit]) -> Vec<Edit> {
+    /// The layouts the fix may take, most compact first: those that keep
+    /// the moved entries' comments on lines of their own when they need
+    /// them, and that split no line carrying a suppression comment away
+    /// from code before it on that line (it would no longer silence it).
+    fn shapes(&self) -> Vec<Shape> {
         let src = self.ctx.src;
         let dict_single = !layout::is_multiline(src, &self.dict_range);
         let list_single = match &self.target {
@@ -566,6 +591,63 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             shapes.retain(|s| s.json_multiline);
         }
         shapes.dedup();
+        let silenced = self.silenced_positions();
+        if !silenced.is_empty() {
+            shapes.retain(|&shape| !self.splits_a_suppressed_line(&self.edits_for(shape, &[]), &silenced));
+        }
+        shapes
+    }
+
+    /// Where code stands that a suppression comment later on its line
+    /// silences: the start of each silenced entry of this dict and of the
+    /// tool results inside it (or of its dict, for a comment on the dict's
+    /// line). Looked for only when some line of the dict has a comment.
+    fn silenced_positions(&self) -> Vec<usize> {
+        let src = self.ctx.src;
+        if !src[self.dict_range.clone()].contains('#')
+            && !src[self.dict_range.end..self.ctx.lines.line_end(self.dict_range.end)].contains('#')
+        {
+            return Vec::new();
+        }
+        let piece_src = self.ctx.piece_src();
+        let mut positions = Vec::new();
+        crate::syntax::for_each_node(self.dict_node, |node| {
+            let Some(dict) = (node.kind() == "dictionary")
+                .then(|| tool_result_dict(node, piece_src, self.ctx.offset, self.ctx.rules))
+                .flatten()
+            else {
+                return;
+            };
+            for entry in dict.entries.iter().filter(|e| e.breaks.is_some() && e.violation().is_none()) {
+                let code = entry.breaks.expect("filtered");
+                let on_entry_line = line_suppression(src, entry.range.start).covers(code);
+                positions.push(if on_entry_line { entry.range.start } else { dict.range.start });
+            }
+        });
+        positions
+    }
+
+    /// Whether an edit parts silenced code from the comment later on its
+    /// line that silences it: by breaking the line between them, or by
+    /// taking the code (inside a moved entry) away and leaving the comment.
+    fn splits_a_suppressed_line(&self, edits: &[Edit], silenced: &[usize]) -> bool {
+        let (src, lines) = (self.ctx.src, &self.ctx.lines);
+        edits.iter().any(|e| {
+            let same_line = |pos: usize| pos < e.range.end && lines.line_start(pos) == lines.line_start(e.range.end);
+            let breaks_line = e.replacement.contains(['\n', '\r']);
+            let takes_code = |pos: usize| {
+                e.range.start <= pos && Code::ALL.iter().any(|&c| line_suppression(src, e.range.end).covers(c))
+            };
+            silenced.iter().any(|&pos| same_line(pos) && (breaks_line || takes_code(pos)))
+        })
+    }
+
+    // ----- edits --------------------------------------------------------
+
+    /// The fix's edits in the first of `shapes` whose new lines fit the
+    /// line length.
+    fn edits(&self, shapes: &[Shape], augment: &[Edit]) -> Vec<Edit> {
+        let src = self.ctx.src;
         // The dict's lines, but no further than a few line lengths either
         // side: a line reaching past that is too long whatever the shape,
         // and many dicts on one huge line must not each copy all of it.

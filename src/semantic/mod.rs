@@ -8,6 +8,8 @@
 //! (`@mcp.tool`, a plain function) is not, and what cannot be told is
 //! treated as "not": unknown makes a fix unsafe, never wrong.
 
+pub mod scope;
+
 use std::cell::OnceCell;
 use std::ops::Range;
 
@@ -15,6 +17,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::syntax;
 use crate::syntax::tree::unparenthesize;
+use scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 
 /// Decorator spellings that make a function a Strands tool.
 pub const TOOL_DECORATORS: [&str; 3] = ["tool", "strands.tool", "strands.tools.tool"];
@@ -23,6 +26,7 @@ pub const TOOL_DECORATORS: [&str; 3] = ["tool", "strands.tool", "strands.tools.t
 pub struct FileContext<'s> {
     src: &'s str,
     tree: OnceCell<Tree>,
+    model: OnceCell<SemanticModel>,
 }
 
 impl<'s> FileContext<'s> {
@@ -33,11 +37,110 @@ impl<'s> FileContext<'s> {
         if let Some(tree) = tree {
             let _ = cell.set(tree);
         }
-        FileContext { src, tree: cell }
+        FileContext { src, tree: cell, model: OnceCell::new() }
     }
 
     fn tree(&self) -> &Tree {
         self.tree.get_or_init(|| syntax::parse(self.src))
+    }
+
+    fn model(&self) -> &SemanticModel {
+        self.model.get_or_init(|| SemanticModel::build(self.tree().root_node(), self.src))
+    }
+
+    /// Whether the content name at `name` (file bytes), in the tool-result
+    /// dict at `dict`, is provably a fresh list that nothing changes or sees
+    /// after the dict is built, so that `[*name, {"json": ...}]` holds the
+    /// same blocks: every binding of it in the function building the result
+    /// is a list display, a list comprehension or `list(...)`, or adds a list
+    /// display with `+=`; before the dict it is only grown with `append`,
+    /// `extend`, `insert` or `+=`, measured with `len()`, iterated or tested;
+    /// after the dict, in a nested scope, or around a loop it is not used.
+    /// `Err` says why not.
+    pub fn content_is_fresh_list(&self, name: Range<usize>, dict: Range<usize>) -> Result<(), String> {
+        let src = self.src;
+        let model = self.model();
+        let text = &src[name.clone()];
+        let line = |at: usize| src[..at].matches('\n').count() + 1;
+        let here = model.scope_at(name.start);
+        let (scope, bindings) = match model.resolve(text, here) {
+            Resolution::Bindings { scope, bindings } => (scope, bindings),
+            Resolution::Builtin => return Err(format!("`{text}` is not bound in this module")),
+            Resolution::Unknown => return Err(format!("`{text}` may come from a star import")),
+        };
+        if scope != model.scope_at(dict.start) || model.scopes[scope].kind == ScopeKind::Module {
+            return Err(format!("`{text}` is not a local of the function that builds the result"));
+        }
+        let root = self.tree().root_node();
+        let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
+        for &b in &bindings {
+            let binding = &model.bindings[b];
+            let fresh = binding.value.as_ref().and_then(node_at).is_some_and(|v| match binding.kind {
+                BindingKind::Assignment => self.is_fresh_list(v, here),
+                BindingKind::AugmentedAssignment => {
+                    let plus = v.prev_sibling().is_some_and(|op| &src[op.byte_range()] == "+=");
+                    plus && matches!(unparenthesize(v).kind(), "list" | "list_comprehension")
+                }
+                _ => false,
+            });
+            if !fresh {
+                return Err(format!(
+                    "`{text}` is also bound at line {} to something that may not be a fresh list",
+                    line(binding.at.start)
+                ));
+            }
+        }
+        // No loop between the dict and the function: a use earlier in the
+        // loop body runs after the previous result was built.
+        let dict_node = node_at(&dict).ok_or("the dict is not in the tree")?;
+        let mut up = dict_node.parent();
+        while let Some(n) = up.filter(|n| {
+            n.start_byte() >= model.scopes[scope].range.start && n.byte_range() != model.scopes[scope].range
+        }) {
+            if matches!(n.kind(), "for_statement" | "while_statement") {
+                return Err(format!("the result is built in a loop, where `{text}` may change after it"));
+            }
+            up = n.parent();
+        }
+        for reference in model.references_to(scope, text) {
+            if reference.at == name {
+                continue;
+            }
+            let at = line(reference.at.start);
+            if reference.scope != scope {
+                return Err(format!("`{text}` is used in a nested scope at line {at}"));
+            }
+            if reference.at.start >= dict.end {
+                return Err(format!(
+                    "`{text}` is used at line {at}, after the result is built: the result would no longer share that list"
+                ));
+            }
+            let node = node_at(&reference.at).ok_or("a reference is not in the tree")?;
+            // Inside the dict, the entries moved after the content list
+            // run after `[*name, ...]` copied it: only reads may stand there.
+            let inside = reference.at.start >= dict.start;
+            if inside && !is_len_argument(node, src) {
+                return Err(format!("`{text}` is used inside the result at line {at} in a way that may change it"));
+            }
+            if !harmless_use(node, src) {
+                return Err(format!("`{text}` is passed on or changed at line {at} in a way toolshape cannot follow"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A list display, a list comprehension, or a call of the builtin `list`.
+    fn is_fresh_list(&self, value: Node<'_>, scope: usize) -> bool {
+        let value = unparenthesize(value);
+        match value.kind() {
+            "list" | "list_comprehension" => true,
+            "call" => value.child_by_field_name("function").is_some_and(|f| {
+                f.kind() == "identifier"
+                    && &self.src[f.byte_range()] == "list"
+                    && self.model().resolve("list", scope) == Resolution::Builtin
+            }),
+            _ => false,
+        }
     }
 
     /// Whether the dict display at `dict` (file bytes) is the value of a
@@ -51,6 +154,52 @@ impl<'s> FileContext<'s> {
         }
         returned_by_strands_tool(node, self.src)
     }
+}
+
+/// A use of a list name that neither lets the list escape nor changes it
+/// into something else: the receiver of `.append`, `.extend` or `.insert`
+/// called at once, the target of `+=` (its value is a binding, checked
+/// apart), the argument of `len`, a `for` loop's iterable, or a condition.
+fn harmless_use(node: Node<'_>, src: &str) -> bool {
+    let mut expr = node;
+    while let Some(p) = expr.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        expr = p;
+    }
+    let Some(parent) = expr.parent() else { return false };
+    let field_of = |p: Node<'_>, f: &str| p.child_by_field_name(f) == Some(expr);
+    match parent.kind() {
+        "attribute" if field_of(parent, "object") => {
+            let method = parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]);
+            let called = parent
+                .parent()
+                .is_some_and(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(parent));
+            called && matches!(method, Some("append" | "extend" | "insert"))
+        }
+        "augmented_assignment" => field_of(parent, "left"),
+        "argument_list" => is_len_argument(node, src),
+        "for_statement" => field_of(parent, "right"),
+        "if_statement" | "elif_clause" | "while_statement" => field_of(parent, "condition"),
+        "not_operator" => {
+            parent.parent().is_some_and(|g| matches!(g.kind(), "if_statement" | "elif_clause" | "while_statement"))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `node` is the one argument of a call of `len`.
+fn is_len_argument(node: Node<'_>, src: &str) -> bool {
+    let mut expr = node;
+    while let Some(p) = expr.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        expr = p;
+    }
+    expr.parent().is_some_and(|args| {
+        args.kind() == "argument_list"
+            && args.named_child_count() == 1
+            && args
+                .parent()
+                .and_then(|call| call.child_by_field_name("function"))
+                .is_some_and(|f| &src[f.byte_range()] == "len")
+    })
 }
 
 /// [`FileContext::returned_by_strands_tool`] for a node of a whole-file tree.
