@@ -45,13 +45,24 @@ fn violations(src: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
     if pieces.is_empty() {
         return Vec::new();
     }
-    if !contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating()) {
+    let mut findings = literal_violations(src, &pieces, rules);
+    let semantic = rules::semantic_findings(src, &pieces, rules);
+    if !semantic.is_empty() {
+        findings.extend(semantic);
+        findings.sort_by_key(|f| (f.entry.start, f.code));
+    }
+    findings
+}
+
+/// The TS001/TS002 findings of the parsed `pieces`, sorted by position.
+fn literal_violations(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules) -> Vec<Finding> {
+    if !contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating()) {
         return Vec::new();
     }
     let index = LineIndex::new(src);
     // Only each fix's verdict is reported: no layout, no edits.
     let options = fix::PlanOptions::verdicts_only(rules.clone());
-    let mut findings: Vec<Finding> = fix::plan_source(src, &pieces, &options)
+    let mut findings: Vec<Finding> = fix::plan_source(src, pieces, &options)
         .iter()
         .flat_map(|plan| {
             let fixable = plan.applicability();
@@ -66,7 +77,9 @@ fn violations(src: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
 /// findings are built), so that fixing can start from them.
 pub fn violating_pieces(src: &str, scope: ParseScope, rules: &Rules) -> Option<Vec<syntax::ParsedPiece>> {
     let pieces = syntax::parse_pieces(src, scope);
-    contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating()).then_some(pieces)
+    let violating = contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating())
+        || !rules::semantic_findings(src, &pieces, rules).is_empty();
+    violating.then_some(pieces)
 }
 
 /// What checking one file gave.

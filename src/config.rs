@@ -485,7 +485,7 @@ mod tests {
         assert!(unknown.contains("unknown field `selct`") && unknown.contains("`select`"), "{unknown}");
         assert!(unknown.contains("line 2"), "{unknown}");
         let code = parse("select = ['TS009']\n", false).unwrap_err();
-        assert!(code.contains("TS009") && code.contains("TS001, TS002, TS100"), "{code}");
+        assert!(code.contains("TS009") && code.contains("TS001, TS002, TS003, TS004, TS100"), "{code}");
         let augment = parse("augment-text = 'always'\n", false).unwrap_err();
         assert!(augment.contains("`safe`") && augment.contains("`never`"), "{augment}");
         let length = parse("line-length = 0\n", false).unwrap_err();

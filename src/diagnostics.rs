@@ -16,6 +16,10 @@ pub enum Code {
     ExtraKey,
     /// TS002: a top-level `**` spread.
     Spread,
+    /// TS003: an extra keyword passed through a result builder.
+    BuilderCall,
+    /// TS004: a key added to a result name after it is built.
+    LaterWrite,
     /// TS100: a suppression comment that silences nothing (reported only
     /// with `--report-unused-ignores`).
     UnusedIgnore,
@@ -23,12 +27,14 @@ pub enum Code {
 
 impl Code {
     /// Every rule, in code order.
-    pub const ALL: [Code; 3] = [Code::ExtraKey, Code::Spread, Code::UnusedIgnore];
+    pub const ALL: [Code; 5] = [Code::ExtraKey, Code::Spread, Code::BuilderCall, Code::LaterWrite, Code::UnusedIgnore];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Code::ExtraKey => "TS001",
             Code::Spread => "TS002",
+            Code::BuilderCall => "TS003",
+            Code::LaterWrite => "TS004",
             Code::UnusedIgnore => "TS100",
         }
     }
@@ -89,6 +95,36 @@ pub struct Finding {
     pub dict_span: Span,
     /// Whether `toolshape fix` can repair it (`None`: manual repair).
     pub fixable: Option<Applicability>,
+    /// How the dropped key reaches the result.
+    pub origin: Origin,
+    /// The source text of a computed key or a mapping, for a dynamic
+    /// [`Code::BuilderCall`] or [`Code::LaterWrite`].
+    pub expression: Option<String>,
+    /// The builder a [`Code::BuilderCall`] passes the keyword through.
+    pub builder: Option<BuilderRef>,
+}
+
+/// How a dropped key reaches a tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// An entry of the result's own dict display.
+    #[default]
+    Literal,
+    /// A keyword of a call of a result builder.
+    BuilderCall,
+    /// A write to a result name after it is built.
+    LaterWrite,
+}
+
+/// Where a result builder is defined.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BuilderRef {
+    pub name: String,
+    /// The builder's file, as the project walk spelled it.
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
 }
 
 /// Replace `range` of the source with `replacement`.

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::diagnostics::Applicability;
-use crate::diagnostics::{Code, Finding, Span};
+use crate::diagnostics::{BuilderRef, Code, Finding, Origin, Span};
 use crate::rules::{self, REGISTRY};
 
 /// An output format for findings.
@@ -80,6 +80,9 @@ struct JsonFinding<'a> {
     dict: JsonSpan,
     /// `"safe"`, `"unsafe"`, or null when only a person can fix it.
     fixable: Option<&'static str>,
+    origin: Origin,
+    expression: Option<&'a str>,
+    builder: Option<&'a BuilderRef>,
 }
 
 /// Renders one finding as a JSON object on one line.
@@ -96,6 +99,9 @@ pub fn json_finding(path: &Path, f: &Finding) -> String {
         spread: f.spread.as_deref(),
         dict: f.dict_span.into(),
         fixable: f.fixable.map(Applicability::as_str),
+        origin: f.origin,
+        expression: f.expression.as_deref(),
+        builder: f.builder.as_ref(),
     };
     serde_json::to_string(&record).expect("findings always serialize")
 }

@@ -140,7 +140,7 @@ fn unsafe_fixes_and_line_length_come_from_configuration_and_flags_win() {
 fn configuration_errors_name_the_file_the_key_and_what_is_allowed() {
     let cases: [(&str, &str, &[&str]); 5] = [
         ("pyproject.toml", "[tool.toolshape]\nselct = [\"TS001\"]\n", &["unknown field `selct`", "`select`", "line 2"]),
-        ("toolshape.toml", "select = [\"TS009\"]\n", &["TS009", "TS001, TS002, TS100"]),
+        ("toolshape.toml", "select = [\"TS009\"]\n", &["TS009", "TS001, TS002, TS003, TS004, TS100"]),
         ("toolshape.toml", "augment-text = \"always\"\n", &["always", "`safe`", "`never`"]),
         ("toolshape.toml", "line-length = 0\n", &["line-length", "from 1 to 320"]),
         ("toolshape.toml", "unsafe-fixes = \"yes\"\n", &["unsafe-fixes", "bool"]),

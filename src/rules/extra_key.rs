@@ -3,7 +3,7 @@
 //! level of a tool result. The runtime drops it; the fix moves it into a
 //! `{"json": {...}}` content block.
 
-use super::Rule;
+use super::{Rule, quote_key};
 use crate::diagnostics::{Code, Finding};
 
 pub const RULE: Rule = Rule {
@@ -15,25 +15,6 @@ pub const RULE: Rule = Rule {
 
 fn message(f: &Finding) -> String {
     format!("extra top-level key {} in tool result — the runtime drops it", quote_key(f.key.as_deref().unwrap_or("")))
-}
-
-/// Renders a key the way Python's `repr` would, but with double quotes.
-fn quote_key(key: &str) -> String {
-    let mut out = String::with_capacity(key.len() + 2);
-    out.push('"');
-    for c in key.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

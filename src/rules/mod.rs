@@ -7,15 +7,18 @@
 //! findings is here ([`findings_for`]), and so is the detection of rules
 //! that are not about one dict (TS100, unused suppressions).
 
+mod builder_call;
 mod extra_key;
+mod later_write;
 mod spread;
 mod unused_ignore;
 
 pub use unused_ignore::unused_suppressions;
 
-use crate::contract::{EntryKind, ToolResultDict};
-use crate::diagnostics::{Code, Finding, Span};
-use crate::syntax::LineIndex;
+use crate::contract::{EntryKind, Rules, ToolResultDict};
+use crate::diagnostics::{Code, Finding, Origin, Span};
+use crate::semantic::scope::SemanticModel;
+use crate::syntax::{self, LineIndex, ParsedPiece};
 
 /// What a rule is, for people: its kebab-case name, a one-sentence
 /// description (SARIF's `fullDescription`, the README's table), and how a
@@ -28,7 +31,8 @@ pub struct Rule {
 }
 
 /// Every rule, in code order.
-pub const REGISTRY: [&Rule; 3] = [&extra_key::RULE, &spread::RULE, &unused_ignore::RULE];
+pub const REGISTRY: [&Rule; 5] =
+    [&extra_key::RULE, &spread::RULE, &builder_call::RULE, &later_write::RULE, &unused_ignore::RULE];
 
 /// The rule of `code`.
 pub fn rule(code: Code) -> &'static Rule {
@@ -62,9 +66,61 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
                 dict: dict.range.clone(),
                 dict_span,
                 fixable: None,
+                origin: Origin::Literal,
+                expression: None,
+                builder: None,
             }
         })
         .collect()
+}
+
+/// The findings of `src` that come from the code around its tool results
+/// rather than from one display (TS004), sorted by position. `pieces` are
+/// what the check parsed: the file is parsed whole only if a tool-result
+/// display may be bound to a name.
+pub fn semantic_findings(src: &str, pieces: &[ParsedPiece], rules: &Rules) -> Vec<Finding> {
+    if !rules.enabled(Code::LaterWrite) || !later_write::may_bind_result(src, pieces) {
+        return Vec::new();
+    }
+    let whole = match pieces {
+        [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => None,
+        _ => Some(syntax::parse(src)),
+    };
+    let tree = whole.as_ref().unwrap_or_else(|| &pieces[0].tree);
+    let model = SemanticModel::build(tree.root_node(), src);
+    let mut findings = later_write::findings(src, tree, &model, rules, &LineIndex::new(src));
+    findings.sort_by_key(|f| (f.entry.start, f.code));
+    findings
+}
+
+/// Why a finding of a rule without a fix is left for a person.
+pub fn no_fix_yet(code: Code) -> &'static str {
+    match code {
+        Code::LaterWrite => "toolshape does not rewrite later writes yet: put the key into the result's json block",
+        Code::BuilderCall => {
+            "toolshape does not rewrite result builders yet: have the builder put its keywords into a json block"
+        }
+        _ => "no fix",
+    }
+}
+
+/// Renders a key the way Python's `repr` would, but with double quotes.
+fn quote_key(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 2);
+    out.push('"');
+    for c in key.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Collapses a multi-line source excerpt into one line for messages.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::Rule;
 use crate::contract::{self, Rules};
-use crate::diagnostics::{Code, Finding, Span};
+use crate::diagnostics::{Code, Finding, Origin, Span};
 use crate::suppress::{Suppression, in_line_tail, line_suppression};
 use crate::syntax::{self, LineIndex};
 
@@ -119,6 +119,9 @@ pub fn unused_suppressions(src: &str, rules: &Rules) -> Vec<Finding> {
             dict: range,
             dict_span: span,
             fixable: None,
+            origin: Origin::Literal,
+            expression: None,
+            builder: None,
         });
     });
     findings

@@ -8,6 +8,7 @@
 //! (`@mcp.tool`, a plain function) is not, and what cannot be told is
 //! treated as "not": unknown makes a fix unsafe, never wrong.
 
+pub mod results;
 pub mod scope;
 
 use std::cell::OnceCell;
@@ -75,6 +76,15 @@ impl<'s> FileContext<'s> {
         let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
         for &b in &bindings {
             let binding = &model.bindings[b];
+            // `alias = name = [...]` binds the same list to another name.
+            let chained = node_at(&binding.at).and_then(|n| n.parent()).is_some_and(|a| {
+                a.kind() == "assignment"
+                    && (a.parent().is_some_and(|p| p.kind() == "assignment")
+                        || a.child_by_field_name("right").is_some_and(|r| r.kind() == "assignment"))
+            });
+            if chained {
+                return Err(format!("`{text}` is bound at line {} together with another name", line(binding.at.start)));
+            }
             let fresh = binding.value.as_ref().and_then(node_at).is_some_and(|v| match binding.kind {
                 BindingKind::Assignment => self.is_fresh_list(v, here),
                 BindingKind::AugmentedAssignment => {
@@ -93,6 +103,11 @@ impl<'s> FileContext<'s> {
         // No loop between the dict and the function: a use earlier in the
         // loop body runs after the previous result was built.
         let dict_node = node_at(&dict).ok_or("the dict is not in the tree")?;
+        let mut statement = dict_node;
+        while let Some(p) = statement.parent().filter(|p| !matches!(p.kind(), "block" | "module")) {
+            statement = p;
+        }
+        let statement = statement.byte_range();
         let mut up = dict_node.parent();
         while let Some(n) = up.filter(|n| {
             n.start_byte() >= model.scopes[scope].range.start && n.byte_range() != model.scopes[scope].range
@@ -118,11 +133,13 @@ impl<'s> FileContext<'s> {
             let node = node_at(&reference.at).ok_or("a reference is not in the tree")?;
             // Inside the dict, the entries moved after the content list
             // run after `[*name, ...]` copied it: only reads may stand there.
-            let inside = reference.at.start >= dict.start;
-            if inside && !is_len_argument(node, src) {
+            // So in the rest of the dict's statement, which may run after
+            // the dict (`t[name.append(x)] = {...}`, `a if {...} else b`).
+            let inside = reference.at.start >= statement.start;
+            if inside && !is_len_argument(node, src, model, scope) {
                 return Err(format!("`{text}` is used inside the result at line {at} in a way that may change it"));
             }
-            if !harmless_use(node, src) {
+            if !harmless_use(node, src, model, scope) {
                 return Err(format!("`{text}` is passed on or changed at line {at} in a way toolshape cannot follow"));
             }
         }
@@ -160,7 +177,7 @@ impl<'s> FileContext<'s> {
 /// into something else: the receiver of `.append`, `.extend` or `.insert`
 /// called at once, the target of `+=` (its value is a binding, checked
 /// apart), the argument of `len`, a `for` loop's iterable, or a condition.
-fn harmless_use(node: Node<'_>, src: &str) -> bool {
+fn harmless_use(node: Node<'_>, src: &str, model: &SemanticModel, scope: usize) -> bool {
     let mut expr = node;
     while let Some(p) = expr.parent().filter(|p| p.kind() == "parenthesized_expression") {
         expr = p;
@@ -176,7 +193,7 @@ fn harmless_use(node: Node<'_>, src: &str) -> bool {
             called && matches!(method, Some("append" | "extend" | "insert"))
         }
         "augmented_assignment" => field_of(parent, "left"),
-        "argument_list" => is_len_argument(node, src),
+        "argument_list" => is_len_argument(node, src, model, scope),
         "for_statement" => field_of(parent, "right"),
         "if_statement" | "elif_clause" | "while_statement" => field_of(parent, "condition"),
         "not_operator" => {
@@ -186,8 +203,11 @@ fn harmless_use(node: Node<'_>, src: &str) -> bool {
     }
 }
 
-/// Whether `node` is the one argument of a call of `len`.
-fn is_len_argument(node: Node<'_>, src: &str) -> bool {
+/// Whether `node` is the one argument of a call of the builtin `len`.
+fn is_len_argument(node: Node<'_>, src: &str, model: &SemanticModel, scope: usize) -> bool {
+    if model.resolve("len", scope) != Resolution::Builtin {
+        return false;
+    }
     let mut expr = node;
     while let Some(p) = expr.parent().filter(|p| p.kind() == "parenthesized_expression") {
         expr = p;

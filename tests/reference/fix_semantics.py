@@ -29,7 +29,12 @@ classed by the reference (see `classify`):
     a non-empty json block; side effects (calls, await, yield, walrus - not
     in lambda bodies) running in another order; a moved value that is a
     set, bytes, lambda or generator (also inside list/tuple/dict displays);
-    content that is not a list literal (a list comprehension is fine);
+    content that is not a list literal (a list comprehension is fine; so is
+    a name, see `fresh_list_problem`, bound only to fresh lists - displays,
+    comprehensions, builtin list() calls, `+= [...]` - by the innermost
+    function containing the dict, not in a loop there, and read elsewhere
+    only before the dict to grow or test it: .append/.extend/.insert, len(),
+    `for _ in N`, `if N` / `if not N` / while; inside the dict only len(N));
   * SAFE otherwise.
 
 For every file of the same relative path:
@@ -208,6 +213,319 @@ def seg(node, source, limit=160):
 
 
 # ----------------------------------------------------------------------------
+# name resolution, for content that is a plain name
+
+
+BUILTIN = "builtin"
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+GROWERS = {"append", "extend", "insert"}
+
+
+class Scope:
+    __slots__ = ("node", "kind", "parent", "bound", "globals", "nonlocals", "star")
+
+    def __init__(self, node, kind, parent):
+        self.node, self.kind, self.parent = node, kind, parent
+        self.bound = set()  # names bound here (before global/nonlocal are taken out)
+        self.globals = set()
+        self.nonlocals = set()
+        self.star = False  # a star import (module level)
+
+    def local(self, name):
+        return name in self.bound and name not in self.globals and name not in self.nonlocals
+
+
+class Scopes:
+    """Python's scoping of one module, flow-insensitively: which scope
+    evaluates every node, every binding of a name (with its kind) and every
+    read, each resolved to the variable it binds or reads: (scope, name), or
+    BUILTIN for a name no scope binds."""
+
+    def __init__(self, tree, parents):
+        self.parents = parents
+        self.scope_of = {}  # id(node) -> Scope that evaluates it
+        self.raw_bindings = []  # (Scope, name, kind, node, value)
+        self.raw_uses = []  # (Scope, name, node)
+        self.module = Scope(tree, "module", None)
+        self.visit(tree, self.module)
+        for scope, name, _, _, _ in self.raw_bindings:
+            if scope.kind != "module" and name in scope.globals:
+                self.module.bound.add(name)  # `global name` then a binding
+        self.bindings = collections.defaultdict(list)  # variable -> [(Scope, kind, node, value)]
+        self.uses = collections.defaultdict(list)  # variable -> [(Scope, node)]
+        for scope, name, kind, node, value in self.raw_bindings:
+            self.bindings[self.owner(scope, name)].append((scope, kind, node, value))
+        for scope, name, node in self.raw_uses:
+            self.uses[self.resolve(scope, name)].append((scope, node))
+
+    # -- recording
+
+    def bind(self, scope, name, kind, node, value=None):
+        if kind == "a walrus":  # binds in the nearest non-comprehension scope
+            while scope.kind == "comprehension":
+                scope = scope.parent
+        scope.bound.add(name)
+        self.raw_bindings.append((scope, name, kind, node, value))
+
+    def visit_all(self, nodes, scope):
+        for n in nodes:
+            if n is not None:
+                self.visit(n, scope)
+
+    def bind_args(self, args, scope, node):
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            self.bind(scope, a.arg, "a parameter", a)
+        if args.vararg is not None:
+            self.bind(scope, args.vararg.arg, "a *parameter", args.vararg)
+        if args.kwarg is not None:
+            self.bind(scope, args.kwarg.arg, "a **parameter", args.kwarg)
+
+    def arg_annotations(self, args):
+        every = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+        return [a.annotation for a in every if a is not None and a.annotation is not None]
+
+    def visit(self, node, scope):
+        self.scope_of[id(node)] = scope
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.visit_all(node.decorator_list, scope)
+            self.visit_all(node.args.defaults + node.args.kw_defaults, scope)
+            self.visit_all(self.arg_annotations(node.args) + [node.returns], scope)
+            self.bind(scope, node.name, "a def", node)
+            inner = Scope(node, "function", scope)
+            self.bind_args(node.args, inner, node)
+            self.visit_all(node.body, inner)
+        elif isinstance(node, ast.Lambda):
+            self.visit_all(node.args.defaults + node.args.kw_defaults, scope)
+            inner = Scope(node, "lambda", scope)
+            self.bind_args(node.args, inner, node)
+            self.visit(node.body, inner)
+        elif isinstance(node, ast.ClassDef):
+            self.visit_all(node.decorator_list + node.bases + node.keywords, scope)
+            self.bind(scope, node.name, "a class", node)
+            self.visit_all(node.body, Scope(node, "class", scope))
+        elif isinstance(node, COMPREHENSIONS):
+            gens = node.generators
+            self.visit(gens[0].iter, scope)
+            inner = Scope(node, "comprehension", scope)
+            for i, g in enumerate(gens):
+                self.scope_of[id(g)] = inner
+                self.visit(g.target, inner)
+                if i:
+                    self.visit(g.iter, inner)
+                self.visit_all(g.ifs, inner)
+            if isinstance(node, ast.DictComp):
+                self.visit_all([node.key, node.value], inner)
+            else:
+                self.visit(node.elt, inner)
+        elif isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                self.raw_uses.append((scope, node.id, node))
+            elif isinstance(node.ctx, ast.Del):
+                self.bind(scope, node.id, "a del", node)
+            else:
+                self.bind(scope, node.id, "a %s target" % type(self.parents.get(id(node))).__name__, node)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    self.scope_of[id(t)] = scope
+                    self.bind(scope, t.id, "an assignment", t, node.value)
+                else:
+                    self.visit(t, scope)
+            self.visit(node.value, scope)
+        elif isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name):
+                self.scope_of[id(node.target)] = scope
+                if node.value is not None:
+                    self.bind(scope, node.target.id, "an assignment", node.target, node.value)
+                else:
+                    self.bind(scope, node.target.id, "an annotation without a value", node.target)
+            else:
+                self.visit(node.target, scope)
+            self.visit_all([node.annotation, node.value], scope)
+        elif isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Name):
+                self.scope_of[id(node.target)] = scope
+                grows = isinstance(node.op, ast.Add) and isinstance(node.value, (ast.List, ast.ListComp))
+                kind = "a += of a list" if grows else "an augmented assignment (%s)" % type(node.op).__name__
+                self.bind(scope, node.target.id, kind, node.target, node.value)
+                self.raw_uses.append((scope, node.target.id, node.target))
+            else:
+                self.visit(node.target, scope)
+            self.visit(node.value, scope)
+        elif isinstance(node, ast.NamedExpr):
+            self.scope_of[id(node.target)] = scope
+            self.bind(scope, node.target.id, "a walrus", node.target)
+            self.visit(node.value, scope)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                if a.name == "*":
+                    scope.star = True
+                else:
+                    self.bind(scope, a.asname or a.name.split(".")[0], "an import", node)
+        elif isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+        else:
+            if isinstance(node, ast.ExceptHandler) and node.name:
+                self.bind(scope, node.name, "an except target", node)
+            for field in ("name", "rest"):  # match captures
+                if isinstance(node, (ast.MatchAs, ast.MatchStar, ast.MatchMapping)) and getattr(node, field, None):
+                    self.bind(scope, getattr(node, field), "a match capture", node)
+            if type(node).__name__ in ("TypeAlias", "TypeVar", "ParamSpec", "TypeVarTuple"):
+                name = node.name.id if isinstance(node.name, ast.Name) else node.name
+                self.bind(scope, name, "a type parameter or alias", node)
+                if isinstance(node.name, ast.Name):
+                    self.scope_of[id(node.name)] = scope
+                for child in ast.iter_child_nodes(node):
+                    if child is not node.name:
+                        self.visit(child, scope)
+                return
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, scope)
+
+    # -- resolution
+
+    def free(self, scope, name):
+        """The variable a name read in a scope nested in `scope` resolves to."""
+        while scope is not None:
+            if scope.kind == "module":
+                return (scope, name) if name in scope.bound or scope.star else BUILTIN
+            if scope.kind != "class":
+                if name in scope.globals:
+                    return self.global_var(name)
+                if scope.local(name):
+                    return (scope, name)
+            scope = scope.parent
+        return BUILTIN
+
+    def global_var(self, name):
+        m = self.module
+        return (m, name) if name in m.bound or m.star else BUILTIN
+
+    def resolve(self, scope, name):
+        """The variable `name` read in `scope` resolves to."""
+        if scope.kind == "module":
+            return self.global_var(name)
+        if name in scope.globals:
+            return self.global_var(name)
+        if name in scope.nonlocals:
+            return self.free(scope.parent, name)
+        if scope.local(name):
+            return (scope, name)
+        if scope.kind == "class":
+            # neither a class-local nor a name of an enclosing function: a
+            # global (or builtin)
+            return self.free(scope.parent, name)
+        return self.free(scope.parent, name)
+
+    def owner(self, scope, name):
+        """The variable a binding of `name` in `scope` binds."""
+        if scope.kind == "module" or name in scope.globals:
+            return (self.module, name)
+        if name in scope.nonlocals:
+            v = self.free(scope.parent, name)
+            return v if v is not BUILTIN else (self.module, name)
+        return (scope, name)
+
+
+def is_builtin_call(call, name, scopes):
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name
+            and scopes.resolve(scopes.scope_of[id(call.func)], name) is BUILTIN)
+
+
+def is_len_of(node, parents, scopes):
+    call = parents.get(id(node))
+    return (is_builtin_call(call, "len", scopes) and len(call.args) == 1 and call.args[0] is node
+            and not call.keywords)
+
+
+def fresh_value(value, scopes):
+    return isinstance(value, (ast.List, ast.ListComp)) or is_builtin_call(value, "list", scopes)
+
+
+def fresh_list_problem(d, name, ctx):
+    """None when the name `name`, d's content, provably holds a list only
+    this function touches, only grown before `d` (so `[*name, json]` builds
+    the same blocks); else why not."""
+    scopes, parents = ctx.scopes, ctx.parents
+    here = scopes.scope_of[id(name)]
+    var = scopes.resolve(here, name.id)
+    if var is BUILTIN:
+        return "a name no scope binds"
+    owner = var[0]
+    if owner.kind == "module":
+        return "a module-level name" + (" (or from a star import)" if owner.star else "")
+    if owner.kind not in ("function", "lambda"):
+        return "a name of a %s scope" % owner.kind
+    # The innermost function containing the dict, as written: a dict in a
+    # nested def's default or decorator counts as inside that def.
+    p = parents.get(id(d))
+    while p is not None and not isinstance(p, FUNCTION_NODES):
+        p = parents.get(id(p))
+    if owner.node is not p:
+        return "a name of an enclosing function"
+    if here is not owner:
+        # A comprehension or class body inside the function builds the dict.
+        return "the dict is built in a nested scope (%s)" % here.kind
+    # Every binding of the variable (a nested scope's, through `nonlocal`,
+    # too) must give it a fresh list: rebinding never changes a list.
+    for scope, kind, node, value in scopes.bindings[var]:
+        if kind == "an assignment":
+            target_of = parents.get(id(node))
+            if isinstance(target_of, ast.Assign) and len(target_of.targets) > 1:
+                return "bound together with another name (line %d)" % node.lineno
+            if not fresh_value(value, scopes):
+                return "assigned a value that is not a fresh list (line %d)" % node.lineno
+        elif kind != "a += of a list":
+            return "bound by %s (line %d)" % (kind, getattr(node, "lineno", 0))
+    p = parents.get(id(d))
+    while p is not None and p is not owner.node:
+        if isinstance(p, LOOPS):
+            return "the dict is built in a loop (line %d)" % p.lineno
+        p = parents.get(id(p))
+    # Reads in the dict's own statement may run after the dict is built
+    # (`t[name.append(x)] = {...}`): they count as inside it.
+    statement = d
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parents.get(id(statement))
+    start = (statement.lineno, statement.col_offset) if statement is not None else (d.lineno, d.col_offset)
+    end = (d.end_lineno, d.end_col_offset)
+    for scope, node in scopes.uses[var]:
+        if node is name:
+            continue
+        at = (node.lineno, node.col_offset)
+        where = "line %d" % node.lineno
+        if scope is not owner:
+            return "read in a nested scope (%s)" % where
+        if at >= end:
+            return "used after the dict (%s)" % where
+        if at >= start:
+            if not is_len_of(node, parents, scopes):
+                return "used inside the dict or its statement other than by len() (%s)" % where
+            continue
+        parent = parents.get(id(node))
+        if is_len_of(node, parents, scopes):
+            continue
+        if isinstance(parent, ast.AugAssign) and parent.target is node:
+            continue
+        if (isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in GROWERS
+                and isinstance(parents.get(id(parent)), ast.Call) and parents[id(parent)].func is parent):
+            continue
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node:
+            continue
+        test = node
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            test, parent = parent, parents.get(id(parent))
+        if isinstance(parent, (ast.If, ast.While)) and parent.test is test:
+            continue
+        return "used before the dict in a way that may change or share the list (%s)" % where
+    return None
+
+
+# ----------------------------------------------------------------------------
 # the reference classification
 
 
@@ -260,6 +578,14 @@ class FileContext:
             self.starts.append(self.starts[-1] + len(ln) + 1)
         self._comments = None
         self._tokens = None
+        self.tree = tree
+        self._scopes = None
+
+    @property
+    def scopes(self):
+        if self._scopes is None:
+            self._scopes = Scopes(self.tree, self.parents)
+        return self._scopes
 
     @property
     def comments(self):
@@ -481,7 +807,11 @@ def classify_moved(d, ctx, moved):
         r = unserializable(d.values[i])
         if r:
             unsafe.append("a moved value is %s" % r)
-    if not isinstance(content, (ast.List, ast.ListComp)):
+    if isinstance(content, ast.Name):
+        why = fresh_list_problem(d, content, ctx)
+        if why is not None:
+            unsafe.append("content is not a list literal (Name: %s)" % why)
+    elif not isinstance(content, (ast.List, ast.ListComp)):
         unsafe.append("content is not a list literal (%s)" % type(content).__name__)
     if unsafe:
         return Info(d, "unsafe", list(dict.fromkeys(unsafe)), moved, content_idx)
@@ -909,6 +1239,71 @@ SELF_TEST_AUGMENTED = SELF_TEST_FIXED.replace(
     b'{"text": "Done."}', b'{"text": f"Done. (rows={rows}, frames={meta.frames})"}')
 
 
+# content that is a name: SAFE only for a fresh list of the function's own,
+# only grown before the dict (README, the content-name rule)
+NAME_ORIGINAL = b'''\
+def report(rows, meta):
+    blocks = [{"text": "Done."}]
+    if rows:
+        blocks.append({"text": "rows"})
+    out = {
+        "status": "success",
+        "content": blocks,
+        "rows": rows,
+    }
+    return out
+'''
+
+NAME_FIXED = NAME_ORIGINAL.replace(
+    b'        "content": blocks,\n        "rows": rows,\n',
+    b'        "content": [*blocks, {"json": {"rows": rows}}],\n')
+
+NAME_INIT = b'    blocks = [{"text": "Done."}]\n'
+NAME_VARIANTS = [
+    # (what, [(old, new) applied to both files], reason expected, or None if SAFE)
+    ("a list() call grown by +=", [(NAME_INIT, b"    blocks = list(meta)\n    blocks += [{\"text\": r} for r in rows]\n")],
+     None),
+    ("a parameter", [(b"(rows, meta):\n" + NAME_INIT, b"(rows, meta, blocks):\n")], "bound by a parameter"),
+    ("a module-level name", [(b"def report(rows, meta):\n" + NAME_INIT, NAME_INIT.lstrip() + b"\n\ndef report(rows, meta):\n")],
+     "a module-level name"),
+    ("a name of an enclosing function", [(b"    out = {", b"    out = (lambda: {"), (b"    }\n    return", b"    })()\n    return")],
+     "a name of an enclosing function"),
+    ("a list() that is not the builtin", [(b"(rows, meta):\n" + NAME_INIT, b"(rows, meta, list=tuple):\n    blocks = list(meta)\n")],
+     "not a fresh list"),
+    ("a += of something else", [(b"    out = {", b"    blocks += meta\n    out = {")], "augmented assignment"),
+    ("a list changed after the dict", [(b"    return out", b"    blocks.append(meta)\n    return out")], "used after the dict"),
+    ("a list passed on before the dict", [(b"    out = {", b"    register(blocks)\n    out = {")], "used before the dict"),
+    ("a list read by a closure", [(b"    out = {", b"    later = lambda: blocks.clear()\n    out = {")],
+     "read in a nested scope"),
+    ("a list changed inside the dict", [(b"    out = {\n        \"status\": \"success\",", b"    out = {\n        \"status\": blocks.pop(),")],
+     "used inside the dict"),
+    ("a dict built in a loop", [(b"    out = {", b"    for _ in rows: out = {")], "built in a loop"),
+]
+
+
+def name_controls():
+    """Content that is a name, fixed in default mode: every variant the rule
+    forbids must be reported (with its reason), the allowed ones accepted."""
+    controls = [
+        ("content name: the correct fix", "default", NAME_ORIGINAL, NAME_FIXED, None),
+        ("content name: a safe fix not applied", "default", NAME_ORIGINAL, NAME_ORIGINAL,
+         "dict left unchanged, but the reference classes it SAFE"),
+    ]
+    for what, edits, reason in NAME_VARIANTS:
+        orig, fixed = NAME_ORIGINAL, NAME_FIXED
+        for old, new in edits:
+            assert old in orig and old in fixed, (what, old)
+            orig, fixed = orig.replace(old, new), fixed.replace(old, new)
+        if reason is None:
+            controls.append(("content name, %s: the fix accepted" % what, "default", orig, fixed, None))
+        else:
+            controls.append(("content name, %s: the fix applied without --unsafe-fixes" % what, "default", orig, fixed,
+                             "reference classes it UNSAFE: content is not a list literal (Name: "))
+            controls.append(("content name, %s: the reason" % what, "default", orig, fixed, reason))
+            controls.append(("content name, %s: the fix with --unsafe-fixes" % what, "unsafe", orig, fixed, None))
+    return controls
+
+
 def self_test():
     """Each wrong fix must be caught, with the expected message."""
     controls = [
@@ -967,6 +1362,7 @@ def self_test():
     controls[6] = ("a collapsed line outside the dicts", "unsafe", original,
                    fixed.replace(b"    z = 3\n    return out\n", b"    z = 3; return out\n"),
                    "line outside the fixed dicts differs")
+    controls += name_controls()
     results, failed = [], False
     for name, mode, orig, fixed, expect in controls:
         report = new_report(mode)
