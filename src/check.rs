@@ -2,7 +2,7 @@
 //! per-file outcomes, in parallel, delivered in file order as they complete.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 use rayon::prelude::*;
@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::contract::Rules;
 use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
+use crate::project::Projects;
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -91,16 +92,30 @@ pub struct FileOutcome {
 
 /// Checks `files` in parallel, each under its own settings; outcomes reach
 /// `sink` in file order.
-pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, sink: impl FnMut(FileOutcome)) {
+pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, projects: &Projects, sink: impl FnMut(FileOutcome)) {
     par_map_ordered(
         files,
         |FoundFile { path, settings }| {
             let rules = settings.rules();
-            let result = source::with_text(&path, |text| check_source(text, options, &rules));
+            let result = source::with_text(&path, |text| {
+                let mut findings = check_source(text, options, &rules);
+                add_project_findings(&mut findings, projects, &path, text, &rules);
+                findings
+            });
             FileOutcome { path, result }
         },
         sink,
     );
+}
+
+/// Adds the findings of `text` (the file `path`) that need its project:
+/// calls of result builders (TS003).
+pub fn add_project_findings(findings: &mut Vec<Finding>, projects: &Projects, path: &Path, text: &str, rules: &Rules) {
+    let calls = projects.builder_call_findings(path, text, rules);
+    if !calls.is_empty() {
+        findings.extend(calls);
+        findings.sort_by_key(|f| (f.entry.start, f.code));
+    }
 }
 
 /// Items handed to a worker at a time: large enough that threads rarely

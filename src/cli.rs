@@ -12,6 +12,7 @@ use crate::config::{ConfigSource, Overrides, Resolver, Settings};
 use crate::discovery::{self, FoundFile, WalkOptions};
 use crate::fix::AugmentText;
 use crate::progress::Progress;
+use crate::project::{ProjectOptions, Projects};
 use crate::report::{self, Format, Palette};
 use crate::source;
 use crate::syntax::ParseScope;
@@ -86,9 +87,15 @@ pub struct TreeArgs {
     /// with [tool.toolshape]) for every file, instead of the nearest one.
     #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
     pub config: Option<PathBuf>,
-    /// Read no configuration file at all: built-in defaults only.
+    /// Read no configuration file at all: built-in defaults only; and the
+    /// paths given are the project (result builders are looked for there only).
     #[arg(long)]
     pub isolated: bool,
+    /// The project whose result builders the paths may call [default: the
+    /// nearest folder above each file with a pyproject.toml, toolshape.toml
+    /// or .git].
+    #[arg(long, value_name = "DIR")]
+    pub project_root: Option<PathBuf>,
     /// Apply the exclusions to paths named on the command line too (for
     /// pre-commit hooks and editors, which name every file).
     #[arg(long)]
@@ -169,15 +176,18 @@ impl TreeArgs {
         }
     }
 
-    /// Where settings come from, as the flags say; a `--config` file that
-    /// cannot be used is reported here.
-    fn resolver(&self) -> Option<Resolver> {
-        let source = match (&self.config, self.isolated) {
+    fn config_source(&self) -> ConfigSource {
+        match (&self.config, self.isolated) {
             (Some(path), _) => ConfigSource::File(path.clone()),
             (None, true) => ConfigSource::Isolated,
             (None, false) => ConfigSource::Discover,
-        };
-        match Resolver::new(source) {
+        }
+    }
+
+    /// Where settings come from, as the flags say; a `--config` file that
+    /// cannot be used is reported here.
+    fn resolver(&self) -> Option<Resolver> {
+        match Resolver::new(self.config_source()) {
             Ok(resolver) => Some(resolver),
             Err(error) => {
                 report_error(&error.path.display().to_string(), &error.message);
@@ -261,6 +271,13 @@ impl TreeArgs {
                 Err(EXIT_ERROR)
             }
         }
+    }
+
+    /// The projects `files` belong to, their result builders indexed.
+    fn projects(&self, files: &[PathBuf]) -> Projects {
+        let Ok(resolver) = Resolver::new(self.config_source()) else { return Projects::default() };
+        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
+        Projects::discover(&self.roots(), files, &options, &self.walk_options(), &resolver)
     }
 
     /// Discovers files; discovery errors are reported on stderr.
@@ -347,6 +364,10 @@ fn run_check(args: &CheckArgs) -> i32 {
         },
     };
     let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
+    let projects = match &stdin {
+        Some((name, _)) => args.tree.projects(std::slice::from_ref(name)),
+        None => args.tree.projects(&files.iter().map(|f| f.path.clone()).collect::<Vec<_>>()),
+    };
     let palette = args.tree.palette();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -400,11 +421,13 @@ fn run_check(args: &CheckArgs) -> i32 {
         Some((name, rules)) => {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
-                Ok(check::check_source(&text, &options, &rules))
+                let mut findings = check::check_source(&text, &options, &rules);
+                check::add_project_findings(&mut findings, &projects, &name, &text, &rules);
+                Ok(findings)
             });
             sink(FileOutcome { path: name, result });
         }
-        None => check::check_files(files, &options, &mut sink),
+        None => check::check_files(files, &options, &projects, &mut sink),
     }
     progress.finish();
     let quiet = args.tree.quiet;
@@ -532,7 +555,14 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let fixed = crate::apply::fix_text(&source.text, &policy);
+    let mut fixed = crate::apply::fix_text(&source.text, &policy);
+    let projects = args.tree.projects(&[name.to_path_buf()]);
+    fixed.leftovers.extend(projects.builder_call_findings(name, &fixed.text, &policy.rules).into_iter().map(|f| {
+        crate::apply::Leftover {
+            why: crate::apply::LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()),
+            findings: vec![f],
+        }
+    }));
     let bytes = match source.encode(&fixed.text) {
         Ok(bytes) => bytes,
         Err(message) => {
@@ -563,6 +593,7 @@ fn run_fix(args: &FixArgs) -> i32 {
         return EXIT_ERROR;
     };
     let palette = args.tree.palette();
+    let projects = args.tree.projects(&files.iter().map(|f| f.path.clone()).collect::<Vec<_>>());
     let options = fixer::FixOptions {
         overrides: args.overrides(),
         write: !args.diff,
@@ -586,7 +617,7 @@ fn run_fix(args: &FixArgs) -> i32 {
     check::par_map_ordered(
         files,
         |FoundFile { path, settings }| {
-            let outcome = fixer::fix_file(&path, &options, &settings);
+            let outcome = fixer::fix_file(&path, &options, &settings, &projects);
             (path, outcome)
         },
         |(path, outcome)| {

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::apply::{self, FixedText, LeftBecause, Leftover, Planner};
 use crate::config::{Overrides, Settings};
+use crate::project::Projects;
 use crate::report::{self, Palette};
 use crate::source::{self, SourceText};
 use crate::syntax::ParseScope;
@@ -84,21 +85,42 @@ impl FileFix {
 }
 
 /// Fixes one file as `options` say.
-pub fn fix_file(path: &Path, options: &FixOptions, settings: &Settings) -> Result<FileFix, String> {
+pub fn fix_file(
+    path: &Path,
+    options: &FixOptions,
+    settings: &Settings,
+    projects: &Projects,
+) -> Result<FileFix, String> {
     let policy = settings.fix_policy(options.overrides);
+    // Calls of result builders are left for a person, with why.
+    let builder_calls = |text: &str| -> Vec<Leftover> {
+        projects
+            .builder_call_findings(path, text, &policy.rules)
+            .into_iter()
+            .map(|f| Leftover { why: LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()), findings: vec![f] })
+            .collect()
+    };
     // The fast check (on a reused buffer) decides whether the file needs
     // the full fixer at all; a file without violations carries no text. A
     // violating file's bytes are kept: a write must find them unchanged.
     let found = source::with_bytes(path, |bytes| {
-        let pieces = check::violating_pieces(&source::text_of(bytes)?, options.scope, &policy.rules);
-        Ok::<_, String>(pieces.map(|pieces| (bytes.to_vec(), pieces)))
+        let text = source::text_of(bytes)?;
+        let pieces = check::violating_pieces(&text, options.scope, &policy.rules);
+        Ok::<_, String>(match pieces {
+            Some(pieces) => Ok((bytes.to_vec(), pieces)),
+            None => Err(builder_calls(&text)),
+        })
     })??;
-    let Some((bytes, pieces)) = found else {
-        let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers: Vec::new() };
-        return Ok(FileFix { bom: false, encoding: None, original: String::new(), fixed, write_error: None });
+    let (bytes, pieces) = match found {
+        Ok(found) => found,
+        Err(leftovers) => {
+            let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers };
+            return Ok(FileFix { bom: false, encoding: None, original: String::new(), fixed, write_error: None });
+        }
     };
     let source = SourceText::decode(bytes.clone())?;
-    let fixed = apply::fix_parsed(&source.text, pieces, &policy, options.planner);
+    let mut fixed = apply::fix_parsed(&source.text, pieces, &policy, options.planner);
+    fixed.leftovers.extend(builder_calls(&fixed.text));
     let write_error = if options.write && fixed.text != source.text {
         source.encode(&fixed.text).and_then(|new| apply::write_atomic(path, &bytes, &new)).err()
     } else {
@@ -276,14 +298,14 @@ mod tests {
             scope: ParseScope::Candidates,
             planner: crate::apply::tests::breaking_planner,
         };
-        let file = fix_file(&path, &options, &Settings::default()).unwrap();
+        let file = fix_file(&path, &options, &Settings::default(), &Projects::default()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
         let problems = file.problems();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].contains("would add a syntax error"), "{problems:?}");
 
         let options = FixOptions { planner: crate::fix::plan_source, ..options };
-        fix_file(&path, &options, &Settings::default()).unwrap();
+        fix_file(&path, &options, &Settings::default(), &Projects::default()).unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
     }
 }

@@ -22,6 +22,7 @@ pub mod discovery;
 pub mod fix;
 pub mod fixer;
 pub mod progress;
+pub mod project;
 pub mod report;
 pub mod review;
 pub mod rules;

@@ -8,6 +8,7 @@
 //! (`@mcp.tool`, a plain function) is not, and what cannot be told is
 //! treated as "not": unknown makes a fix unsafe, never wrong.
 
+pub mod project;
 pub mod results;
 pub mod scope;
 

@@ -522,6 +522,11 @@ impl SemanticModel {
         self.by_scope_and_name.get(&(scope, name.to_owned())).into_iter().flatten().copied()
     }
 
+    /// Every binding owned by `scope`.
+    pub fn bindings_in_scope(&self, scope: ScopeId) -> impl Iterator<Item = usize> + '_ {
+        self.bindings.iter().enumerate().filter(move |(_, b)| b.scope == scope).map(|(i, _)| i)
+    }
+
     /// The references anywhere in the module that resolve to `name` owned by
     /// `scope`.
     pub fn references_to<'m>(&'m self, scope: ScopeId, name: &'m str) -> impl Iterator<Item = &'m Reference> + 'm {

@@ -1,0 +1,884 @@
+//! The project pass: which functions of a project are *result builders*
+//! (their `**kwargs` flow into the top level of the tool result they
+//! return), resolved across its modules, and the calls of them whose
+//! keywords the runtime drops (TS003). The definitions are `docs/rules.md`'s.
+//!
+//! Two phases, both parallel: facts per file (bindings, functions, the
+//! flows of their `**kwargs`), then resolution (imports, re-exports, chains
+//! of builders, to a fixpoint). Only files that can matter are parsed: first
+//! those holding a tool-result display and a `**`, then, round by round,
+//! those naming a builder found so far (an Aho-Corasick search over the
+//! names). A name toolshape cannot resolve is never a builder.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use tree_sitter::Node;
+
+use super::results;
+use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
+use crate::syntax;
+use crate::syntax::tree::unparenthesize;
+
+/// How a module-level name is bound, when it is bound exactly once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Bound {
+    Def,
+    /// `from M import name [as alias]`: `level` leading dots.
+    From {
+        level: usize,
+        module: String,
+        name: String,
+    },
+    /// `import M as alias`, or `import M` (one component).
+    Import {
+        module: String,
+    },
+    /// Bound more than once, or otherwise.
+    Other,
+}
+
+/// What a call's callee is, before resolution.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Callee {
+    /// A module-level name of the calling file.
+    Name(String),
+    /// `A.name`, `A` a module-level name of the calling file.
+    Attribute(String, String),
+    /// `self.name` / `cls.name` in a method of the module-level class.
+    Method { class: String, name: String },
+}
+
+/// A function that may be a builder.
+#[derive(Debug, Clone)]
+struct Function {
+    name: String,
+    line: usize,
+    column: usize,
+    /// Parameters a keyword can name (the `**kwargs` one excluded).
+    named: Vec<String>,
+    /// Whether a return holds the `**kwargs` by one of forms 1-3.
+    direct: bool,
+    /// Callees of returns that pass the `**kwargs` on (form 4).
+    chains: Vec<Callee>,
+}
+
+/// A call in a file, with what it passes by keyword.
+#[derive(Debug, Clone)]
+pub struct Call {
+    callee: Callee,
+    /// The call's byte range.
+    pub range: Range<usize>,
+    /// `k=v` arguments: the name and the argument's range.
+    pub keywords: Vec<(String, Range<usize>)>,
+    /// `**m` arguments: the argument's range and `m`'s text; whether it
+    /// passes the enclosing builder's own `**kwargs` on (not reported).
+    pub spreads: Vec<(Range<usize>, String, Option<String>)>,
+}
+
+/// The facts of one file.
+#[derive(Debug, Default)]
+struct Facts {
+    bindings: HashMap<String, Bound>,
+    /// Module-level functions with a `**kwargs` parameter.
+    functions: HashMap<String, Function>,
+    /// Methods with a `**kwargs` parameter, by class and name.
+    methods: HashMap<(String, String), Function>,
+}
+
+/// One module of the project.
+#[derive(Debug)]
+struct Module {
+    path: PathBuf,
+    /// Dotted name from the project root (`pkg.mod`, `pkg` for `pkg/__init__.py`).
+    name: String,
+    /// The package relative imports start from.
+    package: String,
+    facts: Option<Facts>,
+}
+
+/// A builder: a module index and the function (with its class, for a method).
+type BuilderKey = (usize, Option<String>, String);
+
+/// A project's builders, resolved.
+#[derive(Debug)]
+pub struct Project {
+    root: PathBuf,
+    modules: Vec<Module>,
+    by_path: HashMap<PathBuf, usize>,
+    builders: BTreeSet<BuilderKey>,
+    /// Every name a call of a builder may use (definitions, aliases).
+    names: Vec<String>,
+    search: Option<AhoCorasick>,
+}
+
+/// Where a builder is defined, for findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuilderSite {
+    pub name: String,
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A call of a builder found in a file.
+#[derive(Debug, Clone)]
+pub struct BuilderCall {
+    pub call: Call,
+    pub builder: BuilderSite,
+    /// Named parameters of the builder (keywords that do not become keys).
+    pub named: Vec<String>,
+}
+
+impl Project {
+    /// Indexes the project at `root` whose Python files are `files` (each
+    /// under `root`), reading each with `read` (`None`: unreadable or not
+    /// text, left out). Texts are not kept: a round reads again only the
+    /// files it has not parsed yet.
+    pub fn index(root: &Path, files: Vec<PathBuf>, read: impl Fn(&Path) -> Option<String> + Sync) -> Self {
+        let modules: Vec<Module> = files
+            .iter()
+            .map(|path| {
+                let rel = path.strip_prefix(root).unwrap_or(path);
+                let mut parts: Vec<String> =
+                    rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+                let last = parts.pop().unwrap_or_default();
+                let stem = last.strip_suffix(".py").unwrap_or(&last).to_owned();
+                let package = parts.join(".");
+                if stem != "__init__" {
+                    parts.push(stem);
+                }
+                Module { path: path.clone(), name: parts.join("."), package, facts: None }
+            })
+            .collect();
+        let by_path = modules.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect();
+        let mut project = Project {
+            root: root.to_owned(),
+            modules,
+            by_path,
+            builders: BTreeSet::new(),
+            names: Vec::new(),
+            search: None,
+        };
+        // Round 0: files that can define a builder by themselves; then,
+        // round by round, unparsed files that name a builder or an alias.
+        let mut round = 0;
+        loop {
+            let search = project.search.clone();
+            let facts: Vec<(usize, Facts)> = (0..project.modules.len())
+                .into_par_iter()
+                .filter(|&i| project.modules[i].facts.is_none())
+                .filter_map(|i| {
+                    let text = read(&project.modules[i].path)?;
+                    let wanted = match &search {
+                        None if round == 0 => text.contains("**") && !syntax::lacks_key_bytes(text.as_bytes()),
+                        None => false,
+                        Some(search) => search.is_match(&text),
+                    };
+                    wanted.then(|| (i, file_facts(&text)))
+                })
+                .collect();
+            if facts.is_empty() {
+                break;
+            }
+            for (i, f) in facts {
+                project.modules[i].facts = Some(f);
+            }
+            project.resolve_builders();
+            if project.search.is_none() {
+                break;
+            }
+            round += 1;
+        }
+        project
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Recomputes the builders (direct ones, then chains to a fixpoint) and
+    /// the names to search for.
+    fn resolve_builders(&mut self) {
+        let mut builders: BTreeSet<BuilderKey> = BTreeSet::new();
+        for (i, m) in self.modules.iter().enumerate() {
+            let Some(facts) = &m.facts else { continue };
+            builders.extend(facts.functions.values().filter(|f| f.direct).map(|f| (i, None, f.name.clone())));
+            builders.extend(
+                facts.methods.iter().filter(|(_, f)| f.direct).map(|((c, n), _)| (i, Some(c.clone()), n.clone())),
+            );
+        }
+        loop {
+            let mut added = Vec::new();
+            for (i, m) in self.modules.iter().enumerate() {
+                let Some(facts) = &m.facts else { continue };
+                let functions = facts.functions.values().map(|f| (None, f));
+                let methods = facts.methods.iter().map(|((c, _), f)| (Some(c.clone()), f));
+                for (class, f) in functions.chain(methods) {
+                    let key = (i, class, f.name.clone());
+                    if builders.contains(&key) {
+                        continue;
+                    }
+                    if f.chains.iter().any(|c| self.resolve_callee(i, c, &builders).is_some()) {
+                        added.push(key);
+                    }
+                }
+            }
+            if added.is_empty() {
+                break;
+            }
+            builders.extend(added);
+        }
+        self.builders = builders;
+        // The names that may reach a builder: its own, and every alias a
+        // parsed file binds to one.
+        let mut names: BTreeSet<String> = self.builders.iter().map(|(_, _, n)| n.clone()).collect();
+        for m in &self.modules {
+            let Some(facts) = &m.facts else { continue };
+            for (alias, bound) in &facts.bindings {
+                if let Bound::From { name, .. } = bound
+                    && names.contains(name)
+                {
+                    names.insert(alias.clone());
+                }
+            }
+        }
+        self.names = names.into_iter().collect();
+        self.search = (!self.names.is_empty())
+            .then(|| AhoCorasick::new(&self.names).expect("builder names are plain identifiers"));
+    }
+
+    /// Whether `text` may hold a call of a builder.
+    pub fn may_call_a_builder(&self, text: &str) -> bool {
+        self.search.as_ref().is_some_and(|s| s.is_match(text))
+    }
+
+    /// The module a file is, by its path as indexed.
+    pub fn module_of(&self, path: &Path) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
+    /// The calls of builders in `text`, the current text of the project's
+    /// file `path`.
+    pub fn builder_calls(&self, path: &Path, text: &str) -> Vec<BuilderCall> {
+        let Some(module) = self.module_of(path) else { return Vec::new() };
+        if !self.may_call_a_builder(text) {
+            return Vec::new();
+        }
+        let tree = syntax::parse(text);
+        let model = SemanticModel::build(tree.root_node(), text);
+        let mut out = Vec::new();
+        for call in calls(tree.root_node(), text, &model) {
+            let Some(key) = self.resolve_callee(module, &call.callee, &self.builders) else { continue };
+            let Some(f) = self.function(&key) else { continue };
+            let site = BuilderSite {
+                name: f.name.clone(),
+                path: self.modules[key.0].path.clone(),
+                line: f.line,
+                column: f.column,
+            };
+            out.push(BuilderCall { call, builder: site, named: f.named.clone() });
+        }
+        out
+    }
+
+    fn function(&self, key: &BuilderKey) -> Option<&Function> {
+        let facts = self.modules[key.0].facts.as_ref()?;
+        match &key.1 {
+            None => facts.functions.get(&key.2),
+            Some(class) => facts.methods.get(&(class.clone(), key.2.clone())),
+        }
+    }
+
+    /// The builder a callee of module `from` names, if it names one.
+    fn resolve_callee(&self, from: usize, callee: &Callee, builders: &BTreeSet<BuilderKey>) -> Option<BuilderKey> {
+        let key = match callee {
+            Callee::Name(name) => match self.export(from, name, 0)? {
+                Target::Function(key) => key,
+                Target::Module(_) => return None,
+            },
+            Callee::Attribute(base, name) => match self.export(from, base, 0)? {
+                Target::Module(m) => match self.export(m, name, 0)? {
+                    Target::Function(key) => key,
+                    Target::Module(_) => return None,
+                },
+                Target::Function(_) => return None,
+            },
+            Callee::Method { class, name } => (from, Some(class.clone()), name.clone()),
+        };
+        builders.contains(&key).then_some(key)
+    }
+
+    /// What the module-level name `name` of module `m` is: a function
+    /// defined there or imported, or a module.
+    fn export(&self, m: usize, name: &str, depth: usize) -> Option<Target> {
+        if depth > 32 {
+            return None;
+        }
+        let facts = self.modules[m].facts.as_ref();
+        match facts.and_then(|f| f.bindings.get(name)) {
+            Some(Bound::Def) => Some(Target::Function((m, None, name.to_owned()))),
+            Some(Bound::From { level, module, name: imported }) => {
+                let source = self.resolve_module(m, *level, module)?;
+                match self.export(source, imported, depth + 1) {
+                    Some(target) => Some(target),
+                    // `from pkg import mod`: a submodule.
+                    None if self.modules[source].facts.as_ref().is_none_or(|f| !f.bindings.contains_key(imported)) => {
+                        let sub = join(&self.modules[source].name, imported);
+                        self.module_named(&sub).map(Target::Module)
+                    }
+                    None => None,
+                }
+            }
+            Some(Bound::Import { module }) => self.resolve_module(m, 0, module).map(Target::Module),
+            Some(Bound::Other) | None => None,
+        }
+    }
+
+    /// The module `level` dots and `dotted` name, imported from module `m`.
+    fn resolve_module(&self, m: usize, level: usize, dotted: &str) -> Option<usize> {
+        if level == 0 {
+            return self.module_named(dotted);
+        }
+        let mut package: Vec<&str> = self.modules[m].package.split('.').filter(|p| !p.is_empty()).collect();
+        for _ in 1..level {
+            package.pop()?;
+        }
+        let base = package.join(".");
+        let full = if dotted.is_empty() { base } else { join(&base, dotted) };
+        self.modules.iter().position(|x| x.name == full)
+    }
+
+    /// The one module named `dotted`, or whose name ends with `.dotted`.
+    fn module_named(&self, dotted: &str) -> Option<usize> {
+        let suffix = format!(".{dotted}");
+        let mut found = self.modules.iter().enumerate().filter(|(_, x)| x.name == dotted || x.name.ends_with(&suffix));
+        let first = found.next()?.0;
+        found.next().is_none().then_some(first)
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    if a.is_empty() { b.to_owned() } else { format!("{a}.{b}") }
+}
+
+enum Target {
+    Function(BuilderKey),
+    Module(usize),
+}
+
+// ----- facts of one file -----------------------------------------------------
+
+fn file_facts(src: &str) -> Facts {
+    let tree = syntax::parse(src);
+    let root = tree.root_node();
+    let model = SemanticModel::build(root, src);
+    let mut facts = Facts::default();
+    let mut names: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for i in model.bindings_in_scope(0) {
+        names.entry(model.bindings[i].name.as_str()).or_default().push(i);
+    }
+    for (name, ids) in names {
+        let bound = match ids.as_slice() {
+            [only] => bound_by(&model.bindings[*only], root, src),
+            _ => Bound::Other,
+        };
+        facts.bindings.insert(name.to_owned(), bound);
+    }
+    let results = results::result_names(&model, root, src);
+    let mut cursor = root.walk();
+    for statement in root.named_children(&mut cursor) {
+        let definition = definition_of(statement);
+        match definition.map(|d| (d.kind(), d)) {
+            Some(("function_definition", def)) => {
+                if let Some(f) = function(def, src, &model, &results) {
+                    facts.functions.insert(f.name.clone(), f);
+                }
+            }
+            Some(("class_definition", class)) => {
+                let Some(class_name) = class.child_by_field_name("name").map(|n| &src[n.byte_range()]) else {
+                    continue;
+                };
+                let Some(body) = class.child_by_field_name("body") else { continue };
+                let mut c = body.walk();
+                for member in body.named_children(&mut c) {
+                    if let Some(def) = definition_of(member).filter(|d| d.kind() == "function_definition")
+                        && let Some(f) = function(def, src, &model, &results)
+                    {
+                        facts.methods.insert((class_name.to_owned(), f.name.clone()), f);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    facts
+}
+
+/// The definition a statement is, through its decorators.
+fn definition_of(statement: Node<'_>) -> Option<Node<'_>> {
+    match statement.kind() {
+        "function_definition" | "class_definition" => Some(statement),
+        "decorated_definition" => statement.child_by_field_name("definition"),
+        _ => None,
+    }
+}
+
+fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound {
+    match binding.kind {
+        BindingKind::FunctionDefinition => Bound::Def,
+        BindingKind::FromImport | BindingKind::Import => {
+            let Some(name) = root.descendant_for_byte_range(binding.at.start, binding.at.end) else {
+                return Bound::Other;
+            };
+            let mut statement = name;
+            while !matches!(statement.kind(), "import_statement" | "import_from_statement") {
+                match statement.parent() {
+                    Some(p) => statement = p,
+                    None => return Bound::Other,
+                }
+            }
+            let aliased = name.parent().filter(|p| p.kind() == "aliased_import");
+            let imported = match aliased {
+                Some(a) => a.child_by_field_name("name").map(|n| src[n.byte_range()].to_owned()),
+                None => name.parent().map(|n| src[n.byte_range()].to_owned()),
+            };
+            let Some(imported) = imported else { return Bound::Other };
+            if statement.kind() == "import_statement" {
+                // `import a.b` binds `a` to the package `a`, not to `a.b`.
+                return if aliased.is_some() || !imported.contains('.') {
+                    Bound::Import { module: imported }
+                } else {
+                    Bound::Other
+                };
+            }
+            let Some(module) = statement.child_by_field_name("module_name") else { return Bound::Other };
+            let (level, dotted) = match module.kind() {
+                "relative_import" => {
+                    let mut c = module.walk();
+                    let children: Vec<Node<'_>> = module.named_children(&mut c).collect();
+                    let level = children
+                        .iter()
+                        .find(|c| c.kind() == "import_prefix")
+                        .map_or(0, |p| src[p.byte_range()].matches('.').count());
+                    let dotted =
+                        children.iter().find(|c| c.kind() == "dotted_name").map(|d| src[d.byte_range()].to_owned());
+                    (level, dotted.unwrap_or_default())
+                }
+                _ => (0, src[module.byte_range()].to_owned()),
+            };
+            Bound::From { level, module: dotted.split_whitespace().collect(), name: imported }
+        }
+        _ => Bound::Other,
+    }
+}
+
+/// The facts of a function with a `**kwargs` parameter, `None` without.
+fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results::ResultName]) -> Option<Function> {
+    let name = src[def.child_by_field_name("name")?.byte_range()].to_owned();
+    let params = def.child_by_field_name("parameters")?;
+    let mut named = Vec::new();
+    let mut kwargs = None;
+    let mut cursor = params.walk();
+    for p in params.named_children(&mut cursor) {
+        let id = match p.kind() {
+            "identifier" => Some(p),
+            "typed_parameter" => {
+                let mut c = p.walk();
+                let inner = p.named_children(&mut c).find(|n| n.kind() != "type");
+                match inner {
+                    Some(n) if n.kind() == "dictionary_splat_pattern" => {
+                        kwargs = n.named_child(0).map(|k| src[k.byte_range()].to_owned());
+                        None
+                    }
+                    Some(n) if n.kind() == "identifier" => Some(n),
+                    _ => None,
+                }
+            }
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "dictionary_splat_pattern" => {
+                kwargs = p.named_child(0).map(|k| src[k.byte_range()].to_owned());
+                None
+            }
+            _ => None,
+        };
+        if let Some(id) = id {
+            named.push(src[id.byte_range()].to_owned());
+        }
+    }
+    let kwargs = kwargs?;
+    let scope = model.scopes.iter().position(|s| s.kind == ScopeKind::Function && s.range == def.byte_range())?;
+    // The `**kwargs` must not be rebound in the function.
+    if model.bindings_in(scope, &kwargs).count() != 1 {
+        return Some(Function { name, line: 0, column: 0, named, direct: false, chains: Vec::new() })
+            .map(|f| positioned(f, def, src));
+    }
+    let is_k = |n: Node<'_>| {
+        let n = unparenthesize(n);
+        n.kind() == "identifier" && src[n.byte_range()] == kwargs
+    };
+    let holds_splat = |display: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool| {
+        let mut c = display.walk();
+        display.named_children(&mut c).any(|e| e.kind() == "dictionary_splat" && e.named_child(0).is_some_and(wanted))
+    };
+    let local_results: Vec<&results::ResultName> = results.iter().filter(|r| r.scope == scope).collect();
+    let root = {
+        let mut n = def;
+        while let Some(p) = n.parent() {
+            n = p;
+        }
+        n
+    };
+    let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
+    let mut direct = false;
+    let mut chains = Vec::new();
+    for ret in returns_of(def) {
+        let Some(value) = ret.named_child(0).map(unparenthesize) else { continue };
+        match value.kind() {
+            // Forms 1 and 3.
+            "dictionary" => {
+                let shaped =
+                    crate::contract::tool_result_dict(value, src, 0, &crate::contract::Rules::CONTRACT).is_some();
+                let with_result = holds_splat(value, &|n: Node<'_>| {
+                    let n = unparenthesize(n);
+                    n.kind() == "identifier" && local_results.iter().any(|r| r.name == src[n.byte_range()])
+                });
+                if holds_splat(value, &is_k) && (shaped || with_result) {
+                    direct = true;
+                }
+            }
+            // Form 2.
+            "identifier" => {
+                let name = &src[value.byte_range()];
+                let Some(result) = local_results.iter().find(|r| r.name == name) else { continue };
+                let in_display = result.displays.iter().filter_map(node_at).any(|d| holds_splat(d, &is_k));
+                if in_display || writes_kwargs_into(model, scope, result, &kwargs, root, src) {
+                    direct = true;
+                }
+            }
+            // Form 4.
+            "call" => {
+                if let Some(args) = value.child_by_field_name("arguments")
+                    && holds_splat_arg(args, &is_k)
+                    && let Some(callee) = callee_of(value, src, model)
+                {
+                    chains.push(callee);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(positioned(Function { name, line: 0, column: 0, named, direct, chains }, def, src))
+}
+
+fn positioned(mut f: Function, def: Node<'_>, src: &str) -> Function {
+    let start = def.start_byte();
+    let line_start = src[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    f.line = src[..start].matches('\n').count() + src[..start].matches('\r').count()
+        - src[..start].matches("\r\n").count()
+        + 1;
+    f.column = src[line_start..start].chars().count() + 1;
+    f
+}
+
+fn holds_splat_arg(args: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool) -> bool {
+    let mut c = args.walk();
+    args.named_children(&mut c).any(|a| a.kind() == "dictionary_splat" && a.named_child(0).is_some_and(wanted))
+}
+
+/// The `return` statements of `def` itself (not of nested functions).
+fn returns_of(def: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let Some(body) = def.child_by_field_name("body") else { return out };
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "return_statement" => out.push(n),
+            "function_definition" | "class_definition" | "lambda" => {}
+            _ => {
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the function (scope `scope`) writes its `**kwargs` into the
+/// result name: `N.update(K)`, `N.update(**K)`, `N |= K`, or
+/// `for k, v in K.items(): ... N[k] = v`.
+fn writes_kwargs_into(
+    model: &SemanticModel,
+    scope: usize,
+    result: &results::ResultName,
+    kwargs: &str,
+    root: Node<'_>,
+    src: &str,
+) -> bool {
+    let is =
+        |n: Option<Node<'_>>, name: &str| n.is_some_and(|n| n.kind() == "identifier" && &src[n.byte_range()] == name);
+    model.references_to(scope, &result.name).filter(|r| r.scope == scope).any(|r| {
+        let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end) else { return false };
+        let Some(parent) = node.parent() else { return false };
+        match parent.kind() {
+            "attribute" if parent.child_by_field_name("object") == Some(node) => {
+                let update = parent.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "update");
+                let call = parent.parent().filter(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(parent));
+                let Some(args) = call.and_then(|c| c.child_by_field_name("arguments")).filter(|_| update) else { return false };
+                let mut c = args.walk();
+                let args: Vec<Node<'_>> = args.named_children(&mut c).collect();
+                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind() == "dictionary_splat" && is(a.named_child(0), kwargs)))
+            }
+            "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => {
+                parent.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "|=")
+                    && is(parent.child_by_field_name("right"), kwargs)
+            }
+            // N[k] = v in the body of `for k, v in K.items():`.
+            "subscript" if parent.child_by_field_name("value") == Some(node) => {
+                let Some(assignment) = parent.parent().filter(|a| {
+                    a.kind() == "assignment" && a.child_by_field_name("left") == Some(parent)
+                }) else {
+                    return false;
+                };
+                let mut c = parent.walk();
+                let keys: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut c).collect();
+                let (Some(key), Some(value)) = (keys.first().filter(|_| keys.len() == 1), assignment.child_by_field_name("right"))
+                else {
+                    return false;
+                };
+                let mut up = assignment.parent();
+                while let Some(n) = up {
+                    if n.kind() == "for_statement" {
+                        let left = n.child_by_field_name("left");
+                        let right = n.child_by_field_name("right");
+                        let mut c = left.map(|l| l.walk());
+                        let targets: Vec<Node<'_>> = match (left, c.as_mut()) {
+                            (Some(l), Some(c)) if l.kind() == "pattern_list" => l.named_children(c).collect(),
+                            _ => Vec::new(),
+                        };
+                        let items = right.filter(|r| r.kind() == "call").is_some_and(|call| {
+                            let f = call.child_by_field_name("function");
+                            let no_args = call.child_by_field_name("arguments").is_some_and(|a| a.named_child_count() == 0);
+                            f.is_some_and(|f| {
+                                f.kind() == "attribute"
+                                    && is(f.child_by_field_name("object"), kwargs)
+                                    && f.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "items")
+                            }) && no_args
+                        });
+                        if let [k, v] = targets.as_slice()
+                            && items
+                            && is(Some(*key), &src[k.byte_range()])
+                            && is(Some(value), &src[v.byte_range()])
+                        {
+                            return true;
+                        }
+                    }
+                    if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+                        break;
+                    }
+                    up = n.parent();
+                }
+                false
+            }
+            _ => false,
+        }
+    })
+}
+
+/// The callee of `call`, if it is one a builder can be: a module-level
+/// name, an attribute of one, or a method of the enclosing module-level class.
+fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
+    let function = call.child_by_field_name("function")?;
+    let module_level = |name: &str, at: usize| {
+        matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
+    };
+    match function.kind() {
+        "identifier" => {
+            let name = &src[function.byte_range()];
+            module_level(name, function.start_byte()).then(|| Callee::Name(name.to_owned()))
+        }
+        "attribute" => {
+            let object = function.child_by_field_name("object")?;
+            let attr = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
+            if object.kind() != "identifier" {
+                return None;
+            }
+            let base = &src[object.byte_range()];
+            if matches!(base, "self" | "cls") {
+                let class = enclosing_class(call, src)?;
+                return Some(Callee::Method { class, name: attr });
+            }
+            module_level(base, object.start_byte()).then(|| Callee::Attribute(base.to_owned(), attr))
+        }
+        _ => None,
+    }
+}
+
+/// The module-level class whose method (a function directly in its body)
+/// holds `node`.
+fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
+    let mut n = node.parent();
+    while let Some(x) = n {
+        if x.kind() == "function_definition" {
+            let mut holder = x.parent()?;
+            if holder.kind() == "decorated_definition" {
+                holder = holder.parent()?;
+            }
+            let class = holder.parent().filter(|c| holder.kind() == "block" && c.kind() == "class_definition")?;
+            let mut top = class.parent()?;
+            if top.kind() == "decorated_definition" {
+                top = top.parent()?;
+            }
+            let name = class.child_by_field_name("name")?;
+            return (top.kind() == "module").then(|| src[name.byte_range()].to_owned());
+        }
+        n = x.parent();
+    }
+    None
+}
+
+/// Every call in the module with its keywords and spreads.
+fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
+    let mut out = Vec::new();
+    syntax::for_each_node(root, |node| {
+        if node.kind() != "call" {
+            return;
+        }
+        let Some(callee) = callee_of(node, src, model) else { return };
+        let Some(args) = node.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else { return };
+        let mut keywords = Vec::new();
+        let mut spreads = Vec::new();
+        let own_kwargs = enclosing_kwargs(node, src);
+        let mut c = args.walk();
+        for arg in args.named_children(&mut c) {
+            match arg.kind() {
+                "keyword_argument" => {
+                    if let Some(name) = arg.child_by_field_name("name") {
+                        keywords.push((src[name.byte_range()].to_owned(), arg.byte_range()));
+                    }
+                }
+                "dictionary_splat" => {
+                    let Some(value) = arg.named_child(0) else { continue };
+                    let text = src[value.byte_range()].to_owned();
+                    let passes_own = own_kwargs.as_ref().filter(|k| {
+                        let v = unparenthesize(value);
+                        v.kind() == "identifier" && &src[v.byte_range()] == k.as_str() && is_returned(node)
+                    });
+                    spreads.push((arg.byte_range(), text, passes_own.cloned()));
+                }
+                _ => {}
+            }
+        }
+        out.push(Call { callee, range: node.byte_range(), keywords, spreads });
+    });
+    out
+}
+
+/// The `**kwargs` parameter of the function enclosing `node`, if any.
+fn enclosing_kwargs(node: Node<'_>, src: &str) -> Option<String> {
+    let mut n = node.parent();
+    while let Some(x) = n {
+        match x.kind() {
+            "function_definition" => {
+                let params = x.child_by_field_name("parameters")?;
+                let mut c = params.walk();
+                return params.named_children(&mut c).find_map(|p| {
+                    let splat = match p.kind() {
+                        "dictionary_splat_pattern" => Some(p),
+                        "typed_parameter" => {
+                            let mut c2 = p.walk();
+                            p.named_children(&mut c2).find(|n| n.kind() == "dictionary_splat_pattern")
+                        }
+                        _ => None,
+                    }?;
+                    splat.named_child(0).map(|k| src[k.byte_range()].to_owned())
+                });
+            }
+            "lambda" | "class_definition" => return None,
+            _ => n = x.parent(),
+        }
+    }
+    None
+}
+
+/// Whether `call` is the value of a `return` (parentheses aside).
+fn is_returned(call: Node<'_>) -> bool {
+    let mut up = call;
+    while let Some(p) = up.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        up = p;
+    }
+    up.parent().is_some_and(|p| p.kind() == "return_statement")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths = Vec::new();
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            paths.push(path);
+        }
+        let project = Project::index(dir.path(), paths, |p| std::fs::read_to_string(p).ok());
+        (dir, project)
+    }
+
+    fn keywords(p: &Project, dir: &Path, rel: &str) -> Vec<String> {
+        let path = dir.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        p.builder_calls(&path, &text)
+            .into_iter()
+            .flat_map(|c| {
+                let builder = c.builder.name.clone();
+                c.call
+                    .keywords
+                    .iter()
+                    .filter(|(k, _)| !c.named.contains(k))
+                    .map(|(k, _)| format!("{builder}:{k}"))
+                    .chain(c.call.spreads.iter().filter(|s| s.2.is_none()).map(|s| format!("{builder}:**{}", s.1)))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn builders_are_found_in_every_flow_form_and_across_modules() {
+        let common = "def ok(text, **extra):\n    return {'status': 'success', 'content': [{'text': text}], **extra}\n\
+                      def upd(text, **kw):\n    r = {'status': 'success', 'content': []}\n    r.update(kw)\n    return r\n\
+                      def loop(text, **kw):\n    r = {'status': 'success', 'content': []}\n    for k, v in kw.items():\n        r[k] = v\n    return r\n\
+                      def merged(text, **kw):\n    r = {'status': 'success', 'content': []}\n    return {**r, **kw}\n\
+                      def err(msg, **kw):\n    return ok(msg, **kw)\n\
+                      def not_one(text, **kw):\n    kw = {}\n    return {'status': 'success', 'content': [], **kw}\n";
+        let tools = "from .common import ok, err as fail\nfrom . import common\nimport pkg.common as c\n\
+                     def t(devices):\n    ok('x', devices=devices, text2=1)\n    fail('y', code=3)\n    \
+                     common.upd('z', a=1)\n    c.loop('w', b=2, **devices)\n    c.merged('v', m=1)\n    c.not_one('u', n=1)\n    \
+                     ok(text='t')\n";
+        let (dir, p) = project(&[("pkg/__init__.py", ""), ("pkg/common.py", common), ("pkg/tools.py", tools)]);
+        assert_eq!(
+            keywords(&p, dir.path(), "pkg/tools.py"),
+            ["ok:devices", "ok:text2", "err:code", "upd:a", "loop:b", "loop:**devices", "merged:m"]
+        );
+        // The chain's own **kw passed on is flow, not a finding.
+        assert!(keywords(&p, dir.path(), "pkg/common.py").is_empty());
+    }
+
+    #[test]
+    fn methods_reexports_and_unresolvable_names() {
+        let base = "class Tools:\n    def _ok(self, text, **extra):\n        return {'status': 'success', 'content': [], **extra}\n    \
+                    def run(self):\n        return self._ok('a', frames=1)\n";
+        let init = "from .base import Tools\nfrom .helpers import ok as good\n";
+        let helpers = "def ok(t, **e):\n    return {'status': 'success', 'content': [], **e}\n";
+        let user = "from pkg import good\nfrom star import *\ndef f(ok):\n    good('a', x=1)\n    ok('b', y=2)\n";
+        let (dir, p) =
+            project(&[("pkg/__init__.py", init), ("pkg/base.py", base), ("pkg/helpers.py", helpers), ("app.py", user)]);
+        assert_eq!(keywords(&p, dir.path(), "pkg/base.py"), ["_ok:frames"]);
+        assert_eq!(keywords(&p, dir.path(), "app.py"), ["ok:x"], "a parameter named ok is not the builder");
+    }
+}
