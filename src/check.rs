@@ -10,7 +10,8 @@ use rayon::prelude::*;
 use crate::contract::Rules;
 use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
-use crate::project::Projects;
+use crate::project::{ProjectPlan, Projects};
+use crate::semantic::project::{Facts, round_zero_facts};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -90,16 +91,55 @@ pub struct FileOutcome {
     pub result: Result<Vec<Finding>, String>,
 }
 
-/// Checks `files` in parallel, each under its own settings; outcomes reach
+/// What the first phase learns of one file: its own findings, and the facts
+/// a result builder needs.
+type Checked = Result<(Vec<Finding>, Option<Facts>), String>;
+
+/// Checks `files` in parallel, each under its own settings, in the three
+/// phases of the project pass: each file's own findings (and the facts a
+/// result builder needs), then the projects' builders resolved, then the
+/// calls of builders (TS003) in the files that may hold one. Outcomes reach
 /// `sink` in file order.
-pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, projects: &Projects, sink: impl FnMut(FileOutcome)) {
+pub fn check_files(
+    files: Vec<FoundFile>,
+    options: &CheckOptions,
+    plan: ProjectPlan,
+    mut sink: impl FnMut(FileOutcome),
+) {
+    let checked: Vec<(FoundFile, Checked)> = files
+        .into_par_iter()
+        .with_min_len(CHUNK)
+        .map(|file| {
+            let rules = file.settings.rules();
+            let result =
+                source::with_text(&file.path, |text| (check_source(text, options, &rules), round_zero_facts(text)));
+            (file, result)
+        })
+        .collect();
+    let mut known = Vec::new();
+    let mut outcomes = Vec::with_capacity(checked.len());
+    for (file, result) in checked {
+        let result = result.map(|(findings, facts)| {
+            known.push((file.path.clone(), facts));
+            findings
+        });
+        outcomes.push((file, result));
+    }
+    let projects = plan.index(known);
+    if !projects.any_builders() {
+        for (file, result) in outcomes {
+            sink(FileOutcome { path: file.path, result });
+        }
+        return;
+    }
     par_map_ordered(
-        files,
-        |FoundFile { path, settings }| {
-            let rules = settings.rules();
-            let result = source::with_text(&path, |text| {
-                let mut findings = check_source(text, options, &rules);
-                add_project_findings(&mut findings, projects, &path, text, &rules);
+        outcomes,
+        |(FoundFile { path, settings }, result)| {
+            let result = result.map(|mut findings| {
+                let rules = settings.rules();
+                let _ = source::with_text(&path, |text| {
+                    add_project_findings(&mut findings, &projects, &path, text, &rules)
+                });
                 findings
             });
             FileOutcome { path, result }

@@ -12,7 +12,7 @@ use crate::config::{ConfigSource, Overrides, Resolver, Settings};
 use crate::discovery::{self, FoundFile, WalkOptions};
 use crate::fix::AugmentText;
 use crate::progress::Progress;
-use crate::project::{ProjectOptions, Projects};
+use crate::project::{ProjectOptions, ProjectPlan, Projects};
 use crate::report::{self, Format, Palette};
 use crate::source;
 use crate::syntax::ParseScope;
@@ -273,11 +273,16 @@ impl TreeArgs {
         }
     }
 
-    /// The projects `files` belong to, their result builders indexed.
-    fn projects(&self, files: &[PathBuf]) -> Projects {
-        let Ok(resolver) = Resolver::new(self.config_source()) else { return Projects::default() };
+    /// The projects `files` belong to, to be indexed.
+    fn project_plan(&self, files: &[PathBuf]) -> ProjectPlan {
+        let resolver = Resolver::new(self.config_source()).unwrap_or_else(|_| Resolver::isolated());
         let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
-        Projects::discover(&self.roots(), files, &options, &self.walk_options(), &resolver)
+        ProjectPlan::new(&self.roots(), files, &options, &self.walk_options(), &resolver)
+    }
+
+    /// The projects `files` belong to, indexed by reading them.
+    fn projects(&self, files: &[PathBuf]) -> Projects {
+        self.project_plan(files).index(Vec::new())
     }
 
     /// Discovers files; discovery errors are reported on stderr.
@@ -364,10 +369,10 @@ fn run_check(args: &CheckArgs) -> i32 {
         },
     };
     let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
-    let projects = match &stdin {
-        Some((name, _)) => args.tree.projects(std::slice::from_ref(name)),
-        None => args.tree.projects(&files.iter().map(|f| f.path.clone()).collect::<Vec<_>>()),
-    };
+    let plan = args.tree.project_plan(&match &stdin {
+        Some((name, _)) => vec![name.clone()],
+        None => files.iter().map(|f| f.path.clone()).collect(),
+    });
     let palette = args.tree.palette();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -422,12 +427,12 @@ fn run_check(args: &CheckArgs) -> i32 {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
-                check::add_project_findings(&mut findings, &projects, &name, &text, &rules);
+                check::add_project_findings(&mut findings, &plan.index(Vec::new()), &name, &text, &rules);
                 Ok(findings)
             });
             sink(FileOutcome { path: name, result });
         }
-        None => check::check_files(files, &options, &projects, &mut sink),
+        None => check::check_files(files, &options, plan, &mut sink),
     }
     progress.finish();
     let quiet = args.tree.quiet;

@@ -12,7 +12,7 @@ use crate::config::Resolver;
 use crate::contract::Rules;
 use crate::diagnostics::{BuilderRef, Code, Finding, Origin, Span};
 use crate::discovery::{self, WalkOptions};
-use crate::semantic::project::Project;
+use crate::semantic::project::{Facts, Project};
 use crate::source;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
@@ -26,6 +26,7 @@ pub struct Projects {
     /// Canonical path → (project, the path as the project indexed it).
     files: HashMap<PathBuf, (usize, PathBuf)>,
     cwd: PathBuf,
+    any_builders: bool,
 }
 
 /// How to find the projects of a run.
@@ -36,10 +37,20 @@ pub struct ProjectOptions<'a> {
     pub isolated: bool,
 }
 
-impl Projects {
-    /// The projects of `files` (found under `paths`), each walked with
-    /// `walk` and its folders' settings, and indexed.
-    pub fn discover(
+/// The projects of a run before they are indexed: each root with its
+/// Python files.
+pub struct ProjectPlan {
+    roots: Vec<(PathBuf, Vec<PathBuf>)>,
+    /// Each checked file's root.
+    root_of: Vec<(PathBuf, usize)>,
+    cwd: PathBuf,
+}
+
+impl ProjectPlan {
+    /// The projects of `files` (found under `paths`). A project whose root
+    /// is a path given is the files found under it; another is walked with
+    /// `walk` and its folders' settings.
+    pub fn new(
         paths: &[PathBuf],
         files: &[PathBuf],
         options: &ProjectOptions<'_>,
@@ -47,56 +58,71 @@ impl Projects {
         resolver: &Resolver,
     ) -> Self {
         let cwd = std::env::current_dir().unwrap_or_default();
-        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
-        // The root of each file.
-        let mut roots: Vec<PathBuf> = Vec::new();
-        let mut root_of: Vec<usize> = Vec::new();
-        let given: Vec<PathBuf> = paths.iter().map(|p| absolute(p)).collect();
+        let abs = |p: &Path| canonical(&cwd, p);
+        let given: Vec<PathBuf> = paths.iter().map(|p| abs(p)).collect();
+        let dir_of =
+            |g: &PathBuf| if g.is_file() { g.parent().map(Path::to_path_buf).unwrap_or_default() } else { g.clone() };
+        let under_given = |file: &Path| {
+            given.iter().filter(|g| file.starts_with(g)).max_by_key(|g| g.components().count()).map(dir_of)
+        };
+        let mut markers: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+        let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+        let mut root_of = Vec::new();
         for file in files {
-            let abs = absolute(file);
+            let file_abs = abs(file);
+            let parent = file_abs.parent().map(Path::to_path_buf).unwrap_or_default();
             let root = match (options.root, options.isolated) {
-                (Some(root), _) => absolute(root),
-                (None, true) => given.iter().find(|g| abs.starts_with(g)).cloned().map_or_else(
-                    || abs.parent().map(Path::to_path_buf).unwrap_or_default(),
-                    |g| if g.is_file() { g.parent().map(Path::to_path_buf).unwrap_or_default() } else { g },
-                ),
-                (None, false) => nearest_marker(&abs).unwrap_or_else(|| {
-                    given
-                        .iter()
-                        .filter(|g| abs.starts_with(g))
-                        .max_by_key(|g| g.components().count())
-                        .map(|g| {
-                            if g.is_file() { g.parent().map(Path::to_path_buf).unwrap_or_default() } else { g.clone() }
-                        })
-                        .unwrap_or_else(|| abs.parent().map(Path::to_path_buf).unwrap_or_default())
-                }),
+                (Some(root), _) => abs(root),
+                (None, true) => under_given(&file_abs).unwrap_or(parent),
+                (None, false) => {
+                    let marked = markers.entry(parent.clone()).or_insert_with(|| nearest_marker(&parent)).clone();
+                    marked.or_else(|| under_given(&file_abs)).unwrap_or(parent)
+                }
             };
-            let i = roots.iter().position(|r| *r == root).unwrap_or_else(|| {
-                roots.push(root);
+            let i = roots.iter().position(|(r, _)| *r == root).unwrap_or_else(|| {
+                roots.push((root, Vec::new()));
                 roots.len() - 1
             });
-            root_of.push(i);
+            root_of.push((file_abs, i));
         }
-        let mut projects = Vec::new();
-        let mut indexed = HashMap::new();
-        for root in &roots {
-            let walked = discovery::discover(std::slice::from_ref(root), walk, resolver)
-                .map(|d| d.files.into_iter().map(|f| f.path).collect::<Vec<_>>())
-                .unwrap_or_default();
-            let walked: Vec<PathBuf> =
-                walked.into_iter().filter(|p| p.extension().is_some_and(|e| e == "py")).collect();
-            for path in &walked {
-                indexed.insert(canonical(path), (projects.len(), path.clone()));
+        for (i, (root, root_files)) in roots.iter_mut().enumerate() {
+            if given.iter().any(|g| dir_of(g) == *root) && !paths.is_empty() {
+                // The files found under a path given are its project.
+                root_files.extend(root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()));
+            } else {
+                let walked = discovery::discover(std::slice::from_ref(root), walk, resolver)
+                    .map(|d| d.files.into_iter().map(|f| canonical(&cwd, &f.path)).collect::<Vec<_>>())
+                    .unwrap_or_default();
+                let seen: std::collections::HashSet<PathBuf> = walked.iter().cloned().collect();
+                root_files.extend(walked);
+                root_files.extend(root_of.iter().filter(|(f, r)| *r == i && !seen.contains(f)).map(|(f, _)| f.clone()));
             }
-            projects.push(Project::index(root, walked, |p| source::with_text(p, |text| text.to_owned()).ok()));
+            root_files.retain(|f| f.extension().is_some_and(|e| e == "py"));
         }
-        let mut files_map = HashMap::new();
-        for (file, &i) in files.iter().zip(&root_of) {
-            let key = canonical(file);
-            let entry = indexed.get(&key).cloned().filter(|(p, _)| *p == i).unwrap_or((i, absolute(file)));
-            files_map.insert(key, entry);
+        ProjectPlan { roots, root_of, cwd }
+    }
+
+    /// Indexes every project; `known` holds the [`round_zero_facts`] a
+    /// check computed for the files it read (by the files' paths as given).
+    pub fn index(self, known: Vec<(PathBuf, Option<Facts>)>) -> Projects {
+        let mut known: HashMap<PathBuf, Option<Facts>> =
+            known.into_iter().map(|(p, f)| (canonical(&self.cwd, &p), f)).collect();
+        let mut projects = Vec::new();
+        for (root, files) in self.roots {
+            let mine: HashMap<PathBuf, Option<Facts>> =
+                files.iter().filter_map(|f| known.remove(f).map(|facts| (f.clone(), facts))).collect();
+            projects.push(Project::index(&root, files, mine, |p| source::with_text(p, |text| text.to_owned()).ok()));
         }
-        Projects { projects, files: files_map, cwd }
+        let files = self.root_of.into_iter().map(|(f, i)| (f.clone(), (i, f))).collect();
+        let any_builders = projects.iter().any(Project::has_builders);
+        Projects { projects, files, cwd: self.cwd, any_builders }
+    }
+}
+
+impl Projects {
+    /// Whether some project has a result builder (else no file has TS003).
+    pub fn any_builders(&self) -> bool {
+        self.any_builders
     }
 
     /// The TS003 findings of `text`, the current text of the checked file
@@ -105,7 +131,10 @@ impl Projects {
         if !rules.enabled(Code::BuilderCall) {
             return Vec::new();
         }
-        let Some((project, indexed)) = self.files.get(&canonical(path)) else { return Vec::new() };
+        if !self.any_builders {
+            return Vec::new();
+        }
+        let Some((project, indexed)) = self.files.get(&canonical(&self.cwd, path)) else { return Vec::new() };
         let project = &self.projects[*project];
         let calls = project.builder_calls(indexed, text);
         if calls.is_empty() {
@@ -159,16 +188,30 @@ impl Projects {
     /// A builder's path as findings spell it: relative to the working
     /// folder when under it.
     fn display(&self, path: &Path) -> String {
-        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        let abs = canonical(&self.cwd, path);
         abs.strip_prefix(&self.cwd).unwrap_or(&abs).display().to_string()
     }
 }
 
-fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_owned())
+/// A path's absolute spelling (from `cwd`), `.` and `..` folded lexically:
+/// the same file reached from two roots gets one key, without a system
+/// call per file.
+fn canonical(cwd: &Path, path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() { path.to_owned() } else { cwd.join(path) };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
-/// The nearest folder above `file` that holds a project marker.
-fn nearest_marker(file: &Path) -> Option<PathBuf> {
-    file.ancestors().skip(1).find(|dir| MARKERS.iter().any(|m| dir.join(m).exists())).map(Path::to_path_buf)
+/// The nearest folder at or above `dir` that holds a project marker.
+fn nearest_marker(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().find(|d| MARKERS.iter().any(|m| d.join(m).exists())).map(Path::to_path_buf)
 }

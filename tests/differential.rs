@@ -31,7 +31,9 @@ const CORPUS_SEED: u64 = 20_240_611;
 const CORPUS_DICTS: u64 = 5000;
 
 /// One finding: where its dict starts, what it is, and its own span (1-based,
-/// columns in characters, end exclusive). Field order is the sort order.
+/// columns in characters, end exclusive), then what TS003/TS004 add
+/// (`expression`, `origin`, `builder`; `None` when a side does not report
+/// them). Field order is the sort order.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Finding {
     path: String,
@@ -43,13 +45,52 @@ struct Finding {
     column: u64,
     end_line: u64,
     end_column: u64,
+    expression: Option<String>,
+    origin: Option<String>,
+    builder: Option<BuilderRef>,
+}
+
+/// The builder of a TS003 finding: its name and where its `def` stands.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct BuilderRef {
+    name: String,
+    path: String,
+    line: u64,
+    column: u64,
+}
+
+/// The rule codes both tools report (TS100 and parse errors have no reference counterpart).
+const RULE_CODES: &[&str] = &["TS001", "TS002", "TS003", "TS004"];
+
+fn field_opt_str(v: &Value, what: &str) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => panic!("{what}: expected a string or null, got {other}"),
+    }
+}
+
+fn field_builder(v: &Value, what: &str, path: &dyn Fn(&str) -> String) -> Option<BuilderRef> {
+    match v {
+        Value::Null => None,
+        Value::Object(_) => Some(BuilderRef {
+            name: field_str(&v["name"], &format!("{what} builder.name")),
+            path: path(&field_str(&v["path"], &format!("{what} builder.path"))),
+            line: field_u64(&v["line"], &format!("{what} builder.line")),
+            column: field_u64(&v["column"], &format!("{what} builder.column")),
+        }),
+        other => panic!("{what}: expected a builder object or null, got {other}"),
+    }
 }
 
 impl Finding {
     /// From scan.py's output or the manifest (flat `dict_line`/`dict_column`);
-    /// `path` maps the recorded path to the one compared.
+    /// `path` maps the recorded path (and the builder's) to the one compared.
     fn from_reference(f: &Value, what: &str, path: impl Fn(&str) -> String) -> Finding {
         Finding {
+            expression: field_opt_str(&f["expression"], &format!("{what} expression")),
+            origin: field_opt_str(&f["origin"], &format!("{what} origin")),
+            builder: field_builder(&f["builder"], what, &path),
             path: path(&field_str(&f["path"], &format!("{what} path"))),
             dict_line: field_u64(&f["dict_line"], &format!("{what} dict_line")),
             dict_column: field_u64(&f["dict_column"], &format!("{what} dict_column")),
@@ -60,6 +101,12 @@ impl Finding {
             end_line: field_u64(&f["end_line"], &format!("{what} end_line")),
             end_column: field_u64(&f["end_column"], &format!("{what} end_column")),
         }
+    }
+
+    /// The fields the literal rules' comparison has always held both tools to
+    /// (what TS003/TS004 add is compared by `generated_programs_match_reference`).
+    fn legacy(&self) -> Finding {
+        Finding { expression: None, origin: None, builder: None, ..self.clone() }
     }
 }
 
@@ -159,12 +206,15 @@ fn toolshape_scan(target: &str, extra: &[&str], tolerate_errors: bool) -> Vec<Fi
     let mut findings = Vec::new();
     for f in &items {
         let code_s = field_str(&f["code"], "toolshape code");
-        if code_s != "TS001" && code_s != "TS002" {
+        if !RULE_CODES.contains(&code_s.as_str()) {
             // other diagnostics (e.g. parse errors) have no reference counterpart
             continue;
         }
         let dict = &f["dict"];
         findings.push(Finding {
+            expression: field_opt_str(&f["expression"], "toolshape expression"),
+            origin: field_opt_str(&f["origin"], "toolshape origin"),
+            builder: field_builder(&f["builder"], "toolshape", &norm_path),
             path: norm_path(&field_str(&f["path"], "toolshape path")),
             dict_line: field_u64(&dict["line"], "toolshape dict.line"),
             dict_column: field_u64(&dict["column"], "toolshape dict.column"),
@@ -198,6 +248,34 @@ fn source_line(path: &str, line: u64) -> String {
     text.split('\n').nth(line.saturating_sub(1) as usize).map(|l| truncate(l, 160)).unwrap_or_default()
 }
 
+/// Counts per (code, origin, key or dynamic) on both sides, for a report.
+fn tally(names: (&str, &str), ours: &[Finding], reference: &[Finding]) -> String {
+    fn kind(f: &Finding) -> String {
+        let what = if f.key.is_some() {
+            "key"
+        } else if f.expression.is_some() {
+            "dynamic"
+        } else {
+            "no key"
+        };
+        format!("{} {} {what}", f.code, f.origin.as_deref().unwrap_or("(no origin)"))
+    }
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for f in ours {
+        counts.entry(kind(f)).or_default().0 += 1;
+    }
+    for f in reference {
+        counts.entry(kind(f)).or_default().1 += 1;
+    }
+    let mut out = format!("  counts ({} / {}):", names.0, names.1);
+    for (k, (x, y)) in &counts {
+        let mark = if x == y { "" } else { " <-" };
+        out.push_str(&format!("\n    {k:<36} {x:>7} / {y:<7}{mark}"));
+    }
+    out.push('\n');
+    out
+}
+
 /// Compares two finding multisets; returns a readable report when they differ.
 /// `names` says what the two sides are, e.g. `("toolshape", "the reference")`.
 fn compare(label: &str, names: (&str, &str), ours: &[Finding], reference: &[Finding]) -> Option<String> {
@@ -222,6 +300,7 @@ fn compare(label: &str, names: (&str, &str), ours: &[Finding], reference: &[Find
         ours.len(),
         reference.len()
     );
+    report.push_str(&tally(names, ours, reference));
     let mut last_line: Option<(&str, u64)> = None;
     for (f, n) in diffs.iter().take(20) {
         let side = if *n > 0 { a } else { b };
@@ -229,8 +308,18 @@ fn compare(label: &str, names: (&str, &str), ours: &[Finding], reference: &[Find
             Some(k) => format!("{k:?}"),
             None => "null".to_string(),
         };
+        let mut extra = String::new();
+        if let Some(e) = &f.expression {
+            extra.push_str(&format!("  expression={e:?}"));
+        }
+        if let Some(o) = &f.origin {
+            extra.push_str(&format!("  origin={o}"));
+        }
+        if let Some(bd) = &f.builder {
+            extra.push_str(&format!("  builder={}@{}:{}:{}", bd.name, bd.path, bd.line, bd.column));
+        }
         report.push_str(&format!(
-            "  only {side:<16} x{}  {}:{}:{}  {}  key={key}  {}:{}-{}:{}\n",
+            "  only {side:<16} x{}  {}:{}:{}  {}  key={key}  {}:{}-{}:{}{extra}\n",
             n.abs(),
             f.path,
             f.dict_line,
@@ -241,8 +330,11 @@ fn compare(label: &str, names: (&str, &str), ours: &[Finding], reference: &[Find
             f.end_line,
             f.end_column
         ));
-        if last_line != Some((f.path.as_str(), f.line)) {
-            report.push_str(&format!("      | {}\n", source_line(&f.path, f.line)));
+        if f.dict_line != f.line {
+            report.push_str(&format!("   {:>4} | {}\n", f.dict_line, source_line(&f.path, f.dict_line)));
+        }
+        if last_line != Some((f.path.as_str(), f.line)) || f.dict_line != f.line {
+            report.push_str(&format!("   {:>4} | {}\n", f.line, source_line(&f.path, f.line)));
             last_line = Some((f.path.as_str(), f.line));
         }
     }
@@ -275,6 +367,9 @@ fn check_target_with(
     manifest: Option<&[Finding]>,
 ) -> (usize, usize, Vec<String>) {
     let (reference, skipped) = reference_scan(python, target, reference_extra);
+    let reference: Vec<Finding> = reference.iter().map(Finding::legacy).collect();
+    let manifest: Option<Vec<Finding>> = manifest.map(|m| m.iter().map(Finding::legacy).collect());
+    let manifest = manifest.as_deref();
     let mut reports = Vec::new();
     if let Some(manifest) = manifest
         && let Some(r) =
@@ -286,7 +381,8 @@ fn check_target_with(
     for extra in [&[][..], &["--no-prefilter"][..]] {
         let prefilter = extra.is_empty();
         let label = format!("{target} [{}]", if prefilter { "default" } else { "--no-prefilter" });
-        let mut ours = toolshape_scan(target, extra, !skipped.is_empty());
+        let mut ours: Vec<Finding> =
+            toolshape_scan(target, extra, !skipped.is_empty()).iter().map(Finding::legacy).collect();
         if !skipped.is_empty() {
             // Files Python cannot parse have no reference answer.
             ours.retain(|f| !skipped.contains(&f.path));
@@ -479,4 +575,205 @@ fn generated_corpus_matches_reference() {
         "the configuration must remove some findings but not all: {n_ref_configured} of {n_ref}"
     );
     assert!(reports.is_empty(), "under toolshape.toml:\n{}", reports.join("\n"));
+}
+
+/// Seed and size of the generated multi-module programs (TS003 / TS004).
+const PROGRAMS_SEED: u64 = 20_251_201;
+const PROGRAMS: u64 = 2000;
+
+/// Each of these finding forms (the generator's own names, `by_form` of its
+/// manifest) must occur, so that no part of docs/rules.md is compared vacuously.
+const PROGRAM_FORMS: &[&str] = &[
+    "builder-update",
+    "builder-update-star",
+    "builder-ior",
+    "builder-items",
+    "literal-spread",
+    "literal-key",
+    "chain-extra",
+    "call-same-module",
+    "call-self",
+    "call-cls",
+    "call-from_rel",
+    "call-from_abs_alias",
+    "call-import_as",
+    "call-from_pkg_module",
+    "call-from_dot_module",
+    "call-reexport",
+    "call-reexport_dot",
+    "call-import_pkg",
+    "call-from_rel-mapping",
+    "write-subscript",
+    "write-subscript-dynamic",
+    "write-subscript-chained",
+    "write-subscript-multiline",
+    "write-subscript-signed-number",
+    "write-update_display",
+    "write-update_display-dynamic",
+    "write-update_display-mapping",
+    "write-update-kwargs",
+    "write-update-kwargs-mapping",
+    "write-update_expr",
+    "write-update-in-expression",
+    "write-setdefault",
+    "write-setdefault-dynamic",
+    "write-ior_display",
+    "write-ior_expr",
+    "write-items-loop",
+    "write-module-scope",
+    "write-before-binding",
+];
+
+/// Constructs that must give no finding (unresolvable calls, non-result
+/// names, nested scopes, decoys); the manifest's `constructs` counts them.
+const PROGRAM_TRAPS: &[&str] = &[
+    "access-star",
+    "access-twice",
+    "access-dotted",
+    "access-value",
+    "access-decoy",
+    "access-broken_reexport",
+    "unresolved-shadow_param",
+    "unresolved-shadow_local",
+    "unresolved-value_local",
+    "unresolved-passed",
+    "unresolved-subclass-self",
+    "decoy-rebinds",
+    "decoy-logs",
+    "decoy-nested",
+    "decoy-relay",
+    "builder-merge",
+    "builder-chain-of-chain",
+    "builder-chain-cross-module",
+    "builder-method-chain",
+    "nested-write-ignored",
+    "non-result-rebound",
+    "non-result-bare_ann",
+    "non-result-unpack",
+    "non-result-param",
+    "non-result-not_shaped",
+    "non-result-walrus",
+    "non-result-deleted",
+    "non-result-global-rebinding",
+    "rebound-result",
+    "write-sub_nonstr",
+    "write-sub_aug",
+    "write-sub_ann",
+    "write-sub_allowed",
+];
+
+/// Minimum findings per (code, origin, key / dynamic / spread) in the manifest.
+const PROGRAM_MINIMA: &[(&str, u64)] = &[
+    ("TS001/literal/key", 200),
+    ("TS002/literal/spread", 1000),
+    ("TS003/builder-call/key", 5000),
+    ("TS003/builder-call/dynamic", 1000),
+    ("TS004/later-write/key", 5000),
+    ("TS004/later-write/dynamic", 4000),
+];
+
+#[test]
+fn generated_programs_match_reference() {
+    let Some(python) = python_or_skip("generated_programs_match_reference") else {
+        return;
+    };
+    let dir = tempfile::Builder::new().prefix("toolshape-programs-").tempdir().expect("create programs tempdir");
+    let corpus = dir.path().join("programs");
+    let corpus_s = corpus.to_str().expect("utf-8 temp path").to_string();
+    let root = manifest_dir();
+    let regen = format!(
+        "python3 tests/reference/gen_programs.py /tmp/programs --seed {PROGRAMS_SEED} --programs {PROGRAMS} --verify"
+    );
+    let started = std::time::Instant::now();
+    let mut cmd = Command::new(&python);
+    cmd.current_dir(&root)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .arg(root.join("tests").join("reference").join("gen_programs.py"))
+        .arg(&corpus_s)
+        .args(["--seed", &PROGRAMS_SEED.to_string()])
+        .args(["--programs", &PROGRAMS.to_string()])
+        .arg("--verify");
+    let out = run(&mut cmd);
+    let gen_stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && gen_stderr.contains("verify: OK"),
+        "program generator failed (with --verify: the manifest against scan.py): `{}` exited with {:?}\n\
+         stdout:\n{}\nstderr:\n{}\n(regenerate with: {regen})",
+        describe(&cmd),
+        out.status.code(),
+        truncate(&String::from_utf8_lossy(&out.stdout), 2000),
+        truncate(&gen_stderr, 6000)
+    );
+    let generated_in = started.elapsed();
+
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).expect("read manifest.json"))
+            .expect("manifest.json is JSON");
+    let programs = field_u64(&manifest["programs"], "manifest programs");
+    let modules = field_u64(&manifest["modules"], "manifest modules");
+    let suppressed = field_u64(&manifest["suppressed_findings"], "manifest suppressed_findings");
+    assert!(programs >= PROGRAMS, "the corpus holds {programs} programs, want >= {PROGRAMS}");
+    assert!(modules >= 2 * programs, "{modules} modules in {programs} programs: want 2 to 5 each");
+    assert!(suppressed > 0, "no finding of the programs is suppressed");
+    for (what, min) in PROGRAM_MINIMA {
+        let n = manifest["by_code"][*what].as_u64().unwrap_or(0);
+        assert!(n >= *min, "the programs hold {n} {what} findings, want >= {min}");
+    }
+    for form in PROGRAM_FORMS {
+        let n = manifest["by_form"][*form].as_u64().unwrap_or(0);
+        assert!(n > 0, "the programs hold no finding of form {form:?}");
+    }
+    for trap in PROGRAM_TRAPS {
+        let n = manifest["constructs"][*trap].as_u64().unwrap_or(0);
+        assert!(n > 0, "the programs hold no {trap:?} construct");
+    }
+    let to_corpus = |rel: &str| norm_path(&corpus.join(rel).to_string_lossy());
+    let from_manifest: Vec<Finding> = manifest["findings"]
+        .as_array()
+        .expect("manifest findings is an array")
+        .iter()
+        .map(|f| Finding::from_reference(f, "manifest", to_corpus))
+        .collect();
+    assert_eq!(
+        from_manifest.len() as u64,
+        field_u64(&manifest["expected_findings"], "manifest expected_findings"),
+        "manifest: expected_findings does not count its findings"
+    );
+
+    let started = std::time::Instant::now();
+    let (reference, skipped) = reference_scan(&python, &corpus_s, &[]);
+    let reference_in = started.elapsed();
+    assert!(skipped.is_empty(), "scan.py skipped generated files: {skipped:?}");
+    let mut reports = Vec::new();
+    if let Some(r) =
+        compare(&format!("{corpus_s} [scan.py]"), ("the reference", "the manifest"), &reference, &from_manifest)
+    {
+        reports.push(r);
+    }
+    let mut timings = Vec::new();
+    for extra in [&[][..], &["--no-prefilter"][..]] {
+        let label = format!("{corpus_s} [{}]", if extra.is_empty() { "default" } else { "--no-prefilter" });
+        let started = std::time::Instant::now();
+        let ours = toolshape_scan(&corpus_s, extra, false);
+        timings.push(format!(
+            "toolshape{} {:.2?}",
+            extra.first().map(|e| format!(" {e}")).unwrap_or_default(),
+            started.elapsed()
+        ));
+        if let Some(r) = compare(&label, ("toolshape", "the reference"), &ours, &reference) {
+            reports.push(r);
+        }
+        if let Some(r) = compare(&label, ("toolshape", "the manifest"), &ours, &from_manifest) {
+            reports.push(r);
+        }
+    }
+    eprintln!(
+        "programs (seed {PROGRAMS_SEED}): {programs} programs, {modules} modules, manifest {} findings \
+         ({suppressed} more suppressed), reference {}; generated+verified in {generated_in:.2?}, \
+         scan.py {reference_in:.2?}, {}",
+        from_manifest.len(),
+        reference.len(),
+        timings.join(", ")
+    );
+    assert!(reports.is_empty(), "\n{}\n(regenerate with: {regen})", reports.join("\n"));
 }

@@ -81,7 +81,7 @@ pub struct Call {
 
 /// The facts of one file.
 #[derive(Debug, Default)]
-struct Facts {
+pub struct Facts {
     bindings: HashMap<String, Bound>,
     /// Module-level functions with a `**kwargs` parameter.
     functions: HashMap<String, Function>,
@@ -135,10 +135,17 @@ pub struct BuilderCall {
 
 impl Project {
     /// Indexes the project at `root` whose Python files are `files` (each
-    /// under `root`), reading each with `read` (`None`: unreadable or not
-    /// text, left out). Texts are not kept: a round reads again only the
-    /// files it has not parsed yet.
-    pub fn index(root: &Path, files: Vec<PathBuf>, read: impl Fn(&Path) -> Option<String> + Sync) -> Self {
+    /// under `root`). `known` holds what a check already learned of some
+    /// files ([`round_zero_facts`] of their text); the others are read with
+    /// `read` (`None`: unreadable or not text, left out). Texts are not
+    /// kept: a later round reads again only files it has not parsed, and
+    /// only when some builder was found.
+    pub fn index(
+        root: &Path,
+        files: Vec<PathBuf>,
+        mut known: HashMap<PathBuf, Option<Facts>>,
+        read: impl Fn(&Path) -> Option<String> + Sync,
+    ) -> Self {
         let modules: Vec<Module> = files
             .iter()
             .map(|path| {
@@ -151,7 +158,8 @@ impl Project {
                 if stem != "__init__" {
                     parts.push(stem);
                 }
-                Module { path: path.clone(), name: parts.join("."), package, facts: None }
+                let facts = known.get_mut(path).and_then(Option::take);
+                Module { path: path.clone(), name: parts.join("."), package, facts }
             })
             .collect();
         let by_path = modules.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect();
@@ -163,22 +171,26 @@ impl Project {
             names: Vec::new(),
             search: None,
         };
-        // Round 0: files that can define a builder by themselves; then,
-        // round by round, unparsed files that name a builder or an alias.
-        let mut round = 0;
-        loop {
-            let search = project.search.clone();
+        // Round 0: files that can define a builder by themselves (those a
+        // check has not seen yet); then, round by round, unparsed files
+        // that name a builder or an alias found so far.
+        let unseen: Vec<usize> =
+            (0..project.modules.len()).filter(|i| !known.contains_key(&project.modules[*i].path)).collect();
+        let first: Vec<(usize, Facts)> = unseen
+            .into_par_iter()
+            .filter_map(|i| round_zero_facts(&read(&project.modules[i].path)?).map(|f| (i, f)))
+            .collect();
+        for (i, f) in first {
+            project.modules[i].facts = Some(f);
+        }
+        project.resolve_builders();
+        while let Some(search) = project.search.clone() {
             let facts: Vec<(usize, Facts)> = (0..project.modules.len())
                 .into_par_iter()
                 .filter(|&i| project.modules[i].facts.is_none())
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    let wanted = match &search {
-                        None if round == 0 => text.contains("**") && !syntax::lacks_key_bytes(text.as_bytes()),
-                        None => false,
-                        Some(search) => search.is_match(&text),
-                    };
-                    wanted.then(|| (i, file_facts(&text)))
+                    search.is_match(&text).then(|| (i, file_facts(&text)))
                 })
                 .collect();
             if facts.is_empty() {
@@ -188,12 +200,18 @@ impl Project {
                 project.modules[i].facts = Some(f);
             }
             project.resolve_builders();
-            if project.search.is_none() {
-                break;
-            }
-            round += 1;
         }
         project
+    }
+
+    /// Whether the project has result builders at all.
+    pub fn has_builders(&self) -> bool {
+        !self.builders.is_empty()
+    }
+
+    /// The names a call of a builder may use.
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
 
     pub fn root(&self) -> &Path {
@@ -322,16 +340,17 @@ impl Project {
         match facts.and_then(|f| f.bindings.get(name)) {
             Some(Bound::Def) => Some(Target::Function((m, None, name.to_owned()))),
             Some(Bound::From { level, module, name: imported }) => {
-                let source = self.resolve_module(m, *level, module)?;
-                match self.export(source, imported, depth + 1) {
-                    Some(target) => Some(target),
-                    // `from pkg import mod`: a submodule.
-                    None if self.modules[source].facts.as_ref().is_none_or(|f| !f.bindings.contains_key(imported)) => {
-                        let sub = join(&self.modules[source].name, imported);
-                        self.module_named(&sub).map(Target::Module)
+                if let Some(source) = self.resolve_module(m, *level, module) {
+                    if let Some(target) = self.export(source, imported, depth + 1) {
+                        return Some(target);
                     }
-                    None => None,
+                    if self.modules[source].facts.as_ref().is_some_and(|f| f.bindings.contains_key(imported)) {
+                        return None;
+                    }
                 }
+                // `from pkg import mod`: a submodule (of a package with or
+                // without an `__init__.py`).
+                self.resolve_module(m, *level, &join(module, imported)).map(Target::Module)
             }
             Some(Bound::Import { module }) => self.resolve_module(m, 0, module).map(Target::Module),
             Some(Bound::Other) | None => None,
@@ -359,6 +378,22 @@ impl Project {
         let first = found.next()?.0;
         found.next().is_none().then_some(first)
     }
+}
+
+/// The facts of a file that may define a builder by itself (it holds a
+/// `**` and a candidate tool-result display); `None` for any other file.
+pub fn round_zero_facts(text: &str) -> Option<Facts> {
+    (text.contains("**") && has_result_display(text)).then(|| file_facts(text))
+}
+
+/// Whether the lexer sees a candidate tool-result display in `text` (or
+/// cannot tell without a parse).
+fn has_result_display(text: &str) -> bool {
+    !syntax::lacks_key_bytes(text.as_bytes())
+        && match syntax::lexer::candidate_regions(text.as_bytes()) {
+            syntax::lexer::Candidates::Regions(regions) => !regions.is_empty(),
+            syntax::lexer::Candidates::FullParse(_) => true,
+        }
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -826,7 +861,7 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             paths.push(path);
         }
-        let project = Project::index(dir.path(), paths, |p| std::fs::read_to_string(p).ok());
+        let project = Project::index(dir.path(), paths, HashMap::new(), |p| std::fs::read_to_string(p).ok());
         (dir, project)
     }
 

@@ -316,10 +316,14 @@ def entry_span(src, node, index, code):
 
 
 def scan_source(path, data, stats):
-    """Parse ``data`` and return finding dicts; raises on unparsable input."""
-    tree = ast.parse(data, filename=path)
+    """Parse ``data`` and return its TS001/TS002 finding dicts (the literal
+    rules only, no project); raises on unparsable input."""
+    return literal_findings(path, ast.parse(data, filename=path), data, stats)
+
+
+def literal_findings(path, tree, data, stats, src=None):
+    """TS001/TS002 findings of the parsed ``tree`` of ``data``."""
     found = []
-    src = None
     for node in ast.walk(tree):
         if node.__class__ is not _Dict:
             continue
@@ -351,6 +355,9 @@ def scan_source(path, data, stats):
                 "dict_column": col + 1,
                 "code": code,
                 "key": key,
+                "expression": None,
+                "origin": "literal",
+                "builder": None,
                 "line": sline,
                 "column": scol + 1,
                 "end_line": eline,
@@ -359,9 +366,865 @@ def scan_source(path, data, stats):
     return found
 
 
+# --------------------------------------------------------------------------
+# TS003 / TS004: the program around a tool result (docs/rules.md)
+#
+# A project is the nearest folder above a file holding pyproject.toml,
+# toolshape.toml or .git, else the PATH the file was found under.  Its index
+# covers every Python file under the root (hidden folders, __pycache__ and
+# toolshape's default skipped folders left out); files are parsed lazily.
+
+PROJECT_MARKERS = ("pyproject.toml", "toolshape.toml", ".git")
+PROJECT_SKIP_DIRS = {".git", "__pycache__", "node_modules", ".tox", ".nox", "build", "dist",
+                     "site-packages", "venv"}
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMP_NODES = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def is_shaped(node):
+    """Is ``node`` a dict display with constant string keys status and content?"""
+    if node.__class__ is not _Dict:
+        return False
+    seen = set()
+    for k in node.keys:
+        if k is not None and k.__class__ is _Constant and k.value.__class__ is str:
+            seen.add(k.value)
+    return "status" in seen and "content" in seen
+
+
+def is_spread_of(entry_key, entry_value, name):
+    return entry_key is None and entry_value.__class__ is ast.Name and entry_value.id == name
+
+
+class Binding:
+    """One binding of a name: kind is "assign" (plain ``N = D`` / ``N: T = D``,
+    one target of a chained assignment; ``value`` is D), "augor" (``N |= ...``),
+    "def", "import", "importfrom", "param" or "other"."""
+
+    __slots__ = ("kind", "node", "stmt", "value", "pos")
+
+    def __init__(self, kind, node, stmt=None, value=None):
+        self.kind = kind
+        self.node = node
+        self.stmt = stmt
+        self.value = value
+        n = stmt if stmt is not None else node
+        self.pos = (n.lineno, n.col_offset) if hasattr(n, "lineno") else (0, 0)
+
+
+class Scope:
+    __slots__ = ("kind", "node", "parent", "raw", "owned", "glob", "nonloc",
+                 "calls", "returns", "assigns", "augs", "fors")
+
+    def __init__(self, kind, node, parent):
+        self.kind = kind          # "module", "function", "class", "comprehension"
+        self.node = node
+        self.parent = parent
+        self.raw = []             # (name, Binding) as written in this scope
+        self.owned = {}           # name -> [Binding] owned by this scope
+        self.glob = set()
+        self.nonloc = set()
+        self.calls = []           # ast.Call standing in this scope
+        self.returns = []         # ast.Return standing in this scope
+        self.assigns = []         # ast.Assign statements standing in this scope
+        self.augs = []            # ast.AugAssign statements standing in this scope
+        self.fors = []            # ast.For statements standing in this scope
+
+
+class ScopeBuilder:
+    """Python's scopes and bindings of one module."""
+
+    def __init__(self, tree):
+        self.scopes = []
+        self.module = self.new("module", tree, None)
+        for stmt in tree.body:
+            self.visit(stmt, self.module)
+        self.assign_owners()
+
+    def new(self, kind, node, parent):
+        s = Scope(kind, node, parent)
+        self.scopes.append(s)
+        return s
+
+    def bind(self, sc, name, b):
+        sc.raw.append((name, b))
+
+    def visit_all(self, nodes, sc):
+        for n in nodes:
+            if n is not None:
+                self.visit(n, sc)
+
+    def visit_target(self, t, sc):
+        """A target that is not a plain name: nested names bind as "other"."""
+        self.visit(t, sc)
+
+    def visit_args_outer(self, args, sc, annotations):
+        self.visit_all(args.defaults, sc)
+        self.visit_all(args.kw_defaults, sc)
+        if annotations:
+            for a in args.posonlyargs + args.args + args.kwonlyargs:
+                self.visit_all([a.annotation], sc)
+            for a in (args.vararg, args.kwarg):
+                if a is not None:
+                    self.visit_all([a.annotation], sc)
+
+    def bind_params(self, args, fs):
+        for a in args.posonlyargs + args.args + args.kwonlyargs:
+            self.bind(fs, a.arg, Binding("param", a))
+        for a in (args.vararg, args.kwarg):
+            if a is not None:
+                self.bind(fs, a.arg, Binding("param", a))
+
+    def visit(self, node, sc):
+        cls = node.__class__
+        if cls in _FUNCTION_NODES:
+            self.visit_all(node.decorator_list, sc)
+            self.visit_args_outer(node.args, sc, True)
+            self.visit_all([node.returns], sc)
+            self.bind(sc, node.name, Binding("def", node))
+            fs = self.new("function", node, sc)
+            self.bind_params(node.args, fs)
+            self.visit_all(node.body, fs)
+        elif cls is ast.Lambda:
+            self.visit_args_outer(node.args, sc, False)
+            fs = self.new("function", node, sc)
+            self.bind_params(node.args, fs)
+            self.visit(node.body, fs)
+        elif cls is ast.ClassDef:
+            self.visit_all(node.decorator_list, sc)
+            self.visit_all(node.bases, sc)
+            self.visit_all(node.keywords, sc)
+            self.bind(sc, node.name, Binding("other", node))
+            cs = self.new("class", node, sc)
+            self.visit_all(node.body, cs)
+        elif cls in _COMP_NODES:
+            gens = node.generators
+            self.visit(gens[0].iter, sc)  # evaluated in the enclosing scope
+            cs = self.new("comprehension", node, sc)
+            for i, g in enumerate(gens):
+                if i:
+                    self.visit(g.iter, cs)
+                self.visit(g.target, cs)
+                self.visit_all(g.ifs, cs)
+            if cls is ast.DictComp:
+                self.visit(node.key, cs)
+                self.visit(node.value, cs)
+            else:
+                self.visit(node.elt, cs)
+        elif cls is ast.Assign:
+            sc.assigns.append(node)
+            self.visit(node.value, sc)
+            for t in node.targets:
+                if t.__class__ is ast.Name:
+                    self.bind(sc, t.id, Binding("assign", t, node, node.value))
+                else:
+                    self.visit_target(t, sc)
+        elif cls is ast.AnnAssign:
+            self.visit(node.annotation, sc)
+            if node.value is not None:
+                self.visit(node.value, sc)
+            t = node.target
+            if t.__class__ is ast.Name:
+                kind = "assign" if node.value is not None else "other"
+                self.bind(sc, t.id, Binding(kind, t, node, node.value))
+            else:
+                self.visit_target(t, sc)
+        elif cls is ast.AugAssign:
+            sc.augs.append(node)
+            self.visit(node.value, sc)
+            t = node.target
+            if t.__class__ is ast.Name:
+                kind = "augor" if node.op.__class__ is ast.BitOr else "other"
+                self.bind(sc, t.id, Binding(kind, t, node, node.value))
+            else:
+                self.visit_target(t, sc)
+        elif cls is ast.NamedExpr:
+            self.visit(node.value, sc)
+            owner = sc
+            while owner.kind == "comprehension":
+                owner = owner.parent
+            self.bind(owner, node.target.id, Binding("other", node.target))
+        elif cls is ast.Import:
+            for a in node.names:
+                name = a.asname or a.name.split(".")[0]
+                self.bind(sc, name, Binding("import", a, node))
+        elif cls is ast.ImportFrom:
+            for a in node.names:
+                if a.name == "*":
+                    continue  # a star import binds no name we can know
+                self.bind(sc, a.asname or a.name, Binding("importfrom", a, node))
+        elif cls is ast.Global:
+            sc.glob.update(node.names)
+        elif cls is ast.Nonlocal:
+            sc.nonloc.update(node.names)
+        elif cls is ast.Return:
+            sc.returns.append(node)
+            if node.value is not None:
+                self.visit(node.value, sc)
+        elif cls is ast.Call:
+            sc.calls.append(node)
+            self.visit(node.func, sc)
+            self.visit_all(node.args, sc)
+            self.visit_all(node.keywords, sc)
+        elif cls is ast.For:
+            sc.fors.append(node)
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, sc)
+        elif cls is ast.Name:
+            if node.ctx.__class__ is not ast.Load:
+                self.bind(sc, node.id, Binding("other", node))
+        elif cls is ast.ExceptHandler:
+            if node.name:
+                self.bind(sc, node.name, Binding("other", node))
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, sc)
+        elif cls in (ast.MatchAs, ast.MatchStar):
+            if node.name:
+                self.bind(sc, node.name, Binding("other", node))
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, sc)
+        elif cls is ast.MatchMapping:
+            if node.rest:
+                self.bind(sc, node.rest, Binding("other", node))
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, sc)
+        else:
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, sc)
+
+    def assign_owners(self):
+        raw_names = {id(s): {n for n, _ in s.raw} for s in self.scopes}
+        for s in self.scopes:
+            for name, b in s.raw:
+                if s.kind != "module" and name in s.glob:
+                    owner = self.module
+                elif s.kind != "module" and name in s.nonloc:
+                    owner = s.parent
+                    while owner is not None:
+                        if (owner.kind == "function" and name in raw_names[id(owner)]
+                                and name not in owner.nonloc and name not in owner.glob):
+                            break
+                        owner = owner.parent
+                    if owner is None:
+                        owner = s  # a SyntaxError in Python; keep it local
+                else:
+                    owner = s
+                owner.owned.setdefault(name, []).append(b)
+        for s in self.scopes:
+            for bs in s.owned.values():
+                bs.sort(key=lambda b: b.pos)
+
+
+def lookup(scope, name, module_scope):
+    """The scope a load of ``name`` in ``scope`` resolves to (None: a builtin)."""
+    s = scope
+    first = True
+    while s is not None:
+        if s.kind == "class" and not first:
+            s = s.parent
+            continue
+        first = False
+        if s.kind != "module" and name in s.glob:
+            s = module_scope
+            return s if name in s.owned else None
+        if s.kind != "module" and name in s.nonloc:
+            s = s.parent
+            continue
+        if name in s.owned:
+            return s
+        s = s.parent
+    return None
+
+
+def result_names(scope):
+    """{name: [assign Bindings in source order]} of the result names of ``scope``."""
+    out = {}
+    if scope.kind not in ("module", "function"):
+        return out
+    for name, bs in scope.owned.items():
+        rel = [b for b in bs if b.kind != "augor"]
+        if rel and all(b.kind == "assign" and is_shaped(b.value) for b in rel):
+            out[name] = rel
+    return out
+
+
+def statement_holds(stmts, pred):
+    """Does a statement among ``stmts`` (at any depth, not in nested scopes) satisfy pred?"""
+    for st in stmts:
+        if pred(st):
+            return True
+        if st.__class__ in _FUNCTION_NODES or st.__class__ is ast.ClassDef:
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(st, field, None)
+            if sub and statement_holds(sub, pred):
+                return True
+        if st.__class__ in (ast.Try, getattr(ast, "TryStar", ast.Try)):
+            for h in st.handlers:
+                if statement_holds(h.body, pred):
+                    return True
+        if st.__class__ is ast.Match:
+            for c in st.cases:
+                if statement_holds(c.body, pred):
+                    return True
+    return False
+
+
+class Candidate:
+    """A function that may be a builder: module level or a method of a
+    module-level class, with a ``**K`` parameter nothing else rebinds."""
+
+    __slots__ = ("module", "node", "scope", "kwarg", "params", "local", "ret_calls", "cls_scope")
+
+    def __init__(self, module, node, scope, cls_scope):
+        self.module = module
+        self.node = node
+        self.scope = scope
+        self.cls_scope = cls_scope
+        self.kwarg = node.args.kwarg.arg
+        a = node.args
+        self.params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        self.local = False
+        self.ret_calls = []
+
+
+def analyse_candidate(c):
+    fs, K = c.scope, c.kwarg
+    results = result_names(fs)
+
+    def writes_k(N):
+        for call in fs.calls:
+            f = call.func
+            if (f.__class__ is ast.Attribute and f.attr == "update" and f.value.__class__ is ast.Name
+                    and f.value.id == N):
+                if (len(call.args) == 1 and not call.keywords and call.args[0].__class__ is ast.Name
+                        and call.args[0].id == K):
+                    return True
+                if (not call.args and len(call.keywords) == 1 and call.keywords[0].arg is None
+                        and call.keywords[0].value.__class__ is ast.Name
+                        and call.keywords[0].value.id == K):
+                    return True
+        for aug in fs.augs:
+            if (aug.op.__class__ is ast.BitOr and aug.target.__class__ is ast.Name
+                    and aug.target.id == N and aug.value.__class__ is ast.Name and aug.value.id == K):
+                return True
+        for loop in fs.fors:
+            t, it = loop.target, loop.iter
+            if not (t.__class__ is ast.Tuple and len(t.elts) == 2
+                    and all(e.__class__ is ast.Name for e in t.elts)):
+                continue
+            if not (it.__class__ is ast.Call and not it.args and not it.keywords
+                    and it.func.__class__ is ast.Attribute and it.func.attr == "items"
+                    and it.func.value.__class__ is ast.Name and it.func.value.id == K):
+                continue
+            kname, vname = t.elts[0].id, t.elts[1].id
+
+            def is_copy(st, kname=kname, vname=vname):
+                return (st.__class__ is ast.Assign and st.value.__class__ is ast.Name
+                        and st.value.id == vname
+                        and any(tg.__class__ is ast.Subscript and tg.value.__class__ is ast.Name
+                                and tg.value.id == N and tg.slice.__class__ is ast.Name
+                                and tg.slice.id == kname for tg in st.targets))
+            if statement_holds(loop.body, is_copy):
+                return True
+        return False
+
+    for ret in fs.returns:
+        E = ret.value
+        if E is None:
+            continue
+        cls = E.__class__
+        if cls is _Dict:
+            has_k = any(is_spread_of(k, v, K) for k, v in zip(E.keys, E.values))
+            if has_k and is_shaped(E):
+                c.local = True
+            elif has_k and any(k is None and v.__class__ is ast.Name and v.id in results
+                               for k, v in zip(E.keys, E.values)):
+                c.local = True
+        elif cls is ast.Name and E.id in results:
+            if any(any(is_spread_of(k, v, K) for k, v in zip(b.value.keys, b.value.values))
+                   for b in results[E.id]) or writes_k(E.id):
+                c.local = True
+        elif cls is ast.Call:
+            if any(kw.arg is None and kw.value.__class__ is ast.Name and kw.value.id == K
+                   for kw in E.keywords):
+                c.ret_calls.append(E)
+
+
+class Module:
+    """One parsed project file."""
+
+    def __init__(self, project, abspath, data=None):
+        self.project = project
+        self.abspath = abspath
+        self.modname, self.is_pkg = project.modname_of(abspath)
+        self.path = project.spell(abspath)
+        if data is None:
+            with open(abspath, "rb") as fh:
+                data = fh.read()
+        self.data = data
+        self.tree = ast.parse(data, filename=abspath)
+        self.src = Source(data)
+        sb = ScopeBuilder(self.tree)
+        self.scopes = sb.scopes
+        self.module_scope = sb.module
+        self.candidates = {}  # id(def node) -> Candidate
+        for s in self.scopes:
+            if s.kind != "function" or s.node.__class__ not in _FUNCTION_NODES:
+                continue
+            owner = s.parent
+            cls_scope = None
+            body = self.tree.body
+            if owner.kind == "class" and owner.parent.kind == "module" and owner.node in body:
+                cls_scope = owner
+                if s.node not in owner.node.body:
+                    continue  # a method stands directly in the class body
+            elif owner.kind != "module" or s.node not in body:
+                continue  # a module-level def stands directly in the module body
+            kw = s.node.args.kwarg
+            if kw is None:
+                continue
+            bs = s.owned.get(kw.arg, ())
+            if len(bs) != 1 or bs[0].kind != "param":
+                continue
+            c = Candidate(self, s.node, s, cls_scope)
+            analyse_candidate(c)
+            self.candidates[id(s.node)] = c
+
+    def package(self):
+        if self.is_pkg:
+            return self.modname
+        return self.modname.rpartition(".")[0]
+
+    def text(self, node):
+        return self.src.text[self.src.offset(node.lineno, node.col_offset):
+                             self.src.offset(node.end_lineno, node.end_col_offset)]
+
+    def start(self, node):
+        return self.src.position(self.src.offset(node.lineno, node.col_offset))
+
+
+def walk_project(root):
+    """Every *.py / *.pyi file below ``root`` that the project index covers."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        kept = []
+        for d in dirnames:
+            if d.startswith(".") or d in PROJECT_SKIP_DIRS:
+                continue
+            if os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg")):
+                continue
+            kept.append(d)
+        kept.sort()
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            if name.endswith(SOURCE_SUFFIXES):
+                yield os.path.join(dirpath, name)
+
+
+class Project:
+    def __init__(self, root, spelled_root, single=None):
+        self.root = root
+        self.spelled_root = spelled_root
+        self.by_name = {}
+        self.names = {}
+        self.modules = {}
+        self.candidates_ready = False
+        self.builders = set()       # id(def node) of builders
+        self.exempt = set()         # (id(call), id(keyword)): a **K passed on (case 4)
+        self.resolved = {}          # id(call) -> Candidate or None
+        self.abs_cache = {}
+        files = [single] if single is not None else walk_project(root)
+        for f in files:
+            self.add_file(os.path.abspath(f))
+
+    def add_file(self, abspath):
+        if abspath in self.names:
+            return
+        rel = os.path.relpath(abspath, self.root)
+        if rel == ".":
+            rel = os.path.basename(abspath)
+        parts = rel.replace(os.sep, "/").split("/")
+        last = parts[-1]
+        for suffix in SOURCE_SUFFIXES:
+            if last.endswith(suffix):
+                last = last[:-len(suffix)]
+                break
+        parts[-1] = last
+        is_pkg = last == "__init__"
+        if is_pkg:
+            parts.pop()
+        name = ".".join(parts)
+        self.names[abspath] = (name, is_pkg)
+        self.by_name.setdefault(name, []).append(abspath)
+
+    def modname_of(self, abspath):
+        self.add_file(abspath)
+        return self.names[abspath]
+
+    def spell(self, abspath):
+        rel = os.path.relpath(abspath, self.root)
+        if self.spelled_root in ("", "."):
+            return rel if self.spelled_root == "" else os.path.join(".", rel)
+        return os.path.join(self.spelled_root, rel)
+
+    def module(self, abspath, data=None):
+        if abspath not in self.modules:
+            try:
+                self.modules[abspath] = Module(self, abspath, data)
+            except (SyntaxError, ValueError, UnicodeError, RecursionError, MemoryError,
+                    OverflowError, OSError, SpanError):
+                self.modules[abspath] = None
+        return self.modules[abspath]
+
+    def resolve_absolute(self, name):
+        if not name:
+            return None
+        if name in self.abs_cache:
+            return self.abs_cache[name]
+        hits = list(self.by_name.get(name, ()))
+        tail = "." + name
+        for n, files in self.by_name.items():
+            if n.endswith(tail):
+                hits.extend(files)
+        found = self.module(hits[0]) if len(hits) == 1 else None
+        self.abs_cache[name] = found
+        return found
+
+    def resolve_name(self, mod, level, name):
+        """Module ``name`` (None: the package itself) imported with ``level`` dots from ``mod``."""
+        if level == 0:
+            return self.resolve_absolute(name)
+        parts = mod.package().split(".") if mod.package() else []
+        up = level - 1
+        if up > len(parts):
+            return None
+        base = parts[:len(parts) - up]
+        if name:
+            base = base + name.split(".")
+        hits = self.by_name.get(".".join(base), ())
+        return self.module(hits[0]) if len(hits) == 1 else None
+
+    # -- builders --------------------------------------------------------
+
+    def ensure_builders(self):
+        if self.candidates_ready:
+            return
+        self.candidates_ready = True
+        cands = []
+        for abspath in sorted(self.names):
+            try:
+                with open(abspath, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            if b"**" not in data:
+                continue
+            m = self.module(abspath, data)
+            if m is not None:
+                cands.extend(m.candidates.values())
+        self.builders = {id(c.node) for c in cands if c.local}
+        changed = True
+        while changed:
+            changed = False
+            for c in cands:
+                if id(c.node) in self.builders:
+                    continue
+                for call in c.ret_calls:
+                    t = self.resolve_call(c.module, call, c.scope)
+                    if t is not None and id(t.node) in self.builders:
+                        self.builders.add(id(c.node))
+                        changed = True
+                        break
+        for c in cands:
+            if id(c.node) not in self.builders:
+                continue
+            for call in c.ret_calls:
+                t = self.resolve_call(c.module, call, c.scope)
+                if t is not None and id(t.node) in self.builders:
+                    for kw in call.keywords:
+                        if is_spread_of(kw.arg, kw.value, c.kwarg):
+                            self.exempt.add((id(call), id(kw)))
+
+    def resolve_call(self, mod, call, scope):
+        key = id(call)
+        if key not in self.resolved:
+            self.resolved[key] = self._resolve_callee(mod, call.func, scope)
+        return self.resolved[key]
+
+    def export(self, mod, name, seen):
+        """The candidate ``mod``'s module scope binds ``name`` to (exactly once)."""
+        if mod is None or (mod.abspath, name) in seen:
+            return None
+        seen.add((mod.abspath, name))
+        bs = mod.module_scope.owned.get(name, ())
+        if len(bs) != 1:
+            return None
+        return self.binding_target(mod, bs[0], seen)
+
+    def binding_target(self, mod, b, seen):
+        if b.kind == "def":
+            c = mod.candidates.get(id(b.node))
+            return c if c is not None and c.cls_scope is None else None
+        if b.kind == "importfrom":
+            target = self.resolve_name(mod, b.stmt.level, b.stmt.module)
+            return self.export(target, b.node.name, seen)
+        return None
+
+    def _resolve_callee(self, mod, func, scope):
+        if func.__class__ is ast.Name:
+            owner = lookup(scope, func.id, mod.module_scope)
+            if owner is None:
+                return None
+            bs = owner.owned.get(func.id, ())
+            if len(bs) != 1:
+                return None
+            return self.binding_target(mod, bs[0], set())
+        if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Name:
+            return None
+        base, attr = func.value.id, func.attr
+        if base in ("self", "cls"):
+            s = scope
+            while s is not None and not (s.kind == "function" and s.node.__class__ in _FUNCTION_NODES):
+                s = s.parent
+            if s is None or s.parent is None or s.parent.kind != "class" or s.parent.parent.kind != "module":
+                return None
+            bs = s.parent.owned.get(attr, ())
+            if len(bs) != 1 or bs[0].kind != "def":
+                return None
+            return mod.candidates.get(id(bs[0].node))
+        owner = lookup(scope, base, mod.module_scope)
+        if owner is None:
+            return None
+        bs = owner.owned.get(base, ())
+        if len(bs) != 1:
+            return None
+        b = bs[0]
+        if b.kind == "import":
+            if b.node.asname is None and "." in b.node.name:
+                return None
+            target = self.resolve_absolute(b.node.name)
+        elif b.kind == "importfrom":
+            st = b.stmt
+            sub = b.node.name if not st.module else st.module + "." + b.node.name
+            target = self.resolve_name(mod, st.level, sub)
+        else:
+            return None
+        return self.export(target, attr, set())
+
+
+_project_roots = {}
+
+
+def find_marker_root(directory):
+    """The nearest folder at or above ``directory`` holding a project marker."""
+    seen = []
+    d = directory
+    while True:
+        if d in _project_roots:
+            found = _project_roots[d]
+            break
+        seen.append(d)
+        if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+            found = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            found = None
+            break
+        d = parent
+    for s in seen:
+        _project_roots[s] = found
+    return found
+
+
+def spelled_ancestor(spelled, abspath, root):
+    """``root`` spelled the way ``spelled`` (the path of ``abspath``) is."""
+    depth = len(os.path.relpath(abspath, root).split(os.sep))
+    s = spelled
+    for _ in range(depth):
+        s = os.path.dirname(s)
+    if os.path.abspath(s or ".") == root:
+        return s
+    return root if os.path.isabs(spelled) else os.path.relpath(root)
+
+
+_projects = {}
+
+
+def project_for(path, given):
+    """The Project of file ``path`` found under PATH ``given``."""
+    abspath = os.path.abspath(path)
+    root = find_marker_root(os.path.dirname(abspath))
+    single = None
+    if root is None:
+        if os.path.isdir(given):
+            root = os.path.abspath(given)
+        else:
+            root = os.path.dirname(abspath)
+            single = abspath
+    key = (root, single)
+    if key not in _projects:
+        _projects[key] = Project(root, spelled_ancestor(path, abspath, root), single)
+    proj = _projects[key]
+    proj.add_file(abspath)
+    return proj
+
+
+def program_findings(mod):
+    """TS003 and TS004 findings of module ``mod`` (suppressions applied)."""
+    out = []
+    src = mod.src
+    proj = mod.project
+
+    def add(code, origin, key, expression, builder, dict_pos, span, stats):
+        if code in IGNORED_CODES:
+            return
+        (sline, scol), (eline, ecol) = span
+        dline, dcol = dict_pos
+        if silenced(src.comments, sline, scol, code) or silenced(src.comments, dline, dcol, code):
+            stats["suppressed"] = stats.get("suppressed", 0) + 1
+            return
+        out.append({
+            "path": mod.path, "dict_line": dline, "dict_column": dcol + 1, "code": code,
+            "key": key, "expression": expression, "origin": origin, "builder": builder,
+            "line": sline, "column": scol + 1, "end_line": eline, "end_column": ecol + 1,
+        })
+
+    def node_span(node):
+        return (src.position(src.offset(node.lineno, node.col_offset)),
+                src.position(src.offset(node.end_lineno, node.end_col_offset)))
+
+    def entry_pos(d, i):
+        code = "TS002" if d.keys[i] is None else "TS001"
+        start, end = entry_span(src, d, i, code)
+        return src.position(start), src.position(end)
+
+    return out, add, node_span, entry_pos
+
+
+def ts004_findings(mod, add, node_span, entry_pos, stats):
+    src = mod.src
+    for S in mod.scopes:
+        results = result_names(S)
+        if not results:
+            continue
+        writes = []  # (span start offset tuple, name, [(key, expression, span)])
+
+        def classify(K):
+            """("key", k) / ("none",) / ("dyn", text) for a subscript-like key."""
+            if K.__class__ is _Constant:
+                if K.value.__class__ is str:
+                    return ("key", K.value) if K.value not in ALLOWED_KEYS else ("none",)
+                return ("none",)
+            return ("dyn", mod.text(K))
+
+        def display_entries(d):
+            hits = []
+            for i, (k, v) in enumerate(zip(d.keys, d.values)):
+                if k is None:
+                    hits.append((None, mod.text(v), entry_pos(d, i)))
+                elif k.__class__ is _Constant:
+                    if k.value.__class__ is str and k.value not in ALLOWED_KEYS:
+                        hits.append((k.value, None, entry_pos(d, i)))
+                else:
+                    hits.append((None, mod.text(k), entry_pos(d, i)))
+            return hits
+
+        for st in S.assigns:
+            for t in st.targets:
+                if (t.__class__ is ast.Subscript and t.value.__class__ is ast.Name
+                        and t.value.id in results):
+                    c = classify(t.slice)
+                    if c[0] == "none":
+                        continue
+                    span = node_span(st)
+                    hit = (c[1], None, span) if c[0] == "key" else (None, c[1], span)
+                    writes.append((t.value.id, [hit]))
+        for call in S.calls:
+            f = call.func
+            if not (f.__class__ is ast.Attribute and f.value.__class__ is ast.Name
+                    and f.value.id in results and f.attr in ("update", "setdefault")):
+                continue
+            hits = []
+            if f.attr == "update":
+                for a in call.args:
+                    if a.__class__ is _Dict:
+                        hits.extend(display_entries(a))
+                    else:
+                        hits.append((None, mod.text(a), node_span(a)))
+                for kw in call.keywords:
+                    if kw.arg is None:
+                        hits.append((None, mod.text(kw.value), node_span(kw)))
+                    elif kw.arg not in ALLOWED_KEYS:
+                        hits.append((kw.arg, None, node_span(kw)))
+            elif call.args:
+                c = classify(call.args[0])
+                if c[0] != "none":
+                    span = node_span(call)
+                    hits.append((c[1], None, span) if c[0] == "key" else (None, c[1], span))
+            if hits:
+                writes.append((f.value.id, hits))
+        for aug in S.augs:
+            t = aug.target
+            if not (aug.op.__class__ is ast.BitOr and t.__class__ is ast.Name and t.id in results):
+                continue
+            if aug.value.__class__ is _Dict:
+                hits = display_entries(aug.value)
+            else:
+                hits = [(None, mod.text(aug.value), node_span(aug.value))]
+            if hits:
+                writes.append((t.id, hits))
+        for name, hits in writes:
+            bindings = results[name]
+            for key, expression, span in hits:
+                chosen = bindings[0]
+                for b in bindings:
+                    if src.position(src.offset(*b.pos)) < span[0]:
+                        chosen = b
+                d = chosen.value
+                add("TS004", "later-write", key, expression, None, mod.start(d), span, stats)
+
+
+def ts003_findings(mod, add, node_span, stats):
+    proj = mod.project
+    proj.ensure_builders()
+    for S in mod.scopes:
+        for call in S.calls:
+            t = proj.resolve_call(mod, call, S)
+            if t is None or id(t.node) not in proj.builders:
+                continue
+            bline, bcol = t.module.start(t.node)
+            builder = {"name": t.node.name, "path": t.module.path, "line": bline, "column": bcol + 1}
+            call_pos = mod.start(call)
+            for kw in call.keywords:
+                if kw.arg is None:
+                    if (id(call), id(kw)) in proj.exempt:
+                        continue
+                    add("TS003", "builder-call", None, mod.text(kw.value), builder, call_pos,
+                        node_span(kw), stats)
+                elif kw.arg not in t.params and kw.arg not in ALLOWED_KEYS:
+                    add("TS003", "builder-call", kw.arg, None, builder, call_pos, node_span(kw), stats)
+
+
+def scan_program(path, given, data, stats):
+    """Every finding (TS001-TS004) of file ``path``, found under PATH ``given``."""
+    proj = project_for(path, given)
+    abspath = os.path.abspath(path)
+    mod = proj.modules.get(abspath)
+    if mod is None:
+        mod = Module(proj, abspath, data)  # raises on unparsable input
+        proj.modules[abspath] = mod
+    mod.path = path
+    found = literal_findings(path, mod.tree, data, stats, mod.src)
+    out, add, node_span, entry_pos = program_findings(mod)
+    ts004_findings(mod, add, node_span, entry_pos, stats)
+    ts003_findings(mod, add, node_span, stats)
+    return found + out
+
+
 def sort_key(f):
     return (f["path"], f["dict_line"], f["dict_column"], f["line"], f["column"],
-            f["code"], f["key"] or "")
+            f["code"], f["key"] or "", f.get("expression") or "")
 
 
 def main(argv):
@@ -425,7 +1288,7 @@ def main(argv):
             try:
                 with open(path, "rb") as fh:
                     data = fh.read()
-                found = scan_source(path, data, stats)
+                found = scan_program(path, p, data, stats)
             except (SyntaxError, ValueError, UnicodeError, RecursionError,
                     MemoryError, OverflowError, OSError) as exc:
                 reason = "%s: %s" % (type(exc).__name__, exc)
@@ -450,8 +1313,8 @@ def main(argv):
                 fh.write(path + "\n")
     if want_stats:
         stats["findings"] = len(findings)
-        stats["TS001"] = sum(1 for f in findings if f["code"] == "TS001")
-        stats["TS002"] = len(findings) - stats["TS001"]
+        for code in ("TS001", "TS002", "TS003", "TS004"):
+            stats[code] = sum(1 for f in findings if f["code"] == code)
         sys.stderr.write("stats: %s\n" % json.dumps(stats, sort_keys=True))
     return status
 

@@ -1,0 +1,1234 @@
+#!/usr/bin/env python3
+"""Deterministic generator of small multi-module programs for TS003 / TS004.
+
+Usage:
+    python3 tests/reference/gen_programs.py OUTDIR [--seed N] [--programs N] [--verify]
+
+Writes --programs folders OUTDIR/prog_NNNN/, each a project of its own (an
+empty toolshape.toml) holding one package of 2 to 5 modules: `common.py`
+with result builders in every flow form of docs/rules.md (a display holding
+`**kw`, `.update(kw)`, `.update(**kw)`, `|= kw`, an items loop, `{**r, **kw}`),
+chains, decoys that are not builders and often a class with builder methods;
+sometimes `helpers.py` with builders chained across modules and an
+`__init__.py` with re-exports; and tool modules that call the builders through
+every import form (relative, absolute with `as`, `import M as A`, `from P import
+M`, re-exports, `import P`), through unresolvable names (a star import, a
+name bound twice, a shadowing local, a builder passed as a value, a dotted
+`import P.M`, `self._ok` in a subclass) and that write keys into results
+after they are built (every TS004 form, with non-result names, names rebound
+to non-results, writes in nested scopes and non-string constant keys as
+traps).  Suppression comments of several forms stand on finding lines, on
+dict / call lines and on later lines of a multi-line span (which must not
+silence it).
+
+The generator knows what it wrote: OUTDIR/manifest.json holds every finding
+it expects (TS001-TS004, path relative to OUTDIR with "/", all fields of
+scan.py's output: code, key, expression, origin, builder {name, path, line,
+column}, dict_line, dict_column, line, column, end_line, end_column) and the
+counts per code, origin and form; the positions are where the generator put
+the text, not what a parser says.  Every file is checked with ast.parse and
+every expected span is checked against the text written.  --verify runs
+scan.py (next to this file) over OUTDIR and compares it with the manifest.
+
+Output is a function of the arguments only.
+"""
+
+import argparse
+import ast
+import json
+import os
+import random
+import subprocess
+import sys
+from collections import Counter
+
+ALLOWED = ("status", "content", "toolUseId")
+ALL = "ALL"
+
+# (comment text, codes it silences)
+COMMENTS = [
+    ("# toolshape: ignore", ALL),
+    ("# toolshape: ignore[TS003]", {"TS003"}),
+    ("# toolshape: ignore[TS004]", {"TS004"}),
+    ("# toolshape: ignore[TS003, TS004]", {"TS003", "TS004"}),
+    ("# noqa: TS003", {"TS003"}),
+    ("# noqa: TS004", {"TS004"}),
+    ("# noqa", ALL),
+    ("# NOQA", ALL),
+    ("# noqa: TS001", {"TS001"}),
+    ("# toolshape: ignore[TS002]", {"TS002"}),
+    ("# toolshape: note", set()),
+    ("# per-call note", set()),
+]
+
+MESSAGES = ['"done"', '"ok"', '"Größe geprüft ✓"', '"fertig — 完了"', "query", "f\"got {query}\""]
+EXTRA_KEYS = ["frames", "devices", "elapsed", "trace", "errors", "hz", "retries", "size"]
+
+
+class W:
+    """A module being written: text plus the current (1-based) line and
+    (1-based, in characters) column."""
+
+    def __init__(self):
+        self.parts = []
+        self.line = 1
+        self.col = 1
+        self.comments = {}  # line -> [(text, silences)]
+
+    def put(self, text):
+        """Append ``text`` (no newline); return (start, end) positions."""
+        assert "\n" not in text
+        start = (self.line, self.col)
+        self.parts.append(text)
+        self.col += len(text)
+        return start, (self.line, self.col)
+
+    def end(self, comment=None):
+        if comment is not None:
+            self.parts.append("  " + comment[0])
+            self.comments.setdefault(self.line, []).append(comment)
+        self.parts.append("\n")
+        self.line += 1
+        self.col = 1
+
+    def lineof(self, text, comment=None):
+        span = self.put(text)
+        self.end(comment)
+        return span
+
+    def text(self):
+        return "".join(self.parts)
+
+
+class Builder:
+    def __init__(self, name, rel, line, col, params, form, method=None):
+        self.name = name
+        self.rel = rel
+        self.line = line
+        self.col = col
+        self.params = set(params)
+        self.form = form
+        self.method = method  # "self" / "cls" for methods
+
+    def record(self):
+        return {"name": self.name, "path": self.rel, "line": self.line, "column": self.col}
+
+
+class Prog:
+    """One program being generated."""
+
+    def __init__(self, rng, index, outrel):
+        self.rng = rng
+        self.index = index
+        self.outrel = outrel
+        self.findings = []   # (rel, record)
+        self.modules = {}    # rel -> W
+        self.forms = Counter()
+        self.uid = 0
+
+    def fresh(self, stem):
+        self.uid += 1
+        return "%s_%d" % (stem, self.uid)
+
+    def maybe_comment(self, p=0.18):
+        if self.rng.random() < p:
+            return self.rng.choice(COMMENTS)
+        return None
+
+    def expect(self, rel, code, origin, key, expression, builder, dict_pos, span, form):
+        (line, col), (eline, ecol) = span
+        self.findings.append((rel, {
+            "path": rel, "code": code, "key": key, "expression": expression, "origin": origin,
+            "builder": builder.record() if builder is not None else None,
+            "dict_line": dict_pos[0], "dict_column": dict_pos[1],
+            "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
+        }))
+
+    # -- displays ------------------------------------------------------------
+
+    def display(self, rel, w, entries, form="display"):
+        """Write a single-line dict display; entries are ("key", k, value_text,
+        paren_key) or ("spread", expr_text).  Records its literal findings
+        when it is shaped; returns (position of "{", [(entry, span)])."""
+        keys = {e[1] for e in entries if e[0] == "key"}
+        shaped = "status" in keys and "content" in keys
+        brace, _ = w.put("{")
+        spans = []
+        for i, e in enumerate(entries):
+            if i:
+                w.put(", ")
+            if e[0] == "key":
+                ktext = json.dumps(e[1], ensure_ascii=False)
+                if e[3]:
+                    ktext = "(" + ktext + ")"
+                span = w.put("%s: %s" % (ktext, e[2]))
+                if shaped and e[1] not in ALLOWED:
+                    self.expect(rel, "TS001", "literal", e[1], None, None, brace, span, "literal-key")
+            elif e[0] == "dynkey":
+                span = w.put("%s: %s" % (e[1], e[2]))
+            else:
+                span = w.put("**" + e[1])
+                if shaped:
+                    self.expect(rel, "TS002", "literal", None, None, None, brace, span, "literal-spread")
+            spans.append((e, span))
+        w.put("}")
+        return brace, spans
+
+    def shaped_entries(self, text_value, extra=()):
+        status = self.rng.choice(['"success"', '"error"'])
+        content = self.rng.choice(["[{\"text\": %s}]" % text_value, "[]", "content"])
+        return [("key", "status", status, False), ("key", "content", content, False)] + list(extra)
+
+
+# --------------------------------------------------------------------------
+# common.py: builders, chains, decoys, a class with builder methods
+
+SIGNATURES = [
+    # (parameter list text without **K, named params, first param)
+    ("msg", ["msg"], "msg"),
+    ("text, level=\"info\"", ["text", "level"], "text"),
+    ("msg, *args", ["msg"], "msg"),
+    ("msg, *, code=0", ["msg", "code"], "msg"),
+]
+KWARG_NAMES = ["kw", "kwargs", "extra", "meta"]
+FLOW_FORMS = ["display", "update", "update_star", "ior", "items", "merge", "display_name"]
+
+
+def write_builder_body(p, rel, w, ind, first, K, form):
+    """The body of a builder of flow ``form``; records the builder's own findings."""
+    r = p.rng.choice(["r", "res", "out", "result"])
+    uses_content = p.rng.random() < 0.3
+    if uses_content:
+        w.lineof(ind + "content = [{\"text\": %s}]" % first)
+    text_value = first
+
+    def entries(extra=()):
+        e = p.shaped_entries(text_value, extra)
+        if not uses_content and e[1][2] == "content":
+            e[1] = ("key", "content", "[]", False)
+        return e
+
+    if form == "display":
+        w.put(ind + "return ")
+        p.display(rel, w, entries([("spread", K)]))
+        w.end(p.maybe_comment(0.1))
+        return
+    if form == "display_name":
+        w.put(ind + r + " = ")
+        p.display(rel, w, entries([("spread", K)]))
+        w.end(p.maybe_comment(0.1))
+        w.lineof(ind + "return " + r)
+        return
+    w.put(ind + r + " = ")
+    brace, _ = p.display(rel, w, entries())
+    w.end()
+    if form == "update":
+        w.put(ind + r + ".update(")
+        span = w.put(K)
+        w.put(")")
+        c = p.maybe_comment(0.1)
+        p.expect(rel, "TS004", "later-write", None, K, None, brace, span, "builder-update")
+        w.end(c)
+    elif form == "update_star":
+        w.put(ind + r + ".update(")
+        span = w.put("**" + K)
+        w.put(")")
+        p.expect(rel, "TS004", "later-write", None, K, None, brace, span, "builder-update-star")
+        w.end(p.maybe_comment(0.1))
+    elif form == "ior":
+        w.put(ind + r + " |= ")
+        span = w.put(K)
+        p.expect(rel, "TS004", "later-write", None, K, None, brace, span, "builder-ior")
+        w.end(p.maybe_comment(0.1))
+    elif form == "items":
+        k, v = p.rng.choice([("k", "v"), ("key", "value"), ("name", "val")])
+        w.lineof(ind + "for %s, %s in %s.items():" % (k, v, K))
+        if p.rng.random() < 0.3:
+            w.lineof(ind + "    if %s is not None:" % v)
+            inner = ind + "        "
+        else:
+            inner = ind + "    "
+        w.put(inner)
+        span = w.put("%s[%s] = %s" % (r, k, v))
+        p.expect(rel, "TS004", "later-write", None, k, None, brace, span, "builder-items")
+        w.end(p.maybe_comment(0.1))
+    elif form == "merge":
+        w.lineof(ind + "return {**%s, **%s}" % (r, K))
+        return
+    w.lineof(ind + "return " + r)
+
+
+def write_common(p, pkg, has_class):
+    rel = p.outrel + "/" + pkg + "/common.py"
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Result helpers of %s."""' % pkg)
+    w.lineof("import functools")
+    w.end()
+    w.end()
+    builders = []
+    decoys = []
+    names = p.rng.sample(["ok", "success", "make_result", "respond", "done", "_ok_result"], 3)
+    nb = p.rng.randint(1, 3)
+    for i in range(nb):
+        name = names[i]
+        sig, params, first = p.rng.choice(SIGNATURES)
+        K = p.rng.choice(KWARG_NAMES)
+        form = p.rng.choice(FLOW_FORMS)
+        if p.rng.random() < 0.2:
+            w.lineof("@functools.lru_cache(maxsize=None)")
+        is_async = p.rng.random() < 0.1
+        start, _ = w.put("async def " if is_async else "def ")
+        w.put("%s(%s, **%s):" % (name, sig, K))
+        w.end()
+        write_builder_body(p, rel, w, "    ", first, K, form)
+        b = Builder(name, rel, start[0], start[1], params, form)
+        b.is_async = is_async
+        builders.append(b)
+        p.forms["builder-" + form] += 1
+        w.end()
+        w.end()
+    # a chain in the same module
+    if p.rng.random() < 0.6:
+        base = p.rng.choice([b for b in builders if not b.is_async] or [None])
+        if base is not None:
+            name = p.rng.choice(["err", "fail", "_err"])
+            start, _ = w.put("def ")
+            w.put("%s(msg, **kw):" % name)
+            w.end()
+            w.put("    return ")
+            call_pos, _ = w.put(base.name)
+            w.put("(msg")
+            extra_kw = p.rng.random() < 0.35
+            if extra_kw:
+                w.put(", ")
+                key = "retry" if "retry" not in base.params else "again"
+                span = w.put("%s=True" % key)
+                p.expect(rel, "TS003", "builder-call", key, None, base, call_pos, span, "chain-extra")
+            w.put(", **kw)")
+            w.end(p.maybe_comment(0.1))
+            b = Builder(name, rel, start[0], start[1], ["msg"], "chain")
+            b.is_async = False
+            builders.append(b)
+            p.forms["builder-chain"] += 1
+            w.end()
+            w.end()
+    # decoys: functions with **kw that are not builders
+    base = builders[0]
+    for kind in p.rng.sample(["rebinds", "logs", "nested", "relay"], p.rng.randint(1, 2)):
+        name = {"rebinds": "cleaned", "logs": "noted", "nested": "factory", "relay": "relay"}[kind]
+        if kind == "rebinds":
+            w.lineof("def %s(msg, **kw):" % name)
+            w.lineof("    kw = {k: v for k, v in kw.items() if v is not None}")
+            w.put("    return ")
+            p.display(rel, w, p.shaped_entries("msg", [("spread", "kw")]))
+            w.end()
+        elif kind == "logs":
+            w.lineof("def %s(msg, **kw):" % name)
+            w.lineof("    print(kw)")
+            w.put("    return ")
+            p.display(rel, w, p.shaped_entries("msg"))
+            w.end()
+        elif kind == "nested":
+            w.lineof("def %s():" % name)
+            w.lineof("    def inner(msg, **kw):")
+            w.put("        return ")
+            p.display(rel, w, p.shaped_entries("msg", [("spread", "kw")]))
+            w.end()
+            w.lineof("    return inner")
+        else:
+            w.lineof("def %s(msg, **kw):" % name)
+            if base.is_async:
+                w.lineof("    return %s" % base.name)
+            else:
+                w.lineof("    return %s(msg)" % base.name)
+        decoys.append(name)
+        p.forms["decoy-" + kind] += 1
+        w.end()
+        w.end()
+    # a module-level caller in the same file
+    sync = [b for b in builders if not b.is_async]
+    if sync and p.rng.random() < 0.5:
+        b = p.rng.choice(sync)
+        w.lineof("def ping():")
+        w.put("    return ")
+        call_pos, _ = w.put(b.name)
+        w.put('("pong", ')
+        span = w.put("latency=1")
+        p.expect(rel, "TS003", "builder-call", "latency", None, b, call_pos, span, "call-same-module")
+        w.put(")")
+        w.end(p.maybe_comment())
+        w.end()
+        w.end()
+    methods = []
+    if has_class:
+        w.lineof("class Base:")
+        mname = p.rng.choice(["_ok", "_reply"])
+        w.put("    ")
+        start, _ = w.put("def ")
+        K = p.rng.choice(KWARG_NAMES)
+        w.put("%s(self, msg, **%s):" % (mname, K))
+        w.end()
+        form = p.rng.choice(FLOW_FORMS)
+        write_builder_body(p, rel, w, "        ", "msg", K, form)
+        mb = Builder(mname, rel, start[0], start[1], ["self", "msg"], form, "self")
+        p.forms["builder-method-" + form] += 1
+        methods.append(mb)
+        w.end()
+        cb = None
+        if p.rng.random() < 0.6:
+            w.lineof("    @classmethod")
+            w.put("    ")
+            start, _ = w.put("def ")
+            w.put("_build(cls, msg, **kw):")
+            w.end()
+            write_builder_body(p, rel, w, "        ", "msg", "kw", "display")
+            cb = Builder("_build", rel, start[0], start[1], ["cls", "msg"], "display", "cls")
+            p.forms["builder-classmethod"] += 1
+            methods.append(cb)
+            w.end()
+        if p.rng.random() < 0.5:
+            # a method chain: self._err -> self._ok
+            w.put("    ")
+            start, _ = w.put("def ")
+            w.put("_err(self, msg, **kw):")
+            w.end()
+            w.put("        return ")
+            call_pos, _ = w.put("self." + mname)
+            w.put("(msg, **kw)")
+            w.end()
+            eb = Builder("_err", rel, start[0], start[1], ["self", "msg"], "chain", "self")
+            p.forms["builder-method-chain"] += 1
+            methods.append(eb)
+            w.end()
+        # callers through self / cls
+        w.lineof("    def run(self, query, extra):")
+        for mb_ in [m for m in methods if m.method == "self"]:
+            write_call_stmt(p, rel, w, "        ", "self." + mb_.name, mb_, "call-self")
+        w.lineof("        return None")
+        if cb is not None:
+            w.end()
+            w.lineof("    @classmethod")
+            w.lineof("    def make(cls, query, extra):")
+            write_call_stmt(p, rel, w, "        ", "cls._build", cb, "call-cls")
+            w.lineof("        return None")
+        w.end()
+        w.end()
+    for b in builders:
+        if not hasattr(b, "is_async"):
+            b.is_async = False
+    return rel, builders, decoys, methods
+
+
+# --------------------------------------------------------------------------
+# calls
+
+def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mapping_names=("extra",)):
+    """Write a call of ``callee`` (``builder``: what it resolves to, or None)
+    with random arguments; record its TS003 findings."""
+    rng = p.rng
+    kws = []
+    params = sorted(builder.params) if builder is not None else ["msg", "level", "code"]
+    used = set()
+    n_extra = rng.choice([0, 0, 1, 1, 2, 3])
+    for key in rng.sample(EXTRA_KEYS, n_extra):
+        kws.append(("kw", key, rng.choice(["1", "len(query)", "[1, 2]", "None", '"x"'])))
+        used.add(key)
+    if rng.random() < 0.3:
+        named = [x for x in params if x not in ("msg", "text", "self", "cls") and x not in used]
+        if named:
+            k = rng.choice(named)
+            kws.append(("kw", k, '"warn"'))
+            used.add(k)
+    if rng.random() < 0.25:
+        k = rng.choice(ALLOWED)
+        kws.append(("kw", k, {"status": '"error"', "content": "[]", "toolUseId": "tid"}[k]))
+    rng.shuffle(kws)
+    if rng.random() < 0.3:
+        kws.append(("star", rng.choice(mapping_names)))
+    if multiline is None:
+        multiline = rng.random() < 0.25
+    is_async = builder is not None and getattr(builder, "is_async", False)
+    lead = rng.choice(["reply = ", "return ", "replies.append(", ""]) if not multiline else rng.choice(
+        ["reply = ", "return "])
+    w.put(ind + lead)
+    if is_async:
+        w.put("await ")
+    call_pos, _ = w.put(callee)
+    msg = rng.choice(MESSAGES)
+    first_params = [x for x in params if x in ("msg", "text")]
+    findings = []
+
+    def account(kw, span):
+        if builder is None:
+            return
+        if kw[0] == "kw":
+            if kw[1] not in builder.params and kw[1] not in ALLOWED:
+                findings.append(("key", kw[1], span))
+        else:
+            findings.append(("dyn", kw[1], span))
+
+    if not multiline:
+        w.put("(" + msg)
+        for kw in kws:
+            w.put(", ")
+            span = w.put("%s=%s" % (kw[1], kw[2]) if kw[0] == "kw" else "**" + kw[1])
+            account(kw, span)
+        w.put(")")
+        if lead == "replies.append(":
+            w.put(")")
+        comment = p.maybe_comment(0.25)
+        w.end(comment)
+    else:
+        w.put("(")
+        w.end(p.maybe_comment(0.25))
+        w.lineof(ind + "    " + msg + ",", p.maybe_comment(0.1))
+        for kw in kws:
+            w.put(ind + "    ")
+            span = w.put("%s=%s" % (kw[1], kw[2]) if kw[0] == "kw" else "**" + kw[1])
+            account(kw, span)
+            w.put(",")
+            w.end(p.maybe_comment(0.25))
+        w.lineof(ind + ")")
+    for kind, what, span in findings:
+        if kind == "key":
+            p.expect(rel, "TS003", "builder-call", what, None, builder, call_pos, span, form)
+        else:
+            p.expect(rel, "TS003", "builder-call", None, what, builder, call_pos, span, form + "-mapping")
+    p.forms["calls-" + ("resolved" if builder is not None else "unresolved")] += 1
+
+
+# --------------------------------------------------------------------------
+# later writes (TS004)
+
+def write_result_block(p, rel, w, ind, scope_names):
+    """A result name and writes of random forms; records TS004 findings."""
+    rng = p.rng
+    N = p.fresh(rng.choice(["result", "reply", "payload", "out"]))
+    scope_names.add(N)
+    w.put(ind)
+    if rng.random() < 0.15:
+        w.put(N + ": dict = ")
+    else:
+        w.put(N + " = ")
+    extra = [("key", "trace", "[]", False)] if rng.random() < 0.08 else []
+    brace, _ = p.display(rel, w, p.shaped_entries("query", extra))
+    w.end(p.maybe_comment(0.1))
+    forms = rng.sample(WRITE_FORMS, rng.randint(1, 4))
+    for form in forms:
+        write_one(p, rel, w, ind, N, brace, form)
+    if rng.random() < 0.3:
+        kind = rng.choice(["def", "lambda", "comp"])
+        if kind == "def":
+            w.lineof(ind + "def later():")
+            w.lineof(ind + '    %s["late"] = 1' % N)
+        elif kind == "lambda":
+            w.lineof(ind + "hook = lambda: %s.update(late=1)" % N)
+        else:
+            w.lineof(ind + "[%s.setdefault(k, 0) for k in query]" % N)
+        p.forms["nested-write-ignored"] += 1
+    if rng.random() < 0.1:
+        # a later binding of the name: the writes before stay with the first display
+        w.put(ind + N + " = ")
+        brace2, _ = p.display(rel, w, p.shaped_entries("query"))
+        w.end()
+        write_one(p, rel, w, ind, N, brace2, rng.choice(["sub_key", "setdefault", "update_kw"]))
+        p.forms["rebound-result"] += 1
+    w.lineof(ind + "replies.append(%s)" % N)
+
+
+def write_one(p, rel, w, ind, N, brace, form):
+    rng = p.rng
+    key = rng.choice(EXTRA_KEYS)
+
+    def hit(k, expr, span, f):
+        p.expect(rel, "TS004", "later-write", k, expr, None, brace, span, f)
+
+    p.forms["write-" + form] += 1
+    if form == "sub_key":
+        w.put(ind)
+        span = w.put('%s["%s"] = %s' % (N, key, rng.choice(["1", "len(query)", "None"])))
+        hit(key, None, span, "write-subscript")
+        w.end(p.maybe_comment())
+    elif form == "sub_allowed":
+        w.lineof(ind + '%s["%s"] = 1' % (N, rng.choice(ALLOWED)), p.maybe_comment())
+    elif form == "sub_dyn":
+        k = rng.choice(["name", 'f"x_{query}"', "key_of(query)", "query[0]", "a, b"])
+        w.put(ind)
+        span = w.put("%s[%s] = 1" % (N, k))
+        hit(None, k, span, "write-subscript-dynamic")
+        w.end(p.maybe_comment())
+    elif form == "sub_nonstr":
+        k = rng.choice(["0", "None", 'b"raw"', "1.5", "-1", "True", "..."])
+        w.put(ind)
+        span = w.put("%s[%s] = 1" % (N, k))
+        if k == "-1":
+            # a signed number is an expression, not a constant: a dynamic key
+            hit(None, k, span, "write-subscript-signed-number")
+        w.end(p.maybe_comment())
+    elif form == "sub_chain":
+        k2 = rng.choice([k for k in EXTRA_KEYS if k != key])
+        w.put(ind)
+        span = w.put('%s["%s"] = %s["%s"] = 0' % (N, key, N, k2))
+        hit(key, None, span, "write-subscript-chained")
+        hit(k2, None, span, "write-subscript-chained")
+        w.end(p.maybe_comment())
+    elif form == "sub_multiline":
+        w.put(ind)
+        start, _ = w.put('%s["%s"] = [' % (N, key))
+        w.end(p.maybe_comment(0.4))
+        w.lineof(ind + "    1,", p.maybe_comment(0.5))  # a later line: never silences
+        _, end = w.put(ind + "]")
+        hit(key, None, (start, end), "write-subscript-multiline")
+        w.end()
+    elif form == "sub_aug":
+        w.lineof(ind + '%s["%s"] += 1' % (N, key), p.maybe_comment())
+    elif form == "sub_ann":
+        w.lineof(ind + '%s["%s"]: int = 1' % (N, key), p.maybe_comment())
+    elif form in ("update_display", "ior_display"):
+        entries = []
+        pool = rng.sample(["key", "allowed", "num", "dyn", "spread", "paren"], rng.randint(1, 4))
+        keys_left = [k for k in EXTRA_KEYS]
+        rng.shuffle(keys_left)
+        for what in pool:
+            if what in ("key", "paren"):
+                entries.append(("key", keys_left.pop(), rng.choice(["1", "(2)", "query"]), what == "paren"))
+            elif what == "allowed":
+                entries.append(("key", rng.choice(["status", "toolUseId"]), '"x"', False))
+            elif what == "num":
+                entries.append(("dynkey", rng.choice(["3", "None", "2.5"]), "0"))
+            elif what == "dyn":
+                entries.append(("dynkey", rng.choice(["name", "key_of(query)"]), "0"))
+            else:
+                entries.append(("spread", rng.choice(["extra", "defaults()"])))
+        w.put(ind)
+        if form == "update_display":
+            w.put(N + ".update(")
+        else:
+            w.put(N + " |= ")
+        _, spans = p.display(rel, w, entries)
+        if form == "update_display":
+            w.put(")")
+        for e, span in spans:
+            f = "write-" + form
+            if e[0] == "key" and e[1] not in ALLOWED:
+                hit(e[1], None, span, f)
+            elif e[0] == "dynkey" and e[1] not in ("3", "None", "2.5"):
+                hit(None, e[1], span, f + "-dynamic")
+            elif e[0] == "spread":
+                hit(None, e[1], span, f + "-mapping")
+        w.end(p.maybe_comment())
+    elif form == "update_kw":
+        w.put(ind + N + ".update(")
+        args = []
+        for k in rng.sample(EXTRA_KEYS, rng.randint(0, 2)):
+            args.append(("kw", k))
+        if rng.random() < 0.4:
+            args.append(("allowed", rng.choice(ALLOWED)))
+        if rng.random() < 0.4 or not args:
+            args.append(("star", rng.choice(["extra", "meta"])))
+        for i, a in enumerate(args):
+            if i:
+                w.put(", ")
+            if a[0] == "star":
+                span = w.put("**" + a[1])
+                hit(None, a[1], span, "write-update-kwargs-mapping")
+            else:
+                span = w.put("%s=1" % a[1])
+                if a[0] == "kw":
+                    hit(a[1], None, span, "write-update-kwargs")
+        w.put(")")
+        w.end(p.maybe_comment())
+    elif form in ("update_expr", "ior_expr"):
+        e = rng.choice(["extra", "dict(a=1)", "meta.items()", "defaults()"])
+        w.put(ind + N + (".update(" if form == "update_expr" else " |= "))
+        span = w.put(e)
+        if form == "update_expr":
+            w.put(")")
+        hit(None, e, span, "write-" + form)
+        w.end(p.maybe_comment())
+    elif form == "setdefault":
+        what = rng.choice(["key", "key", "dyn", "allowed", "num"])
+        k = {"key": json.dumps(key), "dyn": "name", "allowed": '"content"', "num": "7"}[what]
+        inside = rng.random() < 0.4
+        w.put(ind)
+        if inside:
+            w.put("n = len(")
+        span = w.put("%s.setdefault(%s, [])" % (N, k))
+        if inside:
+            w.put(")")
+        if what == "key":
+            hit(key, None, span, "write-setdefault")
+        elif what == "dyn":
+            hit(None, "name", span, "write-setdefault-dynamic")
+        w.end(p.maybe_comment())
+    elif form == "loop":
+        w.lineof(ind + "for k, v in extra.items():")
+        w.put(ind + "    ")
+        span = w.put("%s[k] = v" % N)
+        hit(None, "k", span, "write-items-loop")
+        w.end(p.maybe_comment())
+    elif form == "in_expr":
+        w.put(ind + "print(" + N + ".update(")
+        span = w.put("%s=2" % key)
+        w.put("))")
+        hit(key, None, span, "write-update-in-expression")
+        w.end(p.maybe_comment())
+
+
+WRITE_FORMS = ["sub_key", "sub_key", "sub_allowed", "sub_dyn", "sub_nonstr", "sub_chain", "sub_multiline",
+               "sub_aug", "sub_ann", "update_display", "update_kw", "update_expr", "setdefault",
+               "ior_display", "ior_expr", "loop", "in_expr"]
+
+
+def write_non_result(p, rel, w, ind):
+    """A name that is not a result name, written into: no finding."""
+    rng = p.rng
+    kind = rng.choice(["rebound", "bare_ann", "unpack", "param", "not_shaped", "walrus", "deleted"])
+    N = p.fresh("data")
+    p.forms["non-result-" + kind] += 1
+    if kind == "param":
+        w.lineof(ind + 'extra["frames"] = 1')
+        return
+    if kind == "bare_ann":
+        w.lineof(ind + "%s: dict" % N)
+    if kind == "unpack":
+        w.put(ind + N + ", count = ")
+        p.display(rel, w, p.shaped_entries("query"))
+        w.put(", 0")
+        w.end()
+    elif kind == "walrus":
+        w.put(ind + "if (%s := " % N)
+        p.display(rel, w, p.shaped_entries("query"))
+        w.put("):")
+        w.end()
+        w.lineof(ind + "    pass")
+    elif kind == "not_shaped":
+        w.lineof(ind + '%s = {"kind": "x", "status": 1}' % N)
+    else:
+        w.put(ind + N + " = ")
+        p.display(rel, w, p.shaped_entries("query"))
+        w.end()
+    if kind == "rebound":
+        w.lineof(ind + "%s = fetch(query)" % N)
+    write_silent(w, ind, N, rng)
+    if kind == "deleted":
+        w.lineof(ind + "del %s" % N)
+
+
+def write_silent(w, ind, N, rng):
+    form = rng.choice(["sub", "update", "setdefault", "ior"])
+    text = {"sub": '%s["frames"] = 1', "update": "%s.update(frames=1, **extra)",
+            "setdefault": '%s.setdefault("trace", [])', "ior": "%s |= extra"}[form] % N
+    w.lineof(ind + text)
+
+
+def write_module_results(p, rel, w):
+    """Module-level result names: a counted write, a global rebinding trap."""
+    rng = p.rng
+    N = p.fresh("DEFAULT")
+    w.put(N + " = ")
+    brace, _ = p.display(rel, w, p.shaped_entries('"idle"'))
+    w.end(p.maybe_comment(0.1))
+    span = w.put('%s["version"] = 2' % N)
+    p.expect(rel, "TS004", "later-write", "version", None, None, brace, span, "write-module-scope")
+    w.end(p.maybe_comment())
+    w.end()
+    w.end()
+    w.lineof("def touch():")
+    w.lineof('    %s["touched"] = True' % N)
+    p.forms["write-module-scope"] += 1
+    if rng.random() < 0.5:
+        F = p.fresh("FALLBACK")
+        w.end()
+        w.end()
+        w.put(F + " = ")
+        p.display(rel, w, p.shaped_entries('"none"'))
+        w.end()
+        w.lineof('%s["reason"] = "unset"' % F)
+        w.end()
+        w.end()
+        w.lineof("def reset():")
+        w.lineof("    global %s" % F)
+        w.lineof("    %s = None" % F)
+        p.forms["non-result-global-rebinding"] += 1
+    if rng.random() < 0.3:
+        # the write before any binding takes the first display
+        w.end()
+        w.end()
+        w.lineof("def retry(query):")
+        R = p.fresh("attempt")
+        w.lineof("    for i in range(3):")
+        w.lineof("        if i:")
+        w.put("            ")
+        span = w.put("%s[\"again\"] = i" % R)
+        w.end(p.maybe_comment())
+        w.put("        %s = " % R)
+        brace, _ = p.display(rel, w, p.shaped_entries("query"))
+        w.end()
+        p.expect(rel, "TS004", "later-write", "again", None, None, brace, span, "write-before-binding")
+        w.lineof("    return %s" % R)
+        p.forms["write-before-binding"] += 1
+    w.end()
+    w.end()
+
+
+# --------------------------------------------------------------------------
+# tool modules
+
+
+class Access:
+    """How a tool module reaches a function: header lines, callee text and
+    the builder it resolves to (None: unresolvable or not a builder)."""
+
+    def __init__(self, callee, builder, form, bound):
+        self.callee = callee
+        self.builder = builder
+        self.form = form
+        self.bound = bound  # module-scope names bound for it
+
+
+def plan_access(p, pkg, has_init, reexports, builders, helpers, decoys, rel_common_mod):
+    """[(header line)], [Access] for one tool module."""
+    rng = p.rng
+    header = []
+    accesses = []
+    bound = set()
+
+    def unique(name):
+        n = name
+        i = 2
+        while n in bound:
+            n = "%s_%d" % (name, i)
+            i += 1
+        bound.add(n)
+        return n
+
+    forms = ["from_rel", "from_abs_alias", "import_as", "from_pkg_module", "from_dot_module"]
+    if has_init:
+        forms += ["reexport", "reexport_dot", "import_pkg"]
+    chosen = rng.sample(forms, rng.randint(1, min(4, len(forms))))
+    targets = builders + helpers
+    for form in chosen:
+        b = rng.choice(targets)
+        modname = "helpers" if b in helpers else "common"
+        if form in ("reexport", "reexport_dot", "import_pkg") and b.name not in reexports:
+            form = "from_rel"
+        if form == "from_rel":
+            local = unique(b.name)
+            header.append("from .%s import %s" % (modname, b.name if local == b.name else b.name + " as " + local))
+            accesses.append(Access(local, b, form, {local}))
+        elif form == "from_abs_alias":
+            local = unique("good")
+            header.append("from %s.%s import %s as %s" % (pkg, modname, b.name, local))
+            accesses.append(Access(local, b, form, {local}))
+        elif form == "import_as":
+            local = unique("c")
+            header.append("import %s.%s as %s" % (pkg, modname, local))
+            accesses.append(Access(local + "." + b.name, b, form, {local}))
+        elif form == "from_pkg_module":
+            local = unique(modname)
+            header.append("from %s import %s" % (pkg, modname if local == modname else modname + " as " + local))
+            accesses.append(Access(local + "." + b.name, b, form, {local}))
+        elif form == "from_dot_module":
+            local = unique("mod")
+            header.append("from . import %s as %s" % (modname, local))
+            accesses.append(Access(local + "." + b.name, b, form, {local}))
+        elif form in ("reexport", "reexport_dot"):
+            local = unique(b.name)
+            src = pkg if form == "reexport" else "."
+            header.append("from %s import %s" % (src, b.name if local == b.name else b.name + " as " + local))
+            accesses.append(Access(local, b, form, {local}))
+        elif form == "import_pkg":
+            if pkg in bound:
+                continue
+            bound.add(pkg)
+            header.append("import %s" % pkg)
+            accesses.append(Access(pkg + "." + b.name, b, form, {pkg}))
+    # unresolvable ones
+    for form in rng.sample(["star", "twice", "dotted", "value", "decoy", "broken_reexport"], rng.randint(1, 3)):
+        b = rng.choice(builders)
+        if form == "star":
+            if b.name in bound:
+                continue
+            bound.add(b.name)
+            header.append("from .common import *")
+            accesses.append(Access(b.name, None, form, set()))
+        elif form == "twice":
+            local = unique("maybe_" + b.name.strip("_"))
+            header.append("try:")
+            header.append("    from .common import %s as %s" % (b.name, local))
+            header.append("except ImportError:")
+            header.append("    %s = None" % local)
+            accesses.append(Access(local, None, form, {local}))
+        elif form == "dotted":
+            if pkg in bound:
+                continue
+            bound.add(pkg)
+            header.append("import %s.common" % pkg)
+            accesses.append(Access("%s.common.%s" % (pkg, b.name), None, form, {pkg}))
+        elif form == "value":
+            if not accesses or accesses[0].builder is None:
+                continue
+            local = unique("handler")
+            header.append("%s = %s" % (local, accesses[0].callee))
+            accesses.append(Access(local, None, form, {local}))
+        elif form == "decoy":
+            if not decoys:
+                continue
+            d = rng.choice(decoys)
+            local = unique(d)
+            header.append("from .common import %s" % (d if local == d else d + " as " + local))
+            accesses.append(Access(local, None, form, {local}))
+        elif form == "broken_reexport" and has_init and "broken" in reexports:
+            local = unique("broken")
+            header.append("from %s import broken as %s" % (pkg, local))
+            accesses.append(Access(local, None, form, {local}))
+    return header, accesses
+
+
+def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoys, methods):
+    rng = p.rng
+    w = W()
+    p.modules[rel] = w
+    header, accesses = plan_access(p, pkg, has_init, reexports, builders, helpers, decoys, None)
+    w.lineof('"""Tools."""')
+    uses_base = methods and rng.random() < 0.4
+    for line in header:
+        w.lineof(line)
+    if uses_base:
+        w.lineof("from .common import Base")
+    w.end()
+    w.end()
+    for a in accesses:
+        p.forms["access-" + a.form] += 1
+    if rng.random() < 0.4:
+        write_module_results(p, rel, w)
+    nfun = rng.randint(1, 3)
+    for fi in range(nfun):
+        is_async = any(a.builder is not None and getattr(a.builder, "is_async", False) for a in accesses)
+        w.lineof("%sdef tool_%d(query, extra, meta=None):" % ("async " if is_async else "", fi))
+        ind = "    "
+        names = set()
+        for _ in range(rng.randint(2, 5)):
+            what = rng.random()
+            if what < 0.5:
+                a = rng.choice(accesses)
+                form = "call-" + a.form
+                write_call_stmt(p, rel, w, ind, a.callee, a.builder, form, mapping_names=("extra", "meta"))
+            elif what < 0.8:
+                write_result_block(p, rel, w, ind, names)
+            elif what < 0.9:
+                write_non_result(p, rel, w, ind)
+            else:
+                resolved = [a for a in accesses if a.builder is not None]
+                if not resolved:
+                    continue
+                a = rng.choice(resolved)
+                kind = rng.choice(["shadow_param", "shadow_local", "value_local", "passed"])
+                p.forms["unresolved-" + kind] += 1
+                head = a.callee.split(".")[0]
+                if kind == "shadow_param":
+                    w.lineof(ind + "def local(%s):" % head)
+                    write_call_stmt(p, rel, w, ind + "    ", a.callee, None, "shadow", multiline=False)
+                elif kind == "shadow_local":
+                    w.lineof(ind + "def local():")
+                    w.lineof(ind + "    %s = make_other()" % head)
+                    write_call_stmt(p, rel, w, ind + "    ", a.callee, None, "shadow", multiline=False)
+                elif kind == "value_local":
+                    w.lineof(ind + "fn = %s" % a.callee)
+                    w.lineof(ind + 'fn("x", frames=1)')
+                else:
+                    w.lineof(ind + 'apply(%s, "x", frames=1)' % a.callee)
+        w.lineof(ind + "return None")
+        w.end()
+        w.end()
+    if uses_base:
+        w.lineof("class Tool(Base):")
+        w.lineof("    def run(self, query, extra):")
+        mb = [m for m in methods if m.method == "self"][0]
+        write_call_stmt(p, rel, w, "        ", "self." + mb.name, None, "subclass-self", multiline=False)
+        w.lineof("        return None")
+        p.forms["unresolved-subclass-self"] += 1
+
+
+def write_helpers(p, pkg, builders):
+    """helpers.py: builders chained across modules."""
+    rng = p.rng
+    rel = p.outrel + "/" + pkg + "/helpers.py"
+    w = W()
+    p.modules[rel] = w
+    sync = [b for b in builders if not b.is_async]
+    if not sync:
+        return None, []
+    b = rng.choice(sync)
+    form = rng.choice(["from_rel", "from_abs_alias", "import_as", "from_dot_module"])
+    if form == "from_rel":
+        w.lineof("from .common import %s" % b.name)
+        callee = b.name
+    elif form == "from_abs_alias":
+        w.lineof("from %s.common import %s as base" % (pkg, b.name))
+        callee = "base"
+    elif form == "import_as":
+        w.lineof("import %s.common as c" % pkg)
+        callee = "c." + b.name
+    else:
+        w.lineof("from . import common")
+        callee = "common." + b.name
+    w.end()
+    w.end()
+    out = []
+    start, _ = w.put("def ")
+    w.put("failure(msg, **kw):")
+    w.end()
+    w.put("    return ")
+    call_pos, _ = w.put(callee)
+    w.put("(msg")
+    if rng.random() < 0.3:
+        w.put(", ")
+        span = w.put("hint=None")
+        p.expect(rel, "TS003", "builder-call", "hint", None, b, call_pos, span, "chain-extra")
+    w.put(", **kw)")
+    w.end()
+    f = Builder("failure", rel, start[0], start[1], ["msg"], "chain-cross-module")
+    f.is_async = False
+    out.append(f)
+    p.forms["builder-chain-cross-module"] += 1
+    if rng.random() < 0.5:
+        # a second link: a chain on the chain
+        w.end()
+        w.end()
+        start, _ = w.put("def ")
+        w.put("fatal(msg, *, code=1, **kw):")
+        w.end()
+        w.put("    return ")
+        w.put("failure(msg, **kw)")
+        w.end()
+        g = Builder("fatal", rel, start[0], start[1], ["msg", "code"], "chain-of-chain")
+        g.is_async = False
+        out.append(g)
+        p.forms["builder-chain-of-chain"] += 1
+    return rel, out
+
+
+def write_init(p, pkg, builders, helpers):
+    rel = p.outrel + "/" + pkg + "/__init__.py"
+    w = W()
+    p.modules[rel] = w
+    rng = p.rng
+    names = set()
+    chosen = [b for b in builders if rng.random() < 0.8] or builders[:1]
+    form = rng.choice(["rel", "abs"])
+    if form == "rel":
+        w.lineof("from .common import %s" % ", ".join(b.name for b in chosen))
+    else:
+        w.lineof("from %s.common import %s" % (pkg, ", ".join(b.name for b in chosen)))
+    names |= {b.name for b in chosen}
+    if helpers:
+        w.lineof("from .helpers import %s" % ", ".join(h.name for h in helpers))
+        names |= {h.name for h in helpers}
+    if rng.random() < 0.4:
+        # bound twice: not a re-export anyone can resolve
+        b = builders[0]
+        w.lineof("from .common import %s as broken" % b.name)
+        w.lineof("broken = broken")
+        names.add("broken")
+        p.forms["reexport-bound-twice"] += 1
+    w.lineof('__all__ = [%s]' % ", ".join(json.dumps(n) for n in sorted(names)))
+    return names
+
+
+def generate_program(seed, index, outrel):
+    rng = random.Random("%d/%d" % (seed, index))
+    p = Prog(rng, index, outrel)
+    pkg = rng.choice(["pkg", "app", "tools", "svc", "robot"])
+    has_init = rng.random() < 0.6
+    has_class = rng.random() < 0.5
+    rel_common, builders, decoys, methods = write_common(p, pkg, has_class)
+    helpers = []
+    if rng.random() < 0.45:
+        rel_h, helpers = write_helpers(p, pkg, builders)
+    reexports = write_init(p, pkg, builders, helpers) if has_init else set()
+    n_mods = len(p.modules)
+    n_tools = rng.randint(1, max(1, 5 - n_mods))
+    for t in range(n_tools):
+        rel = "%s/%s/tools_%s.py" % (outrel, pkg, "abcd"[t])
+        write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoys, methods)
+    return p
+
+
+# --------------------------------------------------------------------------
+# writing and checking
+
+
+def silencers(comments, line, code):
+    return [c for c in comments.get(line, ()) if c[1] == ALL or code in c[1]]
+
+
+def finding_key(f):
+    b = f["builder"]
+    return (f["path"], f["dict_line"], f["dict_column"], f["line"], f["column"], f["code"], f["key"] or "",
+            f["expression"] or "", f["end_line"], f["end_column"], f["origin"],
+            json.dumps(b, sort_keys=True) if b else "")
+
+
+def check_span(rel, lines, f):
+    """The generator's own sanity checks of a recorded span."""
+    at = lines[f["line"] - 1][f["column"] - 1:]
+    if f["key"] is not None and f["code"] in ("TS003",) and not at.startswith(f["key"] + "="):
+        raise AssertionError("%s:%d:%d: TS003 span starts at %r" % (rel, f["line"], f["column"], at[:20]))
+    if f["code"] == "TS003" and f["key"] is None and not at.startswith("**" + f["expression"]):
+        raise AssertionError("%s:%d:%d: TS003 mapping span starts at %r" % (rel, f["line"], f["column"], at[:20]))
+    if f["code"] == "TS004" and f["expression"] is not None:
+        whole = lines[f["line"] - 1][f["column"] - 1:] if f["line"] == f["end_line"] else None
+        if whole is not None and f["expression"] not in whole[:f["end_column"] - f["column"]]:
+            raise AssertionError("%s:%d:%d: TS004 span %r lacks %r" % (rel, f["line"], f["column"], whole,
+                                                                        f["expression"]))
+    d = f["dict_line"], f["dict_column"]
+    ch = lines[d[0] - 1][d[1] - 1:d[1]]
+    if f["code"] == "TS003":
+        if not lines[d[0] - 1][d[1] - 1:].split("(")[0].replace(".", "").replace("_", "").isalnum():
+            raise AssertionError("%s:%d:%d: call start %r" % (rel, d[0], d[1], lines[d[0] - 1][d[1] - 1:]))
+    elif ch != "{":
+        raise AssertionError("%s:%d:%d: dict position holds %r" % (rel, d[0], d[1], ch))
+    if f["builder"] is not None:
+        b = f["builder"]
+        blines = None
+        return b
+
+
+def write_programs(outdir, seed, nprograms):
+    manifest = {"seed": seed, "programs": 0, "modules": 0, "expected_findings": 0, "suppressed_findings": 0,
+                "by_code": Counter(), "by_origin": Counter(), "by_form": Counter(), "suppressed_by_form": Counter(),
+                "constructs": Counter(), "comments_written": Counter(), "findings": [], "suppressed": []}
+    os.makedirs(outdir, exist_ok=True)
+    for i in range(nprograms):
+        outrel = "prog_%04d" % i
+        p = generate_program(seed, i, outrel)
+        os.makedirs(os.path.join(outdir, outrel), exist_ok=True)
+        with open(os.path.join(outdir, outrel, "toolshape.toml"), "w") as fh:
+            fh.write("")
+        texts = {}
+        for rel, w in p.modules.items():
+            text = w.text()
+            texts[rel] = text
+            try:
+                ast.parse(text, filename=rel)
+            except SyntaxError as exc:
+                raise AssertionError("generated %s does not parse: %s\n%s" % (rel, exc, text))
+            path = os.path.join(outdir, *rel.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            for cl in w.comments.values():
+                for c in cl:
+                    manifest["comments_written"][c[0]] += 1
+        for rel, f in p.findings:
+            lines = texts[rel].split("\n")
+            check_span(rel, lines, f)
+            if f["builder"] is not None:
+                b = f["builder"]
+                bl = texts[b["path"]].split("\n")[b["line"] - 1][b["column"] - 1:]
+                if not (bl.startswith("def " + b["name"] + "(") or bl.startswith("async def " + b["name"] + "(")):
+                    raise AssertionError("builder position %r holds %r" % (b, bl))
+            comments = p.modules[rel].comments
+            by = silencers(comments, f["line"], f["code"]) + silencers(comments, f["dict_line"], f["code"])
+            form = f.pop("form")
+            if by:
+                manifest["suppressed_findings"] += 1
+                manifest["suppressed_by_form"][form] += 1
+                manifest["suppressed"].append(f)
+                continue
+            manifest["findings"].append(f)
+            manifest["by_code"][f["code"]] += 1
+            manifest["by_origin"][f["origin"]] += 1
+            manifest["by_form"][form] += 1
+            key = "%s/%s/%s" % (f["code"], f["origin"], "key" if f["key"] is not None else "dynamic" if f["expression"] is not None else "spread")
+            manifest["by_code"][key] += 1
+        manifest["constructs"].update(p.forms)
+        manifest["programs"] += 1
+        manifest["modules"] += len(p.modules)
+    manifest["findings"].sort(key=finding_key)
+    manifest["suppressed"].sort(key=finding_key)
+    manifest["expected_findings"] = len(manifest["findings"])
+    for k in ("by_code", "by_origin", "by_form", "suppressed_by_form", "constructs", "comments_written"):
+        manifest[k] = dict(sorted(manifest[k].items()))
+    with open(os.path.join(outdir, "manifest.json"), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, indent=0, ensure_ascii=False)
+        fh.write("\n")
+    return manifest
+
+
+def comparable(f):
+    b = f.get("builder")
+    return (f["path"], f["code"], f["key"], f.get("expression"), f.get("origin"),
+            None if b is None else (b["name"], b["path"], b["line"], b["column"]),
+            f["dict_line"], f["dict_column"], f["line"], f["column"], f["end_line"], f["end_column"])
+
+
+def verify(outdir, manifest):
+    """Run scan.py (its CLI) over outdir and compare with the manifest."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = [sys.executable, os.path.join(here, "scan.py"), "--stats", outdir]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.stderr.write("verify: scan.py failed (%d):\n%s\n" % (proc.returncode, proc.stderr[-4000:]))
+        return False
+    got = json.loads(proc.stdout)
+
+    def rel(path):
+        return os.path.relpath(path, outdir).replace(os.sep, "/")
+
+    for f in got:
+        f["path"] = rel(f["path"])
+        if f.get("builder"):
+            f["builder"]["path"] = rel(f["builder"]["path"])
+    want = Counter(comparable(f) for f in manifest["findings"])
+    have = Counter(comparable(f) for f in got)
+    ok = want == have
+    if not ok:
+        missing = sorted((want - have).elements())[:15]
+        extra = sorted((have - want).elements())[:15]
+        sys.stderr.write("verify: MISMATCH (manifest %d, scan.py %d)\n" % (sum(want.values()), sum(have.values())))
+        for title, items in (("expected but not scanned", missing), ("scanned but not expected", extra)):
+            sys.stderr.write("  %s:\n" % title)
+            for t in items:
+                sys.stderr.write("    %r\n" % (t,))
+                try:
+                    with open(os.path.join(outdir, t[0]), encoding="utf-8") as fh:
+                        sys.stderr.write("      | %s\n" % fh.read().split("\n")[t[8] - 1])
+                except OSError:
+                    pass
+    stats = {}
+    for line in proc.stderr.splitlines():
+        if line.startswith("stats: "):
+            stats = json.loads(line[len("stats: "):])
+    if stats.get("suppressed") != manifest["suppressed_findings"]:
+        ok = False
+        sys.stderr.write("verify: suppressed findings: scan.py %s, generator %d\n"
+                         % (stats.get("suppressed"), manifest["suppressed_findings"]))
+    if ok:
+        sys.stderr.write("verify: OK (%d findings, %d suppressed, %d programs, %d modules)\n"
+                         % (len(got), manifest["suppressed_findings"], manifest["programs"], manifest["modules"]))
+    return ok
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--programs", type=int, default=2000)
+    ap.add_argument("--verify", action="store_true", help="cross-check with scan.py")
+    args = ap.parse_args(argv)
+    m = write_programs(args.outdir, args.seed, args.programs)
+    summary = {k: m[k] for k in ("seed", "programs", "modules", "expected_findings", "suppressed_findings",
+                                 "by_code", "by_origin")}
+    sys.stdout.write(json.dumps(summary) + "\n")
+    if args.verify and not verify(args.outdir, m):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
