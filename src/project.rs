@@ -26,6 +26,8 @@ pub struct Projects {
     /// Canonical path → (project, the path as the project indexed it).
     files: HashMap<PathBuf, (usize, PathBuf)>,
     cwd: PathBuf,
+    /// The folders given, absolute and as spelled, for builder paths.
+    given: Vec<(PathBuf, PathBuf)>,
     any_builders: bool,
 }
 
@@ -44,6 +46,7 @@ pub struct ProjectPlan {
     /// Each checked file's root.
     root_of: Vec<(PathBuf, usize)>,
     cwd: PathBuf,
+    given: Vec<(PathBuf, PathBuf)>,
 }
 
 impl ProjectPlan {
@@ -86,8 +89,8 @@ impl ProjectPlan {
             root_of.push((file_abs, i));
         }
         for (i, (root, root_files)) in roots.iter_mut().enumerate() {
-            if given.iter().any(|g| dir_of(g) == *root) && !paths.is_empty() {
-                // The files found under a path given are its project.
+            if given.iter().any(|g| g == root && g.is_dir()) && !paths.is_empty() {
+                // The files found under a folder given are its project.
                 root_files.extend(root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()));
             } else {
                 let walked = discovery::discover(std::slice::from_ref(root), walk, resolver)
@@ -99,7 +102,8 @@ impl ProjectPlan {
             }
             root_files.retain(|f| f.extension().is_some_and(|e| e == "py"));
         }
-        ProjectPlan { roots, root_of, cwd }
+        let given = paths.iter().map(|p| (canonical(&cwd, p), p.clone())).filter(|(abs, _)| abs.is_dir()).collect();
+        ProjectPlan { roots, root_of, cwd, given }
     }
 
     /// Indexes every project; `known` holds the [`round_zero_facts`] a
@@ -115,7 +119,7 @@ impl ProjectPlan {
         }
         let files = self.root_of.into_iter().map(|(f, i)| (f.clone(), (i, f))).collect();
         let any_builders = projects.iter().any(Project::has_builders);
-        Projects { projects, files, cwd: self.cwd, any_builders }
+        Projects { projects, files, cwd: self.cwd, given: self.given, any_builders }
     }
 }
 
@@ -185,11 +189,18 @@ impl Projects {
         out
     }
 
-    /// A builder's path as findings spell it: relative to the working
-    /// folder when under it.
+    /// A builder's path as findings spell it: under a folder given, as
+    /// that folder was spelled (`./pkg/ok.py` for `.`); else relative to the
+    /// working folder when under it; else absolute.
     fn display(&self, path: &Path) -> String {
         let abs = canonical(&self.cwd, path);
-        abs.strip_prefix(&self.cwd).unwrap_or(&abs).display().to_string()
+        let spelled = self
+            .given
+            .iter()
+            .filter(|(g, _)| abs.starts_with(g))
+            .max_by_key(|(g, _)| g.components().count())
+            .map(|(g, as_given)| as_given.join(abs.strip_prefix(g).expect("filtered")));
+        spelled.unwrap_or_else(|| abs.strip_prefix(&self.cwd).unwrap_or(&abs).to_path_buf()).display().to_string()
     }
 }
 
