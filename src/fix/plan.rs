@@ -36,6 +36,43 @@ const NON_LIST_CONTENT: [(&str, &str); 13] = [
     ("ellipsis", "an Ellipsis"),
 ];
 
+/// The statuses of the contract.
+const STATUSES: [&str; 3] = ["success", "error", "degraded"];
+
+/// Why a shaped dict is evidently not a Strands tool result, so that no fix
+/// may touch it: it is serialized for someone else (`json.dumps({...})`,
+/// `json.dump({...}, f)`), or it is a chat message (`role`,
+/// `tool_call_id`). It is still reported; the reason says how to silence it.
+fn not_a_tool_result(ctx: &Ctx<'_>, dict: Node<'_>, entries: &[DictEntry<'_>]) -> Option<String> {
+    let silence = "if it is not one, silence it with `# toolshape: ignore` or exclude the file";
+    if let Some(key) = entries.iter().find_map(|e| e.key.as_deref().filter(|k| matches!(*k, "role" | "tool_call_id"))) {
+        return Some(format!(
+            "it may not be a Strands tool result: it carries the chat-message key \"{key}\"; {silence}"
+        ));
+    }
+    // The dict is the first argument of `json.dumps(` or `json.dump(`
+    // (white space and extra parentheses aside).
+    let start = ctx.range(dict).start;
+    let from = ctx.src[..start].char_indices().rev().nth(63).map_or(0, |(i, _)| i);
+    let mut callee = &ctx.src[from..start];
+    let mut called = false;
+    while let Some(rest) = callee.trim_end().strip_suffix('(') {
+        callee = rest.trim_end();
+        called = true;
+    }
+    let json = ["json.dumps", "json.dump"].iter().any(|f| {
+        callee
+            .strip_suffix(f)
+            .is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.'))
+    });
+    if called && json {
+        return Some(format!(
+            "it may not be a Strands tool result: it is passed to json.dumps/json.dump, so something else parses it; {silence}"
+        ));
+    }
+    None
+}
+
 /// Whether the mapping `value` (a spread's operand) may hold the key `key`:
 /// anything but a dict display whose keys are all other constant strings.
 fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
@@ -236,6 +273,9 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 "it has more than one \"content\" key; which one the runtime keeps is for a person to decide".into()
             );
         };
+        if let Some(why) = not_a_tool_result(ctx, node, &entries) {
+            return Err(why);
+        }
         let target = Self::target(ctx, entries[content].value)?;
         let items = entries.iter().filter(|e| e.moved).map(|e| moved_item(ctx, node, e)).collect();
         let status =
@@ -274,6 +314,22 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         })
     }
 
+    /// A status that is a constant outside the contract: the dict may be
+    /// some other protocol's, and rewriting it may corrupt what its reader
+    /// expects.
+    fn check_status(&self, reasons: &mut Vec<String>) {
+        let piece_src = self.ctx.piece_src();
+        for entry in self.entries.iter().filter(|e| e.key.as_deref() == Some("status")) {
+            if let Some(status) = constant_str(entry.value, piece_src)
+                && !STATUSES.contains(&status.as_str())
+            {
+                reasons.push(format!(
+                    "its status {status:?} is not success, error or degraded, so it may not be a Strands tool result"
+                ));
+            }
+        }
+    }
+
     fn plan(self) -> Remedy {
         let shapes = self.shapes();
         if shapes.is_empty() {
@@ -286,6 +342,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         if let Err(manual) = self.check_order(&mut reasons) {
             return Remedy::Manual(manual);
         }
+        self.check_status(&mut reasons);
         self.check_spreads(&mut reasons);
         self.check_values(&mut reasons);
         self.check_target(&mut reasons);

@@ -756,6 +756,15 @@ def classify_moved(d, ctx, moved):
     content = d.values[content_idx]
     if isinstance(content, NOT_LIST):
         manual.append("content is a %s literal, not a list" % type(content).__name__)
+    # Evidently not a Strands tool result: a chat message, or serialized
+    # for someone else as the first argument of json.dumps / json.dump.
+    if any(const_key(k) in ("role", "tool_call_id") for k in d.keys):
+        manual.append("a chat message (role / tool_call_id)")
+    call = ctx.parents.get(id(d))
+    if (isinstance(call, ast.Call) and call.args and call.args[0] is d and isinstance(call.func, ast.Attribute)
+            and call.func.attr in ("dumps", "dump") and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "json"):
+        manual.append("passed to json.%s" % call.func.attr)
     if manual:
         return Info(d, "manual", manual, moved, content_idx)
     units, before, after = units_of(d, content_idx, set(moved))
@@ -768,6 +777,10 @@ def classify_moved(d, ctx, moved):
         if me and oe:
             effect_swaps.append((m, o))
     unsafe = []
+    for k, v in zip(d.keys, d.values):
+        if const_key(k) == "status" and isinstance(v, ast.Constant) and isinstance(v.value, str) \
+                and v.value not in ("success", "error", "degraded"):
+            unsafe.append("status %r is outside the contract" % v.value)
     seen = set()
     for i, k in enumerate(d.keys):
         ck = const_key(k)
