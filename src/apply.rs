@@ -365,7 +365,7 @@ pub(crate) mod tests {
 
     #[test]
     fn nested_results_are_fixed_in_rounds() {
-        let src = "x = {\n    'status': 'ok',\n    'content': [{'json': {'status': 'ok', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
+        let src = "x = {\n    'status': 'success',\n    'content': [{'json': {'status': 'success', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
         let fixed = fix_text(src, &POLICY);
         assert_eq!(fixed.applied.len(), 2, "{}", fixed.text);
         assert!(fixed.leftovers.is_empty());
@@ -374,8 +374,8 @@ pub(crate) mod tests {
 
     #[test]
     fn each_fix_knows_its_line_in_the_fixed_text() {
-        let src = "a = {'status': 'ok', 'content': [], 'x': 1, 'y': 2, 'z': 3}\n\
-                   b = {\n    'status': 'ok',\n    'content': [{'json': {'status': 'ok', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
+        let src = "a = {'status': 'success', 'content': [], 'x': 1, 'y': 2, 'z': 3}\n\
+                   b = {\n    'status': 'success',\n    'content': [{'json': {'status': 'success', 'content': [], 'inner': 1}}],\n    'outer': 2,\n}\n";
         let fixed = fix_text(src, &FixPolicy { line_length: 30, ..POLICY });
         assert_eq!(fixed.applied.len(), 3, "{}", fixed.text);
         let lines: Vec<&str> = fixed.text.lines().collect();
@@ -393,12 +393,12 @@ pub(crate) mod tests {
 
     #[test]
     fn unsafe_fixes_wait_for_permission() {
-        let src = "x = {'status': 'ok', 'content': [], **extra}\n";
+        let src = "x = {'status': 'success', 'content': [], **extra}\n";
         let kept = fix_text(src, &POLICY);
         assert_eq!(kept.text, src);
         assert!(matches!(&kept.leftovers[0].why, LeftBecause::Unsafe(r) if r[0].contains("stands after \"status\"")));
         let fixed = fix_text(src, &FixPolicy { unsafe_fixes: true, ..POLICY });
-        assert_eq!(fixed.text, "x = {'status': 'ok', 'content': [{'json': {**extra}}]}\n");
+        assert_eq!(fixed.text, "x = {'status': 'success', 'content': [{'json': {**extra}}]}\n");
     }
 
     /// A planner whose every fix also deletes the dict's closing brace.

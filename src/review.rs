@@ -1019,15 +1019,15 @@ mod tests {
     /// Three safe fixes, one per function.
     const THREE: &str = "\
 def one():
-    return {\"status\": \"ok\", \"content\": [], \"a\": 1}
+    return {\"status\": \"success\", \"content\": [], \"a\": 1}
 
 
 def two():
-    return {\"status\": \"ok\", \"content\": [], \"b\": 2}
+    return {\"status\": \"success\", \"content\": [], \"b\": 2}
 
 
 def three():
-    return {\"status\": \"ok\", \"content\": [], \"c\": 3}
+    return {\"status\": \"success\", \"content\": [], \"c\": 3}
 ";
 
     fn three_with(fixed: [bool; 3]) -> String {
@@ -1046,15 +1046,15 @@ def three():
     /// An unsafe fix (a spread after "status"), then a safe one moving "a".
     const UNSAFE_THEN_SAFE: &str = "\
 def one(extra):
-    return {\"status\": \"ok\", \"content\": [], **extra}
+    return {\"status\": \"success\", \"content\": [], **extra}
 
 
 def two():
-    return {\"status\": \"ok\", \"content\": [], \"a\": 1}
+    return {\"status\": \"success\", \"content\": [], \"a\": 1}
 ";
 
-    const UNSAFE_FIXED: &str = "return {\"status\": \"ok\", \"content\": [{\"json\": {**extra}}]}";
-    const SAFE_FIXED: &str = "return {\"status\": \"ok\", \"content\": [{\"json\": {\"a\": 1}}]}";
+    const UNSAFE_FIXED: &str = "return {\"status\": \"success\", \"content\": [{\"json\": {**extra}}]}";
+    const SAFE_FIXED: &str = "return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}]}";
 
     use Decision::*;
 
@@ -1093,7 +1093,7 @@ def two():
         assert!(offer.moves_match_findings() && offer.clean_after);
         assert_eq!(
             offer.diff,
-            "@@ -3,7 +3,7 @@\n \n \n def two():\n-    return {\"status\": \"ok\", \"content\": [], \"b\": 2}\n+    return {\"status\": \"ok\", \"content\": [{\"json\": {\"b\": 2}}]}\n \n \n def three():\n"
+            "@@ -3,7 +3,7 @@\n \n \n def two():\n-    return {\"status\": \"success\", \"content\": [], \"b\": 2}\n+    return {\"status\": \"success\", \"content\": [{\"json\": {\"b\": 2}}]}\n \n \n def three():\n"
         );
         let shown = render_offer(offer, NO_COLOUR);
         assert!(shown.starts_with(&format!("[2/3] {}:6 safe fix\n", offer.path.display())), "{shown}");
@@ -1130,7 +1130,8 @@ def two():
 
     #[test]
     fn a_applies_every_remaining_fix_of_the_file_unsafe_ones_too() {
-        let src = format!("{THREE}\n\ndef four(extra):\n    return {{\"status\": \"ok\", \"content\": [], **extra}}\n");
+        let src =
+            format!("{THREE}\n\ndef four(extra):\n    return {{\"status\": \"success\", \"content\": [], **extra}}\n");
         let tree = Tree::new(&[("a.py", &src), ("b.py", UNSAFE_THEN_SAFE)]);
         let mut script = Script::new(&[ApplyRestOfFile, Skip, Skip]);
         tree.review(&mut script);
@@ -1150,7 +1151,7 @@ def two():
         assert_eq!(tree.read("a.py"), three_with([true; 3]));
         assert_eq!(
             tree.read("b.py"),
-            UNSAFE_THEN_SAFE.replace("return {\"status\": \"ok\", \"content\": [], \"a\": 1}", SAFE_FIXED)
+            UNSAFE_THEN_SAFE.replace("return {\"status\": \"success\", \"content\": [], \"a\": 1}", SAFE_FIXED)
         );
         let c = tree.read("c.py");
         assert!(c.contains(UNSAFE_FIXED) && c.contains(SAFE_FIXED), "{c}");
@@ -1170,7 +1171,7 @@ def two():
         assert!(note.contains("`A` will apply every safe fix") && note.contains("needs its own y"), "{note}");
         assert_eq!(
             tree.read("a.py"),
-            UNSAFE_THEN_SAFE.replace("return {\"status\": \"ok\", \"content\": [], \"a\": 1}", SAFE_FIXED)
+            UNSAFE_THEN_SAFE.replace("return {\"status\": \"success\", \"content\": [], \"a\": 1}", SAFE_FIXED)
         );
         assert_eq!(tree.read("b.py"), three_with([true; 3]));
     }
@@ -1178,7 +1179,7 @@ def two():
     #[test]
     fn k_applies_the_fixes_moving_the_same_keys_everywhere() {
         let frames = |name: &str, order: &str| {
-            format!("def {name}(f, e):\n    return {{\"status\": \"ok\", \"content\": [], {order}}}\n")
+            format!("def {name}(f, e):\n    return {{\"status\": \"success\", \"content\": [], {order}}}\n")
         };
         let a = format!("{}\n\n{}", frames("one", "\"frames\": f, \"errors\": e"), frames("two", "\"frames\": f"));
         let b = format!("{}\n\n{}", frames("three", "\"errors\": e, \"frames\": f"), frames("four", "\"errors\": e"));
@@ -1229,9 +1230,9 @@ def two():
     /// holds a third.
     const NESTED: &str = "\
 x = {
-    \"status\": \"ok\",
-    \"content\": [{\"json\": {\"status\": \"ok\", \"content\": [], \"inner\": 1}}],
-    \"outer\": {\"status\": \"ok\", \"content\": [], \"deep\": 2},
+    \"status\": \"success\",
+    \"content\": [{\"json\": {\"status\": \"success\", \"content\": [], \"inner\": 1}}],
+    \"outer\": {\"status\": \"success\", \"content\": [], \"deep\": 2},
 }
 ";
 
@@ -1248,7 +1249,9 @@ x = {
         assert_eq!(script.offers[0].line, 1);
         // The inner ones are planned on the text the outer fix left.
         assert!(
-            script.offers[1].diff.contains("-        {\"json\": {\"status\": \"ok\", \"content\": [], \"inner\": 1}},"),
+            script.offers[1]
+                .diff
+                .contains("-        {\"json\": {\"status\": \"success\", \"content\": [], \"inner\": 1}},"),
             "{}",
             script.offers[1].diff
         );
@@ -1278,13 +1281,14 @@ x = {
         assert_eq!(script.offers.len(), 3);
         assert_eq!(report.files[0].skipped, 1);
         assert!(
-            tree.read("a.py").contains("\"outer\": {\"status\": \"ok\", \"content\": [{\"json\": {\"deep\": 2}}]},")
+            tree.read("a.py")
+                .contains("\"outer\": {\"status\": \"success\", \"content\": [{\"json\": {\"deep\": 2}}]},")
         );
     }
 
     #[test]
     fn the_text_block_is_augmented_as_augment_text_says() {
-        let src = "def f(ms):\n    return {\"status\": \"ok\", \"content\": [{\"text\": \"pong\"}], \"ms\": ms}\n";
+        let src = "def f(ms):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"pong\"}], \"ms\": ms}\n";
         for augment_text in [AugmentText::Safe, AugmentText::Never] {
             let policy = policy(false, augment_text);
             let tree = Tree::new(&[("a.py", src)]);
@@ -1419,7 +1423,7 @@ x = {
 
     #[test]
     fn manual_repairs_are_counted_not_offered() {
-        let src = "x = {'status': 'ok', 'content': 'text', 'n': 1}\n";
+        let src = "x = {'status': 'success', 'content': 'text', 'n': 1}\n";
         let tree = Tree::new(&[("a.py", src)]);
         let mut script = Script::new(&[]);
         let report = tree.review(&mut script);

@@ -16,9 +16,9 @@ use support::{BIN, Run, tempdir, toolshape, toolshape_with_timeout, write};
 use serde_json::Value;
 
 /// One violating tool result on one line: the extra key `extra`.
-const VIOLATION: &str = "r = {\"status\": \"ok\", \"content\": [], \"extra\": 1}\n";
+const VIOLATION: &str = "r = {\"status\": \"success\", \"content\": [], \"extra\": 1}\n";
 /// A compliant tool result.
-const CLEAN: &str = "r = {\"status\": \"ok\", \"content\": [{\"text\": \"hi\"}], \"toolUseId\": \"t\"}\n";
+const CLEAN: &str = "r = {\"status\": \"success\", \"content\": [{\"text\": \"hi\"}], \"toolUseId\": \"t\"}\n";
 
 /// 1-based character column of the first `needle` in `line`.
 fn char_col(line: &str, needle: &str) -> usize {
@@ -135,10 +135,10 @@ fn clean_tree_exits_0_with_the_all_checked_summary() {
 #[test]
 fn violations_exit_1_with_one_text_line_each_and_a_summary() {
     let dir = tempdir();
-    let a = "import os\n\n\ndef tool():\n    return {\"status\": \"ok\", \"content\": [], \"frames\": 3}\n";
+    let a = "import os\n\n\ndef tool():\n    return {\"status\": \"success\", \"content\": [], \"frames\": 3}\n";
     // Unsafe: the spread stands after "status" and could override it.
     // Manual: content is a string, not a list of blocks.
-    let b = "u = {\"status\": \"ok\", \"content\": [], **extra}\nm = {\"status\": \"ok\", \"content\": \"text\", \"note\": 1}\n";
+    let b = "u = {\"status\": \"success\", \"content\": [], **extra}\nm = {\"status\": \"success\", \"content\": \"text\", \"note\": 1}\n";
     write(dir.path(), "a.py", a);
     write(dir.path(), "b.py", b);
     write(dir.path(), "c.py", CLEAN);
@@ -229,15 +229,15 @@ fn json_has_every_field_with_1_based_character_positions() {
     let dir = tempdir();
     let src = concat!(
         "# héllo — ünïcode 😀 in a comment\n",
-        "s = \"naïve café 😀\"; r = {\"status\": \"ok\", \"content\": [], \"clé\": 1}\n",
+        "s = \"naïve café 😀\"; r = {\"status\": \"success\", \"content\": [], \"clé\": 1}\n",
         "r2 = {\n",
-        "    \"status\": \"ok\",\n",
+        "    \"status\": \"success\",\n",
         "    \"content\": [],\n",
         "    \"multi\": (1,\n",
         "              2),\n",
         "}\n",
-        "u = {\"status\": \"ok\", \"content\": [], **extra}\n",
-        "m = {\"status\": \"ok\", \"content\": \"text\", \"note\": 1}\n",
+        "u = {\"status\": \"success\", \"content\": [], **extra}\n",
+        "m = {\"status\": \"success\", \"content\": \"text\", \"note\": 1}\n",
     );
     write(dir.path(), "uni.py", src);
     let run = toolshape(dir.path(), &["check", "--format", "json", "uni.py"]);
@@ -331,7 +331,7 @@ fn positions_follow_python_line_breaks_and_ignore_the_bom() {
 #[test]
 fn github_annotations_have_the_workflow_command_shape() {
     let dir = tempdir();
-    let src = "x = 1\nr = {\"status\": \"ok\", \"content\": [], \"frames\": 3}\n";
+    let src = "x = 1\nr = {\"status\": \"success\", \"content\": [], \"frames\": 3}\n";
     write(dir.path(), "a.py", src);
     let line = src.lines().nth(1).unwrap();
     let run = toolshape(dir.path(), &["check", "--format", "github", "a.py"]);
@@ -636,7 +636,7 @@ fn no_prefilter_finds_keys_spelled_only_through_escapes() {
     // out anywhere in the file, is that prefilter's one documented blind
     // spot: the default run misses it and `--no-prefilter` finds it.
     let dir = tempdir();
-    let src = "r = {\"st\\x61tus\": \"ok\", \"con\" \"tent\": [], \"hidden\": 1}\n";
+    let src = "r = {\"st\\x61tus\": \"success\", \"con\" \"tent\": [], \"hidden\": 1}\n";
     assert!(!src.contains("status") && !src.contains("content"));
     write(dir.path(), "esc.py", src);
     let default = toolshape(dir.path(), &["check", "esc.py"]);

@@ -47,9 +47,9 @@ fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
 // ----- hand-worked cases --------------------------------------------------------
 
 /// One extra key in a one-line dict with an empty content list.
-const ONE_LINE: &str = "x = {\"status\": \"ok\", \"content\": [], \"frames\": 3}\n";
+const ONE_LINE: &str = "x = {\"status\": \"success\", \"content\": [], \"frames\": 3}\n";
 /// The key moves into a json block, the dict stays on one line.
-const ONE_LINE_FIXED: &str = "x = {\"status\": \"ok\", \"content\": [{\"json\": {\"frames\": 3}}]}\n";
+const ONE_LINE_FIXED: &str = "x = {\"status\": \"success\", \"content\": [{\"json\": {\"frames\": 3}}]}\n";
 
 /// A multi-line dict with two extra keys, and a single-quoted one-line dict.
 const MULTI: &str = "\
@@ -81,15 +81,15 @@ def other():
 ";
 
 /// An existing json block receives the extra key instead of a second block.
-const MERGE: &str = "x = {\"status\": \"ok\", \"content\": [{\"json\": {\"a\": 1}}], \"b\": 2}\n";
-const MERGE_FIXED: &str = "x = {\"status\": \"ok\", \"content\": [{\"json\": {\"a\": 1, \"b\": 2}}]}\n";
+const MERGE: &str = "x = {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}], \"b\": 2}\n";
+const MERGE_FIXED: &str = "x = {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1, \"b\": 2}}]}\n";
 
 /// A spread after "status" could override it: the fix is unsafe.
-const UNSAFE: &str = "x = {\"status\": \"ok\", \"content\": [], **extra}\n";
-const UNSAFE_FIXED: &str = "x = {\"status\": \"ok\", \"content\": [{\"json\": {**extra}}]}\n";
+const UNSAFE: &str = "x = {\"status\": \"success\", \"content\": [], **extra}\n";
+const UNSAFE_FIXED: &str = "x = {\"status\": \"success\", \"content\": [{\"json\": {**extra}}]}\n";
 
 /// Content is a string, not a list of blocks: only a person can repair it.
-const MANUAL: &str = "x = {\"status\": \"ok\", \"content\": \"text\", \"note\": 1}\n";
+const MANUAL: &str = "x = {\"status\": \"success\", \"content\": \"text\", \"note\": 1}\n";
 
 fn crlf(text: &str) -> String {
     text.replace('\n', "\r\n")
@@ -101,7 +101,7 @@ fn fix_writes_the_expected_files() {
     write(dir.path(), "one.py", ONE_LINE);
     write(dir.path(), "pkg/multi.py", MULTI);
     write(dir.path(), "merge.py", MERGE);
-    let clean = "y = {\"status\": \"ok\", \"content\": []}\n";
+    let clean = "y = {\"status\": \"success\", \"content\": []}\n";
     write(dir.path(), "clean.py", clean);
     let run = toolshape(dir.path(), &["fix", "--augment-text=never", "."]);
     assert_eq!(run.code, 0, "nothing left to fix: {run:?}");
@@ -574,14 +574,14 @@ fn stdin_mode_checks_and_fixes_under_the_given_name() {
     let dir = tempdir();
     // The project's line length applies as it would to the named file.
     write(dir.path(), "pyproject.toml", "[tool.ruff]\nline-length = 50\n");
-    let src = "x = {\"status\": \"ok\", \"content\": [], \"n\": 1}\n";
+    let src = "x = {\"status\": \"success\", \"content\": [], \"n\": 1}\n";
     let (code, out, _) = with_stdin(dir.path(), &["check", "--stdin-filename", "pkg/a.py", "-"], src);
     assert_eq!(code, 1);
-    assert!(out.starts_with("pkg/a.py:1:37: TS001"), "{out}");
+    assert!(out.starts_with("pkg/a.py:1:42: TS001"), "{out}");
     let (code, out, err) = with_stdin(dir.path(), &["fix", "--stdin-filename", "pkg/a.py", "-"], src);
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(
-        out, "x = {\n    \"status\": \"ok\",\n    \"content\": [{\"json\": {\"n\": 1}}],\n}\n",
+        out, "x = {\n    \"status\": \"success\",\n    \"content\": [{\"json\": {\"n\": 1}}],\n}\n",
         "exploded at 50 columns"
     );
     assert!(!dir.path().join("pkg/a.py").exists(), "stdin mode writes no file");
@@ -598,7 +598,7 @@ fn stdin_mode_checks_and_fixes_under_the_given_name() {
 #[test]
 fn summary_md_lists_fixes_and_leftovers_with_links() {
     let dir = tempdir();
-    write(dir.path(), "a.py", "def f(n):\n    return {\"status\": \"ok\", \"content\": [], \"n\": n}\n");
+    write(dir.path(), "a.py", "def f(n):\n    return {\"status\": \"success\", \"content\": [], \"n\": n}\n");
     write(dir.path(), "b.py", "y = {\"status\": 1, \"content\": [], **e}\n");
     let run = toolshape(dir.path(), &["fix", "--summary-md", "summary.md", "a.py", "b.py"]);
     assert_eq!(run.code, 1, "{run:?}");
@@ -614,8 +614,8 @@ fn summary_md_lists_fixes_and_leftovers_with_links() {
 fn summary_links_point_at_the_lines_of_the_fixed_files() {
     // The first fix explodes onto several lines (line length 40), so every
     // later dict of the file moves down: links must follow.
-    let src = "a = {\"status\": \"ok\", \"content\": [{\"text\": \"t\"}], \"first\": 1, \"second\": 2}\n\
-               b = {\"status\": \"ok\", \"content\": [], \"third\": 3}\n\
+    let src = "a = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}], \"first\": 1, \"second\": 2}\n\
+               b = {\"status\": \"success\", \"content\": [], \"third\": 3}\n\
                c = {\"status\": 1, \"content\": [], **left}\n";
     let dir = tempdir();
     write(dir.path(), "pyproject.toml", "[tool.toolshape]\nline-length = 40\naugment-text = \"never\"\n");

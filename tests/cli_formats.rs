@@ -28,8 +28,8 @@ print("valid")
 #[test]
 fn sarif_validates_against_the_schema() {
     let dir = tempdir();
-    write(dir.path(), "a b/tool.py", "r = {'status': 'ok', 'content': [], 'frames': 1, **extra}\n");
-    write(dir.path(), "clean.py", "r = {'status': 'ok', 'content': []}\n");
+    write(dir.path(), "a b/tool.py", "r = {'status': 'success', 'content': [], 'frames': 1, **extra}\n");
+    write(dir.path(), "clean.py", "r = {'status': 'success', 'content': []}\n");
     let run = toolshape(dir.path(), &["check", "--format", "sarif", "."]);
     assert_eq!(run.code, 1, "{run:?}");
     let log: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -40,7 +40,7 @@ fn sarif_validates_against_the_schema() {
     let location = &results[0]["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], "a%20b/tool.py");
     assert_eq!(location["region"]["startLine"], 1);
-    assert_eq!(location["region"]["startColumn"], 37);
+    assert_eq!(location["region"]["startColumn"], 42);
     let Some(python) = python_or_skip("sarif_validates_against_the_schema") else { return };
     let mut child = Command::new(python)
         .args(["-c", VALIDATE_SARIF])
@@ -66,8 +66,8 @@ fn sarif_validates_against_the_schema() {
 #[test]
 fn junit_has_a_failed_test_case_per_finding() {
     let dir = tempdir();
-    write(dir.path(), "a.py", "r = {'status': 'ok', 'content': [], 'x<y': 1}\n");
-    write(dir.path(), "b.py", "r = {'status': 'ok', 'content': [], 'n': 1, 'm': 2}\n");
+    write(dir.path(), "a.py", "r = {'status': 'success', 'content': [], 'x<y': 1}\n");
+    write(dir.path(), "b.py", "r = {'status': 'success', 'content': [], 'n': 1, 'm': 2}\n");
     let run = toolshape(dir.path(), &["check", "--format", "junit", "."]);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stdout.starts_with("<?xml"), "{run:?}");

@@ -113,7 +113,7 @@ fn select_narrows_and_the_fix_leaves_tolerated_keys_in_place() {
 #[test]
 fn unsafe_fixes_and_line_length_come_from_configuration_and_flags_win() {
     // A spread after `content` has an unsafe fix only.
-    let src = "r = {\"status\": \"ok\", \"content\": [{\"text\": \"hi\"}], **extra}\n";
+    let src = "r = {\"status\": \"success\", \"content\": [{\"text\": \"hi\"}], **extra}\n";
     let dir = tempdir();
     let root = dir.path();
     write(root, "toolshape.toml", "unsafe-fixes = true\nline-length = 40\n");
@@ -290,8 +290,7 @@ f = \"# toolshape: ignore\"
 
 #[test]
 fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
-    let other =
-        "r = {'status': 'ok', 'content': [], 'a': 1, 'b': 2}  # keep me\r\nclean = {'status': 'ok', 'content': []}\r\n";
+    let other = "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me\r\nclean = {'status': 'success', 'content': []}\r\n";
     let dir = tempdir();
     let root = dir.path();
     write(root, "pkg/legacy.py", LEGACY);
@@ -307,7 +306,7 @@ fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
     let other_after = std::fs::read_to_string(root.join("pkg/other.py")).unwrap();
     assert_eq!(
         other_after,
-        "r = {'status': 'ok', 'content': [], 'a': 1, 'b': 2}  # keep me  # toolshape: ignore[TS001]\r\nclean = {'status': 'ok', 'content': []}\r\n",
+        "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me  # toolshape: ignore[TS001]\r\nclean = {'status': 'success', 'content': []}\r\n",
         "CRLF and the existing comment are kept"
     );
     // Every line is the old line, plus a comment at most.

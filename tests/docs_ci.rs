@@ -631,9 +631,9 @@ def teleop():
     }
 ";
 /// Content is a string: only a person can repair it; `fix` leaves it.
-const MANUAL: &str = "def legacy():\n    return {\"status\": \"ok\", \"content\": \"done\", \"note\": 1}\n";
+const MANUAL: &str = "def legacy():\n    return {\"status\": \"success\", \"content\": \"done\", \"note\": 1}\n";
 /// Nothing to report.
-const CLEAN: &str = "def fine():\n    return {\"status\": \"ok\", \"content\": [{\"text\": \"fine\"}]}\n";
+const CLEAN: &str = "def fine():\n    return {\"status\": \"success\", \"content\": [{\"text\": \"fine\"}]}\n";
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let (code, stdout, stderr) = run_with_timeout(

@@ -75,17 +75,17 @@ fn fuzz_regressions_keep_every_invariant() {
 fn the_moved_entries_invariant_catches_a_wrong_fix() {
     use toolshape::check::{CheckOptions, check_source};
     use toolshape::contract::Rules;
-    let original = "r = {'status': 'ok', 'content': [{'text': 't'}], 'frames': 5, **extra}\n";
+    let original = "r = {'status': 'success', 'content': [{'text': 't'}], 'frames': 5, **extra}\n";
     let findings =
         check_source(original, &CheckOptions::new(toolshape::syntax::ParseScope::WholeFile), &Rules::CONTRACT);
     assert_eq!(findings.len(), 2);
-    let right = "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 5, **extra}}]}\n";
+    let right = "r = {'status': 'success', 'content': [{'text': 't'}, {'json': {'frames': 5, **extra}}]}\n";
     assert_eq!(invariants::moved_entries_reappear(original, &findings, right), Ok(()));
     for wrong in [
-        "r = {'status': 'ok', 'content': [{'text': 't'}]}\n",
-        "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 5}}]}\n",
-        "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 6, **extra}}]}\n",
-        "r = {'status': 'ok', 'content': [{'text': 't'}, {'json': {'frames': 5, 'n': 1, **extra}}]}\n",
+        "r = {'status': 'success', 'content': [{'text': 't'}]}\n",
+        "r = {'status': 'success', 'content': [{'text': 't'}, {'json': {'frames': 5}}]}\n",
+        "r = {'status': 'success', 'content': [{'text': 't'}, {'json': {'frames': 6, **extra}}]}\n",
+        "r = {'status': 'success', 'content': [{'text': 't'}, {'json': {'frames': 5, 'n': 1, **extra}}]}\n",
     ] {
         assert!(invariants::moved_entries_reappear(original, &findings, wrong).is_err(), "not caught: {wrong}");
     }

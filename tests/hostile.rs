@@ -16,8 +16,8 @@ mod support;
 use support::{Run, command, finish, tempdir, write};
 
 /// A one-line tool result with one extra key, and its safe fix.
-const TR: &str = "x = {\"status\": \"ok\", \"content\": [], \"n\": 1}";
-const TR_FIXED: &str = "x = {\"status\": \"ok\", \"content\": [{\"json\": {\"n\": 1}}]}";
+const TR: &str = "x = {\"status\": \"success\", \"content\": [], \"n\": 1}";
+const TR_FIXED: &str = "x = {\"status\": \"success\", \"content\": [{\"json\": {\"n\": 1}}]}";
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -141,7 +141,7 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn non_utf8_without_cookie_is_reported_and_skipped() {
     let dir = tempdir();
-    let bad = b"x = {\"status\": \"ok\", \"content\": [], \"n\": \"\xe9\"}\n".to_vec();
+    let bad = b"x = {\"status\": \"success\", \"content\": [], \"n\": \"\xe9\"}\n".to_vec();
     write(dir.path(), "bad.py", &bad);
     write(dir.path(), "good.py", format!("{TR}\n"));
     let check = ts(dir.path(), &["check", "."]);
@@ -166,7 +166,7 @@ fn cookie_case(cookie: &str, text_bytes: &[u8]) {
     src.extend_from_slice(text_bytes);
     src.extend_from_slice(b"\"\n");
     let head = src.clone();
-    src.extend_from_slice(b"x = {\"status\": \"ok\", \"content\": [], \"n\": \"");
+    src.extend_from_slice(b"x = {\"status\": \"success\", \"content\": [], \"n\": \"");
     src.extend_from_slice(text_bytes);
     src.extend_from_slice(b"\"}\n# end ");
     src.extend_from_slice(text_bytes);
@@ -180,7 +180,7 @@ fn cookie_case(cookie: &str, text_bytes: &[u8]) {
     let fix = ts(dir.path(), &["fix", "--augment-text=never", "enc.py"]);
     assert_eq!(fix.code, 0, "{fix:?}");
     let mut expected = head;
-    expected.extend_from_slice(b"x = {\"status\": \"ok\", \"content\": [{\"json\": {\"n\": \"");
+    expected.extend_from_slice(b"x = {\"status\": \"success\", \"content\": [{\"json\": {\"n\": \"");
     expected.extend_from_slice(text_bytes);
     expected.extend_from_slice(b"\"}}]}\n# end ");
     expected.extend_from_slice(text_bytes);
@@ -217,7 +217,7 @@ fn utf8_bom_is_kept() {
 }
 
 /// A multi-line dict that the fix rewrites over several lines.
-const MULTI: &str = "def f(a):\n    return {\n        \"status\": \"ok\",\n        \"content\": [{\"text\": \"t\"}],\n        \"frames\": a,\n    }\n";
+const MULTI: &str = "def f(a):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": \"t\"}],\n        \"frames\": a,\n    }\n";
 
 #[test]
 fn crlf_line_endings_are_kept() {
@@ -245,7 +245,7 @@ fn mixed_line_endings_do_not_corrupt() {
     let src = format!("import os\r\nz = 1\r{TR}\ny = 2\r\n");
     let fixed = fix_cycle(src.as_bytes(), 1);
     assert_eq!(fixed, format!("import os\r\nz = 1\r{TR_FIXED}\ny = 2\r\n").as_bytes());
-    let src = "def f(a):\r\n    return {\r        \"status\": \"ok\",\n        \"content\": [{\"text\": \"t\"}],\r\n        \"frames\": a,\r    }\n";
+    let src = "def f(a):\r\n    return {\r        \"status\": \"success\",\n        \"content\": [{\"text\": \"t\"}],\r\n        \"frames\": a,\r    }\n";
     let fixed = String::from_utf8(fix_cycle(src.as_bytes(), 1)).unwrap();
     assert!(fixed.starts_with("def f(a):\r\n    return {"), "{fixed:?}");
     assert!(fixed.contains("\"json\": {\"frames\": a}"), "{fixed:?}");
@@ -272,9 +272,10 @@ fn form_feeds_are_kept() {
 fn nul_bytes_are_reported_and_the_file_left_alone() {
     // Python refuses source with NUL bytes; toolshape reports such a file,
     // naming it, and never edits it. The other file is still fixed.
-    for src in
-        [format!("# a\0b\n{TR}\ns = \"\0\"\n"), "x = {\"status\": \"ok\", \"content\": [], \"n\": \"\0\"}\n".into()]
-    {
+    for src in [
+        format!("# a\0b\n{TR}\ns = \"\0\"\n"),
+        "x = {\"status\": \"success\", \"content\": [], \"n\": \"\0\"}\n".into(),
+    ] {
         let dir = tempdir();
         let path = write(dir.path(), "t.py", &src);
         write(dir.path(), "u.py", format!("{TR}\n"));
@@ -297,7 +298,7 @@ fn no_final_newline() {
 #[test]
 fn empty_file_and_comment_only_file() {
     fix_cycle(b"", 0);
-    fix_cycle(b"# status content\n# {\"status\": \"ok\", \"content\": [], \"n\": 1}\n#", 0);
+    fix_cycle(b"# status content\n# {\"status\": \"success\", \"content\": [], \"n\": 1}\n#", 0);
     fix_cycle(b"\n\n\n", 0);
 }
 
@@ -345,8 +346,8 @@ fn offset_of(src: &str, line: u64, column: u64) -> usize {
 /// reports nothing inside an error node, fix rewrites exactly `good` and adds
 /// no error.
 fn syntax_error_case(src: &str) {
-    let good = "{\"status\": \"ok\", \"content\": [], \"good\": 1}";
-    let good_fixed = "{\"status\": \"ok\", \"content\": [{\"json\": {\"good\": 1}}]}";
+    let good = "{\"status\": \"success\", \"content\": [], \"good\": 1}";
+    let good_fixed = "{\"status\": \"success\", \"content\": [{\"json\": {\"good\": 1}}]}";
     assert_eq!(src.matches(good).count(), 1);
     let (errors, count) = error_ranges(src);
     assert!(count > 0, "the case has no syntax error:\n{src}");
@@ -394,38 +395,38 @@ fn syntax_error_case(src: &str) {
     assert_eq!(read(&path), fixed.as_bytes(), "{again:?}");
 }
 
-const GOOD_FN: &str = "def good():\n    return {\"status\": \"ok\", \"content\": [], \"good\": 1}\n";
+const GOOD_FN: &str = "def good():\n    return {\"status\": \"success\", \"content\": [], \"good\": 1}\n";
 
 #[test]
 fn syntax_error_before_the_fix() {
     syntax_error_case(&format!(
-        "def broken(:\n    return {{\"status\": \"ok\", \"content\": [], \"bad\": 1}}\n\n\n{GOOD_FN}"
+        "def broken(:\n    return {{\"status\": \"success\", \"content\": [], \"bad\": 1}}\n\n\n{GOOD_FN}"
     ));
 }
 
 #[test]
 fn syntax_error_after_the_fix() {
-    syntax_error_case(&format!("{GOOD_FN}\n\nx = {{\"status\": \"ok\", \"content\": [], \"bad\": 1\n"));
+    syntax_error_case(&format!("{GOOD_FN}\n\nx = {{\"status\": \"success\", \"content\": [], \"bad\": 1\n"));
 }
 
 #[test]
 fn syntax_error_inside_a_tool_result() {
     syntax_error_case(&format!(
-        "x = {{\"status\": \"ok\", \"content\": [] \"bad\": 1}}\n{GOOD_FN}y = {{\"status\": \"ok\", \"content\": [], \"bad2\": ) }}\n"
+        "x = {{\"status\": \"success\", \"content\": [] \"bad\": 1}}\n{GOOD_FN}y = {{\"status\": \"success\", \"content\": [], \"bad2\": ) }}\n"
     ));
 }
 
 #[test]
 fn stray_garbage_lines() {
     syntax_error_case(&format!(
-        ")))\n{GOOD_FN}\n@@@ $ ?\nz = {{\"status\": \"ok\", \"content\": [], \"bad\": 1, ]]}}\nclass :\n"
+        ")))\n{GOOD_FN}\n@@@ $ ?\nz = {{\"status\": \"success\", \"content\": [], \"bad\": 1, ]]}}\nclass :\n"
     ));
 }
 
 #[test]
 fn unterminated_string_and_bracket() {
     syntax_error_case(&format!(
-        "{GOOD_FN}\ns = \"unterminated\nw = [{{\"status\": \"ok\", \"content\": [], \"bad\": 1}}\n"
+        "{GOOD_FN}\ns = \"unterminated\nw = [{{\"status\": \"success\", \"content\": [], \"bad\": 1}}\n"
     ));
 }
 
@@ -460,10 +461,10 @@ fn results(n: usize, pad: usize, fixed: bool) -> String {
     let filler = "#".repeat(pad.saturating_sub(2));
     for i in 0..n {
         if fixed {
-            s.push_str(&format!("def f{i}(x):\n    {filler}\n    return {{\"status\": \"ok\", \"content\": [{{\"json\": {{\"n{i}\": x}}}}]}}\n\n"));
+            s.push_str(&format!("def f{i}(x):\n    {filler}\n    return {{\"status\": \"success\", \"content\": [{{\"json\": {{\"n{i}\": x}}}}]}}\n\n"));
         } else {
             s.push_str(&format!(
-                "def f{i}(x):\n    {filler}\n    return {{\"status\": \"ok\", \"content\": [], \"n{i}\": x}}\n\n"
+                "def f{i}(x):\n    {filler}\n    return {{\"status\": \"success\", \"content\": [], \"n{i}\": x}}\n\n"
             ));
         }
     }
@@ -508,7 +509,8 @@ fn ten_thousand_tool_results_in_one_file() {
 #[test]
 fn one_megabyte_line() {
     let long = "a".repeat(1 << 20);
-    let src = format!("y = [{}]\nx = {{\"status\": \"ok\", \"content\": [], \"n\": \"{long}\"}}\n", "1, ".repeat(1000));
+    let src =
+        format!("y = [{}]\nx = {{\"status\": \"success\", \"content\": [], \"n\": \"{long}\"}}\n", "1, ".repeat(1000));
     let fixed = String::from_utf8(fix_cycle(src.as_bytes(), 1)).unwrap();
     assert!(fixed.contains(&format!("\"n\": \"{long}\"")));
     assert!(!fixed.contains("\"content\": [], \"n\""));
@@ -521,7 +523,7 @@ fn one_megabyte_line() {
 #[ignore = "slow: run with --ignored --release"]
 fn megabyte_line_of_tool_results() {
     let line: String =
-        (0..25_000).map(|i| format!("{{\"status\": \"ok\", \"content\": [], \"k{i}\": {i}}}, ")).collect();
+        (0..25_000).map(|i| format!("{{\"status\": \"success\", \"content\": [], \"k{i}\": {i}}}, ")).collect();
     assert!(line.len() > 1 << 20);
     let src = format!("x = [{line}]\n");
     let start = Instant::now();
@@ -562,7 +564,7 @@ fn tool_result_nested_in_ten_thousand_brackets() {
     let fix = ts(dir.path(), &["fix", "--augment-text=never", "deep.py"]);
     assert_eq!(fix.code, 0, "{}", support::truncate(&format!("{fix:?}"), 3000));
     // The line is far longer than 88 characters: the dict is exploded.
-    let exploded = "{\n    \"status\": \"ok\",\n    \"content\": [\n        {\"json\": {\n            \"n\": 1,\n        }},\n    ],\n}";
+    let exploded = "{\n    \"status\": \"success\",\n    \"content\": [\n        {\"json\": {\n            \"n\": 1,\n        }},\n    ],\n}";
     let expected = format!("x = {}{exploded}{}\n", "[".repeat(DEEP), "]".repeat(DEEP));
     assert!(read(&path) == expected.as_bytes(), "the fixed file is not the expected one");
     let again = ts(dir.path(), &["fix", "deep.py"]);
@@ -570,12 +572,12 @@ fn tool_result_nested_in_ten_thousand_brackets() {
     assert!(read(&path) == expected.as_bytes());
 }
 
-const TR_DICT: &str = "{\"status\": \"ok\", \"content\": [], \"n\": 1}";
+const TR_DICT: &str = "{\"status\": \"success\", \"content\": [], \"n\": 1}";
 
 #[test]
 fn moved_value_ten_thousand_levels_deep() {
     let value = format!("{}1{}", "[".repeat(DEEP), "]".repeat(DEEP));
-    let src = format!("x = {{\"status\": \"ok\", \"content\": [], \"n\": {value}}}\n");
+    let src = format!("x = {{\"status\": \"success\", \"content\": [], \"n\": {value}}}\n");
     let dir = tempdir();
     let path = write(dir.path(), "deep.py", &src);
     let check = ts(dir.path(), &["check", "--format", "json", "deep.py"]);
