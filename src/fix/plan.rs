@@ -36,6 +36,9 @@ const NON_LIST_CONTENT: [(&str, &str); 13] = [
     ("ellipsis", "an Ellipsis"),
 ];
 
+/// Top-level keys the Strands SDK reads from a tool result, and what for.
+const SDK_READS: [(&str, &str); 1] = [("cancelled", "a cancelled tool is not retried")];
+
 /// The statuses of the contract.
 const STATUSES: [&str; 3] = ["success", "error", "degraded"];
 
@@ -343,6 +346,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             return Remedy::Manual(manual);
         }
         self.check_status(&mut reasons);
+        self.check_sdk_keys(&mut reasons);
         self.check_spreads(&mut reasons);
         self.check_values(&mut reasons);
         self.check_target(&mut reasons);
@@ -431,6 +435,18 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 reasons.push(format!(
                     "the spread `{}` could hold \"toolUseId\", which the result would lose; only the result a @tool function returns directly gets it refilled by the SDK",
                     one_line(&entry.label)
+                ));
+            }
+        }
+    }
+
+    /// Keys the Strands SDK itself reads from a tool result: moved into the
+    /// json block, it no longer sees them.
+    fn check_sdk_keys(&self, reasons: &mut Vec<String>) {
+        for entry in self.entries.iter().filter(|e| e.moved) {
+            if let Some((key, what)) = SDK_READS.iter().find(|(k, _)| entry.key.as_deref() == Some(*k)) {
+                reasons.push(format!(
+                    "the Strands SDK reads \"{key}\" from tool results ({what}): in the json block it would no longer see it"
                 ));
             }
         }

@@ -777,6 +777,8 @@ def classify_moved(d, ctx, moved):
         if me and oe:
             effect_swaps.append((m, o))
     unsafe = []
+    if any(const_key(d.keys[i]) == "cancelled" for i in moved if d.keys[i] is not None):
+        unsafe.append("the Strands SDK reads \"cancelled\"")
     for k, v in zip(d.keys, d.values):
         if const_key(k) == "status" and isinstance(v, ast.Constant) and isinstance(v.value, str) \
                 and v.value not in ("success", "error", "degraded"):
