@@ -39,6 +39,7 @@ use crate::apply::{self, error_count};
 use crate::check::{self, CheckOptions};
 use crate::contract::Rules;
 use crate::diagnostics::{Code, Finding};
+use crate::project::Projects;
 use crate::source::{self, SourceText};
 use crate::suppress;
 use crate::syntax::{self, LineIndex, literal};
@@ -104,9 +105,16 @@ pub struct FileIgnores {
 /// [`add_ignores`] for the findings of the file at `path`, written back in
 /// place: atomically, in the file's own encoding (BOM kept), never over a
 /// file that changed since it was read. A file without findings is only read.
-pub fn add_ignores_to_file(path: &Path, options: &CheckOptions, rules: &Rules) -> Result<FileIgnores, String> {
+pub fn add_ignores_to_file(
+    path: &Path,
+    options: &CheckOptions,
+    rules: &Rules,
+    projects: &Projects,
+) -> Result<FileIgnores, String> {
     let found = source::with_bytes(path, |bytes| {
-        let findings = check::check_source(&source::text_of(bytes)?, options, rules);
+        let text = source::text_of(bytes)?;
+        let mut findings = check::check_source(&text, options, rules);
+        check::add_project_findings(&mut findings, projects, path, &text, rules);
         Ok::<_, String>((!findings.is_empty()).then(|| (bytes.to_vec(), findings)))
     })??;
     let Some((bytes, findings)) = found else {

@@ -476,11 +476,12 @@ fn run_add_ignores(args: &CheckArgs) -> i32 {
         eprintln!("warning: an interrupt could not be made safe: {message}");
     }
     let options = CheckOptions::new(args.tree.scope());
+    let projects = args.tree.projects(&files.iter().map(|f| f.path.clone()).collect::<Vec<_>>());
     let (mut added, mut files_changed, mut left) = (0, 0, 0);
     check::par_map_ordered(
         files,
         |FoundFile { path, settings }| {
-            let outcome = crate::baseline::add_ignores_to_file(&path, &options, &settings.rules());
+            let outcome = crate::baseline::add_ignores_to_file(&path, &options, &settings.rules(), &projects);
             (path, outcome)
         },
         |(path, outcome)| match outcome {

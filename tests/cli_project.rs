@@ -392,3 +392,27 @@ fn progress_bar_on_a_terminal_only_when_not_quiet_or_in_ci() {
     let ci = screen(&[("CI", "true")], &["check"]);
     assert!(!ci.contains("/20 files"), "{ci}");
 }
+
+/// `--add-ignores` knows the codes that need the project (TS003) and the
+/// semantic ones (TS004): after it the fixture project checks clean, and a
+/// second run adds nothing.
+#[test]
+fn add_ignores_covers_builder_calls_and_later_writes() {
+    let dir = tempdir();
+    let from = support::manifest_dir().join("tests/fixtures/projects/builders");
+    for entry in walkdir::WalkDir::new(&from).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+        let rel = entry.path().strip_prefix(&from).unwrap().to_string_lossy().into_owned();
+        write(dir.path(), &rel, std::fs::read(entry.path()).unwrap());
+    }
+    let before = toolshape(dir.path(), &["check", "--format", "json", "."]).json();
+    let codes: std::collections::BTreeSet<String> =
+        before.iter().map(|f| f["code"].as_str().unwrap().to_owned()).collect();
+    assert!(codes.contains("TS003") && codes.contains("TS004"), "{codes:?}");
+    let added = toolshape(dir.path(), &["check", "--add-ignores", "."]);
+    assert_eq!(added.code, 0, "{added:?}");
+    assert!(added.stdout.contains(&format!("Added {} suppression comments", before.len())), "{added:?}");
+    let after = toolshape(dir.path(), &["check", "."]);
+    assert_eq!(after.code, 0, "{after:?}");
+    let again = toolshape(dir.path(), &["check", "--add-ignores", "."]);
+    assert!(again.stdout.contains("Added 0 suppression comments"), "a second run adds nothing: {again:?}");
+}
