@@ -796,7 +796,7 @@ mod tests {
         let clean = dir.path().join("c.py");
         std::fs::write(&clean, "r = {'status': 1, 'content': []}\n").unwrap();
 
-        let done = add_ignores_to_file(&utf8, &options, &Rules::CONTRACT).unwrap();
+        let done = add_ignores_to_file(&utf8, &options, &Rules::CONTRACT, &Projects::default()).unwrap();
         assert_eq!(done, FileIgnores { added: 1, skipped: vec![] });
         let written = std::fs::read(&utf8).unwrap();
         assert_eq!(
@@ -804,14 +804,20 @@ mod tests {
             "\u{feff}r = {'status': 1, 'content': [], 'x': 1}  # toolshape: ignore[TS001]\r\n".as_bytes()
         );
 
-        let done = add_ignores_to_file(&latin1, &options, &Rules::CONTRACT).unwrap();
+        let done = add_ignores_to_file(&latin1, &options, &Rules::CONTRACT, &Projects::default()).unwrap();
         assert_eq!(done.added, 0);
         assert_eq!(done.skipped.len(), 2);
         assert!(done.skipped.iter().all(|(line, why)| *line == 2 && why.contains("ends inside a string")));
         assert_eq!(std::fs::read(&latin1).unwrap(), cookie);
 
-        assert_eq!(add_ignores_to_file(&clean, &options, &Rules::CONTRACT).unwrap(), FileIgnores::default());
-        assert!(add_ignores_to_file(&dir.path().join("missing.py"), &options, &Rules::CONTRACT).is_err());
+        assert_eq!(
+            add_ignores_to_file(&clean, &options, &Rules::CONTRACT, &Projects::default()).unwrap(),
+            FileIgnores::default()
+        );
+        assert!(
+            add_ignores_to_file(&dir.path().join("missing.py"), &options, &Rules::CONTRACT, &Projects::default())
+                .is_err()
+        );
     }
 
     #[test]
