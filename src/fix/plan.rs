@@ -255,6 +255,9 @@ struct Planner<'c, 's, 't> {
     target: Target<'t>,
     items: Vec<MovedItem>,
     quote: char,
+    /// Whether lines toolshape explodes end with a comma, as the dict's own
+    /// last entry does (a single-line dict, exploded, gets them).
+    trailing_commas: bool,
 }
 
 impl<'c, 's, 't> Planner<'c, 's, 't> {
@@ -284,7 +287,10 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let status =
             entries.iter().find(|e| e.key.as_deref() == Some("status")).expect("tool results have a status key");
         let quote = ctx.src[status.range.clone()].chars().find(|c| matches!(c, '"' | '\'')).unwrap_or('"');
-        Ok(Planner { ctx, dict_node: node, dict_range: ctx.range(node), entries, content, target, items, quote })
+        let dict_range = ctx.range(node);
+        let trailing_commas =
+            !layout::is_multiline(ctx.src, &dict_range) || Collection::new(ctx, node).trailing_comma.is_some();
+        Ok(Planner { ctx, dict_node: node, dict_range, entries, content, target, items, quote, trailing_commas })
     }
 
     fn target(ctx: &Ctx<'_>, value: Node<'t>) -> Result<Target<'t>, String> {
@@ -810,7 +816,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 let splat = splat_text(ctx.text(*value), *value);
                 let replacement = if shape.list_exploded {
                     let block = self.block(&inner, shape.json_multiline);
-                    exploded(ctx, "[", "]", &format!("{inner}{splat},{}{inner}{block},", ctx.nl()), base)
+                    let last = if self.trailing_commas { "," } else { "" };
+                    exploded(ctx, "[", "]", &format!("{inner}{splat},{}{inner}{block}{last}", ctx.nl()), base)
                 } else {
                     format!("[{splat}, {}]", self.block(&inner, false))
                 };
@@ -822,7 +829,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             Target::Append(list) if !shape.list_exploded => in_place(vec![inline_append(list, &self.block("", false))]),
             Target::Append(list) => {
                 let mut lines: Vec<String> = list.elements.iter().map(|r| format!("{inner}{},", copy(r))).collect();
-                lines.push(format!("{inner}{},", self.block(&inner, shape.json_multiline)));
+                let last = if self.trailing_commas { "," } else { "" };
+                lines.push(format!("{inner}{}{last}", self.block(&inner, shape.json_multiline)));
                 vec![Edit {
                     range: list.range.clone(),
                     replacement: exploded(ctx, "[", "]", &lines.join(ctx.nl()), base),
@@ -833,16 +841,19 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                     let indent = ctx.lines.line_indent(block.start).to_owned();
                     return in_place(self.merge_edits(json, &indent, shape.json_multiline));
                 }
+                let count = list.elements.len();
                 let lines: Vec<String> = list
                     .elements
                     .iter()
-                    .map(|r| {
+                    .enumerate()
+                    .map(|(i, r)| {
                         let text = if r == block {
                             text_with(ctx.src, r, &self.merge_edits(json, &inner, shape.json_multiline))
                         } else {
                             copy(r)
                         };
-                        format!("{inner}{text},")
+                        let comma = if i + 1 < count || self.trailing_commas { "," } else { "" };
+                        format!("{inner}{text}{comma}")
                     })
                     .collect();
                 vec![Edit {
@@ -866,7 +877,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         }
         let inner = ctx.deeper(indent);
         let mut lines: Vec<String> = json.element_texts(ctx).iter().map(|t| format!("{inner}{t},")).collect();
-        lines.push(self.render_items(&inner, true));
+        lines.push(self.render_items(&inner, self.trailing_commas));
         vec![Edit { range: json.range.clone(), replacement: exploded(ctx, "{", "}", &lines.join(ctx.nl()), indent) }]
     }
 
@@ -912,7 +923,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             return format!("{{{q}json{q}: {{{}}}}}", self.compact_items());
         }
         let nl = self.ctx.nl();
-        let body = self.render_items(&self.ctx.deeper(indent), true);
+        let body = self.render_items(&self.ctx.deeper(indent), self.trailing_commas);
         format!("{{{q}json{q}: {{{nl}{body}{nl}{indent}}}}}")
     }
 
