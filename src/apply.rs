@@ -204,9 +204,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             let limit_hit = !chosen.is_empty();
             let broken_file = baseline.is_some_and(|errors| errors > 0);
             let mut leftovers = leftovers(&text, &plans, &broken, limit_hit, broken_file);
-            leftovers.extend(crate::rules::semantic_findings(&text, &pieces, &policy.rules).into_iter().map(|f| {
-                Leftover { why: LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()), findings: vec![f] }
-            }));
+            let file = crate::semantic::FileContext::for_pieces(&text, &pieces);
+            leftovers.extend(crate::rules::semantic_findings(&text, &pieces, &policy.rules, &file).into_iter().map(
+                |f| Leftover { why: LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()), findings: vec![f] },
+            ));
             let index = LineIndex::new(&text);
             for (fix, &at) in applied.iter_mut().zip(&applied_at) {
                 fix.final_line = index.line_of(at) + 1;

@@ -11,7 +11,8 @@ use crate::contract::Rules;
 use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::project::{ProjectPlan, Projects};
-use crate::semantic::project::{Facts, round_zero_facts};
+use crate::semantic::FileContext;
+use crate::semantic::project::{Facts, round_zero_facts_in};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -33,27 +34,34 @@ impl CheckOptions {
 /// Checks one source text; findings come sorted by position, each saying
 /// whether `toolshape fix` can repair it.
 pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
-    let mut findings = violations(src, options.scope, rules);
+    check_with_facts(src, options, rules, false).0
+}
+
+/// [`check_source`], and with `facts` the facts a result builder needs
+/// (one whole-file parse serves both, when either needs it).
+pub fn check_with_facts(
+    src: &str,
+    options: &CheckOptions,
+    rules: &Rules,
+    facts: bool,
+) -> (Vec<Finding>, Option<Facts>) {
+    let pieces = syntax::parse_pieces(src, options.scope);
+    let file = FileContext::for_pieces(src, &pieces);
+    let mut findings = Vec::new();
+    if !pieces.is_empty() {
+        findings = literal_violations(src, &pieces, rules);
+        let semantic = rules::semantic_findings(src, &pieces, rules, &file);
+        if !semantic.is_empty() {
+            findings.extend(semantic);
+            findings.sort_by_key(|f| (f.entry.start, f.code));
+        }
+    }
     if options.report_unused_ignores && rules.enabled(Code::UnusedIgnore) {
         findings.extend(rules::unused_suppressions(src, rules));
         findings.sort_by_key(|f| (f.entry.start, f.code));
     }
-    findings
-}
-
-/// The contract violations of `src`, sorted by position.
-fn violations(src: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
-    let pieces = syntax::parse_pieces(src, scope);
-    if pieces.is_empty() {
-        return Vec::new();
-    }
-    let mut findings = literal_violations(src, &pieces, rules);
-    let semantic = rules::semantic_findings(src, &pieces, rules);
-    if !semantic.is_empty() {
-        findings.extend(semantic);
-        findings.sort_by_key(|f| (f.entry.start, f.code));
-    }
-    findings
+    let facts = if facts && !pieces.is_empty() { round_zero_facts_in(&file, src) } else { None };
+    (findings, facts)
 }
 
 /// The TS001/TS002 findings of the parsed `pieces`, sorted by position.
@@ -80,7 +88,7 @@ fn literal_violations(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules) 
 pub fn violating_pieces(src: &str, scope: ParseScope, rules: &Rules) -> Option<Vec<syntax::ParsedPiece>> {
     let pieces = syntax::parse_pieces(src, scope);
     let violating = contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating())
-        || !rules::semantic_findings(src, &pieces, rules).is_empty();
+        || !rules::semantic_findings(src, &pieces, rules, &FileContext::for_pieces(src, &pieces)).is_empty();
     violating.then_some(pieces)
 }
 
@@ -111,8 +119,7 @@ pub fn check_files(
         .with_min_len(CHUNK)
         .map(|file| {
             let rules = file.settings.rules();
-            let result =
-                source::with_text(&file.path, |text| (check_source(text, options, &rules), round_zero_facts(text)));
+            let result = source::with_text(&file.path, |text| check_with_facts(text, options, &rules, true));
             (file, result)
         })
         .collect();

@@ -11,7 +11,7 @@ use crate::diagnostics::{Code, Finding, Origin, Span};
 use crate::semantic::results::{self, Added};
 use crate::semantic::scope::SemanticModel;
 use crate::suppress::line_suppression;
-use crate::syntax::{LineIndex, ParsedPiece};
+use crate::syntax::{self, LineIndex, ParsedPiece};
 
 pub const RULE: Rule = Rule {
     code: Code::LaterWrite,
@@ -37,15 +37,13 @@ fn message(f: &Finding) -> String {
 }
 
 /// Whether `pieces` of `src` may hold a tool-result display bound to a
-/// name: a whole-file piece, or a candidate region right after an `=` (an
-/// assignment, or a keyword argument: over-approximated, never missed).
+/// name that is written later: a whole-file piece, or a candidate region a
+/// plain assignment binds to a name that occurs after it followed by `[`,
+/// `.` or `|=` (read lexically: a superset, never a miss).
 pub fn may_bind_result(src: &str, pieces: &[ParsedPiece]) -> bool {
     pieces.iter().any(|p| {
-        p.offset == 0 && p.tree.root_node().end_byte() == src.len() || {
-            let before = src[..p.offset].trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '\\');
-            let comparison = ["==", "!=", "<=", ">="].iter().any(|op| before.ends_with(op));
-            before.ends_with('=') && !comparison
-        }
+        p.offset == 0 && p.tree.root_node().end_byte() == src.len()
+            || syntax::assigned_names(src, p.offset).iter().any(|name| syntax::may_be_written(src, p.offset, name))
     })
 }
 

@@ -17,8 +17,8 @@ pub use unused_ignore::unused_suppressions;
 
 use crate::contract::{EntryKind, Rules, ToolResultDict};
 use crate::diagnostics::{Code, Finding, Origin, Span};
-use crate::semantic::scope::SemanticModel;
-use crate::syntax::{self, LineIndex, ParsedPiece};
+use crate::semantic::FileContext;
+use crate::syntax::{LineIndex, ParsedPiece};
 
 /// What a rule is, for people: its kebab-case name, a one-sentence
 /// description (SARIF's `fullDescription`, the README's table), and how a
@@ -78,17 +78,11 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
 /// rather than from one display (TS004), sorted by position. `pieces` are
 /// what the check parsed: the file is parsed whole only if a tool-result
 /// display may be bound to a name.
-pub fn semantic_findings(src: &str, pieces: &[ParsedPiece], rules: &Rules) -> Vec<Finding> {
+pub fn semantic_findings(src: &str, pieces: &[ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> Vec<Finding> {
     if !rules.enabled(Code::LaterWrite) || !later_write::may_bind_result(src, pieces) {
         return Vec::new();
     }
-    let whole = match pieces {
-        [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => None,
-        _ => Some(syntax::parse(src)),
-    };
-    let tree = whole.as_ref().unwrap_or_else(|| &pieces[0].tree);
-    let model = SemanticModel::build(tree.root_node(), src);
-    let mut findings = later_write::findings(src, tree, &model, rules, &LineIndex::new(src));
+    let mut findings = later_write::findings(src, file.tree(), file.model(), rules, &LineIndex::new(src));
     findings.sort_by_key(|f| (f.entry.start, f.code));
     findings
 }

@@ -35,6 +35,7 @@ impl<'s> FileContext<'s> {
     /// A context for `src`; `tree`, when given, is a parse of the whole of
     /// `src` that can be reused.
     pub fn new(src: &'s str, tree: Option<Tree>) -> Self {
+        // (Pieces hold a whole-file tree when the file was parsed whole.)
         let cell = OnceCell::new();
         if let Some(tree) = tree {
             let _ = cell.set(tree);
@@ -42,11 +43,22 @@ impl<'s> FileContext<'s> {
         FileContext { src, tree: cell, model: OnceCell::new() }
     }
 
-    fn tree(&self) -> &Tree {
+    /// A context that reuses the tree of `pieces` when one is the whole file.
+    pub fn for_pieces(src: &'s str, pieces: &[syntax::ParsedPiece]) -> Self {
+        let whole = match pieces {
+            [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => Some(p.tree.clone()),
+            _ => None,
+        };
+        FileContext::new(src, whole)
+    }
+
+    /// The whole file's tree, parsed on first use.
+    pub fn tree(&self) -> &Tree {
         self.tree.get_or_init(|| syntax::parse(self.src))
     }
 
-    fn model(&self) -> &SemanticModel {
+    /// The whole file's scopes and bindings, built on first use.
+    pub fn model(&self) -> &SemanticModel {
         self.model.get_or_init(|| SemanticModel::build(self.tree().root_node(), self.src))
     }
 

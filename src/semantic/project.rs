@@ -383,17 +383,31 @@ impl Project {
 /// The facts of a file that may define a builder by itself (it holds a
 /// `**` and a candidate tool-result display); `None` for any other file.
 pub fn round_zero_facts(text: &str) -> Option<Facts> {
-    (text.contains("**") && has_result_display(text)).then(|| file_facts(text))
+    may_define_a_builder(text).then(|| file_facts(text))
 }
 
-/// Whether the lexer sees a candidate tool-result display in `text` (or
-/// cannot tell without a parse).
-fn has_result_display(text: &str) -> bool {
-    !syntax::lacks_key_bytes(text.as_bytes())
-        && match syntax::lexer::candidate_regions(text.as_bytes()) {
-            syntax::lexer::Candidates::Regions(regions) => !regions.is_empty(),
-            syntax::lexer::Candidates::FullParse(_) => true,
-        }
+/// [`round_zero_facts`] from a file's shared whole-file context.
+pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str) -> Option<Facts> {
+    may_define_a_builder(text).then(|| facts_of(file.tree().root_node(), text, file.model()))
+}
+
+/// Whether `text` may define a builder by itself (forms 1-3 of
+/// `docs/rules.md`), read lexically: a `**`, and a candidate tool-result
+/// display that holds one, or one bound to a name that is written later or
+/// spread (`**name`). A superset, never a miss.
+fn may_define_a_builder(text: &str) -> bool {
+    if !text.contains("**") || syntax::lacks_key_bytes(text.as_bytes()) {
+        return false;
+    }
+    match syntax::lexer::candidate_regions(text.as_bytes()) {
+        syntax::lexer::Candidates::FullParse(_) => true,
+        syntax::lexer::Candidates::Regions(regions) => regions.iter().any(|r| {
+            text[r.clone()].contains("**")
+                || syntax::assigned_names(text, r.start)
+                    .iter()
+                    .any(|name| syntax::may_be_written(text, r.start, name) || text.contains(&format!("**{name}")))
+        }),
+    }
 }
 
 fn join(a: &str, b: &str) -> String {
@@ -409,8 +423,11 @@ enum Target {
 
 fn file_facts(src: &str) -> Facts {
     let tree = syntax::parse(src);
-    let root = tree.root_node();
-    let model = SemanticModel::build(root, src);
+    let model = SemanticModel::build(tree.root_node(), src);
+    facts_of(tree.root_node(), src, &model)
+}
+
+fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
     let mut facts = Facts::default();
     let mut names: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for i in model.bindings_in_scope(0) {
@@ -423,13 +440,13 @@ fn file_facts(src: &str) -> Facts {
         };
         facts.bindings.insert(name.to_owned(), bound);
     }
-    let results = results::result_names(&model, root, src);
+    let results = results::result_names(model, root, src);
     let mut cursor = root.walk();
     for statement in root.named_children(&mut cursor) {
         let definition = definition_of(statement);
         match definition.map(|d| (d.kind(), d)) {
             Some(("function_definition", def)) => {
-                if let Some(f) = function(def, src, &model, &results) {
+                if let Some(f) = function(def, src, model, &results) {
                     facts.functions.insert(f.name.clone(), f);
                 }
             }
@@ -441,7 +458,7 @@ fn file_facts(src: &str) -> Facts {
                 let mut c = body.walk();
                 for member in body.named_children(&mut c) {
                     if let Some(def) = definition_of(member).filter(|d| d.kind() == "function_definition")
-                        && let Some(f) = function(def, src, &model, &results)
+                        && let Some(f) = function(def, src, model, &results)
                     {
                         facts.methods.insert((class_name.to_owned(), f.name.clone()), f);
                     }

@@ -147,6 +147,99 @@ pub fn lacks_key_bytes(src: &[u8]) -> bool {
     STATUS.find(src).is_none() || CONTENT.find(src).is_none()
 }
 
+/// The names a plain assignment binds to the expression starting at
+/// `start` (`r = {`, `r: dict = (`, `a = r = {`), read lexically from the
+/// text before it; empty for anything else (a keyword argument, a
+/// subscript target, a `return`...).
+pub fn assigned_names(src: &str, start: usize) -> Vec<&str> {
+    // Spaces, line continuations, opening parentheses and comments may stand
+    // between the `=` and the expression.
+    let mut before = &src[..start];
+    loop {
+        before = before.trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '\\');
+        let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        match before[line_start..].find('#') {
+            Some(hash) => before = &before[..line_start + hash],
+            None => break,
+        }
+    }
+    let Some(head) = before.strip_suffix('=') else { return Vec::new() };
+    if head.ends_with(['=', '!', '<', '>', '|', '&', '+', '-', '*', '/', '%', '^', '@', ':']) {
+        return Vec::new();
+    }
+    let line = &head[head.rfind(['\n', '\r']).map_or(0, |i| i + 1)..];
+    let is_name = |t: &str| {
+        let t = t.trim();
+        !t.is_empty()
+            && !t.starts_with(|c: char| c.is_ascii_digit())
+            && t.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    let mut names = Vec::new();
+    for part in line.split('=') {
+        // `name` or `name: annotation`.
+        let name = part.split_once(':').map_or(part, |(n, _)| n);
+        if !is_name(name) {
+            return Vec::new();
+        }
+        names.push(name.trim());
+    }
+    names
+}
+
+/// Whether `name` occurs after `from` in `src` where a write into it could
+/// stand (spaces aside): `name[...] =` (not `==`), `name.update`,
+/// `name.setdefault` or `name |=`. Read lexically, strings inside the
+/// brackets stepped over: a superset of the writes, never a miss.
+pub fn may_be_written(src: &str, from: usize, name: &str) -> bool {
+    let bytes = src.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    memchr::memmem::find_iter(&bytes[from..], name.as_bytes()).any(|i| {
+        let at = from + i;
+        let end = at + name.len();
+        if (at > 0 && ident(bytes[at - 1])) || bytes.get(end).is_some_and(|&b| ident(b)) {
+            return false;
+        }
+        let rest = src[end..].trim_start_matches([' ', '\t']);
+        if rest.starts_with("|=") {
+            return true;
+        }
+        if let Some(attr) = rest.strip_prefix('.') {
+            let attr = attr.trim_start_matches([' ', '\t']);
+            return attr.starts_with("update") || attr.starts_with("setdefault");
+        }
+        if !rest.starts_with('[') {
+            return false;
+        }
+        // Past the matching `]`: an `=` that is not `==`.
+        let rest = rest.as_bytes();
+        let (mut depth, mut j, mut quote) = (0usize, 0, None::<u8>);
+        while j < rest.len() {
+            let b = rest[j];
+            match quote {
+                Some(_) if b == b'\\' => j += 1,
+                Some(q) if b == q => quote = None,
+                Some(_) => {}
+                None => match b {
+                    b'\'' | b'"' => quote = Some(b),
+                    b'[' | b'(' | b'{' => depth += 1,
+                    b']' | b')' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                },
+            }
+            j += 1;
+        }
+        let after = std::str::from_utf8(&rest[(j + 1).min(rest.len())..]).unwrap_or("").trim_start_matches([' ', '\t']);
+        // A line break inside the brackets is fine; after them the `=` must
+        // follow on the same logical line (a backslash aside: superset).
+        after.starts_with('=') && !after.starts_with("==") || after.starts_with('\\')
+    })
+}
+
 /// Parses what `scope` asks for and returns the pieces.
 pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
     let regions = match scope {
