@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::contract::Rules;
 use crate::diagnostics::Finding;
-use crate::fix::{self, Applicability, AugmentText, DictPlan, PlanOptions, Remedy};
+use crate::fix::{self, Applicability, AugmentText, Plan, PlanOptions, Remedy};
 use crate::syntax::{self, LineIndex};
 
 /// Rounds before giving up on nested fixes (each round fixes one level).
@@ -23,6 +23,8 @@ pub struct FixPolicy {
     pub augment_text: AugmentText,
     /// What counts as a violation in this project.
     pub rules: Rules,
+    /// The result builders the file defines ([`PlanOptions::builders`]).
+    pub builders: Vec<crate::semantic::project::BuilderSpec>,
 }
 
 /// A fix that was applied.
@@ -96,24 +98,24 @@ pub fn error_count(tree: &tree_sitter::Tree) -> usize {
 /// not overlap, outer dicts first. Linear: chosen dicts are disjoint and
 /// sorted, so a dict overlaps one of them exactly when it starts before the
 /// last one ends.
-fn select(plans: &[DictPlan], policy: &FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
+fn select(plans: &[Plan], policy: &FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
     let mut chosen: Vec<usize> = Vec::new();
     let mut reach = 0;
     for (i, plan) in plans.iter().enumerate() {
         let Remedy::Fix(fix) = &plan.remedy else { continue };
-        if (fix.applicability == Applicability::Unsafe && !policy.unsafe_fixes) || broken.contains(&plan.dict) {
+        if (fix.applicability == Applicability::Unsafe && !policy.unsafe_fixes) || broken.contains(&plan.range) {
             continue;
         }
-        if chosen.is_empty() || plan.dict.start >= reach {
+        if chosen.is_empty() || plan.range.start >= reach {
             chosen.push(i);
-            reach = plan.dict.end;
+            reach = plan.range.end;
         }
     }
     chosen
 }
 
 /// The chosen fixes' edits.
-fn chosen_edits(plans: &[DictPlan], chosen: &[usize]) -> Vec<fix::Edit> {
+fn chosen_edits(plans: &[Plan], chosen: &[usize]) -> Vec<fix::Edit> {
     chosen
         .iter()
         .flat_map(|&i| match &plans[i].remedy {
@@ -123,7 +125,7 @@ fn chosen_edits(plans: &[DictPlan], chosen: &[usize]) -> Vec<fix::Edit> {
         .collect()
 }
 
-fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
+fn apply_plans(text: &str, plans: &[Plan], chosen: &[usize]) -> String {
     fix::apply_edits(text, &chosen_edits(plans, chosen))
 }
 
@@ -131,7 +133,7 @@ fn apply_plans(text: &str, plans: &[DictPlan], chosen: &[usize]) -> String {
 fn apply_and_reparse(
     text: &str,
     tree: &tree_sitter::Tree,
-    plans: &[DictPlan],
+    plans: &[Plan],
     chosen: &[usize],
 ) -> (String, tree_sitter::Tree) {
     let edits = chosen_edits(plans, chosen);
@@ -162,7 +164,7 @@ fn shifted(offset: usize, edits: &[fix::Edit]) -> usize {
 
 /// Plans remedies for a parsed source: [`fix::plan_source`], or a stand-in
 /// in tests of the guards.
-pub type Planner = fn(&str, &[syntax::ParsedPiece], &PlanOptions) -> Vec<DictPlan>;
+pub type Planner = fn(&str, &[syntax::ParsedPiece], &PlanOptions) -> Vec<Plan>;
 
 /// Fixes `src` as far as `policy` allows.
 pub fn fix_text(src: &str, policy: &FixPolicy) -> FixedText {
@@ -184,7 +186,8 @@ fn is_whole(text: &str, pieces: &[syntax::ParsedPiece]) -> bool {
 /// (incrementally when the text before it was) and must not hold more
 /// syntax errors than `src`; that parse plans the next round.
 pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy, planner: Planner) -> FixedText {
-    let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone());
+    let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone())
+        .with_builders(policy.builders.clone());
     let mut text = src.to_owned();
     let mut pieces = first;
     // Syntax errors in `src`, counted when first needed: a result without
@@ -203,11 +206,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         if chosen.is_empty() || round == MAX_ROUNDS {
             let limit_hit = !chosen.is_empty();
             let broken_file = baseline.is_some_and(|errors| errors > 0);
-            let mut leftovers = leftovers(&text, &plans, &broken, limit_hit, broken_file);
-            let file = crate::semantic::FileContext::for_pieces(&text, &pieces);
-            leftovers.extend(crate::rules::semantic_findings(&text, &pieces, &policy.rules, &file).into_iter().map(
-                |f| Leftover { why: LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()), findings: vec![f] },
-            ));
+            let leftovers = leftovers(&text, &plans, &broken, limit_hit, broken_file);
             let index = LineIndex::new(&text);
             for (fix, &at) in applied.iter_mut().zip(&applied_at) {
                 fix.final_line = index.line_of(at) + 1;
@@ -230,20 +229,20 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             let limit = baseline_errors(&mut baseline);
             let (good, bad): (Vec<usize>, Vec<usize>) =
                 chosen.iter().partition(|&&i| syntax_error_count(&apply_plans(&text, &plans, &[i])) <= limit);
-            broken.extend(bad.iter().map(|&i| plans[i].dict.clone()));
+            broken.extend(bad.iter().map(|&i| plans[i].range.clone()));
             chosen = good;
             (candidate, candidate_tree) = parse_result(&chosen);
             if chosen.is_empty() || error_count(&candidate_tree) > limit {
-                broken.extend(chosen.iter().map(|&i| plans[i].dict.clone()));
+                broken.extend(chosen.iter().map(|&i| plans[i].range.clone()));
                 continue;
             }
         }
         let index = LineIndex::new(&text);
         for &i in &chosen {
             if let Remedy::Fix(f) = &plans[i].remedy {
-                applied_at.push(plans[i].dict.start);
+                applied_at.push(plans[i].range.start);
                 applied.push(AppliedFix {
-                    line: index.line_of(plans[i].dict.start) + 1,
+                    line: index.line_of(plans[i].range.start) + 1,
                     final_line: 0,
                     applicability: f.applicability,
                     moves: f.moves.clone(),
@@ -254,7 +253,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         // Ranges of broken dicts shift with the edits; keep only those
         // before the first edit (a rare path: the bug report is what
         // matters, not perfect tracking).
-        let first_edit = chosen.iter().map(|&i| plans[i].dict.start).min().unwrap_or(usize::MAX);
+        let first_edit = chosen.iter().map(|&i| plans[i].range.start).min().unwrap_or(usize::MAX);
         broken.retain(|r| r.end <= first_edit);
         let edits = chosen_edits(&plans, &chosen);
         for at in &mut applied_at {
@@ -273,7 +272,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
 
 fn leftovers(
     text: &str,
-    plans: &[DictPlan],
+    plans: &[Plan],
     broken: &[Range<usize>],
     limit_hit: bool,
     broken_file: bool,
@@ -283,20 +282,15 @@ fn leftovers(
         .iter()
         .map(|plan| {
             let why = match &plan.remedy {
-                _ if broken.contains(&plan.dict) && broken_file => LeftBecause::BrokenFile,
-                _ if broken.contains(&plan.dict) => LeftBecause::BrokeSyntax,
+                _ if broken.contains(&plan.range) && broken_file => LeftBecause::BrokenFile,
+                _ if broken.contains(&plan.range) => LeftBecause::BrokeSyntax,
                 Remedy::Manual(reason) => LeftBecause::Manual(reason.clone()),
                 Remedy::Fix(f) if f.applicability == Applicability::Unsafe && !limit_hit => {
                     LeftBecause::Unsafe(f.unsafe_reasons.clone())
                 }
                 Remedy::Fix(_) => LeftBecause::RoundLimit,
             };
-            let fixable = plan.applicability();
-            let findings = crate::rules::findings_for(&plan.tool_result, text, &index)
-                .into_iter()
-                .map(|f| Finding { fixable, ..f })
-                .collect();
-            Leftover { findings, why }
+            Leftover { findings: plan.findings(text, &index), why }
         })
         .collect()
 }
@@ -362,7 +356,7 @@ pub(crate) mod tests {
     use super::*;
 
     const POLICY: FixPolicy =
-        FixPolicy { unsafe_fixes: false, line_length: 88, augment_text: AugmentText::Never, rules: Rules::CONTRACT };
+        FixPolicy { unsafe_fixes: false, line_length: 88, augment_text: AugmentText::Never, rules: Rules::CONTRACT, builders: Vec::new() };
 
     #[test]
     fn nested_results_are_fixed_in_rounds() {
@@ -403,11 +397,11 @@ pub(crate) mod tests {
     }
 
     /// A planner whose every fix also deletes the dict's closing brace.
-    pub(crate) fn breaking_planner(src: &str, pieces: &[syntax::ParsedPiece], options: &PlanOptions) -> Vec<DictPlan> {
+    pub(crate) fn breaking_planner(src: &str, pieces: &[syntax::ParsedPiece], options: &PlanOptions) -> Vec<Plan> {
         let mut plans = fix::plan_source(src, pieces, options);
         for plan in &mut plans {
             if let Remedy::Fix(f) = &mut plan.remedy {
-                let close = plan.dict.end - 1;
+                let close = plan.range.end - 1;
                 f.edits.retain(|e| e.range.end <= close);
                 f.edits.push(fix::Edit { range: close..close + 1, replacement: String::new() });
             }

@@ -114,7 +114,7 @@ pub fn add_ignores_to_file(
     let found = source::with_bytes(path, |bytes| {
         let text = source::text_of(bytes)?;
         let mut findings = check::check_source(&text, options, rules);
-        check::add_project_findings(&mut findings, projects, path, &text, rules);
+        check::add_project_findings(&mut findings, projects, path, &text, options, rules);
         Ok::<_, String>((!findings.is_empty()).then(|| (bytes.to_vec(), findings)))
     })??;
     let Some((bytes, findings)) = found else {

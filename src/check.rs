@@ -12,7 +12,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::project::{ProjectPlan, Projects};
 use crate::semantic::FileContext;
-use crate::semantic::project::{Facts, round_zero_facts_in};
+use crate::semantic::project::{BuilderSpec, Facts, round_zero_facts_in};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -34,7 +34,7 @@ impl CheckOptions {
 /// Checks one source text; findings come sorted by position, each saying
 /// whether `toolshape fix` can repair it.
 pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
-    check_with_facts(src, options, rules, false).0
+    check_with_facts(src, options, rules, false, Vec::new()).0
 }
 
 /// [`check_source`], and with `facts` the facts a result builder needs
@@ -44,17 +44,13 @@ pub fn check_with_facts(
     options: &CheckOptions,
     rules: &Rules,
     facts: bool,
+    builders: Vec<BuilderSpec>,
 ) -> (Vec<Finding>, Option<Facts>) {
     let pieces = syntax::parse_pieces(src, options.scope);
     let file = FileContext::for_pieces(src, &pieces);
     let mut findings = Vec::new();
     if !pieces.is_empty() {
-        findings = literal_violations(src, &pieces, rules);
-        let semantic = rules::semantic_findings(src, &pieces, rules, &file);
-        if !semantic.is_empty() {
-            findings.extend(semantic);
-            findings.sort_by_key(|f| (f.entry.start, f.code));
-        }
+        findings = planned_findings(src, &pieces, rules, &file, builders);
     }
     if options.report_unused_ignores && rules.enabled(Code::UnusedIgnore) {
         findings.extend(rules::unused_suppressions(src, rules));
@@ -64,21 +60,26 @@ pub fn check_with_facts(
     (findings, facts)
 }
 
-/// The TS001/TS002 findings of the parsed `pieces`, sorted by position.
-fn literal_violations(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules) -> Vec<Finding> {
-    if !contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating()) {
+/// The findings of the parsed `pieces` that a fix can repair (TS001,
+/// TS002, TS004), each with its fix's verdict, sorted by position.
+/// `builders` are the result builders the file defines.
+fn planned_findings(
+    src: &str,
+    pieces: &[syntax::ParsedPiece],
+    rules: &Rules,
+    file: &FileContext<'_>,
+    builders: Vec<BuilderSpec>,
+) -> Vec<Finding> {
+    if !contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating())
+        && rules::later_writes(src, pieces, rules, file).is_empty()
+    {
         return Vec::new();
     }
     let index = LineIndex::new(src);
     // Only each fix's verdict is reported: no layout, no edits.
-    let options = fix::PlanOptions::verdicts_only(rules.clone());
-    let mut findings: Vec<Finding> = fix::plan_source(src, pieces, &options)
-        .iter()
-        .flat_map(|plan| {
-            let fixable = plan.applicability();
-            rules::findings_for(&plan.tool_result, src, &index).into_iter().map(move |f| Finding { fixable, ..f })
-        })
-        .collect();
+    let options = fix::PlanOptions::verdicts_only(rules.clone()).with_builders(builders);
+    let mut findings: Vec<Finding> =
+        fix::plan_source_in(src, pieces, &options, file).iter().flat_map(|plan| plan.findings(src, &index)).collect();
     findings.sort_by_key(|f| (f.entry.start, f.code));
     findings
 }
@@ -88,7 +89,7 @@ fn literal_violations(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules) 
 pub fn violating_pieces(src: &str, scope: ParseScope, rules: &Rules) -> Option<Vec<syntax::ParsedPiece>> {
     let pieces = syntax::parse_pieces(src, scope);
     let violating = contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating())
-        || !rules::semantic_findings(src, &pieces, rules, &FileContext::for_pieces(src, &pieces)).is_empty();
+        || !rules::later_writes(src, &pieces, rules, &FileContext::for_pieces(src, &pieces)).is_empty();
     violating.then_some(pieces)
 }
 
@@ -119,7 +120,7 @@ pub fn check_files(
         .with_min_len(CHUNK)
         .map(|file| {
             let rules = file.settings.rules();
-            let result = source::with_text(&file.path, |text| check_with_facts(text, options, &rules, true));
+            let result = source::with_text(&file.path, |text| check_with_facts(text, options, &rules, true, Vec::new()));
             (file, result)
         })
         .collect();
@@ -145,7 +146,7 @@ pub fn check_files(
             let result = result.map(|mut findings| {
                 let rules = settings.rules();
                 let _ = source::with_text(&path, |text| {
-                    add_project_findings(&mut findings, &projects, &path, text, &rules)
+                    add_project_findings(&mut findings, &projects, &path, text, options, &rules)
                 });
                 findings
             });
@@ -156,8 +157,20 @@ pub fn check_files(
 }
 
 /// Adds the findings of `text` (the file `path`) that need its project:
-/// calls of result builders (TS003).
-pub fn add_project_findings(findings: &mut Vec<Finding>, projects: &Projects, path: &Path, text: &str, rules: &Rules) {
+/// calls of result builders (TS003); and, in a file that defines builders,
+/// its own findings judged again with what the calls of its builders allow.
+pub fn add_project_findings(
+    findings: &mut Vec<Finding>,
+    projects: &Projects,
+    path: &Path,
+    text: &str,
+    options: &CheckOptions,
+    rules: &Rules,
+) {
+    let builders = projects.builder_specs(path);
+    if !builders.is_empty() {
+        *findings = check_with_facts(text, options, rules, false, builders).0;
+    }
     let calls = projects.builder_call_findings(path, text, rules);
     if !calls.is_empty() {
         findings.extend(calls);

@@ -427,7 +427,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
-                check::add_project_findings(&mut findings, &plan.index(Vec::new()), &name, &text, &rules);
+                check::add_project_findings(&mut findings, &plan.index(Vec::new()), &name, &text, &options, &rules);
                 Ok(findings)
             });
             sink(FileOutcome { path: name, result });
@@ -561,14 +561,11 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let mut fixed = crate::apply::fix_text(&source.text, &policy);
     let projects = args.tree.projects(&[name.to_path_buf()]);
-    fixed.leftovers.extend(projects.builder_call_findings(name, &fixed.text, &policy.rules).into_iter().map(|f| {
-        crate::apply::Leftover {
-            why: crate::apply::LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()),
-            findings: vec![f],
-        }
-    }));
+    let mut policy = policy;
+    policy.builders = projects.builder_specs(name);
+    let mut fixed = crate::apply::fix_text(&source.text, &policy);
+    fixed.leftovers.extend(projects.builder_call_leftovers(name, &fixed.text, &policy));
     let bytes = match source.encode(&fixed.text) {
         Ok(bytes) => bytes,
         Err(message) => {

@@ -290,6 +290,7 @@ impl Settings {
             line_length: self.line_length,
             augment_text: overrides.augment_text.or(options.augment_text).unwrap_or_default(),
             rules: self.rules(),
+            builders: Vec::new(),
         }
     }
 }

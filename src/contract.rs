@@ -20,6 +20,9 @@ use crate::syntax::tree::constant_str;
 /// The keys an author may set; the runtime may add `toolUseId`.
 pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
 
+/// The statuses of the contract.
+pub const STATUSES: [&str; 3] = ["success", "error", "degraded"];
+
 /// A project's reading of the contract: the rules it checks and the extra
 /// top-level keys it tolerates (`select`, `ignore` and `allowed-keys` in its
 /// configuration). The default is the contract itself.

@@ -91,15 +91,11 @@ pub fn fix_file(
     settings: &Settings,
     projects: &Projects,
 ) -> Result<FileFix, String> {
-    let policy = settings.fix_policy(options.overrides);
-    // Calls of result builders are left for a person, with why.
-    let builder_calls = |text: &str| -> Vec<Leftover> {
-        projects
-            .builder_call_findings(path, text, &policy.rules)
-            .into_iter()
-            .map(|f| Leftover { why: LeftBecause::Manual(crate::rules::no_fix_yet(f.code).into()), findings: vec![f] })
-            .collect()
-    };
+    let mut policy = settings.fix_policy(options.overrides);
+    policy.builders = projects.builder_specs(path);
+    // Calls of result builders are repaired in their builders' files; those
+    // that this run does not repair are left, with why.
+    let builder_calls = |text: &str| -> Vec<Leftover> { projects.builder_call_leftovers(path, text, &policy) };
     // The fast check (on a reused buffer) decides whether the file needs
     // the full fixer at all; a file without violations carries no text. A
     // violating file's bytes are kept: a write must find them unchanged.

@@ -8,21 +8,35 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::apply::{FixPolicy, LeftBecause, Leftover};
 use crate::config::Resolver;
-use crate::contract::Rules;
-use crate::diagnostics::{BuilderRef, Code, Finding, Origin, Span};
+use crate::contract::{EntryKind, Rules};
+use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, Span};
 use crate::discovery::{self, WalkOptions};
-use crate::semantic::project::{Facts, Project};
+use crate::fix;
+use crate::semantic::project::{BuilderId, BuilderSpec, Facts, Project};
 use crate::source;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
 
 const MARKERS: [&str; 3] = ["pyproject.toml", "toolshape.toml", ".git"];
 
+/// What fixing a builder in its own body does, as planned before any file
+/// of the run is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuilderRemedy {
+    /// A fix, with why it is unsafe (empty: safe).
+    Fix(Applicability, Vec<String>),
+    /// No mechanical fix, for this reason.
+    Manual(String),
+}
+
 /// The projects of a run and the file each checked path is in them.
 #[derive(Default)]
 pub struct Projects {
     projects: Vec<Project>,
+    /// The remedy of each builder fixed in its own body.
+    remedies: HashMap<BuilderId, BuilderRemedy>,
     /// Canonical path → (project, the path as the project indexed it).
     files: HashMap<PathBuf, (usize, PathBuf)>,
     cwd: PathBuf,
@@ -119,7 +133,8 @@ impl ProjectPlan {
         }
         let files = self.root_of.into_iter().map(|(f, i)| (f.clone(), (i, f))).collect();
         let any_builders = projects.iter().any(Project::has_builders);
-        Projects { projects, files, cwd: self.cwd, given: self.given, any_builders }
+        let remedies = projects.iter().flat_map(builder_remedies).collect();
+        Projects { projects, remedies, files, cwd: self.cwd, given: self.given, any_builders }
     }
 }
 
@@ -129,17 +144,85 @@ impl Projects {
         self.any_builders
     }
 
+    /// The project of the checked file `path`, and its path as indexed.
+    fn project_of(&self, path: &Path) -> Option<(&Project, &PathBuf)> {
+        let (project, indexed) = self.files.get(&canonical(&self.cwd, path))?;
+        Some((&self.projects[*project], indexed))
+    }
+
+    /// The result builders the checked file `path` defines and toolshape
+    /// fixes in their body, with what their calls allow.
+    pub fn builder_specs(&self, path: &Path) -> Vec<BuilderSpec> {
+        if !self.any_builders {
+            return Vec::new();
+        }
+        self.project_of(path).map(|(p, indexed)| p.builder_specs(indexed)).unwrap_or_default()
+    }
+
+    /// Whether the fix of a call's builders (`roots`) is planned, as one
+    /// verdict: manual if one is, unsafe if one is, else safe.
+    fn call_remedy(&self, roots: &[BuilderId]) -> BuilderRemedy {
+        let mut reasons = Vec::new();
+        for root in roots {
+            match self.remedies.get(root) {
+                Some(BuilderRemedy::Fix(_, why)) => reasons.extend(why.iter().cloned()),
+                Some(BuilderRemedy::Manual(why)) => return BuilderRemedy::Manual(why.clone()),
+                None => {
+                    return BuilderRemedy::Manual(format!(
+                        "toolshape does not rewrite the flow of `{}()`'s keywords: have it put them into a json block",
+                        root.name
+                    ));
+                }
+            }
+        }
+        if roots.is_empty() {
+            return BuilderRemedy::Manual("the builder's keywords reach no builder toolshape can fix".into());
+        }
+        let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
+        reasons.dedup();
+        BuilderRemedy::Fix(applicability, reasons)
+    }
+
+    /// The TS003 findings of `text` that `toolshape fix` with `policy`
+    /// leaves, and why: a call is repaired by the fix of its builders, in
+    /// their own files, when those fixes apply and those files are fixed in
+    /// this run.
+    pub fn builder_call_leftovers(&self, path: &Path, text: &str, policy: &FixPolicy) -> Vec<Leftover> {
+        let mut out: Vec<Leftover> = Vec::new();
+        for (finding, roots) in self.builder_call_findings_with_roots(path, text, &policy.rules) {
+            let why = match self.call_remedy(&roots) {
+                BuilderRemedy::Manual(why) => LeftBecause::Manual(why),
+                BuilderRemedy::Fix(Applicability::Unsafe, why) if !policy.unsafe_fixes => LeftBecause::Unsafe(why),
+                BuilderRemedy::Fix(..) => match roots.iter().find(|r| !self.files.contains_key(&r.path)) {
+                    Some(outside) => LeftBecause::Manual(format!(
+                        "`{}()` is defined in {}, which is not among the paths given: include it to fix its calls",
+                        outside.name,
+                        self.display(&outside.path)
+                    )),
+                    None => continue,
+                },
+            };
+            out.push(Leftover { findings: vec![finding], why });
+        }
+        out
+    }
+
     /// The TS003 findings of `text`, the current text of the checked file
     /// `path`, under `rules`: suppressions and allowed keys applied.
     pub fn builder_call_findings(&self, path: &Path, text: &str, rules: &Rules) -> Vec<Finding> {
+        self.builder_call_findings_with_roots(path, text, rules).into_iter().map(|(f, _)| f).collect()
+    }
+
+    /// [`Projects::builder_call_findings`], each with the builders whose
+    /// fix repairs it.
+    fn builder_call_findings_with_roots(&self, path: &Path, text: &str, rules: &Rules) -> Vec<(Finding, Vec<BuilderId>)> {
         if !rules.enabled(Code::BuilderCall) {
             return Vec::new();
         }
         if !self.any_builders {
             return Vec::new();
         }
-        let Some((project, indexed)) = self.files.get(&canonical(&self.cwd, path)) else { return Vec::new() };
-        let project = &self.projects[*project];
+        let Some((project, indexed)) = self.project_of(path) else { return Vec::new() };
         let calls = project.builder_calls(indexed, text);
         if calls.is_empty() {
             return Vec::new();
@@ -155,11 +238,15 @@ impl Projects {
                 column: call.builder.column,
             };
             let dict = call.call.range.clone();
+            let fixable = match self.call_remedy(&call.roots) {
+                BuilderRemedy::Fix(applicability, _) => Some(applicability),
+                BuilderRemedy::Manual(_) => None,
+            };
             let mut push = |range: std::ops::Range<usize>, key: Option<String>, spread: Option<String>, expression| {
                 if silenced(range.start) || silenced(dict.start) {
                     return;
                 }
-                out.push(Finding {
+                let finding = Finding {
                     code: Code::BuilderCall,
                     key,
                     spread,
@@ -168,11 +255,12 @@ impl Projects {
                     entry: range,
                     dict: dict.clone(),
                     dict_span: Span::new(&index, text, &dict),
-                    fixable: None,
+                    fixable,
                     origin: Origin::BuilderCall,
                     expression,
                     builder: Some(builder.clone()),
-                });
+                };
+                out.push((finding, call.roots.clone()));
             };
             for (name, range) in &call.call.keywords {
                 if !call.named.contains(name) && !rules.allows_key(name) {
@@ -185,7 +273,7 @@ impl Projects {
                 }
             }
         }
-        out.sort_by_key(|f| f.entry.start);
+        out.sort_by_key(|(f, _)| f.entry.start);
         out
     }
 
@@ -202,6 +290,54 @@ impl Projects {
             .map(|(g, as_given)| as_given.join(abs.strip_prefix(g).expect("filtered")));
         spelled.unwrap_or_else(|| abs.strip_prefix(&self.cwd).unwrap_or(&abs).to_path_buf()).display().to_string()
     }
+}
+
+/// Plans, before any file is written, the fix of every builder of
+/// `project` fixed in its own body: the plan of its file that repairs the
+/// flow of its `**kwargs` (the display holding `**kwargs`, or the write of
+/// them into its result).
+fn builder_remedies(project: &Project) -> Vec<(BuilderId, BuilderRemedy)> {
+    let mut out = Vec::new();
+    for path in project.builder_files() {
+        let specs = project.builder_specs(&path);
+        let Ok(text) = source::with_text(&path, |text| text.to_owned()) else { continue };
+        let options = fix::PlanOptions::verdicts_only(Rules::CONTRACT).with_builders(specs.clone());
+        let pieces = vec![crate::syntax::ParsedPiece::new(0, crate::syntax::parse(&text))];
+        let plans = fix::plan_source(&text, &pieces, &options);
+        let tree = &pieces[0].tree;
+        for spec in specs {
+            let carries = |plan: &fix::Plan| {
+                let in_builder = tree
+                    .root_node()
+                    .descendant_for_byte_range(plan.range.start, plan.range.end)
+                    .and_then(|n| fix::enclosing_function(n, &text))
+                    .is_some_and(|(class, name)| class == spec.class && name == spec.name);
+                let own = |e: &Option<String>| e.as_deref() == Some(spec.kwargs.as_str());
+                let flows = match &plan.subject {
+                    fix::Subject::Dict(dict) => dict.entries.iter().any(|e| {
+                        matches!(&e.kind, EntryKind::Spread) && text[e.range.clone()].trim_start_matches('*').trim() == spec.kwargs
+                    }),
+                    // `N.update(kwargs)` and the like, or the loop over
+                    // `kwargs.items()` the plan replaces whole.
+                    fix::Subject::Writes(found) => {
+                        found.iter().any(|f| own(&f.expression))
+                            || tree
+                                .root_node()
+                                .descendant_for_byte_range(plan.range.start, plan.range.end)
+                                .is_some_and(|n| n.kind() == "for_statement" && n.byte_range() == plan.range)
+                    }
+                };
+                in_builder && flows
+            };
+            let remedy = match plans.iter().find(|p| carries(p)).map(|p| &p.remedy) {
+                Some(fix::Remedy::Fix(f)) => BuilderRemedy::Fix(f.applicability, f.unsafe_reasons.clone()),
+                Some(fix::Remedy::Manual(why)) => BuilderRemedy::Manual(why.clone()),
+                None => continue,
+            };
+            out.push((BuilderId { path: path.clone(), class: spec.class, name: spec.name }, remedy));
+        }
+    }
+    out
 }
 
 /// A path's absolute spelling (from `cwd`), `.` and `..` folded lexically:

@@ -193,8 +193,7 @@ pub struct FileReview {
 
 /// What planning the current text found.
 struct Planned {
-    pieces: Vec<syntax::ParsedPiece>,
-    plans: Vec<fix::DictPlan>,
+    plans: Vec<fix::Plan>,
 }
 
 impl FileReview {
@@ -219,11 +218,11 @@ impl FileReview {
     fn plan(&self) -> Planned {
         let pieces = syntax::parse_pieces(&self.text, ParseScope::WholeFile);
         let plans = (self.planner)(&self.text, &pieces, &self.plan_options);
-        Planned { pieces, plans }
+        Planned { plans }
     }
 
-    fn is_open(&self, plan: &fix::DictPlan) -> bool {
-        matches!(plan.remedy, Remedy::Fix(_)) && !self.decided.contains(&plan.dict)
+    fn is_open(&self, plan: &fix::Plan) -> bool {
+        matches!(plan.remedy, Remedy::Fix(_)) && !self.decided.contains(&plan.range)
     }
 
     /// Undecided fixes and tool results left for manual repair.
@@ -242,20 +241,11 @@ impl FileReview {
         let mut open = planned.plans.into_iter().filter(|p| self.is_open(p));
         let first = open.next()?;
         let remaining = 1 + open.count();
-        let Remedy::Fix(fix) = first.remedy else { unreachable!("open plans are fixes") };
         let index = LineIndex::new(&self.text);
-        let findings = contract::tool_results(&self.text, &planned.pieces, &self.plan_options.rules)
-            .iter()
-            .find(|d| d.range == first.dict)
-            .map(|d| {
-                crate::rules::findings_for(d, &self.text, &index)
-                    .into_iter()
-                    .map(|f| Finding { fixable: Some(fix.applicability), ..f })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let line = index.line_of(first.dict.start) + 1;
-        Some(PendingFix { dict: first.dict, fix, findings, line, remaining })
+        let findings = first.findings(&self.text, &index);
+        let Remedy::Fix(fix) = first.remedy else { unreachable!("open plans are fixes") };
+        let line = index.line_of(first.range.start) + 1;
+        Some(PendingFix { dict: first.range, fix, findings, line, remaining })
     }
 
     /// The text as it would be with `pending` applied.
@@ -927,7 +917,7 @@ mod tests {
 
     /// What `toolshape fix` does without configuration, as a review should.
     fn policy(unsafe_fixes: bool, augment_text: AugmentText) -> apply::FixPolicy {
-        apply::FixPolicy { unsafe_fixes, line_length: 88, augment_text, rules: contract::Rules::CONTRACT }
+        apply::FixPolicy { unsafe_fixes, line_length: 88, augment_text, rules: contract::Rules::CONTRACT, builders: Vec::new() }
     }
 
     fn options() -> ReviewOptions {

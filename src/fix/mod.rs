@@ -11,13 +11,17 @@
 //! source text in, edits out. Applying them is [`crate::apply`]'s job.
 
 mod augment;
-mod layout;
+pub(crate) mod layout;
 mod plan;
 mod safety;
+mod writes;
 
 pub use layout::Style;
+pub use writes::enclosing_function;
 
 use crate::contract;
+use crate::diagnostics::Finding;
+use crate::semantic::project::BuilderSpec;
 use crate::syntax::ParsedPiece;
 
 use std::ops::Range;
@@ -71,17 +75,25 @@ pub enum Remedy {
     Manual(String),
 }
 
-/// The remedy for one violating dict.
+/// What a plan repairs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DictPlan {
-    /// The dict's byte range.
-    pub dict: Range<usize>,
-    /// The dict as the contract reads it (for reporting what is left).
-    pub tool_result: contract::ToolResultDict,
+pub enum Subject {
+    /// A violating dict display, as the contract reads it.
+    Dict(contract::ToolResultDict),
+    /// One statement's later writes into a result name (TS004 findings).
+    Writes(Vec<Finding>),
+}
+
+/// The remedy for one violating dict, or one statement of later writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The byte range the fix rewrites: the dict, or the write statement.
+    pub range: Range<usize>,
+    pub subject: Subject,
     pub remedy: Remedy,
 }
 
-impl DictPlan {
+impl Plan {
     /// The fix's applicability; `None` when it needs manual repair.
     pub fn applicability(&self) -> Option<Applicability> {
         match &self.remedy {
@@ -89,6 +101,23 @@ impl DictPlan {
             Remedy::Manual(_) => None,
         }
     }
+
+    /// The findings this plan repairs, in `src` (the text it was planned
+    /// on), each marked with the fix's applicability.
+    pub fn findings(&self, src: &str, index: &crate::syntax::LineIndex) -> Vec<Finding> {
+        let fixable = self.applicability();
+        let found = match &self.subject {
+            Subject::Dict(dict) => crate::rules::findings_for(dict, src, index),
+            Subject::Writes(findings) => findings.clone(),
+        };
+        found.into_iter().map(|f| Finding { fixable, ..f }).collect()
+    }
+}
+
+/// A source excerpt on one line, cut to 60 characters, for reasons.
+pub(crate) fn excerpt(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > 60 { format!("{}…", joined.chars().take(59).collect::<String>()) } else { joined }
 }
 
 /// Whether fixes also mention moved telemetry in the text block.
@@ -111,35 +140,47 @@ pub struct PlanOptions {
     pub with_edits: bool,
     /// What counts as a violation in this project.
     pub rules: contract::Rules,
+    /// The result builders this file defines, with what their calls in
+    /// the project allow ([`crate::semantic::project`]).
+    pub builders: Vec<BuilderSpec>,
 }
 
 impl PlanOptions {
     /// Options for `src`: its layout habits and the given line length.
     pub fn for_source(src: &str, line_length: usize, augment_text: AugmentText, rules: contract::Rules) -> Self {
-        PlanOptions { style: Style::detect(src, line_length), augment_text, with_edits: true, rules }
+        PlanOptions { style: Style::detect(src, line_length), augment_text, with_edits: true, rules, builders: Vec::new() }
     }
 
     /// Options for judging fixes without building them.
     pub fn verdicts_only(rules: contract::Rules) -> Self {
         let style = Style { newline: "\n", indent_unit: "    ".into(), line_length: usize::MAX };
-        PlanOptions { style, augment_text: AugmentText::Never, with_edits: false, rules }
+        PlanOptions { style, augment_text: AugmentText::Never, with_edits: false, rules, builders: Vec::new() }
+    }
+
+    /// These options, for a file that defines the result `builders`.
+    pub fn with_builders(self, builders: Vec<BuilderSpec>) -> Self {
+        PlanOptions { builders, ..self }
     }
 }
 
 /// Plans a remedy for every violating tool-result dict in the parsed pieces
-/// of `src`, in source order.
-pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> Vec<DictPlan> {
+/// of `src`, and for every statement of later writes into a result name
+/// (TS004), in source order.
+pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> Vec<Plan> {
+    plan_source_in(src, pieces, options, &crate::semantic::FileContext::for_pieces(src, pieces))
+}
+
+/// [`plan_source`] with the file's whole-file context (a piece that is the
+/// whole file serves it; otherwise the file is parsed whole only if some
+/// question about the code around a dict is asked).
+pub fn plan_source_in(
+    src: &str,
+    pieces: &[ParsedPiece],
+    options: &PlanOptions,
+    context: &crate::semantic::FileContext<'_>,
+) -> Vec<Plan> {
     let mut plans = Vec::new();
     let index = crate::syntax::LineIndex::new(src);
-    // A piece that is the whole file serves the questions about the code
-    // around a dict; otherwise the file is parsed whole only if one is asked.
-    let whole = match pieces {
-        [piece] if piece.offset == 0 && piece.focus.is_none() && piece.tree.root_node().end_byte() == src.len() => {
-            Some(piece.tree.clone())
-        }
-        _ => None,
-    };
-    let context = crate::semantic::FileContext::new(src, whole);
     for piece in pieces {
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
@@ -154,12 +195,16 @@ pub fn plan_source(src: &str, pieces: &[ParsedPiece], options: &PlanOptions) -> 
                 return;
             };
             if dict.is_violating() {
-                let remedy = plan::plan_dict(src, &index, &context, piece.offset, root, node, &dict, options);
-                plans.push(DictPlan { dict: dict.range.clone(), tool_result: dict, remedy });
+                let remedy = plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, options);
+                plans.push(Plan { range: dict.range.clone(), subject: Subject::Dict(dict), remedy });
             }
         });
     }
-    plans.sort_by_key(|p| p.dict.start);
+    let writes = crate::rules::later_writes(src, pieces, &options.rules, context);
+    if !writes.is_empty() {
+        plans.extend(writes::plan_writes(src, context, writes, options));
+    }
+    plans.sort_by_key(|p| (p.range.start, std::cmp::Reverse(p.range.end)));
     plans
 }
 

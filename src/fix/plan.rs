@@ -7,11 +7,13 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::layout::{self, Style};
-use super::safety::{ExprFacts, not_json_serializable};
+use super::safety::ExprFacts;
+use crate::syntax::tree::not_json_serializable;
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
 use crate::contract::{Rules, ToolResultDict, tool_result_dict};
 use crate::diagnostics::Code;
 use crate::semantic::FileContext;
+use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
 use crate::syntax::tree::{constant_str, unparenthesize};
@@ -39,8 +41,6 @@ const NON_LIST_CONTENT: [(&str, &str); 13] = [
 /// Top-level keys the Strands SDK reads from a tool result, and what for.
 const SDK_READS: [(&str, &str); 1] = [("cancelled", "a cancelled tool is not retried")];
 
-/// The statuses of the contract.
-const STATUSES: [&str; 3] = ["success", "error", "degraded"];
 
 /// Why a shaped dict is evidently not a Strands tool result, so that no fix
 /// may touch it: it is serialized for someone else (`json.dumps({...})`,
@@ -106,6 +106,8 @@ struct Ctx<'s> {
     style: &'s Style,
     augment_text: AugmentText,
     with_edits: bool,
+    /// The result builders of the file ([`PlanOptions::builders`]).
+    builders: &'s [BuilderSpec],
 }
 
 impl<'s> Ctx<'s> {
@@ -239,6 +241,7 @@ pub fn plan_dict(
         style: &options.style,
         augment_text: options.augment_text,
         with_edits: options.with_edits,
+        builders: &options.builders,
     };
     match Planner::new(&ctx, root, node, dict) {
         Ok(planner) => planner.plan(),
@@ -258,6 +261,9 @@ struct Planner<'c, 's, 't> {
     /// Whether lines toolshape explodes end with a comma, as the dict's own
     /// last entry does (a single-line dict, exploded, gets them).
     trailing_commas: bool,
+    /// The result builder whose own `**kwargs` this dict spreads, if any:
+    /// its calls, not the spread itself, say whether moving it is safe.
+    builder: Option<&'s BuilderSpec>,
 }
 
 impl<'c, 's, 't> Planner<'c, 's, 't> {
@@ -290,7 +296,34 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let dict_range = ctx.range(node);
         let trailing_commas =
             !layout::is_multiline(ctx.src, &dict_range) || Collection::new(ctx, node).trailing_comma.is_some();
-        Ok(Planner { ctx, dict_node: node, dict_range, entries, content, target, items, quote, trailing_commas })
+        let builder = Self::builder(ctx, &dict_range, &entries);
+        Ok(Planner { ctx, dict_node: node, dict_range, entries, content, target, items, quote, trailing_commas, builder })
+    }
+
+    /// The builder of the file whose own scope holds the dict, if the dict
+    /// moves that builder's `**kwargs`.
+    fn builder(ctx: &Ctx<'s>, dict: &Range<usize>, entries: &[DictEntry<'_>]) -> Option<&'s BuilderSpec> {
+        if ctx.builders.is_empty() {
+            return None;
+        }
+        let node = ctx.file.tree().root_node().descendant_for_byte_range(dict.start, dict.end)?;
+        let (class, name) = super::enclosing_function(node, ctx.src)?;
+        let spec = ctx.builders.iter().find(|b| b.name == name && b.class == class)?;
+        entries.iter().any(|e| Self::spreads(ctx, e, spec)).then_some(spec)
+    }
+
+    /// Whether `entry` is a moved `**kwargs` of `spec`.
+    fn spreads(ctx: &Ctx<'_>, entry: &DictEntry<'_>, spec: &BuilderSpec) -> bool {
+        let value = unparenthesize(entry.value);
+        entry.moved && entry.key.is_none() && value.kind() == "identifier" && ctx.text(value) == spec.kwargs
+    }
+
+    /// Whether the fix appends a json block that holds only the builder's
+    /// `**kwargs`: it must then appear only when some keyword was passed.
+    fn conditional_block(&self) -> Option<&'s BuilderSpec> {
+        let spec = self.builder?;
+        let only_kwargs = self.entries.iter().filter(|e| e.moved).all(|e| Self::spreads(self.ctx, e, spec));
+        (only_kwargs && !matches!(self.target, Target::Merge { .. })).then_some(spec)
     }
 
     fn target(ctx: &Ctx<'_>, value: Node<'t>) -> Result<Target<'t>, String> {
@@ -330,7 +363,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let piece_src = self.ctx.piece_src();
         for entry in self.entries.iter().filter(|e| e.key.as_deref() == Some("status")) {
             if let Some(status) = constant_str(entry.value, piece_src)
-                && !STATUSES.contains(&status.as_str())
+                && !crate::contract::STATUSES.contains(&status.as_str())
             {
                 reasons.push(format!(
                     "its status {status:?} is not success, error or degraded, so it may not be a Strands tool result"
@@ -418,8 +451,16 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     /// refills it (a Strands tool's result) or the spread cannot hold it.
     fn check_spreads(&self, reasons: &mut Vec<String>) {
         let mut tool_use_id_refilled = None;
+        if let Some(spec) = self.builder {
+            reasons.extend(spec.call_reasons.iter().cloned());
+        }
         for (i, entry) in self.entries.iter().enumerate() {
             if !entry.moved || entry.key.is_some() {
+                continue;
+            }
+            if self.builder.is_some_and(|spec| Self::spreads(self.ctx, entry, spec)) {
+                // What the calls pass, checked across the project, is all
+                // the builder's `**kwargs` can hold.
                 continue;
             }
             if let Some(guard) =
@@ -427,7 +468,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             {
                 reasons.push(format!(
                     "the spread `{}` stands after \"{guard}\" and could have overridden it",
-                    one_line(&entry.label)
+                    super::excerpt(&entry.label)
                 ));
                 continue;
             }
@@ -440,7 +481,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             if !refilled {
                 reasons.push(format!(
                     "the spread `{}` could hold \"toolUseId\", which the result would lose; only the result a @tool function returns directly gets it refilled by the SDK",
-                    one_line(&entry.label)
+                    super::excerpt(&entry.label)
                 ));
             }
         }
@@ -475,7 +516,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         match &self.target {
             Target::Splat { value } => {
                 let inner = unparenthesize(*value);
-                let text = one_line(self.ctx.text(*value));
+                let text = super::excerpt(self.ctx.text(*value));
                 let splat = splat_text(&text, *value);
                 match inner.kind() {
                     "list_comprehension" => {}
@@ -516,7 +557,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                         )),
                         None if !json.elements.is_empty() => reasons.push(format!(
                             "the spread `{}` could override keys already in the json block",
-                            one_line(&entry.label)
+                            super::excerpt(&entry.label)
                         )),
                         _ => {}
                     }
@@ -620,7 +661,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             pos
         };
         let (before, after) = (position(&original), position(&rewritten));
-        let text = |u: &Unit<'_>| one_line(&self.ctx.src[u.range.clone()]);
+        let text = |u: &Unit<'_>| super::excerpt(&self.ctx.src[u.range.clone()]);
         for m in units.iter().enumerate().filter(|(_, u)| u.moved) {
             for o in units.iter().enumerate().filter(|(_, u)| !u.moved) {
                 let swapped = (before[m.0] < before[o.0]) != (after[m.0] < after[o.0]);
@@ -916,9 +957,15 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         out
     }
 
-    /// The json block; `indent` is that of the line it starts on.
+    /// The json block; `indent` is that of the line it starts on. For a
+    /// builder's own `**kwargs` alone, a block that appears only when some
+    /// keyword was passed: `*([{"json": kwargs}] if kwargs else [])`.
     fn block(&self, indent: &str, multiline: bool) -> String {
         let q = self.quote;
+        if let Some(spec) = self.conditional_block() {
+            let k = &spec.kwargs;
+            return format!("*([{{{q}json{q}: {k}}}] if {k} else [])");
+        }
         if !multiline {
             return format!("{{{q}json{q}: {{{}}}}}", self.compact_items());
         }
@@ -1206,8 +1253,4 @@ fn text_with(src: &str, range: &Range<usize>, edits: &[Edit]) -> String {
     apply_edits(&src[range.clone()], &inside)
 }
 
-/// Collapses source text onto one line for messages.
-fn one_line(text: &str) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() > 60 { format!("{}…", joined.chars().take(59).collect::<String>()) } else { joined }
-}
+

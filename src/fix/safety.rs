@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use crate::syntax::tree::{node_text, unparenthesize};
+use crate::syntax::tree::node_text;
 
 /// Node kinds whose evaluation may have effects (the issue's definition:
 /// calls, `await`, `yield`, walrus).
@@ -80,42 +80,6 @@ impl ExprFacts {
     }
 }
 
-/// Why `node`'s value evidently cannot go through `json.dumps`, if it
-/// cannot: a set, bytes, a lambda or a generator, directly or inside a list,
-/// tuple or dict display. Iterative: nesting depth cannot overflow the stack.
-pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static str> {
-    let mut stack = vec![node];
-    while let Some(node) = stack.pop() {
-        let node = unparenthesize(node);
-        match node.kind() {
-            "set" | "set_comprehension" => return Some("a set"),
-            "lambda" => return Some("a lambda"),
-            "generator_expression" => return Some("a generator"),
-            "string" | "concatenated_string" if is_bytes(node, piece_src) => return Some("bytes"),
-            "list" | "tuple" | "dictionary" => {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                // Reversed, so that the first element is looked at first.
-                for child in children.into_iter().rev() {
-                    match child.kind() {
-                        "pair" => stack.extend(child.child_by_field_name("value")),
-                        "comment" => {}
-                        _ => stack.push(child),
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
-    let text = node_text(node, piece_src);
-    let prefix = &text[..text.find(['\'', '"']).unwrap_or(0)];
-    prefix.contains(['b', 'B'])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,20 +108,5 @@ mod tests {
         let facts = ExprFacts::of(first_expr(&tree), &src);
         assert!(facts.effects, "a default is evaluated when the lambda is made");
         assert_eq!(facts.reads.iter().map(String::as_str).collect::<Vec<_>>(), ["f"]);
-    }
-
-    #[test]
-    fn unserializable_values() {
-        for (code, want) in [
-            ("{1, 2}", Some("a set")),
-            ("b'x'", Some("bytes")),
-            ("[1, (x for x in y)]", Some("a generator")),
-            ("{'a': lambda: 1}", Some("a lambda")),
-            ("[1, 'x', {'a': (1, 2)}]", None),
-            ("frozenset()", None),
-        ] {
-            let (tree, src) = expr(code);
-            assert_eq!(not_json_serializable(first_expr(&tree), &src), want, "{code}");
-        }
     }
 }

@@ -74,11 +74,10 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
         .collect()
 }
 
-/// The findings of `src` that come from the code around its tool results
-/// rather than from one display (TS004), sorted by position. `pieces` are
-/// what the check parsed: the file is parsed whole only if a tool-result
-/// display may be bound to a name.
-pub fn semantic_findings(src: &str, pieces: &[ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> Vec<Finding> {
+/// The later writes into result names of `src` (TS004 findings), sorted by
+/// position. `pieces` are what the check parsed: the file is parsed whole
+/// only if a tool-result display may be bound to a name.
+pub fn later_writes(src: &str, pieces: &[ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> Vec<Finding> {
     if !rules.enabled(Code::LaterWrite) || !later_write::may_bind_result(src, pieces) {
         return Vec::new();
     }
@@ -87,19 +86,8 @@ pub fn semantic_findings(src: &str, pieces: &[ParsedPiece], rules: &Rules, file:
     findings
 }
 
-/// Why a finding of a rule without a fix is left for a person.
-pub fn no_fix_yet(code: Code) -> &'static str {
-    match code {
-        Code::LaterWrite => "toolshape does not rewrite later writes yet: put the key into the result's json block",
-        Code::BuilderCall => {
-            "toolshape does not rewrite result builders yet: have the builder put its keywords into a json block"
-        }
-        _ => "no fix",
-    }
-}
-
 /// Renders a key the way Python's `repr` would, but with double quotes.
-fn quote_key(key: &str) -> String {
+pub(crate) fn quote_key(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 2);
     out.push('"');
     for c in key.chars() {

@@ -21,7 +21,7 @@ use tree_sitter::Node;
 use super::results;
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
-use crate::syntax::tree::unparenthesize;
+use crate::syntax::tree::{not_json_serializable, unparenthesize};
 
 /// How a module-level name is bound, when it is bound exactly once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +58,8 @@ struct Function {
     name: String,
     line: usize,
     column: usize,
+    /// Its `**kwargs` parameter.
+    kwargs: String,
     /// Parameters a keyword can name (the `**kwargs` one excluded).
     named: Vec<String>,
     /// Whether a return holds the `**kwargs` by one of forms 1-3.
@@ -70,8 +72,11 @@ struct Function {
 #[derive(Debug, Clone)]
 pub struct Call {
     callee: Callee,
-    /// The call's byte range.
+    /// The call's byte range, and the line it starts on.
     pub range: Range<usize>,
+    line: usize,
+    /// Keywords whose value is evidently not JSON-serializable, and what it is.
+    unserializable: Vec<(String, &'static str)>,
     /// `k=v` arguments: the name and the argument's range.
     pub keywords: Vec<(String, Range<usize>)>,
     /// `**m` arguments: the argument's range and `m`'s text; whether it
@@ -87,6 +92,19 @@ pub struct Facts {
     functions: HashMap<String, Function>,
     /// Methods with a `**kwargs` parameter, by class and name.
     methods: HashMap<(String, String), Function>,
+    /// Every call whose callee a builder can be.
+    calls: Vec<Call>,
+    /// Uses of a module-level name, or of an attribute of one, that are
+    /// not calls (a builder passed as a callback), with their lines.
+    uses: Vec<(Callee, usize)>,
+    /// Attribute names used other than as `self.n(...)` / `cls.n(...)` of a
+    /// method its class defines in this file: the first line of each.
+    attributes: HashMap<String, usize>,
+    /// Attributes of dotted names (`pkg.mod.n`): the name, the first line
+    /// and the dotted object.
+    dotted: Vec<(String, usize, String)>,
+    /// `from M import *`: the level, the module and the line.
+    star_imports: Vec<(usize, String, usize)>,
 }
 
 /// One module of the project.
@@ -113,6 +131,8 @@ pub struct Project {
     /// Every name a call of a builder may use (definitions, aliases).
     names: Vec<String>,
     search: Option<AhoCorasick>,
+    /// Why each builder's calls make its fix unsafe.
+    verdicts: HashMap<BuilderKey, Vec<String>>,
 }
 
 /// Where a builder is defined, for findings.
@@ -131,6 +151,32 @@ pub struct BuilderCall {
     pub builder: BuilderSite,
     /// Named parameters of the builder (keywords that do not become keys).
     pub named: Vec<String>,
+    /// The builders whose fix repairs this call: the builder itself, or
+    /// those its chain of calls ends in.
+    pub roots: Vec<BuilderId>,
+}
+
+/// A builder that toolshape fixes in its own body (its `**kwargs` flow
+/// into its result directly), as the planner of its file needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuilderSpec {
+    /// The module-level class it is a method of.
+    pub class: Option<String>,
+    pub name: String,
+    /// Its `**kwargs` parameter.
+    pub kwargs: String,
+    /// Why its calls in the project make the fix unsafe (empty: safe), each
+    /// naming the place: a call that passes `status`, `content` or
+    /// `toolUseId`, or a `**mapping`; a use that is not a call.
+    pub call_reasons: Vec<String>,
+}
+
+/// A builder, by file and name, across the phases of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BuilderId {
+    pub path: PathBuf,
+    pub class: Option<String>,
+    pub name: String,
 }
 
 impl Project {
@@ -170,6 +216,7 @@ impl Project {
             builders: BTreeSet::new(),
             names: Vec::new(),
             search: None,
+            verdicts: HashMap::new(),
         };
         // Round 0: files that can define a builder by themselves (those a
         // check has not seen yet); then, round by round, unparsed files
@@ -201,7 +248,129 @@ impl Project {
             }
             project.resolve_builders();
         }
+        project.verdicts = project.call_verdicts();
         project
+    }
+
+    /// The direct builders a builder's calls end in: itself when its own
+    /// `**kwargs` flow into its result, and those its chains reach.
+    fn roots(&self, key: &BuilderKey) -> Vec<BuilderKey> {
+        let mut out = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![key.clone()];
+        while let Some(k) = stack.pop() {
+            if !seen.insert(k.clone()) {
+                continue;
+            }
+            let Some(f) = self.function(&k) else { continue };
+            if f.direct {
+                out.insert(k.clone());
+            }
+            for chain in &f.chains {
+                if let Some(next) = self.resolve_callee(k.0, chain, &self.builders) {
+                    stack.push(next);
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    fn id(&self, key: &BuilderKey) -> BuilderId {
+        BuilderId { path: self.modules[key.0].path.clone(), class: key.1.clone(), name: key.2.clone() }
+    }
+
+    /// Why the calls of each direct builder make its fix unsafe.
+    fn call_verdicts(&self) -> HashMap<BuilderKey, Vec<String>> {
+        let mut verdicts: HashMap<BuilderKey, BTreeSet<String>> =
+            self.builders.iter().map(|k| (k.clone(), BTreeSet::new())).collect();
+        let rel = |m: usize| {
+            let path = &self.modules[m].path;
+            path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+        };
+        let mut add = |key: &BuilderKey, reason: String| {
+            for root in self.roots(key) {
+                verdicts.entry(root).or_default().insert(reason.clone());
+            }
+        };
+        for (i, m) in self.modules.iter().enumerate() {
+            let Some(facts) = &m.facts else { continue };
+            for call in &facts.calls {
+                let Some(key) = self.resolve_callee(i, &call.callee, &self.builders) else { continue };
+                let Some(f) = self.function(&key) else { continue };
+                let at = format!("{}:{}", rel(i), call.line);
+                for (k, _) in &call.keywords {
+                    if !f.named.contains(k) && crate::contract::ALLOWED_KEYS.contains(&k.as_str()) {
+                        add(&key, format!("{at} passes {k}= to `{}()`, which the fixed builder would no longer put at the top level", f.name));
+                    }
+                }
+                for (k, what) in &call.unserializable {
+                    if !f.named.contains(k) {
+                        add(&key, format!("{at} passes {k}= {what} to `{}()`, which json.dumps cannot serialize in a json block", f.name));
+                    }
+                }
+                for (_, text, passes_own) in &call.spreads {
+                    if passes_own.is_none() {
+                        add(&key, format!("{at} passes `**{text}` to `{}()`, which could hold \"status\", \"content\" or \"toolUseId\"", f.name));
+                    }
+                }
+            }
+            for (callee, line) in &facts.uses {
+                if let Some(key) = self.resolve_callee(i, callee, &self.builders) {
+                    add(&key, format!("{}:{line} uses `{}` without calling it, so toolshape cannot see those calls", rel(i), key.2));
+                }
+            }
+            for (level, module, line) in &facts.star_imports {
+                let Some(source) = self.resolve_module(i, *level, module) else { continue };
+                for key in self.builders.iter().filter(|k| k.0 == source) {
+                    add(key, format!("{}:{line} imports * from `{}`'s module, so toolshape cannot see every call", rel(i), key.2));
+                }
+            }
+            for key in &self.builders {
+                let name = &key.2;
+                if key.1.is_some() {
+                    if let Some(line) = facts.attributes.get(name) {
+                        add(key, format!("{}:{line} uses `.{name}` on an object toolshape cannot tell, which may be a call of the method", rel(i)));
+                    }
+                } else if let Some((_, line, object)) = facts.dotted.iter().find(|(n, _, o)| {
+                    let module = &self.modules[key.0].name;
+                    n == name && (module == o || module.ends_with(&format!(".{o}")) || o.ends_with(module.rsplit('.').next().unwrap_or(module)))
+                }) {
+                    add(key, format!("{}:{line} uses `{object}.{name}`, which toolshape does not resolve", rel(i)));
+                }
+            }
+        }
+        verdicts.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect()
+    }
+
+    /// The builders `path` defines that toolshape fixes in their own body,
+    /// with what their calls allow.
+    pub fn builder_specs(&self, path: &Path) -> Vec<BuilderSpec> {
+        let Some(m) = self.module_of(path) else { return Vec::new() };
+        self.builders
+            .iter()
+            .filter(|k| k.0 == m)
+            .filter_map(|k| {
+                let f = self.function(k).filter(|f| f.direct)?;
+                Some(BuilderSpec {
+                    class: k.1.clone(),
+                    name: k.2.clone(),
+                    kwargs: f.kwargs.clone(),
+                    call_reasons: self.verdicts.get(k).cloned().unwrap_or_default(),
+                })
+            })
+            .collect()
+    }
+
+    /// Every file of the project that defines a builder fixed in its body.
+    pub fn builder_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = self
+            .builders
+            .iter()
+            .filter(|k| self.function(k).is_some_and(|f| f.direct))
+            .map(|k| self.modules[k.0].path.clone())
+            .collect();
+        files.dedup();
+        files
     }
 
     /// Whether the project has result builders at all.
@@ -298,7 +467,8 @@ impl Project {
                 line: f.line,
                 column: f.column,
             };
-            out.push(BuilderCall { call, builder: site, named: f.named.clone() });
+            let roots = self.roots(&key).iter().map(|k| self.id(k)).collect();
+            out.push(BuilderCall { call, builder: site, named: f.named.clone(), roots });
         }
         out
     }
@@ -440,6 +610,7 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
         };
         facts.bindings.insert(name.to_owned(), bound);
     }
+    facts.calls = calls(root, src, model);
     let results = results::result_names(model, root, src);
     let mut cursor = root.walk();
     for statement in root.named_children(&mut cursor) {
@@ -467,6 +638,7 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
             _ => {}
         }
     }
+    uses_of(root, src, model, &mut facts);
     facts
 }
 
@@ -565,7 +737,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
     let scope = model.scopes.iter().position(|s| s.kind == ScopeKind::Function && s.range == def.byte_range())?;
     // The `**kwargs` must not be rebound in the function.
     if model.bindings_in(scope, &kwargs).count() != 1 {
-        return Some(Function { name, line: 0, column: 0, named, direct: false, chains: Vec::new() })
+        return Some(Function { name, line: 0, column: 0, kwargs, named, direct: false, chains: Vec::new() })
             .map(|f| positioned(f, def, src));
     }
     let is_k = |n: Node<'_>| {
@@ -623,7 +795,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
             _ => {}
         }
     }
-    Some(positioned(Function { name, line: 0, column: 0, named, direct, chains }, def, src))
+    Some(positioned(Function { name, line: 0, column: 0, kwargs: kwargs.clone(), named, direct, chains }, def, src))
 }
 
 fn positioned(mut f: Function, def: Node<'_>, src: &str) -> Function {
@@ -803,13 +975,18 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
         let Some(args) = node.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else { return };
         let mut keywords = Vec::new();
         let mut spreads = Vec::new();
+        let mut unserializable = Vec::new();
         let own_kwargs = enclosing_kwargs(node, src);
         let mut c = args.walk();
         for arg in args.named_children(&mut c) {
             match arg.kind() {
                 "keyword_argument" => {
                     if let Some(name) = arg.child_by_field_name("name") {
-                        keywords.push((src[name.byte_range()].to_owned(), arg.byte_range()));
+                        let name = src[name.byte_range()].to_owned();
+                        if let Some(what) = arg.child_by_field_name("value").and_then(|v| not_json_serializable(v, src)) {
+                            unserializable.push((name.clone(), what));
+                        }
+                        keywords.push((name, arg.byte_range()));
                     }
                 }
                 "dictionary_splat" => {
@@ -824,9 +1001,71 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
                 _ => {}
             }
         }
-        out.push(Call { callee, range: node.byte_range(), keywords, spreads });
+        let line = node.start_position().row + 1;
+        out.push(Call { callee, range: node.byte_range(), line, unserializable, keywords, spreads });
     });
     out
+}
+
+/// Records in `facts` the uses of names and attributes that could reach a
+/// builder other than by a call toolshape resolves (see [`Facts`]).
+fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) {
+    let is_callee = |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(n));
+    for reference in &model.references {
+        if !matches!(facts.bindings.get(&reference.name), Some(Bound::Def | Bound::From { .. } | Bound::Import { .. })) {
+            continue;
+        }
+        if !matches!(model.resolve(&reference.name, reference.scope), Resolution::Bindings { scope: 0, .. }) {
+            continue;
+        }
+        let Some(node) = root.descendant_for_byte_range(reference.at.start, reference.at.end) else { continue };
+        if node.kind() != "identifier" || is_callee(node) {
+            continue;
+        }
+        let line = node.start_position().row + 1;
+        let parent = node.parent();
+        match parent.filter(|p| p.kind() == "attribute" && p.child_by_field_name("object") == Some(node)) {
+            Some(attribute) => {
+                if !is_callee(attribute)
+                    && let Some(a) = attribute.child_by_field_name("attribute")
+                {
+                    facts.uses.push((Callee::Attribute(reference.name.clone(), src[a.byte_range()].to_owned()), line));
+                }
+            }
+            None => facts.uses.push((Callee::Name(reference.name.clone()), line)),
+        }
+    }
+    let methods: BTreeSet<(String, String)> = facts.methods.keys().cloned().collect();
+    syntax::for_each_node(root, |node| match node.kind() {
+        "attribute" => {
+            let (Some(object), Some(attr)) = (node.child_by_field_name("object"), node.child_by_field_name("attribute"))
+            else {
+                return;
+            };
+            let name = &src[attr.byte_range()];
+            let line = node.start_position().row + 1;
+            let object_text = &src[object.byte_range()];
+            if object.kind() == "identifier" && matches!(object_text, "self" | "cls") && is_callee(node) {
+                let own = enclosing_class(node, src).is_some_and(|c| methods.contains(&(c, name.to_owned())));
+                if own {
+                    return;
+                }
+            }
+            facts.attributes.entry(name.to_owned()).or_insert(line);
+            if object.kind() == "attribute" && object_text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+                facts.dotted.push((name.to_owned(), line, object_text.to_owned()));
+            }
+        }
+        "wildcard_import" => {
+            let Some(statement) = node.parent().filter(|p| p.kind() == "import_from_statement") else { return };
+            let Some(module) = statement.child_by_field_name("module_name") else { return };
+            let text = &src[module.byte_range()];
+            let level = text.bytes().take_while(|b| *b == b'.').count();
+            let dotted: String = text[level..].split_whitespace().collect();
+            facts.star_imports.push((level, dotted, node.start_position().row + 1));
+        }
+        _ => {}
+    });
 }
 
 /// The `**kwargs` parameter of the function enclosing `node`, if any.

@@ -12,7 +12,7 @@ use toolshape::syntax::tree::{constant_str, unparenthesize};
 
 /// The policy the fuzzers fix with: everything, text augmented where safe.
 pub const POLICY: FixPolicy =
-    FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe, rules: Rules::CONTRACT };
+    FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe, rules: Rules::CONTRACT, builders: Vec::new() };
 
 /// The findings of `text`, as `check` reports them without configuration.
 fn findings(text: &str, scope: ParseScope) -> Vec<toolshape::diagnostics::Finding> {
