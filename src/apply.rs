@@ -69,6 +69,9 @@ pub enum LeftBecause {
     BrokenFile,
     /// Nested deeper than [`MAX_ROUNDS`].
     RoundLimit,
+    /// Its fix is in another file, outside the paths given (a call of a
+    /// result builder defined there): the message says which.
+    Elsewhere(String),
 }
 
 /// The outcome of fixing one source text.
@@ -270,13 +273,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     }
 }
 
-fn leftovers(
-    text: &str,
-    plans: &[Plan],
-    broken: &[Range<usize>],
-    limit_hit: bool,
-    broken_file: bool,
-) -> Vec<Leftover> {
+fn leftovers(text: &str, plans: &[Plan], broken: &[Range<usize>], limit_hit: bool, broken_file: bool) -> Vec<Leftover> {
     let index = LineIndex::new(text);
     plans
         .iter()
@@ -355,8 +352,13 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
 pub(crate) mod tests {
     use super::*;
 
-    const POLICY: FixPolicy =
-        FixPolicy { unsafe_fixes: false, line_length: 88, augment_text: AugmentText::Never, rules: Rules::CONTRACT, builders: Vec::new() };
+    const POLICY: FixPolicy = FixPolicy {
+        unsafe_fixes: false,
+        line_length: 88,
+        augment_text: AugmentText::Never,
+        rules: Rules::CONTRACT,
+        builders: Vec::new(),
+    };
 
     #[test]
     fn nested_results_are_fixed_in_rounds() {

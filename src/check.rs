@@ -120,7 +120,8 @@ pub fn check_files(
         .with_min_len(CHUNK)
         .map(|file| {
             let rules = file.settings.rules();
-            let result = source::with_text(&file.path, |text| check_with_facts(text, options, &rules, true, Vec::new()));
+            let result =
+                source::with_text(&file.path, |text| check_with_facts(text, options, &rules, true, Vec::new()));
             (file, result)
         })
         .collect();

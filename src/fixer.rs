@@ -138,6 +138,8 @@ pub struct FixTally {
     pub unsafe_left: usize,
     pub manual: usize,
     pub other_left: usize,
+    /// Calls whose builders' files are outside the paths given.
+    pub elsewhere: usize,
 }
 
 impl FixTally {
@@ -148,6 +150,7 @@ impl FixTally {
             match left.why {
                 LeftBecause::Unsafe(_) => self.unsafe_left += 1,
                 LeftBecause::Manual(_) | LeftBecause::BrokenFile => self.manual += 1,
+                LeftBecause::Elsewhere(_) => self.elsewhere += 1,
                 _ => self.other_left += 1,
             }
         }
@@ -155,7 +158,7 @@ impl FixTally {
 
     /// Tool results still violating after the run.
     pub fn leftovers(&self) -> usize {
-        self.unsafe_left + self.manual + self.other_left
+        self.unsafe_left + self.manual + self.other_left + self.elsewhere
     }
 
     pub fn summary(&self, dry_run: bool) -> String {
@@ -170,6 +173,12 @@ impl FixTally {
         }
         if self.manual > 0 {
             parts.push(format!("{} left for manual repair", self.manual));
+        }
+        if self.elsewhere > 0 {
+            parts.push(format!(
+                "{} left for their builders' files (include them in the paths)",
+                report::plural(self.elsewhere, "call")
+            ));
         }
         if self.other_left > 0 {
             parts.push(format!("{} not fixed (see errors)", self.other_left));
@@ -249,6 +258,7 @@ pub fn left_reason(why: &LeftBecause) -> String {
             "manual repair: the file has syntax errors, and this fix would change how they are read".to_owned()
         }
         LeftBecause::RoundLimit => format!("not fixed: nested more than {} levels deep", apply::MAX_ROUNDS),
+        LeftBecause::Elsewhere(reason) => format!("not fixed here: {reason}"),
     }
 }
 
@@ -271,7 +281,7 @@ mod tests {
 
     #[test]
     fn summary_names_what_was_left() {
-        let tally = FixTally { fixed: 12, files_fixed: 5, unsafe_left: 2, manual: 1, other_left: 0 };
+        let tally = FixTally { fixed: 12, files_fixed: 5, unsafe_left: 2, manual: 1, other_left: 0, elsewhere: 0 };
         assert_eq!(
             tally.summary(false),
             "Fixed 12 tool results in 5 files; 2 unsafe fixes not applied (use --unsafe-fixes); 1 left for manual repair."

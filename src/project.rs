@@ -194,8 +194,8 @@ impl Projects {
                 BuilderRemedy::Manual(why) => LeftBecause::Manual(why),
                 BuilderRemedy::Fix(Applicability::Unsafe, why) if !policy.unsafe_fixes => LeftBecause::Unsafe(why),
                 BuilderRemedy::Fix(..) => match roots.iter().find(|r| !self.files.contains_key(&r.path)) {
-                    Some(outside) => LeftBecause::Manual(format!(
-                        "`{}()` is defined in {}, which is not among the paths given: include it to fix its calls",
+                    Some(outside) => LeftBecause::Elsewhere(format!(
+                        "the fix is in `{}()`, defined in {}, which is not among the paths given: include it to fix its calls",
                         outside.name,
                         self.display(&outside.path)
                     )),
@@ -215,7 +215,12 @@ impl Projects {
 
     /// [`Projects::builder_call_findings`], each with the builders whose
     /// fix repairs it.
-    fn builder_call_findings_with_roots(&self, path: &Path, text: &str, rules: &Rules) -> Vec<(Finding, Vec<BuilderId>)> {
+    fn builder_call_findings_with_roots(
+        &self,
+        path: &Path,
+        text: &str,
+        rules: &Rules,
+    ) -> Vec<(Finding, Vec<BuilderId>)> {
         if !rules.enabled(Code::BuilderCall) {
             return Vec::new();
         }
@@ -315,7 +320,8 @@ fn builder_remedies(project: &Project) -> Vec<(BuilderId, BuilderRemedy)> {
                 let own = |e: &Option<String>| e.as_deref() == Some(spec.kwargs.as_str());
                 let flows = match &plan.subject {
                     fix::Subject::Dict(dict) => dict.entries.iter().any(|e| {
-                        matches!(&e.kind, EntryKind::Spread) && text[e.range.clone()].trim_start_matches('*').trim() == spec.kwargs
+                        matches!(&e.kind, EntryKind::Spread)
+                            && text[e.range.clone()].trim_start_matches('*').trim() == spec.kwargs
                     }),
                     // `N.update(kwargs)` and the like, or the loop over
                     // `kwargs.items()` the plan replaces whole.

@@ -917,7 +917,13 @@ mod tests {
 
     /// What `toolshape fix` does without configuration, as a review should.
     fn policy(unsafe_fixes: bool, augment_text: AugmentText) -> apply::FixPolicy {
-        apply::FixPolicy { unsafe_fixes, line_length: 88, augment_text, rules: contract::Rules::CONTRACT, builders: Vec::new() }
+        apply::FixPolicy {
+            unsafe_fixes,
+            line_length: 88,
+            augment_text,
+            rules: contract::Rules::CONTRACT,
+            builders: Vec::new(),
+        }
     }
 
     fn options() -> ReviewOptions {

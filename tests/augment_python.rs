@@ -39,8 +39,13 @@ fn augmented_texts_compile_and_extend_the_original() {
     fixtures.sort();
     for path in fixtures {
         let source = SourceText::read(&path).unwrap();
-        let policy =
-            FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe, rules: Rules::CONTRACT, builders: Vec::new() };
+        let policy = FixPolicy {
+            unsafe_fixes: true,
+            line_length: 88,
+            augment_text: AugmentText::Safe,
+            rules: Rules::CONTRACT,
+            builders: Vec::new(),
+        };
         let fixed = fix_text(&source.text, &policy);
         for applied in &fixed.applied {
             if let TextAugment::Added { .. } = &applied.text {

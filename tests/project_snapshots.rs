@@ -59,7 +59,23 @@ fn project_snapshots() {
                 )
             })
             .collect();
-        let report = format!("== check ==\n{}\n== builders ==\n{}\n", whole.stdout, builders.join("\n"));
+        // What `fix` would do: builders are fixed in their own files, and
+        // the calls they repair are not reported; given one file, the calls
+        // of builders defined elsewhere are left, saying where the fix is.
+        let fix = |args: &[&str]| {
+            let out = toolshape(&project, &[&["fix", "--diff", "--color", "never"], args].concat());
+            format!("{}{}", out.stdout, out.stderr)
+        };
+        let mut report = format!(
+            "== check ==\n{}\n== builders ==\n{}\n\n== fix --diff ==\n{}\n== fix --diff --unsafe-fixes ==\n{}",
+            whole.stdout,
+            builders.join("\n"),
+            fix(&["."]),
+            fix(&["--unsafe-fixes", "."]),
+        );
+        for file in python_files(&project).iter().filter(|f| !f.contains("__init__") && !f.starts_with("strands/")) {
+            report.push_str(&format!("\n== fix --diff {file} ==\n{}", fix(&[file])));
+        }
         settings.bind(|| insta::assert_snapshot!(format!("project_{name}"), report));
     }
 }

@@ -148,7 +148,13 @@ pub struct PlanOptions {
 impl PlanOptions {
     /// Options for `src`: its layout habits and the given line length.
     pub fn for_source(src: &str, line_length: usize, augment_text: AugmentText, rules: contract::Rules) -> Self {
-        PlanOptions { style: Style::detect(src, line_length), augment_text, with_edits: true, rules, builders: Vec::new() }
+        PlanOptions {
+            style: Style::detect(src, line_length),
+            augment_text,
+            with_edits: true,
+            rules,
+            builders: Vec::new(),
+        }
     }
 
     /// Options for judging fixes without building them.

@@ -8,7 +8,6 @@ use tree_sitter::Node;
 
 use super::layout::{self, Style};
 use super::safety::ExprFacts;
-use crate::syntax::tree::not_json_serializable;
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
 use crate::contract::{Rules, ToolResultDict, tool_result_dict};
 use crate::diagnostics::Code;
@@ -16,6 +15,7 @@ use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
+use crate::syntax::tree::not_json_serializable;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -40,7 +40,6 @@ const NON_LIST_CONTENT: [(&str, &str); 13] = [
 
 /// Top-level keys the Strands SDK reads from a tool result, and what for.
 const SDK_READS: [(&str, &str); 1] = [("cancelled", "a cancelled tool is not retried")];
-
 
 /// Why a shaped dict is evidently not a Strands tool result, so that no fix
 /// may touch it: it is serialized for someone else (`json.dumps({...})`,
@@ -297,7 +296,18 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let trailing_commas =
             !layout::is_multiline(ctx.src, &dict_range) || Collection::new(ctx, node).trailing_comma.is_some();
         let builder = Self::builder(ctx, &dict_range, &entries);
-        Ok(Planner { ctx, dict_node: node, dict_range, entries, content, target, items, quote, trailing_commas, builder })
+        Ok(Planner {
+            ctx,
+            dict_node: node,
+            dict_range,
+            entries,
+            content,
+            target,
+            items,
+            quote,
+            trailing_commas,
+            builder,
+        })
     }
 
     /// The builder of the file whose own scope holds the dict, if the dict
@@ -1252,5 +1262,3 @@ fn text_with(src: &str, range: &Range<usize>, edits: &[Edit]) -> String {
         .collect();
     apply_edits(&src[range.clone()], &inside)
 }
-
-

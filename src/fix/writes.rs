@@ -19,12 +19,12 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use crate::syntax::tree::not_json_serializable;
-use super::{Applicability, Edit, Fix, PlanOptions, Plan, Remedy, Subject, TextAugment};
+use super::{Applicability, Edit, Fix, Plan, PlanOptions, Remedy, Subject, TextAugment};
 use crate::diagnostics::Finding;
 use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::semantic::scope::{BindingKind, Resolution, ScopeKind};
+use crate::syntax::tree::not_json_serializable;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// Keys a function may still set or read on a result whose later writes
@@ -118,7 +118,8 @@ impl WritePlanner<'_, '_> {
             .ok_or("the result's dict is not in the tree")?;
         let scope = model.scope_at(first.dict.start);
         let name = self.result_name(display)?;
-        let plain = model.bindings_in(scope, &name).filter(|&b| model.bindings[b].kind != BindingKind::AugmentedAssignment);
+        let plain =
+            model.bindings_in(scope, &name).filter(|&b| model.bindings[b].kind != BindingKind::AugmentedAssignment);
         if plain.count() != 1 {
             return Err(format!("`{name}` is bound more than once here: which result a write reaches is for a person"));
         }
@@ -182,11 +183,8 @@ impl WritePlanner<'_, '_> {
             }
             None => append,
         };
-        let edits = if self.options.with_edits {
-            vec![Edit { range: replaced.clone(), replacement }]
-        } else {
-            Vec::new()
-        };
+        let edits =
+            if self.options.with_edits { vec![Edit { range: replaced.clone(), replacement }] } else { Vec::new() };
         let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
         let moves = group.iter().map(label).collect();
         let text = TextAugment::NotAdded("a later write's keys are not mentioned in the text".into());
@@ -250,7 +248,8 @@ impl WritePlanner<'_, '_> {
                 .and_then(|l| l.child_by_field_name("subscript"))
                 .map(|k| self.text(k));
             let value = assignment.and_then(|a| a.child_by_field_name("right")).map(|v| self.text(v));
-            if !matches!((targets.as_slice(), key, value), ([k, v], Some(key), Some(value)) if *k == key && *v == value) {
+            if !matches!((targets.as_slice(), key, value), ([k, v], Some(key), Some(value)) if *k == key && *v == value)
+            {
                 return Err("the loop over the keywords writes something else than each key and its value".into());
             }
             if !single || for_stmt.child_by_field_name("alternative").is_some() {
@@ -306,7 +305,12 @@ impl WritePlanner<'_, '_> {
     }
 
     /// The json payload of `update(args)` / `|= arg`.
-    fn update_payload(&self, args: &[Node<'_>], list: Option<Node<'_>>, reasons: &mut Vec<String>) -> Result<String, String> {
+    fn update_payload(
+        &self,
+        args: &[Node<'_>],
+        list: Option<Node<'_>>,
+        reasons: &mut Vec<String>,
+    ) -> Result<String, String> {
         let display = |a: &Node<'_>| unparenthesize(*a).kind() == "dictionary";
         for a in args {
             match a.kind() {
@@ -426,7 +430,13 @@ impl WritePlanner<'_, '_> {
                     if let Some(v) = value.map(unparenthesize)
                         && !matches!(
                             v.kind(),
-                            "list" | "list_comprehension" | "identifier" | "attribute" | "call" | "subscript" | "binary_operator"
+                            "list"
+                                | "list_comprehension"
+                                | "identifier"
+                                | "attribute"
+                                | "call"
+                                | "subscript"
+                                | "binary_operator"
                         )
                     {
                         return Err("its content is not a list of blocks".into());
@@ -465,7 +475,9 @@ impl WritePlanner<'_, '_> {
         for reference in model.references_to(scope, name) {
             let at = self.line(reference.at.start);
             if reference.scope != scope {
-                reasons.push(format!("`{name}` is used in a nested function at line {at}, which would see the keys moved"));
+                reasons.push(format!(
+                    "`{name}` is used in a nested function at line {at}, which would see the keys moved"
+                ));
                 continue;
             }
             if reference.at.start < display.end_byte() {
@@ -486,7 +498,8 @@ impl WritePlanner<'_, '_> {
             let start = self.src[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
             let end = self.src[node.start_byte()..].find('\n').map_or(self.src.len(), |i| node.start_byte() + i);
             let shown = super::excerpt(&self.src[start..end]);
-            reasons.push(format!("the function uses the result at line {at} (`{shown}`), which would see the keys moved"));
+            reasons
+                .push(format!("the function uses the result at line {at} (`{shown}`), which would see the keys moved"));
         }
         Ok(())
     }
@@ -495,7 +508,8 @@ impl WritePlanner<'_, '_> {
     fn reassigns_content(&self, node: Node<'_>) -> bool {
         let Some(subscript) = node.parent().filter(|p| p.kind() == "subscript") else { return false };
         let target = subscript.parent().is_some_and(|a| {
-            matches!(a.kind(), "assignment" | "augmented_assignment") && a.child_by_field_name("left") == Some(subscript)
+            matches!(a.kind(), "assignment" | "augmented_assignment")
+                && a.child_by_field_name("left") == Some(subscript)
         });
         let mut c = subscript.walk();
         let keys: Vec<Node<'_>> = subscript.children_by_field_name("subscript", &mut c).collect();
@@ -505,26 +519,25 @@ impl WritePlanner<'_, '_> {
     /// Whether the reference `node` is the receiver of one of the writes.
     fn is_write_receiver(&self, node: Node<'_>) -> bool {
         let statement = statement_of(node).byte_range();
-        self.all.iter().any(|w| statement.start <= w.entry.start && w.entry.end <= statement.end)
-            && {
-                let stmt = statement_of(node);
-                let own = stmt.named_child(0);
-                match own.map(|e| e.kind()) {
-                    Some("assignment") => own
-                        .and_then(|e| e.child_by_field_name("left"))
-                        .and_then(|l| l.child_by_field_name("value"))
-                        == Some(node),
-                    Some("call") => own
-                        .and_then(|e| e.child_by_field_name("function"))
-                        .and_then(|f| f.child_by_field_name("object"))
-                        == Some(node),
-                    Some("augmented_assignment") => own.and_then(|e| e.child_by_field_name("left")) == Some(node),
-                    _ => {
-                        // The builder loop: `N[k] = v` in its body.
-                        node.parent().is_some_and(|p| p.kind() == "subscript")
-                    }
+        self.all.iter().any(|w| statement.start <= w.entry.start && w.entry.end <= statement.end) && {
+            let stmt = statement_of(node);
+            let own = stmt.named_child(0);
+            match own.map(|e| e.kind()) {
+                Some("assignment") => {
+                    own.and_then(|e| e.child_by_field_name("left")).and_then(|l| l.child_by_field_name("value"))
+                        == Some(node)
+                }
+                Some("call") => {
+                    own.and_then(|e| e.child_by_field_name("function")).and_then(|f| f.child_by_field_name("object"))
+                        == Some(node)
+                }
+                Some("augmented_assignment") => own.and_then(|e| e.child_by_field_name("left")) == Some(node),
+                _ => {
+                    // The builder loop: `N[k] = v` in its body.
+                    node.parent().is_some_and(|p| p.kind() == "subscript")
                 }
             }
+        }
     }
 
     /// `return N`, or `N[K]` read or written for a constant key `K` that
@@ -542,10 +555,9 @@ impl WritePlanner<'_, '_> {
                 match constant_str(key, self.src) {
                     Some(k) if KEPT_KEYS.contains(&k.as_str()) => true,
                     Some(k) if k == "content" => false,
-                    Some(k) => !self
-                        .all
-                        .iter()
-                        .any(|w| w.dict == display.byte_range() && (w.key.as_deref() == Some(k.as_str()) || w.key.is_none())),
+                    Some(k) => !self.all.iter().any(|w| {
+                        w.dict == display.byte_range() && (w.key.as_deref() == Some(k.as_str()) || w.key.is_none())
+                    }),
                     None => matches!(key.kind(), "integer" | "float" | "true" | "false" | "none"),
                 }
             }

@@ -300,40 +300,81 @@ impl Project {
                 let at = format!("{}:{}", rel(i), call.line);
                 for (k, _) in &call.keywords {
                     if !f.named.contains(k) && crate::contract::ALLOWED_KEYS.contains(&k.as_str()) {
-                        add(&key, format!("{at} passes {k}= to `{}()`, which the fixed builder would no longer put at the top level", f.name));
+                        add(
+                            &key,
+                            format!(
+                                "{at} passes {k}= to `{}()`, which the fixed builder would no longer put at the top level",
+                                f.name
+                            ),
+                        );
                     }
                 }
                 for (k, what) in &call.unserializable {
                     if !f.named.contains(k) {
-                        add(&key, format!("{at} passes {k}= {what} to `{}()`, which json.dumps cannot serialize in a json block", f.name));
+                        add(
+                            &key,
+                            format!(
+                                "{at} passes {k}= {what} to `{}()`, which json.dumps cannot serialize in a json block",
+                                f.name
+                            ),
+                        );
                     }
                 }
                 for (_, text, passes_own) in &call.spreads {
                     if passes_own.is_none() {
-                        add(&key, format!("{at} passes `**{text}` to `{}()`, which could hold \"status\", \"content\" or \"toolUseId\"", f.name));
+                        add(
+                            &key,
+                            format!(
+                                "{at} passes `**{text}` to `{}()`, which could hold \"status\", \"content\" or \"toolUseId\"",
+                                f.name
+                            ),
+                        );
                     }
                 }
             }
             for (callee, line) in &facts.uses {
                 if let Some(key) = self.resolve_callee(i, callee, &self.builders) {
-                    add(&key, format!("{}:{line} uses `{}` without calling it, so toolshape cannot see those calls", rel(i), key.2));
+                    add(
+                        &key,
+                        format!(
+                            "{}:{line} uses `{}` without calling it, so toolshape cannot see those calls",
+                            rel(i),
+                            key.2
+                        ),
+                    );
                 }
             }
             for (level, module, line) in &facts.star_imports {
                 let Some(source) = self.resolve_module(i, *level, module) else { continue };
                 for key in self.builders.iter().filter(|k| k.0 == source) {
-                    add(key, format!("{}:{line} imports * from `{}`'s module, so toolshape cannot see every call", rel(i), key.2));
+                    add(
+                        key,
+                        format!(
+                            "{}:{line} imports * from `{}`'s module, so toolshape cannot see every call",
+                            rel(i),
+                            key.2
+                        ),
+                    );
                 }
             }
             for key in &self.builders {
                 let name = &key.2;
                 if key.1.is_some() {
                     if let Some(line) = facts.attributes.get(name) {
-                        add(key, format!("{}:{line} uses `.{name}` on an object toolshape cannot tell, which may be a call of the method", rel(i)));
+                        add(
+                            key,
+                            format!(
+                                "{}:{line} uses `.{name}` on an object toolshape cannot tell, which may be a call of the method",
+                                rel(i)
+                            ),
+                        );
                     }
                 } else if let Some((_, line, object)) = facts.dotted.iter().find(|(n, _, o)| {
                     let module = &self.modules[key.0].name;
-                    n == name && (module == o || module.ends_with(&format!(".{o}")) || o.ends_with(module.rsplit('.').next().unwrap_or(module)))
+                    n == name
+                        && (module == o
+                            || module.ends_with(&format!(".{o}"))
+                            || o.ends_with(module.rsplit('.').next().unwrap_or(module)))
                 }) {
                     add(key, format!("{}:{line} uses `{object}.{name}`, which toolshape does not resolve", rel(i)));
                 }
@@ -983,7 +1024,8 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
                 "keyword_argument" => {
                     if let Some(name) = arg.child_by_field_name("name") {
                         let name = src[name.byte_range()].to_owned();
-                        if let Some(what) = arg.child_by_field_name("value").and_then(|v| not_json_serializable(v, src)) {
+                        if let Some(what) = arg.child_by_field_name("value").and_then(|v| not_json_serializable(v, src))
+                        {
                             unserializable.push((name.clone(), what));
                         }
                         keywords.push((name, arg.byte_range()));
@@ -1010,9 +1052,11 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
 /// Records in `facts` the uses of names and attributes that could reach a
 /// builder other than by a call toolshape resolves (see [`Facts`]).
 fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) {
-    let is_callee = |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(n));
+    let is_callee =
+        |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(n));
     for reference in &model.references {
-        if !matches!(facts.bindings.get(&reference.name), Some(Bound::Def | Bound::From { .. } | Bound::Import { .. })) {
+        if !matches!(facts.bindings.get(&reference.name), Some(Bound::Def | Bound::From { .. } | Bound::Import { .. }))
+        {
             continue;
         }
         if !matches!(model.resolve(&reference.name, reference.scope), Resolution::Bindings { scope: 0, .. }) {
@@ -1038,7 +1082,8 @@ fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) 
     let methods: BTreeSet<(String, String)> = facts.methods.keys().cloned().collect();
     syntax::for_each_node(root, |node| match node.kind() {
         "attribute" => {
-            let (Some(object), Some(attr)) = (node.child_by_field_name("object"), node.child_by_field_name("attribute"))
+            let (Some(object), Some(attr)) =
+                (node.child_by_field_name("object"), node.child_by_field_name("attribute"))
             else {
                 return;
             };
@@ -1052,7 +1097,9 @@ fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) 
                 }
             }
             facts.attributes.entry(name.to_owned()).or_insert(line);
-            if object.kind() == "attribute" && object_text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+            if object.kind() == "attribute"
+                && object_text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            {
                 facts.dotted.push((name.to_owned(), line, object_text.to_owned()));
             }
         }

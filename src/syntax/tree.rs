@@ -93,7 +93,11 @@ mod tests {
             ("frozenset()", None),
         ] {
             let (tree, src) = (parse(code), code);
-            assert_eq!(not_json_serializable(tree.root_node().named_child(0).unwrap().named_child(0).unwrap(), src), want, "{code}");
+            assert_eq!(
+                not_json_serializable(tree.root_node().named_child(0).unwrap().named_child(0).unwrap(), src),
+                want,
+                "{code}"
+            );
         }
     }
 }

@@ -11,8 +11,13 @@ use toolshape::syntax::ParseScope;
 use toolshape::syntax::tree::{constant_str, unparenthesize};
 
 /// The policy the fuzzers fix with: everything, text augmented where safe.
-pub const POLICY: FixPolicy =
-    FixPolicy { unsafe_fixes: true, line_length: 88, augment_text: AugmentText::Safe, rules: Rules::CONTRACT, builders: Vec::new() };
+pub const POLICY: FixPolicy = FixPolicy {
+    unsafe_fixes: true,
+    line_length: 88,
+    augment_text: AugmentText::Safe,
+    rules: Rules::CONTRACT,
+    builders: Vec::new(),
+};
 
 /// The findings of `text`, as `check` reports them without configuration.
 fn findings(text: &str, scope: ParseScope) -> Vec<toolshape::diagnostics::Finding> {
@@ -132,6 +137,12 @@ pub fn moved_entries_reappear(
 /// spread's text), and the value's text with white space removed unless the
 /// value holds a dict or list display (a nested tool result in it, or
 /// around it, is fixed too and changes that text).
+/// The label of an entry with a computed key (`N[name] = v`).
+fn computed_label(key: &str, value_text: &str) -> String {
+    let key: String = key.split_whitespace().collect();
+    entry_label(Some(format!("[{key}]")), value_text)
+}
+
 fn entry_label(key: Option<String>, value_text: &str) -> String {
     let value: String = value_text.split_whitespace().collect();
     let value = if value.contains(['{', '[']) { "<display>".to_owned() } else { value };
@@ -144,13 +155,26 @@ fn entry_label(key: Option<String>, value_text: &str) -> String {
 fn finding_labels(text: &str, findings: &[toolshape::diagnostics::Finding]) -> Vec<String> {
     let tree = toolshape::syntax::parse(text);
     let mut labels = Vec::new();
-    for f in findings.iter().filter(|f| f.key.is_some() || f.spread.is_some()) {
-        let Some(node) = tree.root_node().descendant_for_byte_range(f.entry.start, f.entry.end) else { continue };
-        let value = match node.child_by_field_name("value") {
-            Some(v) if node.kind() == "pair" => &text[v.byte_range()],
-            _ => &text[f.entry.clone()],
+    for f in findings.iter().filter(|f| f.key.is_some() || f.spread.is_some() || f.expression.is_some()) {
+        let Some(mut node) = tree.root_node().descendant_for_byte_range(f.entry.start, f.entry.end) else { continue };
+        // A later write `N[K] = v` spans its statement.
+        if node.kind() == "expression_statement" {
+            node = node.named_child(0).unwrap_or(node);
+        }
+        let value = match node.kind() {
+            "pair" | "keyword_argument" => node.child_by_field_name("value").map(|v| &text[v.byte_range()]),
+            "assignment" => node.child_by_field_name("right").map(|v| &text[v.byte_range()]),
+            _ => None,
         };
-        labels.push(entry_label(f.key.clone(), value));
+        let label = match (&f.key, &f.spread, &f.expression, value) {
+            (Some(_), _, _, Some(value)) => entry_label(f.key.clone(), value),
+            (None, None, Some(key), Some(value)) => computed_label(key, value),
+            // A mapping written later (`N.update(m)`, `N |= m`) is its
+            // expression; a spread is its text.
+            (None, None, Some(expression), None) => entry_label(None, expression),
+            _ => entry_label(f.key.clone(), &text[f.entry.clone()]),
+        };
+        labels.push(label);
     }
     labels.sort();
     labels
@@ -169,7 +193,22 @@ fn json_entry_labels(text: &str) -> Vec<String> {
             return;
         };
         let value = unparenthesize(value);
-        if constant_str(key, text).as_deref() != Some("json") || value.kind() != "dictionary" {
+        if constant_str(key, text).as_deref() != Some("json") {
+            return;
+        }
+        // A mapping moved whole: `{"json": extra}`, `{"json": dict(m)}`.
+        if value.kind() == "identifier" {
+            labels.push(entry_label(None, &text[value.byte_range()]));
+            return;
+        }
+        if value.kind() == "call"
+            && value.child_by_field_name("function").is_some_and(|f| &text[f.byte_range()] == "dict")
+        {
+            let args = value.child_by_field_name("arguments").map_or("", |a| &text[a.byte_range()]);
+            labels.push(entry_label(None, args.trim_start_matches('(').trim_end_matches(')')));
+            return;
+        }
+        if value.kind() != "dictionary" {
             return;
         }
         // A json payload that is itself a tool result holds its own keys,
@@ -185,7 +224,11 @@ fn json_entry_labels(text: &str) -> Vec<String> {
                     else {
                         continue;
                     };
-                    labels.push(entry_label(constant_str(k, text), &text[v.byte_range()]));
+                    let v = &text[v.byte_range()];
+                    labels.push(match constant_str(k, text) {
+                        Some(key) => entry_label(Some(key), v),
+                        None => computed_label(&text[k.byte_range()], v),
+                    });
                 }
                 "dictionary_splat" => labels.push(entry_label(None, &text[entry.byte_range()])),
                 _ => {}
