@@ -16,12 +16,13 @@
 //!   and `, `-separated); a comment that already covers the codes
 //!   (`# toolshape: ignore`, `# noqa`) is left alone; otherwise a second
 //!   comment is appended after it, as ruff's `--add-noqa` does.
-//! * Never inside strings: a small scanner walks from the entry's start (a
-//!   code position) to the end of its line, stepping over string literals of
-//!   every form and f-string replacement fields. A line that ends inside a
-//!   string or with a backslash continuation falls back to the dict's first
-//!   line (which silences that code for the whole dict); if that fails too,
-//!   the finding is skipped with the reason.
+//! * Never inside strings: where the entry's line ends is read from the
+//!   file's parse (the same tree-sitter tree every stage reads, not a
+//!   scanner of its own): a line break inside a string or an f-string field,
+//!   a backslash continuation, or a syntax error on the line make it
+//!   unusable. Such a line falls back to the dict's first line (which
+//!   silences that code for the whole dict); if that fails too, the finding
+//!   is skipped with the reason.
 //! * Every edit is verified on a re-parse: the comment it writes must be a
 //!   `comment` node, must silence its findings when read as the contract reads
 //!   suppressions, and the file must have no more syntax errors than before.
@@ -42,7 +43,8 @@ use crate::diagnostics::{Code, Finding};
 use crate::project::Projects;
 use crate::source::{self, SourceText};
 use crate::suppress;
-use crate::syntax::{self, LineIndex, literal};
+use crate::syntax::{self, LineIndex};
+use tree_sitter::Tree;
 
 /// What [`add_ignores`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,12 +66,13 @@ pub fn add_ignores(src: &str, findings: &[Finding]) -> AddedIgnores {
         return AddedIgnores { text: src.to_owned(), added: 0, skipped: Vec::new() };
     }
     let mut skipped = Vec::new();
-    let groups = group_by_line(src, findings, &mut skipped);
+    let tree = syntax::parse(src);
+    let groups = group_by_line(src, &tree, findings, &mut skipped);
     let mut edits: Vec<Edit> = groups.into_values().filter_map(|group| plan_edit(src, group)).collect();
     let mut text = src.to_owned();
     if !edits.is_empty() {
         let index = LineIndex::new(src);
-        let old_errors = error_count(&syntax::parse(src));
+        let old_errors = error_count(&tree);
         loop {
             let applied = Applied::new(src, &edits);
             let bad = applied.unsafe_edits(src, &edits, old_errors);
@@ -150,7 +153,12 @@ struct Group {
 
 /// Groups the findings by the line their suppression goes on, keyed by
 /// 0-based line; findings that fit no line go to `skipped`.
-fn group_by_line(src: &str, findings: &[Finding], skipped: &mut Vec<(usize, String)>) -> BTreeMap<usize, Group> {
+fn group_by_line(
+    src: &str,
+    tree: &Tree,
+    findings: &[Finding],
+    skipped: &mut Vec<(usize, String)>,
+) -> BTreeMap<usize, Group> {
     let index = LineIndex::new(src);
     let valid = |pos: usize| pos < src.len() && src.is_char_boundary(pos);
     // One scan per line, from the last start on it: every code position of a
@@ -161,7 +169,7 @@ fn group_by_line(src: &str, findings: &[Finding], skipped: &mut Vec<(usize, Stri
         *start = (*start).max(f.entry.start);
     }
     let mut scans: BTreeMap<usize, LineEnd> =
-        last_start.into_iter().map(|(line, start)| (line, scan_line(src, start))).collect();
+        last_start.into_iter().map(|(line, start)| (line, scan_line(tree, src, start))).collect();
     let mut groups: BTreeMap<usize, Group> = BTreeMap::new();
     for (i, f) in findings.iter().enumerate() {
         if !valid(f.entry.start) {
@@ -184,7 +192,7 @@ fn group_by_line(src: &str, findings: &[Finding], skipped: &mut Vec<(usize, Stri
                     skipped.push((i, format!("line {} {why}; add the suppression by hand", line + 1)));
                     continue;
                 }
-                let dict_scan = scans.entry(dict_line).or_insert_with(|| scan_line(src, f.dict.start));
+                let dict_scan = scans.entry(dict_line).or_insert_with(|| scan_line(tree, src, f.dict.start));
                 match dict_scan.clone() {
                     LineEnd::Code { end, comment } => (dict_line, f.dict.start, end, comment),
                     LineEnd::Blocked(dict_why) => {
@@ -357,8 +365,8 @@ enum Blocked {
     InString,
     /// The line ends with a `\` continuation.
     Continuation,
-    /// Something the scanner cannot vouch for (it says what, as "holds ...").
-    Unreadable(&'static str),
+    /// The line holds a syntax error: where its code ends cannot be told.
+    SyntaxError,
 }
 
 impl Blocked {
@@ -366,16 +374,10 @@ impl Blocked {
         match self {
             Blocked::InString => "ends inside a string",
             Blocked::Continuation => "ends with a backslash continuation",
-            Blocked::Unreadable(what) => what,
+            Blocked::SyntaxError => "holds a syntax error",
         }
     }
 }
-
-const UNTERMINATED: Blocked = Blocked::Unreadable("holds an unterminated string");
-const FIELD: Blocked = Blocked::Unreadable("holds an f-string field toolshape cannot read safely");
-
-/// Replacement fields may nest this deep (a guard for the recursion).
-const MAX_NESTING: usize = 32;
 
 /// How a line ends, seen from a code position on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -389,171 +391,52 @@ enum LineEnd {
     Blocked(Blocked),
 }
 
-/// Walks from `start`, a code position, to the end of its physical line.
-fn scan_line(src: &str, start: usize) -> LineEnd {
-    let mut scanner = Scanner { src: src.as_bytes(), pos: start };
-    scanner.line().unwrap_or_else(LineEnd::Blocked)
-}
-
-struct Scanner<'a> {
-    src: &'a [u8],
-    pos: usize,
-}
-
-type Scan<T = ()> = Result<T, Blocked>;
-
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-impl Scanner<'_> {
-    fn peek(&self, ahead: usize) -> Option<u8> {
-        self.src.get(self.pos + ahead).copied()
-    }
-
-    fn line(&mut self) -> Scan<LineEnd> {
-        loop {
-            match self.peek(0) {
-                None | Some(b'\n' | b'\r') => return Ok(LineEnd::Code { end: self.pos, comment: None }),
-                Some(b'#') => {
-                    let start = self.pos;
-                    let end = memchr::memchr2(b'\n', b'\r', &self.src[start..]).map_or(self.src.len(), |i| start + i);
-                    return Ok(LineEnd::Code { end, comment: Some(start..end) });
-                }
-                Some(b'\\') => {
-                    return Err(match self.peek(1) {
-                        Some(b'\n' | b'\r') => Blocked::Continuation,
-                        _ => Blocked::Unreadable("holds a stray backslash"),
-                    });
-                }
-                Some(_) => self.token(0)?,
+/// How the physical line holding `start` (a code position) ends, read from
+/// `tree`, the parse of all of `src`.
+fn scan_line(tree: &Tree, src: &str, start: usize) -> LineEnd {
+    let bytes = src.as_bytes();
+    let end = memchr::memchr2(b'\n', b'\r', &bytes[start..]).map_or(src.len(), |i| start + i);
+    let root = tree.root_node();
+    let line_start = line_start_of(src, start);
+    if root.has_error() {
+        let mut broken = false;
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            if n.end_byte() < line_start || n.start_byte() > end || !(n.has_error() || n.is_missing()) {
+                continue;
             }
-        }
-    }
-
-    /// Steps over a string literal (with its prefix), a name or number, or
-    /// one other byte; never a line break, `#` or `\` outside a string.
-    fn token(&mut self, depth: usize) -> Scan {
-        let b = self.src[self.pos];
-        if b == b'\'' || b == b'"' {
-            return self.string("", depth);
-        }
-        if !is_ident_byte(b) {
-            self.pos += 1;
-            return Ok(());
-        }
-        let start = self.pos;
-        while self.peek(0).is_some_and(is_ident_byte) {
-            self.pos += 1;
-        }
-        if matches!(self.peek(0), Some(b'\'' | b'"'))
-            && let Ok(word) = std::str::from_utf8(&self.src[start..self.pos])
-            && literal::prefix_kind(word).is_some()
-        {
-            return self.string(word, depth);
-        }
-        Ok(())
-    }
-
-    /// A string literal with `prefix`; `self.pos` is at its opening quote.
-    fn string(&mut self, prefix: &str, depth: usize) -> Scan {
-        if depth > MAX_NESTING {
-            return Err(FIELD);
-        }
-        let (kind, raw) = literal::prefix_kind(prefix).ok_or(UNTERMINATED)?;
-        let formatted = kind == literal::LiteralKind::Formatted;
-        let quote = self.src[self.pos];
-        let triple = self.peek(1) == Some(quote) && self.peek(2) == Some(quote);
-        self.pos += if triple { 3 } else { 1 };
-        loop {
-            let c = self.peek(0).ok_or(UNTERMINATED)?;
-            match c {
-                b'\n' | b'\r' => return Err(Blocked::InString),
-                // A backslash keeps the next byte in the string, even in a
-                // raw string (`r"\""`), except a brace of an f-string.
-                b'\\' => match self.peek(1) {
-                    Some(b'\n' | b'\r') => return Err(Blocked::InString),
-                    Some(b'{' | b'}') if formatted => self.pos += 1,
-                    Some(b'N') if formatted && !raw && self.peek(2) == Some(b'{') => {
-                        self.pos += 3;
-                        loop {
-                            match self.peek(0).ok_or(UNTERMINATED)? {
-                                b'\n' | b'\r' => return Err(Blocked::InString),
-                                b'}' => break,
-                                _ => self.pos += 1,
-                            }
-                        }
-                        self.pos += 1;
-                    }
-                    Some(_) => self.pos += 2,
-                    None => return Err(UNTERMINATED),
-                },
-                b'{' | b'}' if formatted && self.peek(1) == Some(c) => self.pos += 2,
-                b'{' if formatted => {
-                    self.pos += 1;
-                    self.field(depth + 1)?;
-                }
-                b'}' if formatted => return Err(FIELD),
-                _ if c == quote && (!triple || (self.peek(1) == Some(quote) && self.peek(2) == Some(quote))) => {
-                    self.pos += if triple { 3 } else { 1 };
-                    return Ok(());
-                }
-                _ => self.pos += 1,
+            if n.is_error() || n.is_missing() {
+                broken = true;
+                break;
             }
+            let mut c = n.walk();
+            stack.extend(n.children(&mut c));
+        }
+        if broken {
+            return LineEnd::Blocked(Blocked::SyntaxError);
         }
     }
-
-    /// An f-string replacement field, from after its `{` through its `}`.
-    /// Comments and backslashes in fields are left to a human.
-    fn field(&mut self, depth: usize) -> Scan {
-        if depth > MAX_NESTING {
-            return Err(FIELD);
-        }
-        let mut brackets = 0usize;
-        loop {
-            match self.peek(0).ok_or(UNTERMINATED)? {
-                b'\n' | b'\r' => return Err(Blocked::InString),
-                b'#' | b'\\' => return Err(FIELD),
-                b'(' | b'[' | b'{' => {
-                    brackets += 1;
-                    self.pos += 1;
-                }
-                b')' | b']' | b'}' if brackets > 0 => {
-                    brackets -= 1;
-                    self.pos += 1;
-                }
-                b'}' => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                b')' | b']' => return Err(FIELD),
-                b':' if brackets == 0 => {
-                    self.pos += 1;
-                    return self.format_spec(depth);
-                }
-                _ => self.token(depth)?,
+    // A string, or an f-string field, that runs past the line break.
+    if end < src.len() {
+        let mut n = root.descendant_for_byte_range(end, end + 1);
+        while let Some(x) = n {
+            if x.kind() == "string" && x.start_byte() < end && end < x.end_byte() {
+                return LineEnd::Blocked(Blocked::InString);
             }
+            n = x.parent();
         }
     }
-
-    /// A field's format spec, from after its `:` through the field's `}`.
-    fn format_spec(&mut self, depth: usize) -> Scan {
-        loop {
-            match self.peek(0).ok_or(UNTERMINATED)? {
-                b'\n' | b'\r' => return Err(Blocked::InString),
-                b'{' => {
-                    self.pos += 1;
-                    self.field(depth + 1)?;
-                }
-                b'}' => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                b'\'' | b'"' | b'\\' => return Err(FIELD),
-                _ => self.pos += 1,
-            }
-        }
+    // The line's trailing comment: a comment node that ends the line.
+    let last = bytes[start..end].iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\x0c')).map(|i| start + i);
+    let Some(last) = last else { return LineEnd::Code { end, comment: None } };
+    let comment = root
+        .descendant_for_byte_range(last, last + 1)
+        .filter(|n| n.kind() == "comment" && n.start_byte() >= start && n.start_byte() < end)
+        .map(|n| n.start_byte()..end);
+    if comment.is_none() && bytes[last] == b'\\' && last + 1 == end && end < src.len() {
+        return LineEnd::Blocked(Blocked::Continuation);
     }
+    LineEnd::Code { end, comment }
 }
 
 #[cfg(test)]
@@ -717,9 +600,9 @@ mod tests {
         );
     }
 
-    /// The trailing comment of `line`, scanned from its start.
+    /// The trailing comment of `line`, read from its start.
     fn comment(line: &str) -> Result<Option<&str>, Blocked> {
-        match scan_line(line, 0) {
+        match scan_line(&syntax::parse(line), line, 0) {
             LineEnd::Code { end, comment } => {
                 assert_eq!(end, line.find(['\n', '\r']).unwrap_or(line.len()), "{line}");
                 Ok(comment.map(|c| &line[c]))
@@ -744,21 +627,24 @@ mod tests {
         assert_eq!(comment("x = 'a\\\nb'"), Err(Blocked::InString));
         assert_eq!(comment("x = f\"{a +\nb}\""), Err(Blocked::InString));
         assert_eq!(comment("x = 1 + \\\r\n2"), Err(Blocked::Continuation));
-        assert_eq!(comment("x = f'{a # b\n}'"), Err(FIELD));
-        assert_eq!(comment("x = 'abc"), Err(UNTERMINATED));
+        assert_eq!(comment("x = f'{a # b\n}'"), Err(Blocked::InString));
+        assert_eq!(comment("x = 'abc"), Err(Blocked::SyntaxError));
+        assert_eq!(comment("x = 1  # a \\\ny = 2"), Ok(Some("# a \\")));
     }
 
     #[test]
-    fn a_misread_line_is_caught_by_the_reparse() {
-        // The dict sits in an f-string field: from its entry the scanner takes
-        // the f-string's tail for a comment holding a list to extend.
+    fn a_comment_lookalike_inside_an_f_string_is_not_a_comment() {
+        // The dict sits in an f-string field, and the f-string's tail looks
+        // like a suppression comment: the tree knows it is a string.
         let src = "x = f\"{ {'status': 1, 'content': [], 'x': 1} } # toolshape: ignore[TS002]\"\n";
         let before = findings(src);
         assert_eq!(before.len(), 1);
-        assert!(matches!(scan_line(src, before[0].entry.start), LineEnd::Code { comment: Some(_), .. }));
+        let tree = syntax::parse(src);
+        assert!(matches!(scan_line(&tree, src, before[0].entry.start), LineEnd::Code { comment: None, .. }));
         let added = baseline(src);
-        assert_eq!((added.text.as_str(), added.added), (src, 0));
-        assert!(added.skipped[0].1.starts_with("could not place a suppression comment safely on line 1"));
+        assert_eq!(added.added, 1);
+        assert!(added.text.ends_with("ignore[TS002]\"  # toolshape: ignore[TS001]\n"), "{}", added.text);
+        assert!(findings(&added.text).is_empty());
     }
 
     #[test]
