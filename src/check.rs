@@ -12,7 +12,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::project::{ProjectPlan, Projects};
 use crate::semantic::FileContext;
-use crate::semantic::project::{BuilderSpec, Facts, round_zero_facts_in};
+use crate::semantic::project::{BuilderSpec, Facts, may_define_a_builder, round_zero_facts_in};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -100,57 +100,68 @@ pub struct FileOutcome {
     pub result: Result<Vec<Finding>, String>,
 }
 
-/// What the first phase learns of one file: its own findings, and the facts
-/// a result builder needs.
+/// What the first phase learns of a file that may define a result builder
+/// by itself: its own findings and its facts, from one parse.
 type Checked = Result<(Vec<Finding>, Option<Facts>), String>;
 
-/// Checks `files` in parallel, each under its own settings, in the three
-/// phases of the project pass: each file's own findings (and the facts a
-/// result builder needs), then the projects' builders resolved, then the
-/// calls of builders (TS003) in the files that may hold one. Outcomes reach
-/// `sink` in file order.
-pub fn check_files(
-    files: Vec<FoundFile>,
-    options: &CheckOptions,
-    plan: ProjectPlan,
-    mut sink: impl FnMut(FileOutcome),
-) {
-    let checked: Vec<(FoundFile, Checked)> = files
-        .into_par_iter()
+/// Checks `files` in parallel, each under its own settings, in the phases
+/// of the project pass: first the files that may define a result builder by
+/// themselves (a lexical test) are checked, their facts kept; then the
+/// projects' builders are resolved; then every file's findings, with the
+/// calls of builders (TS003), reach `sink` in file order as soon as they and
+/// all before them are done (output streams). A file is read again in the
+/// last phase only if the first did not check it.
+pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, plan: ProjectPlan, sink: impl FnMut(FileOutcome)) {
+    let early: Vec<Option<Checked>> = files
+        .par_iter()
         .with_min_len(CHUNK)
         .map(|file| {
             let rules = file.settings.rules();
-            let result =
-                source::with_text(&file.path, |text| check_with_facts(text, options, &rules, true, Vec::new()));
-            (file, result)
+            match source::with_text(&file.path, |text| {
+                may_define_a_builder(text).then(|| check_with_facts(text, options, &rules, true, Vec::new()))
+            }) {
+                Ok(Some(checked)) => Some(Ok(checked)),
+                Ok(None) => None,
+                Err(e) => Some(Err(e)),
+            }
         })
         .collect();
-    let mut known = Vec::new();
-    let mut outcomes = Vec::with_capacity(checked.len());
-    for (file, result) in checked {
-        let result = result.map(|(findings, facts)| {
-            known.push((file.path.clone(), facts));
-            findings
-        });
-        outcomes.push((file, result));
+    let mut known = Vec::with_capacity(files.len());
+    let mut items = Vec::with_capacity(files.len());
+    for (file, checked) in files.into_iter().zip(early) {
+        let first = match checked {
+            Some(Ok((findings, facts))) => {
+                known.push((file.path.clone(), facts));
+                Some(Ok(findings))
+            }
+            Some(Err(e)) => Some(Err(e)),
+            None => {
+                known.push((file.path.clone(), None));
+                None
+            }
+        };
+        items.push((file, first));
     }
     let projects = plan.index(known);
-    if !projects.any_builders() {
-        for (file, result) in outcomes {
-            sink(FileOutcome { path: file.path, result });
-        }
-        return;
-    }
     par_map_ordered(
-        outcomes,
-        |(FoundFile { path, settings }, result)| {
-            let result = result.map(|mut findings| {
-                let rules = settings.rules();
-                let _ = source::with_text(&path, |text| {
-                    add_project_findings(&mut findings, &projects, &path, text, options, &rules)
-                });
-                findings
-            });
+        items,
+        |(FoundFile { path, settings }, first)| {
+            let rules = settings.rules();
+            let result = match first {
+                Some(result) => result.map(|mut findings| {
+                    if projects.any_builders() {
+                        let _ = source::with_text(&path, |text| {
+                            add_project_findings(&mut findings, &projects, &path, text, options, &rules)
+                        });
+                    }
+                    findings
+                }),
+                None => source::with_text(&path, |text| {
+                    let mut findings = check_source(text, options, &rules);
+                    add_project_findings(&mut findings, &projects, &path, text, options, &rules);
+                    findings
+                }),
+            };
             FileOutcome { path, result }
         },
         sink,

@@ -606,7 +606,7 @@ pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str) -> Option<
 /// `docs/rules.md`), read lexically: a `**`, and a candidate tool-result
 /// display that holds one, or one bound to a name that is written later or
 /// spread (`**name`). A superset, never a miss.
-fn may_define_a_builder(text: &str) -> bool {
+pub fn may_define_a_builder(text: &str) -> bool {
     if !text.contains("**") || syntax::lacks_key_bytes(text.as_bytes()) {
         return false;
     }
