@@ -166,7 +166,8 @@ impl WritePlanner<'_, '_> {
         if let Some(spec) = conditional {
             self.check_kwargs_after(spec, scope, replaced.clone(), &mut reasons);
         }
-        self.check_comments(replaced.clone(), &written)?;
+        self.check_comments(replaced.clone(), &written, conditional.is_some())?;
+        self.check_all_moved(&written, group)?;
         let target = format!("{name}[{content_key}]");
         let fresh = display_content(display, src).is_some_and(|c| matches!(c.kind(), "list" | "list_comprehension"));
         let block = format!("{{{quote}json{quote}: {payload}}}");
@@ -588,14 +589,21 @@ impl WritePlanner<'_, '_> {
     }
 
     /// A comment inside the statement outside the parts copied would be lost.
-    fn check_comments(&self, replaced: Range<usize>, written: &Written<'_>) -> Result<(), String> {
+    fn check_comments(&self, replaced: Range<usize>, written: &Written<'_>, conditional: bool) -> Result<(), String> {
         let root = self.file.tree().root_node();
         let Some(stmt) = root.descendant_for_byte_range(replaced.start, replaced.end) else { return Ok(()) };
+        // The parts the payload copies (see `update_payload`); the builder
+        // forms copy nothing.
         let kept: Vec<Range<usize>> = match written {
+            _ if conditional => Vec::new(),
             Written::Item { key, value } => vec![key.byte_range(), value.byte_range()],
-            Written::Update { args, list } => match list {
-                Some(l) => vec![l.byte_range()],
-                None => args.iter().map(|a| a.byte_range()).collect(),
+            Written::Update { args, list } => match (args.as_slice(), list) {
+                ([a], _) if unparenthesize(*a).kind() == "dictionary" => vec![unparenthesize(*a).byte_range()],
+                _ if args.iter().all(|a| a.kind() == "keyword_argument") => {
+                    args.iter().filter_map(|a| a.child_by_field_name("value")).map(|v| v.byte_range()).collect()
+                }
+                (_, Some(l)) => vec![l.byte_range()],
+                (_, None) => args.iter().map(|a| a.byte_range()).collect(),
             },
             Written::Loop { .. } => Vec::new(),
         };
@@ -607,6 +615,35 @@ impl WritePlanner<'_, '_> {
         });
         if lost {
             return Err("a comment inside the write would be lost; move it above the statement".into());
+        }
+        Ok(())
+    }
+
+    /// Every entry the statement writes must be one that moves: a key that
+    /// stays (status, toolUseId, a non-string constant) or a silenced entry
+    /// would move with the statement.
+    fn check_all_moved(&self, written: &Written<'_>, group: &[Finding]) -> Result<(), String> {
+        let entries = match written {
+            Written::Item { .. } => 1,
+            Written::Loop { .. } => return Ok(()),
+            Written::Update { args, .. } => args
+                .iter()
+                .map(|a| {
+                    let d = unparenthesize(*a);
+                    if d.kind() == "dictionary" {
+                        let mut c = d.walk();
+                        d.named_children(&mut c).filter(|e| matches!(e.kind(), "pair" | "dictionary_splat")).count()
+                    } else {
+                        1
+                    }
+                })
+                .sum(),
+        };
+        if entries != group.len() {
+            return Err(
+                "the statement also writes entries that do not move (an allowed key, a non-string key or a suppressed entry): split it so that the moved keys stand alone"
+                    .into(),
+            );
         }
         Ok(())
     }

@@ -92,16 +92,24 @@ pub struct Facts {
     functions: HashMap<String, Function>,
     /// Methods with a `**kwargs` parameter, by class and name.
     methods: HashMap<(String, String), Function>,
-    /// Every call whose callee a builder can be.
+}
+
+/// How a file that names a builder uses it, for the builder's call
+/// reasons: learned only once some builder is known, and only for the
+/// builders' names.
+#[derive(Debug, Default)]
+struct Usage {
+    /// The calls whose callee a builder can be.
     calls: Vec<Call>,
     /// Uses of a module-level name, or of an attribute of one, that are
     /// not calls (a builder passed as a callback), with their lines.
     uses: Vec<(Callee, usize)>,
-    /// Attribute names used other than as `self.n(...)` / `cls.n(...)` of a
-    /// method its class defines in this file: the first line of each.
+    /// Builder names used as an attribute other than as `self.n(...)` /
+    /// `cls.n(...)` of a method its class defines in this file: the first
+    /// line of each.
     attributes: HashMap<String, usize>,
-    /// Attributes of dotted names (`pkg.mod.n`): the name, the first line
-    /// and the dotted object.
+    /// Attributes of dotted names (`pkg.mod.n`): the name, the line and the
+    /// dotted object.
     dotted: Vec<(String, usize, String)>,
     /// `from M import *`: the level, the module and the line.
     star_imports: Vec<(usize, String, usize)>,
@@ -116,6 +124,7 @@ struct Module {
     /// The package relative imports start from.
     package: String,
     facts: Option<Facts>,
+    usage: Option<Usage>,
 }
 
 /// A builder: a module index and the function (with its class, for a method).
@@ -205,7 +214,7 @@ impl Project {
                     parts.push(stem);
                 }
                 let facts = known.get_mut(path).and_then(Option::take);
-                Module { path: path.clone(), name: parts.join("."), package, facts }
+                Module { path: path.clone(), name: parts.join("."), package, facts, usage: None }
             })
             .collect();
         let by_path = modules.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect();
@@ -247,6 +256,19 @@ impl Project {
                 project.modules[i].facts = Some(f);
             }
             project.resolve_builders();
+        }
+        if let Some(search) = project.search.clone() {
+            let names: BTreeSet<String> = project.names.iter().cloned().collect();
+            let usages: Vec<(usize, Usage)> = (0..project.modules.len())
+                .into_par_iter()
+                .filter_map(|i| {
+                    let text = read(&project.modules[i].path)?;
+                    search.is_match(&text).then(|| (i, file_usage(&text, &names)))
+                })
+                .collect();
+            for (i, usage) in usages {
+                project.modules[i].usage = Some(usage);
+            }
         }
         project.verdicts = project.call_verdicts();
         project
@@ -293,7 +315,7 @@ impl Project {
             }
         };
         for (i, m) in self.modules.iter().enumerate() {
-            let Some(facts) = &m.facts else { continue };
+            let Some(facts) = &m.usage else { continue };
             for call in &facts.calls {
                 let Some(key) = self.resolve_callee(i, &call.callee, &self.builders) else { continue };
                 let Some(f) = self.function(&key) else { continue };
@@ -651,7 +673,6 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
         };
         facts.bindings.insert(name.to_owned(), bound);
     }
-    facts.calls = calls(root, src, model);
     let results = results::result_names(model, root, src);
     let mut cursor = root.walk();
     for statement in root.named_children(&mut cursor) {
@@ -679,8 +700,18 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
             _ => {}
         }
     }
-    uses_of(root, src, model, &mut facts);
     facts
+}
+
+/// The [`Usage`] of `src` for the builder `names`.
+fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
+    let tree = syntax::parse(src);
+    let model = SemanticModel::build(tree.root_node(), src);
+    let root = tree.root_node();
+    let facts = facts_of(root, src, &model);
+    let mut usage = Usage { calls: calls(root, src, &model), ..Usage::default() };
+    uses_of(root, src, &model, &facts, names, &mut usage);
+    usage
 }
 
 /// The definition a statement is, through its decorators.
@@ -1051,7 +1082,14 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
 
 /// Records in `facts` the uses of names and attributes that could reach a
 /// builder other than by a call toolshape resolves (see [`Facts`]).
-fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) {
+fn uses_of(
+    root: Node<'_>,
+    src: &str,
+    model: &SemanticModel,
+    facts: &Facts,
+    names: &BTreeSet<String>,
+    usage: &mut Usage,
+) {
     let is_callee =
         |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(n));
     for reference in &model.references {
@@ -1072,11 +1110,13 @@ fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) 
             Some(attribute) => {
                 if !is_callee(attribute)
                     && let Some(a) = attribute.child_by_field_name("attribute")
+                    && names.contains(&src[a.byte_range()])
                 {
-                    facts.uses.push((Callee::Attribute(reference.name.clone(), src[a.byte_range()].to_owned()), line));
+                    usage.uses.push((Callee::Attribute(reference.name.clone(), src[a.byte_range()].to_owned()), line));
                 }
             }
-            None => facts.uses.push((Callee::Name(reference.name.clone()), line)),
+            None if names.contains(&reference.name) => usage.uses.push((Callee::Name(reference.name.clone()), line)),
+            None => {}
         }
     }
     let methods: BTreeSet<(String, String)> = facts.methods.keys().cloned().collect();
@@ -1088,6 +1128,9 @@ fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) 
                 return;
             };
             let name = &src[attr.byte_range()];
+            if !names.contains(name) {
+                return;
+            }
             let line = node.start_position().row + 1;
             let object_text = &src[object.byte_range()];
             if object.kind() == "identifier" && matches!(object_text, "self" | "cls") && is_callee(node) {
@@ -1096,11 +1139,11 @@ fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) 
                     return;
                 }
             }
-            facts.attributes.entry(name.to_owned()).or_insert(line);
+            usage.attributes.entry(name.to_owned()).or_insert(line);
             if object.kind() == "attribute"
                 && object_text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
             {
-                facts.dotted.push((name.to_owned(), line, object_text.to_owned()));
+                usage.dotted.push((name.to_owned(), line, object_text.to_owned()));
             }
         }
         "wildcard_import" => {
@@ -1109,7 +1152,7 @@ fn uses_of(root: Node<'_>, src: &str, model: &SemanticModel, facts: &mut Facts) 
             let text = &src[module.byte_range()];
             let level = text.bytes().take_while(|b| *b == b'.').count();
             let dotted: String = text[level..].split_whitespace().collect();
-            facts.star_imports.push((level, dotted, node.start_position().row + 1));
+            usage.star_imports.push((level, dotted, node.start_position().row + 1));
         }
         _ => {}
     });

@@ -14,6 +14,9 @@ augmented texts are read from the sources themselves.  For every file:
   * the fixed source compiles with this interpreter (on Python < 3.12 this
     is the 3.8-3.11 f-string grammar: no reused quote, no backslash in a
     replacement field);
+  * a TS004 write statement (docs/rules.md, "### TS004") is never
+    text-augmented: it pairs with itself or with its rewrite into a json
+    block (fix_semantics.py judges which one the mode needed);
   * every case's line is the line of a fixed dict (in the original or the
     fixed source) whose first {"text": ...} block changed, and every
     changed text is claimed by a case;
@@ -327,7 +330,11 @@ def check_file(name, original_source, fixed_source, lines, failures):
             info = fix_semantics.classify(node, ctx)
             if info is not None:
                 infos[id(node)] = info
-    walker = fix_semantics.Walker(infos, "default")
+    # TS004 write statements are never text-augmented: each is paired with
+    # itself or with its rewrite into a json block (whichever the fix chose;
+    # fix_semantics.py judges which one it had to be).
+    writes = fix_semantics.write_infos(orig, ctx)
+    walker = fix_semantics.Walker(infos, "default", writes)
     walker.original_ids = {id(n) for n in ast.walk(orig) if isinstance(n, ast.Dict)}
     walker.node(orig, fixed)
     for line, message in walker.mismatches:
@@ -409,9 +416,32 @@ def report(a, b):
     return {"status": "success", "content": [{"text": f"Done. (n=%s)"}, {"json": {"n": a, "n": b}}]}
 '''
 
+# A TS004 write statement beside an augmented dict: rewritten into a json
+# block (or not), never text-augmented, and paired with its rewrite.
+WRITE_ORIGINAL = '''\
+def report(rows, size):
+    out = {"status": "success", "content": [{"text": "Done."}], "rows": rows}
+    out["size"] = size
+    return out
+'''
+
+WRITE_FIXED = '''\
+def report(rows, size):
+    out = {"status": "success", "content": [{"text": f"Done. (rows={rows})"}, {"json": {"rows": rows}}]}
+    out["content"].append({"json": {"size": size}})
+    return out
+'''
+
 
 def self_test():
     controls = [
+        ("an augmentation beside a rewritten write", WRITE_ORIGINAL, WRITE_FIXED, [2], None),
+        ("an augmentation beside a write left as it is", WRITE_ORIGINAL,
+         WRITE_FIXED.replace('out["content"].append({"json": {"size": size}})', 'out["size"] = size'), [2], None),
+        ("a write rewritten with another value", WRITE_ORIGINAL,
+         WRITE_FIXED.replace('{"size": size}', '{"size": rows}'), [2], "does not pair"),
+        ("a write augmenting the text", WRITE_ORIGINAL,
+         WRITE_FIXED.replace('(rows={rows})', '(rows={rows}, size={size})'), [2], "is not"),
         ("the correct augmentation", ORIGINAL, FIXED, [2], None),
         ("the last duplicate shown", DUPLICATE_ORIGINAL, DUPLICATE_FIXED.replace("%s", "{b}"), [2], None),
         ("a swapped value", ORIGINAL, FIXED.replace("rows={rows}, frames={meta.frames}", "rows={meta.frames}, frames={rows}"),

@@ -60,6 +60,26 @@ For every file of the same relative path:
     byte (line endings included), and so must the text before a region on
     its first line and after it on its last line.
 
+TS004 later writes (docs/rules.md, "TS004 key added after construction"
+and "### TS004: each write statement becomes a json block"; scopes and
+result names from scan.py, see `write_infos`): every write statement with
+an unsilenced finding is classed MANUAL / UNSAFE / SAFE by the Fixes
+section's lists (where the page leaves a point open, both readings are
+accepted and the point is named in the message), and in the fixed tree it
+is either the original statement (its nested dicts fixed as usual) or
+exactly `N["content"].append(B)` (D's content a list display or list
+comprehension) or `N["content"] = [*N["content"], B]`, B the table's json
+block built from the original's own K, v, display, keywords or argument
+list; "content" and "json" must use D's first quote character.  It is
+rewritten iff its class is fixed in the mode.  In a def at module level or
+in a module-level class with a **K parameter, `N.update(K)`,
+`N.update(**K)`, `N |= K` and the `for k, v in K.items(): N[k] = v` loop may
+instead become `if K:` with, on the next line one indentation unit deeper,
+the append of {"json": K}; their applicability hangs on calls across the
+project, so they may also stay as they are (when the def returns N it is
+surely a builder, and no other rewrite is accepted).  A rewritten statement
+is a changed region for the line comparison, like a changed dict.
+
 Prints one JSON report and exits 1 on any mismatch.  Mismatches whose only
 cause is the "could hold toolUseId" rule go to "new_rule_mismatches".
 --self-test runs the checks on hand-made wrong fixes and fails unless every
@@ -79,6 +99,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # leave no __pycache__ in the source tree
 import check_augment  # noqa: E402
+import scan  # noqa: E402  (TS004 detection: scopes and result names)
 
 ALLOWED = {"status", "content", "toolUseId"}
 NOT_LIST = (ast.Constant, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Lambda, ast.JoinedStr)
@@ -865,6 +886,601 @@ def fixed_shape(d, moved):
 
 
 # ----------------------------------------------------------------------------
+# TS004: later writes, each write statement rewritten into a json block
+# (docs/rules.md, "TS004 key added after construction" and "### TS004: each
+# write statement becomes a json block").  Detection reuses scan.py's scopes
+# and result names; the classification and the expected statements are
+# written here from the Fixes section.
+
+APPLIED = {"default": {"safe"}, "unsafe": {"safe", "unsafe"}}
+STATUS_OK = ("success", "error", "degraded")
+BAD_CONTENT = (ast.Constant, ast.Dict, ast.Set, ast.Tuple, ast.Lambda, ast.DictComp, ast.SetComp, ast.GeneratorExp)
+
+
+class Write:
+    """One write (docs/rules.md's table) into result name `name` of scope S."""
+
+    __slots__ = ("name", "node", "form", "stmt", "hits", "keys", "dynamic", "receiver", "start", "display")
+
+    def __init__(self, name, node, form, receiver, start):
+        self.name, self.node, self.form, self.receiver, self.start = name, node, form, receiver, start
+        self.stmt = None
+        self.hits = []  # (key or None, line of the finding's span start)
+        self.keys = []  # constant keys it writes (any constant, allowed ones too)
+        self.dynamic = False
+        self.display = None
+
+
+class WriteInfo:
+    """What the reference says about one write statement."""
+
+    __slots__ = ("stmt", "name", "forms", "classes", "reasons", "maybe", "builder", "builder_manual", "loop",
+                 "quotes", "indent", "receivers")
+
+    def __init__(self, stmt, name):
+        self.stmt, self.name = stmt, name
+        self.forms = {}  # label -> expected statement (synthetic AST around the original's nodes)
+        self.classes = set()  # possible classes of the normal fix: safe / unsafe / manual / suppressed
+        self.reasons = []
+        self.maybe = []  # points the spec leaves open (each widens `classes`)
+        self.builder = None  # None, "sure" or "maybe": a builder form of a result builder's own **K
+        self.builder_manual = []
+        self.loop = None  # for N[k] = v in a builder's K.items() loop: that loop's WriteInfo
+        self.quotes = {}  # id(synthetic "content"/"json" constant) -> quote character
+        self.indent = None  # (indentation of the statement's line, one unit) for the `if K:` form
+        self.receivers = set()
+
+    def accept(self, mode):
+        """The outcomes ("unchanged", "normal...", "builder") allowed in `mode`."""
+        applied = APPLIED[mode]
+        normal = {lbl for lbl in self.forms if lbl.startswith("normal")}
+        out = set()
+
+        def plain():
+            if any(c not in applied for c in self.classes):
+                out.add("unchanged")
+            if any(c in applied for c in self.classes):
+                out.update(normal)
+
+        if self.loop is not None:
+            # N[k] = v inside a builder's `for k, v in K.items():` loop: that
+            # loop is the fix (or, its `if` form manual, nothing is); the
+            # statement alone only where F may be no builder at all.
+            if self.loop.builder == "sure":
+                return {"unchanged"}
+            if not self.loop.builder_manual:
+                out.add("unchanged")
+        if self.builder == "sure":
+            # In a result builder these writes become `if K:`, nothing else.
+            return {"unchanged"} if self.builder_manual else {"unchanged", "builder"}
+        if self.builder == "maybe" and not self.builder_manual:
+            out.update({"unchanged", "builder"})
+        plain()
+        return out
+
+
+def _content_key(quote_map, quote):
+    c = ast.Constant(value="content")
+    quote_map[id(c)] = quote
+    return c
+
+
+def _receiver(name, quote_map, quote, ctx):
+    return ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=_content_key(quote_map, quote), ctx=ctx)
+
+
+def _json_block(value, quote_map, quote):
+    j = ast.Constant(value="json")
+    quote_map[id(j)] = quote
+    return ast.Dict(keys=[j], values=[value])
+
+
+def _put(name, block, append, quote_map, quote):
+    """`N["content"].append(B)` or `N["content"] = [*N["content"], B]`."""
+    if append:
+        call = ast.Call(func=ast.Attribute(value=_receiver(name, quote_map, quote, ast.Load()), attr="append",
+                                           ctx=ast.Load()), args=[block], keywords=[])
+        return ast.Expr(value=call)
+    return ast.Assign(targets=[_receiver(name, quote_map, quote, ast.Store())],
+                      value=ast.List(elts=[ast.Starred(value=_receiver(name, quote_map, quote, ast.Load()),
+                                                       ctx=ast.Load()), block], ctx=ast.Load()),
+                      type_comment=None)
+
+
+def _dict_call(args, keywords):
+    return ast.Call(func=ast.Name(id="dict", ctx=ast.Load()), args=list(args), keywords=list(keywords))
+
+
+def normal_blocks(w):
+    """The json block values of the docs' table for write `w` ({label: value})."""
+    if w.form == "subscript":
+        return {"normal": ast.Dict(keys=[w.node.targets[0].slice], values=[w.node.value])}
+    if w.form == "update":
+        args, kws = w.node.args, w.node.keywords
+        if len(args) == 1 and not kws and isinstance(args[0], ast.Dict):
+            return {"normal": args[0]}
+        if not args and kws and all(k.arg is not None for k in kws):
+            return {"normal": ast.Dict(keys=[ast.Constant(value=k.arg) for k in kws], values=[k.value for k in kws])}
+        out = {"normal": _dict_call(args, kws)}
+        if not args and kws:
+            # `k=v, **m`: "keywords only" or "anything else"? Both read alike.
+            out["normal-display"] = ast.Dict(keys=[None if k.arg is None else ast.Constant(value=k.arg) for k in kws],
+                                             values=[k.value for k in kws])
+        return out
+    if w.form == "ior":
+        v = w.node.value
+        return {"normal": v if isinstance(v, ast.Dict) else _dict_call([v], [])}
+    return {}
+
+
+class FileTokens:
+    """Tokens of a source with start and end (line, char column)."""
+
+    def __init__(self, text):
+        self.toks = []
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                self.toks.append((tok.type, tok.string, tok.start, tok.end))
+        except (tokenize.TokenError, SyntaxError):
+            pass
+        self.by_start = {t[2]: i for i, t in enumerate(self.toks)}
+        self.by_end = {}
+        for i, t in enumerate(self.toks):
+            if t[0] not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                self.by_end[t[3]] = i
+
+    def comments(self, start, end):
+        return [t for t in self.toks if t[0] == tokenize.COMMENT and start <= t[2] < end]
+
+    def paren_span(self, start, end):
+        """(start, end) widened over the parentheses that wrap it."""
+        i, j = self.by_start.get(start), self.by_end.get(end)
+        if i is None or j is None:
+            return start, end
+        skip = (tokenize.NL, tokenize.COMMENT)
+        while True:
+            a = i - 1
+            while a >= 0 and self.toks[a][0] in skip:
+                a -= 1
+            b = j + 1
+            while b < len(self.toks) and self.toks[b][0] in skip:
+                b += 1
+            if (a >= 0 and b < len(self.toks) and self.toks[a][1] == "(" and self.toks[b][1] == ")"
+                    and self.toks[a][0] == tokenize.OP and self.toks[b][0] == tokenize.OP):
+                i, j = a, b
+            else:
+                return self.toks[i][2], self.toks[j][3]
+
+
+def first_quote(d, ctx, ftoks):
+    """The quote character of the first string literal in `d`'s source."""
+    start = (d.lineno, ctx.char_col(d.lineno, d.col_offset))
+    end = (d.end_lineno, ctx.char_col(d.end_lineno, d.end_col_offset))
+    for typ, string, s, _ in ftoks.toks:
+        if start <= s < end and (typ == tokenize.STRING or type_name(typ) == "FSTRING_START"):
+            return string.lstrip("rRbBuUfF")[:1]
+    return '"'
+
+
+def type_name(typ):
+    return tokenize.tok_name.get(typ, "")
+
+
+def _span(ctx, node):
+    return ((node.lineno, ctx.char_col(node.lineno, node.col_offset)),
+            (node.end_lineno, ctx.char_col(node.end_lineno, node.end_col_offset)))
+
+
+def _statement_of(node, parents):
+    while node is not None and not isinstance(node, ast.stmt):
+        node = parents.get(id(node))
+    return node
+
+
+def _module_level_function(S, tree):
+    """Is S a def at module level or directly in a module-level class's body?"""
+    node = S.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if node in tree.body:
+        return True
+    p = S.parent
+    return p is not None and p.kind == "class" and p.parent is not None and p.parent.kind == "module" \
+        and p.node in tree.body and node in p.node.body
+
+
+def find_writes(S, results, ctx):
+    """Every write (docs/rules.md's table) standing in scope S."""
+    writes = []
+
+    def const_hit(w, K, line):
+        if isinstance(K, ast.Constant):
+            w.keys.append(K.value)
+            if isinstance(K.value, str) and K.value not in ALLOWED:
+                w.hits.append((K.value, line))
+        else:
+            w.dynamic = True
+            w.hits.append((None, line))
+
+    def display(w, d):
+        for i, (k, v) in enumerate(zip(d.keys, d.values)):
+            line = ctx.entry_line(d, i)
+            if k is None:
+                w.dynamic = True
+                w.hits.append((None, line))
+            else:
+                const_hit(w, k, line)
+
+    for st in S.assigns:
+        for t in st.targets:
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in results:
+                w = Write(t.value.id, st, "subscript", t.value, (st.lineno, st.col_offset))
+                const_hit(w, t.slice, st.lineno)
+                if len(st.targets) != 1:
+                    w.form = "chained"
+                writes.append(w)
+    for call in S.calls:
+        f = call.func
+        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in results
+                and f.attr in ("update", "setdefault")):
+            continue
+        w = Write(f.value.id, call, f.attr, f.value, (call.lineno, call.col_offset))
+        if f.attr == "update":
+            for a in call.args:
+                if isinstance(a, ast.Dict):
+                    display(w, a)
+                else:
+                    w.dynamic = True
+                    w.hits.append((None, a.lineno))
+            for kw in call.keywords:
+                if kw.arg is None:
+                    w.dynamic = True
+                    w.hits.append((None, kw.lineno))
+                else:
+                    w.keys.append(kw.arg)
+                    if kw.arg not in ALLOWED:
+                        w.hits.append((kw.arg, kw.lineno))
+        elif call.args:
+            const_hit(w, call.args[0], call.lineno)
+        writes.append(w)
+    for aug in S.augs:
+        t = aug.target
+        if isinstance(aug.op, ast.BitOr) and isinstance(t, ast.Name) and t.id in results:
+            w = Write(t.id, aug, "ior", t, (aug.lineno, aug.col_offset))
+            if isinstance(aug.value, ast.Dict):
+                display(w, aug.value)
+            else:
+                w.dynamic = True
+                w.hits.append((None, aug.value.lineno))
+            writes.append(w)
+    for w in writes:
+        bindings = results[w.name]
+        chosen = bindings[0]
+        for b in bindings:
+            if b.pos < w.start:
+                chosen = b
+        w.display = chosen
+        w.stmt = _statement_of(w.node, ctx.parents)
+    return writes
+
+
+def write_infos(tree, ctx):
+    """{id(statement): WriteInfo} of every write statement with a TS004
+    finding (and of the `for k, v in K.items():` loops of builders)."""
+    out = {}
+    sb = scan.ScopeBuilder(tree)
+    ftoks = FileTokens(ctx.text)
+    for S in sb.scopes:
+        results = scan.result_names(S)
+        if not results:
+            continue
+        writes = find_writes(S, results, ctx)
+        by_name = collections.defaultdict(list)
+        for w in writes:
+            by_name[w.name].append(w)
+        for name, ws in by_name.items():
+            classify_writes(S, name, results[name], ws, tree, ctx, ftoks, out)
+    return out
+
+
+def classify_writes(S, name, bindings, writes, tree, ctx, ftoks, out):
+    parents = ctx.parents
+    by_stmt = collections.OrderedDict()
+    for w in writes:
+        if w.hits:
+            by_stmt.setdefault(id(w.stmt), []).append(w)
+    if not by_stmt:
+        return
+    binding = bindings[0] if len(bindings) == 1 else None
+    D = binding.value if binding is not None else writes[0].display.value
+    quote = first_quote(D, ctx, ftoks)
+    content = None
+    contents = [v for k, v in zip(D.keys, D.values) if const_key(k) == "content"]
+    if contents:
+        content = contents[-1]
+    append = isinstance(content, (ast.List, ast.ListComp))
+    d_keys = {k.value for k in D.keys if isinstance(k, ast.Constant)}
+    d_end = (D.end_lineno, D.end_col_offset)
+    added = {k for w in writes for k, _ in w.hits if k is not None}
+    any_dynamic = any(w.dynamic for w in writes)
+
+    # What holds for every statement of N (manual / unsafe causes about D and N).
+    common_manual, common_manual_maybe, common_unsafe, common_unsafe_maybe = [], [], [], []
+    if len(bindings) > 1:
+        common_manual.append("`%s` has %d bindings" % (name, len(bindings)))
+    else:
+        b = bindings[0]
+        if isinstance(b.stmt, ast.AnnAssign):
+            common_manual_maybe.append("an annotated assignment `%s: T = D`" % name)
+        elif not (isinstance(b.stmt, ast.Assign) and len(b.stmt.targets) == 1):
+            common_manual.append("D is not the value of a one-target plain assignment")
+    if any(const_key(k) in ("role", "tool_call_id") for k in D.keys):
+        common_manual.append("D has a key role / tool_call_id")
+    if len(contents) > 1:
+        common_manual_maybe.append("two \"content\" keys")
+    if isinstance(content, BAD_CONTENT):
+        common_manual.append("content is a %s" % type(content).__name__)
+    elif isinstance(content, ast.JoinedStr):
+        common_manual_maybe.append("content is an f-string")
+    for st_node in ast.walk(S.node):
+        if isinstance(st_node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and _owner_scope_node(st_node, parents, S):
+            targets = st_node.targets if isinstance(st_node, ast.Assign) else [st_node.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == name
+                            and const_key(sub.slice) == "content" and (sub.lineno, sub.col_offset) >= d_end):
+                        common_manual.append("`%s[\"content\"]` is assigned at line %d" % (name, sub.lineno))
+    for k, v in zip(D.keys, D.values):
+        if const_key(k) == "status" and isinstance(v, ast.Constant):
+            if isinstance(v.value, str) and v.value not in STATUS_OK:
+                common_unsafe.append("status %r is outside the contract" % v.value)
+            elif not isinstance(v.value, str):
+                common_unsafe_maybe.append("a status constant that is not a string")
+
+    # The builder context: a def (module level, or a method of a module-level
+    # class) with a **K parameter nothing else rebinds.
+    K = None
+    sure_builder = False
+    if S.kind == "function" and _module_level_function(S, tree) and S.node.args.kwarg is not None:
+        K = S.node.args.kwarg.arg
+        bs = S.owned.get(K, [])
+        if not (len(bs) == 1 and bs[0].kind == "param"):
+            K = None
+        sure_builder = any(isinstance(r.value, ast.Name) and r.value.id == name for r in S.returns)
+
+    infos = []
+    for stmt_id, ws in by_stmt.items():
+        st = ws[0].stmt
+        info = WriteInfo(st, name)
+        manual = list(common_manual)
+        manual_maybe = list(common_manual_maybe)
+        unsafe = list(common_unsafe)
+        unsafe_maybe = list(common_unsafe_maybe)
+        primary = None
+        for w in ws:
+            if (w.form in ("subscript", "chained", "ior") and w.node is st) or (
+                    w.form in ("update", "setdefault") and isinstance(st, ast.Expr) and st.value is w.node):
+                primary = w
+        # suppression: on the line where a finding's span starts, or on D's `{` line
+        silenced = [ctx.silenced(line, "TS004") or ctx.silenced(D.lineno, "TS004") for w in ws for _, line in w.hits]
+        if all(silenced):
+            info.classes = {"suppressed"}
+            info.reasons = ["every finding of the statement is silenced"]
+        if any(silenced) and not all(silenced):
+            manual.append("some findings of the statement are silenced by a comment")
+        if primary is None:
+            manual.append("the statement is not exactly the write")
+            w = ws[0]
+        else:
+            w = primary
+            if len(ws) > 1:
+                manual_maybe.append("another write inside the statement")
+        if primary is not None and w.form in ("update", "ior"):
+            # every entry written must be one that moves (a finding): an
+            # allowed key or a non-string constant key would move with it
+            args = (list(w.node.args) + list(w.node.keywords)) if w.form == "update" else [w.node.value]
+            entries = sum(len(a.keys) if isinstance(a, ast.Dict) else 1 for a in args)
+            if entries != len(w.hits):
+                manual.append("the statement also writes entries that do not move")
+        if w.form == "setdefault":
+            manual.append("N.setdefault(...)")
+        if w.form == "chained":
+            manual.append("a chained assignment")
+        if w.form == "update" and any(isinstance(a, ast.Starred) for a in w.node.args):
+            manual.append("update(*args)")
+        if w.form == "subscript" and isinstance(w.node.targets[0].slice, (ast.Tuple, ast.Slice)):
+            manual_maybe.append("a tuple or slice subscript")
+        if (st.lineno, st.col_offset) < d_end:
+            manual.append("the write starts before D ends")
+        # comments inside the statement outside the parts copied
+        if primary is not None:
+            copied = []
+            if w.form == "subscript":
+                copied = [w.node.targets[0].slice, w.node.value]
+            elif w.form == "update":
+                copied = list(w.node.args) + list(w.node.keywords)
+            elif w.form == "ior":
+                copied = [w.node.value]
+            s_start, s_end = _span(ctx, st)
+            if w.form == "update":
+                arglist = (_span(ctx, w.node.func)[1], _span(ctx, w.node)[1])
+            else:
+                arglist = None
+            for _, text, pos, _ in ftoks.comments(s_start, s_end):
+                spans = [_span(ctx, n) for n in copied]
+                if any(a <= pos < b for a, b in spans):
+                    continue
+                wide = [ftoks.paren_span(a, b) for a, b in spans]
+                if any(a <= pos < b for a, b in wide) or (arglist and arglist[0] <= pos < arglist[1]):
+                    manual_maybe.append("comment %s beside a copied part" % text)
+                else:
+                    manual.append("comment %s outside the parts copied" % text)
+        # unsafe causes
+        values = []
+        if w.form == "subscript":
+            values = [w.node.value]
+        elif w.form == "update":
+            values = list(w.node.args) + [k.value for k in w.node.keywords]
+        elif w.form == "ior":
+            values = [w.node.value]
+        for v in values:
+            r = unserializable(v)
+            if r:
+                unsafe.append("a copied value is %s" % r)
+        others = set()
+        for o in writes:
+            if o is not w and o.stmt is not st:
+                others.update(_hashable(k) for k in o.keys)
+        own = [_hashable(k) for k in w.keys]
+        clash = sorted({repr(k[1]) for k in own if k in {_hashable(x) for x in d_keys} or k in others})
+        if clash:
+            unsafe.append("constant key(s) %s also in D or written by another write" % ", ".join(clash))
+        if "cancelled" in w.keys:
+            unsafe.append("the key \"cancelled\"")
+        if w.dynamic:
+            unsafe.append("a computed key or a mapping")
+        p = parents.get(id(st))
+        while p is not None and p is not S.node:
+            if isinstance(p, LOOPS):
+                unsafe.append("a loop (line %d) holds the statement" % p.lineno)
+                break
+            p = parents.get(id(p))
+        if "suppressed" not in info.classes:
+            info.classes = {"manual"} if manual else (
+                {"unsafe"} if unsafe else ({"unsafe", "safe"} if unsafe_maybe else {"safe"}))
+            if manual_maybe and not manual:
+                info.classes.add("manual")
+            info.reasons = manual or unsafe or []
+            info.maybe = manual_maybe + unsafe_maybe
+        # the expected statements
+        if primary is not None and w.form in ("subscript", "update", "ior"):
+            for label, value in normal_blocks(w).items():
+                info.forms[label] = _put(name, _json_block(value, info.quotes, quote), append, info.quotes, quote)
+        info.receivers = {id(w.receiver)} if primary is not None else set()
+        # builder forms: N.update(K), N.update(**K), N |= K of the builder's own **K
+        if K is not None and primary is not None and _writes_k(w, K):
+            _builder_form(info, st, name, K, sure_builder, manual, ctx, append, quote, parents)
+        infos.append((info, w, manual, unsafe))
+        out[stmt_id] = info
+
+    # the `for k, v in K.items(): N[k] = v` loop of a builder
+    if K is not None:
+        for info, w, manual, _ in infos:
+            loop = parents.get(id(info.stmt))
+            if (w.form == "subscript" and w.node is info.stmt and isinstance(w.node.targets[0].slice, ast.Name)
+                    and isinstance(w.node.value, ast.Name) and isinstance(loop, ast.For)
+                    and loop.body == [info.stmt] and not loop.orelse and _is_items_loop(loop, K)
+                    and loop.target.elts[0].id == w.node.targets[0].slice.id
+                    and loop.target.elts[1].id == w.node.value.id):
+                linfo = WriteInfo(loop, name)
+                linfo.classes = {"manual"}  # no plain fix of the loop itself
+                linfo.receivers = set(info.receivers)
+                # the loop is the statement for the manual causes about D and N
+                d_manual = [r for r in manual if "comment" not in r and "before D ends" not in r]
+                if (loop.lineno, loop.col_offset) < d_end:
+                    d_manual.append("the write starts before D ends")
+                _builder_form(linfo, loop, name, K, sure_builder, d_manual, ctx, append, quote, parents)
+                info.loop = linfo
+                out[id(loop)] = linfo
+
+    # references of N after D: "N is referenced ... other than as the receiver
+    # of a planned write statement, in `return N`, or in N[K] ..."
+    planned = set()
+    for sid, info in out.items():
+        if info.name == name and (info.classes - {"manual", "suppressed"} or
+                                  (info.builder is not None and not info.builder_manual)):
+            planned |= info.receivers
+    var = next((v for v in ctx.scopes.bindings if v is not BUILTIN and v[1] == name and v[0].node is S.node), None)
+    nested, after = [], []
+    for scope, node in (ctx.scopes.uses.get(var, []) if var is not None else []):
+        if scope is not var[0]:
+            nested.append(node.lineno)
+            continue
+        if (node.lineno, node.col_offset) < d_end or id(node) in planned:
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Return) and parent.value is node:
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Constant):
+            kv = parent.slice.value
+            if kv in ("status", "toolUseId") or not isinstance(kv, str) or (
+                    kv != "content" and kv not in added and not any_dynamic):
+                continue
+        after.append(node.lineno)
+    for info, w, manual, unsafe in infos:
+        extra = []
+        if nested:
+            extra.append("`%s` is referenced from a nested scope (line %d)" % (name, nested[0]))
+        if after:
+            extra.append("`%s` is referenced after D at line(s) %s" % (name, sorted(set(after))))
+        if extra and "safe" in info.classes:
+            info.classes.discard("safe")
+            info.classes.add("unsafe")
+            info.reasons = info.reasons + extra
+        elif extra and not info.reasons:
+            info.reasons = extra
+
+
+def _hashable(k):
+    return (type(k).__name__ if isinstance(k, (bytes, str)) else "num", k)
+
+
+def _owner_scope_node(node, parents, S):
+    """Does `node` stand in S itself (not in a nested scope)?"""
+    p = parents.get(id(node))
+    while p is not None:
+        if p is S.node:
+            return True
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef) + COMPREHENSIONS):
+            return False
+        p = parents.get(id(p))
+    return isinstance(S.node, ast.Module)
+
+
+def _writes_k(w, K):
+    n = w.node
+    if w.form == "update":
+        if len(n.args) == 1 and not n.keywords and isinstance(n.args[0], ast.Name) and n.args[0].id == K:
+            return True
+        return (not n.args and len(n.keywords) == 1 and n.keywords[0].arg is None
+                and isinstance(n.keywords[0].value, ast.Name) and n.keywords[0].value.id == K)
+    return w.form == "ior" and isinstance(n.value, ast.Name) and n.value.id == K
+
+
+def _is_items_loop(loop, K):
+    t, it = loop.target, loop.iter
+    return (isinstance(t, ast.Tuple) and len(t.elts) == 2 and all(isinstance(e, ast.Name) for e in t.elts)
+            and isinstance(it, ast.Call) and not it.args and not it.keywords
+            and isinstance(it.func, ast.Attribute) and it.func.attr == "items"
+            and isinstance(it.func.value, ast.Name) and it.func.value.id == K)
+
+
+def _leading(line):
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _builder_form(info, st, name, K, sure, manual, ctx, append, quote, parents):
+    """`if K:` and, one line and one indentation unit deeper, the append of
+    {"json": K}.  Accepted as it is or unchanged (its applicability depends on
+    the calls of the builder across the project)."""
+    info.builder = "sure" if sure else "maybe"
+    info.builder_manual = [r for r in manual if "comment" not in r]
+    line = ctx.lines[st.lineno - 1]
+    if line[: ctx.char_col(st.lineno, st.col_offset)].strip():
+        info.builder_manual.append("the statement does not start its line")
+    body = _put(name, _json_block(ast.Name(id=K, ctx=ast.Load()), info.quotes, quote), append, info.quotes, quote)
+    info.forms["builder"] = ast.If(test=ast.Name(id=K, ctx=ast.Load()), body=[body], orelse=[])
+    parent = parents.get(id(st))
+    here = _leading(line)
+    unit = None
+    if isinstance(parent, ast.stmt):
+        outer = _leading(ctx.lines[parent.lineno - 1])
+        if here.startswith(outer) and len(here) > len(outer):
+            unit = here[len(outer):]
+    info.indent = (here, unit)
+
+
+# ----------------------------------------------------------------------------
 # walking the original and the fixed tree together
 
 
@@ -873,9 +1489,15 @@ def entry_id(k, v):
 
 
 class Walker:
-    def __init__(self, infos, mode):
+    def __init__(self, infos, mode, writes=None):
         self.infos = infos  # id(original dict) -> Info
         self.mode = mode
+        self.writes = writes if writes is not None else {}  # id(original statement) -> WriteInfo
+        self.write_observed = {}  # id(original write statement) -> (label matched or None, fixed node)
+        self.quote_nodes = {}  # id(synthetic "content"/"json" constant) -> quote expected
+        self.quote_checks = []  # (fixed constant, quote expected)
+        self.indent_checks = []  # (WriteInfo, fixed `if K:` statement)
+        self.skip = None  # the write statement compared as it is (the "unchanged" attempt)
         self.observed = {}  # id(original dict) -> (changed, fixed node)
         self.regions = []  # (original node, fixed node) of every changed original dict
         self.texts = []  # (original text node, fixed text node, original dict, fixed dict)
@@ -909,9 +1531,67 @@ class Walker:
             return None
         return False
 
+    def fork(self, skip=None, quotes=None):
+        w = Walker(self.infos, self.mode, self.writes)
+        w.augmentable = dict(self.augmentable)
+        w.original_ids = self.original_ids
+        w.skip = skip
+        w.quote_nodes = dict(self.quote_nodes)
+        if quotes:
+            w.quote_nodes.update(quotes)
+        return w
+
+    def absorb(self, w):
+        self.observed.update(w.observed)
+        self.regions += w.regions
+        self.texts += w.texts
+        self.mismatches += w.mismatches
+        self.augmentable.update(w.augmentable)
+        self.write_observed.update(w.write_observed)
+        self.quote_checks += w.quote_checks
+        self.indent_checks += w.indent_checks
+
+    def write_statement(self, o, f):
+        """A TS004 write statement: unchanged (nested dicts fixed as usual) or
+        rewritten exactly into one of the reference's statements."""
+        info = self.writes[id(o)]
+        attempts = []
+        for order, (label, expected) in enumerate([("unchanged", o)] + list(info.forms.items())):
+            w = self.fork(skip=id(o), quotes=None) if label == "unchanged" else self.fork(quotes=info.quotes)
+            differs = w.node(expected, f)
+            attempts.append((len(w.mismatches), type(expected) is not type(f), order, label, w, differs, expected))
+            if not w.mismatches:
+                break
+        attempts.sort(key=lambda a: a[:3])
+        count, _, _, label, w, differs, expected = attempts[0]
+        if count:
+            # Neither the statement as it was nor an expected rewrite: report
+            # the closest reading's differences.
+            self.mismatches.append((o.lineno, "write statement `%s` is neither unchanged nor rewritten as the "
+                                    "reference expects (closest: %s `%s`), found `%s`" % (
+                                        seg(o, None, 100), label, seg(expected, None, 120), seg(f, None, 120))))
+            w.mismatches = w.mismatches[:4]
+            self.absorb(w)
+            self.write_observed[id(o)] = (None, f)
+            self.regions.append((o, f))
+            return True
+        self.absorb(w)
+        self.write_observed[id(o)] = (label, f)
+        if label != "unchanged":
+            self.regions.append((o, f))
+            if label == "builder":
+                self.indent_checks.append((info, f))
+            return True
+        return differs
+
     def node(self, o, f):
         """Whether the subtree differs; structural mismatches are recorded
         (and count as differing)."""
+        if id(o) in self.writes and id(o) != self.skip:
+            return self.write_statement(o, f)
+        quote = self.quote_nodes.get(id(o))
+        if quote is not None and isinstance(f, ast.Constant):
+            self.quote_checks.append((f, quote))
         if type(o) is not type(f):
             self.structural(o, f, "different node")
             return True
@@ -1119,7 +1799,8 @@ def check_file(rel, orig_data, fixed_data, mode, report):
             info = classify(node, ctx)
             if info is not None:
                 infos[id(node)] = info
-    walker = Walker(infos, mode)
+    writes = write_infos(orig, ctx)
+    walker = Walker(infos, mode, writes)
     walker.original_ids = {id(n) for n in ast.walk(orig) if isinstance(n, ast.Dict)}
     walker.node(orig, fixed)
 
@@ -1128,6 +1809,7 @@ def check_file(rel, orig_data, fixed_data, mode, report):
 
     for line, message in walker.mismatches:
         add(line, message)
+    check_writes(writes, walker, mode, fixed_data, report, add)
     expect_changed = {"safe"} if mode == "default" else {"safe", "unsafe"}
     for key, info in infos.items():
         report["classes"][info.cls] += 1
@@ -1186,11 +1868,92 @@ def check_file(rel, orig_data, fixed_data, mode, report):
         add(line, message)
 
 
+def describe_write(info):
+    shown = sorted(c.upper() for c in info.classes)
+    text = "/".join(shown)
+    if info.reasons:
+        text += ": " + "; ".join(info.reasons)
+    if info.maybe:
+        text += " (open in the spec: %s)" % "; ".join(info.maybe)
+    return text
+
+
+def check_writes(writes, walker, mode, fixed_data, report, add):
+    """Each TS004 write statement changed exactly when the reference says, and
+    into exactly the expected statement (quotes and `if K:` layout too)."""
+    fixed_text, _ = source_text(fixed_data)
+    flines = fixed_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+    def fixed_char(node):
+        line = flines[node.lineno - 1]
+        col = len(line.encode("utf-8", "surrogatepass")[: node.col_offset].decode("utf-8", "surrogatepass"))
+        return line[col:].lstrip("rRbBuUfF")[:1]
+
+    for info in writes.values():
+        st = info.stmt
+        kind = "builder loop" if isinstance(st, ast.For) else "write statement"
+        if info.loop is not None:
+            outer = walker.write_observed.get(id(info.loop.stmt))
+            if outer is not None and outer[0] != "unchanged":
+                continue  # rewritten with its loop
+        observed = walker.write_observed.get(id(st))
+        if observed is None:
+            add(st.lineno, "%s not reached in the fixed tree `%s`" % (kind, seg(st, None, 100)))
+            continue
+        label, _ = observed
+        if info.builder is None:
+            for c in info.classes:
+                report["write_classes"][c] += 1
+        elif info.builder is not None:
+            report["write_classes"]["builder"] += 1
+        if label is None:
+            continue  # a structural mismatch, reported by the walker
+        report["transformed_writes"] += label != "unchanged"
+        report["builder_forms"] += label == "builder"
+        accept = info.accept(mode)
+        if label in accept:
+            continue
+        text = "`%s`" % seg(st, None, 100)
+        if label == "unchanged":
+            add(st.lineno, "%s left unchanged, but the reference expects it rewritten in --mode %s (%s) %s"
+                % (kind, mode, describe_write(info), text))
+        elif label == "builder":
+            why = "; ".join(info.builder_manual) if info.builder_manual else "not a builder's own **K"
+            add(st.lineno, "%s rewritten into the builder's `if K:` form, but the reference says: %s (%s) %s"
+                % (kind, why, describe_write(info), text))
+        else:
+            if info.builder == "sure" and not info.builder_manual:
+                why = "a result builder's own **K must take the `if K:` form"
+            elif info.loop is not None and info.loop.builder == "sure":
+                why = "it is the body of a result builder's `for k, v in K.items():` loop, fixed as a whole"
+            else:
+                why = "the reference classes it %s" % describe_write(info)
+            add(st.lineno, "%s rewritten, but %s (--mode %s) %s" % (kind, why, mode, text))
+    for node, quote in walker.quote_checks:
+        found = fixed_char(node)
+        if found != quote:
+            add("%s (fixed)" % node.lineno, "%r written with the quote %r; the display's first quote is %r"
+                % (node.value, found, quote))
+    for info, f in walker.indent_checks:
+        here, unit = info.indent
+        body = f.body[0]
+        if body.lineno != f.lineno + 1:
+            add("%s (fixed)" % f.lineno, "the append of the `if %s:` form is not on the next line" % ast.unparse(f.test))
+            continue
+        got_if = _leading(flines[f.lineno - 1])
+        got_body = _leading(flines[body.lineno - 1])
+        if unit is not None and (got_if != here or got_body != here + unit):
+            add("%s (fixed)" % f.lineno, "the `if %s:` form is indented %r / %r, expected %r / %r (one unit %r deeper)"
+                % (ast.unparse(f.test), got_if, got_body, here, here + unit, unit))
+
+
 def new_report(mode):
     return {"mode": mode, "files": 0, "compared": 0, "skipped_unparsable": 0, "transformed_dicts": 0,
             "classes": {"safe": 0, "unsafe": 0, "manual": 0, "suppressed": 0}, "suppressed_entries": 0,
             "manual_walrus": 0, "augmented_texts": 0, "pinned_by_suppression": 0,
             "comments_compared": 0, "lines_compared": 0, "mismatches": [], "new_rule_mismatches": [],
+            "transformed_writes": 0, "builder_forms": 0,
+            "write_classes": {"safe": 0, "unsafe": 0, "manual": 0, "suppressed": 0, "builder": 0},
             "syntax_errors": []}
 
 
@@ -1319,6 +2082,161 @@ def name_controls():
     return controls
 
 
+# TS004: later writes (docs/rules.md, "### TS004")
+WRITES_ORIGINAL = b"""\
+def simple(out, size):
+    payload = {"status": "success", "content": [{"text": out}]}
+    payload["size_bytes"] = size  # the size
+    return payload
+
+
+def keywords(rows):
+    result = {"status": "success", "content": [{"text": "done"}]}
+    result.update(rows=rows, cols=3)
+    return result
+
+
+def named(blocks, n):
+    result = {"status": "success", "content": blocks}
+    result |= {"n": n}
+    return result
+
+
+def looped(items):
+    result = {"status": "success", "content": []}
+    for item in items:
+        result["last"] = item
+    return result
+
+
+def nested(a):
+    result = {"status": "success", "content": []}
+    result["inner"] = {"status": "success", "content": [], "x": a}
+    return result
+
+
+def reassigned(a, c):
+    result = {"status": "success", "content": []}
+    result["a"] = a
+    result["content"] = c
+    return result
+"""
+
+WRITES_SAFE = [
+    (b'    payload["size_bytes"] = size  # the size\n',
+     b'    payload["content"].append({"json": {"size_bytes": size}})  # the size\n'),
+    (b"    result.update(rows=rows, cols=3)\n", b'    result["content"].append({"json": {"rows": rows, "cols": 3}})\n'),
+    (b'    result |= {"n": n}\n', b'    result["content"] = [*result["content"], {"json": {"n": n}}]\n'),
+    (b'    result["inner"] = {"status": "success", "content": [], "x": a}\n',
+     b'    result["content"].append({"json": {"inner": {"status": "success", "content": [{"json": {"x": a}}]}}})\n'),
+]
+WRITES_UNSAFE = [(b'        result["last"] = item\n', b'        result["content"].append({"json": {"last": item}})\n')]
+
+
+def edited(data, edits):
+    for old, new in edits:
+        assert data.count(old) == 1, old
+        data = data.replace(old, new)
+    return data
+
+
+WRITES_DEFAULT = edited(WRITES_ORIGINAL, WRITES_SAFE)
+WRITES_UNSAFE_FIXED = edited(WRITES_DEFAULT, WRITES_UNSAFE)
+
+BUILDER_ORIGINAL = b"""\
+def _ok(text, **extra):
+    payload = {"status": "success", "content": [{"text": text}]}
+    payload.update(extra)
+    return payload
+
+
+def _each(text, **extra):
+    payload = {"status": "success", "content": [{"text": text}]}
+    for k, v in extra.items():
+        payload[k] = v
+    return payload
+"""
+BUILDER_FIXED = edited(BUILDER_ORIGINAL, [
+    (b"    payload.update(extra)\n", b'    if extra:\n        payload["content"].append({"json": extra})\n'),
+    (b"    for k, v in extra.items():\n        payload[k] = v\n",
+     b'    if extra:\n        payload["content"].append({"json": extra})\n')])
+
+
+def write_controls():
+    """TS004 write statements: the right rewrite in each mode, and wrong ones."""
+    o, d, u = WRITES_ORIGINAL, WRITES_DEFAULT, WRITES_UNSAFE_FIXED
+    reassigned = (b'    result["a"] = a\n    result["content"] = c\n',
+                  b'    result["content"].append({"json": {"a": a}})\n    result["content"] = c\n')
+    neither = "is neither unchanged nor rewritten as the reference expects"
+    return [
+        ("TS004: the correct fix", "unsafe", o, u, None),
+        ("TS004: the correct fix, safe only", "default", o, d, None),
+        ("TS004: CRLF kept", "unsafe", o.replace(b"\n", b"\r\n"), u.replace(b"\n", b"\r\n"), None),
+        ("TS004: an unsafe write (in a loop) rewritten in safe mode", "default", o, u,
+         "write statement rewritten, but the reference classes it UNSAFE: a loop (line 21) holds the statement"),
+        ("TS004: an unsafe write left with --unsafe-fixes", "unsafe", o, d,
+         "write statement left unchanged, but the reference expects it rewritten in --mode unsafe"),
+        ("TS004: a safe write left unchanged", "default", o, edited(d, [(WRITES_SAFE[0][1], WRITES_SAFE[0][0])]),
+         "write statement left unchanged, but the reference expects it rewritten in --mode default (SAFE)"),
+        ("TS004: a dropped key", "unsafe", o, edited(u, [(b'{"rows": rows, "cols": 3}', b'{"rows": rows}')]), neither),
+        ("TS004: a swapped value", "unsafe", o, edited(u, [(b'{"rows": rows, "cols": 3}', b'{"rows": 3, "cols": rows}')]),
+         neither),
+        ("TS004: an invented key", "unsafe", o,
+         edited(u, [(b'{"rows": rows, "cols": 3}', b'{"rows": rows, "cols": 3, "n": 1}')]), neither),
+        ("TS004: a nested key moved to the outer json block", "unsafe", o, edited(u, [(
+            b'{"json": {"inner": {"status": "success", "content": [{"json": {"x": a}}]}}}',
+            b'{"json": {"inner": {"status": "success", "content": []}, "x": a}}')]), neither),
+        ("TS004: the nested result left unfixed", "default", o, edited(d, [(
+            b'{"inner": {"status": "success", "content": [{"json": {"x": a}}]}}',
+            b'{"inner": {"status": "success", "content": [], "x": a}}')]),
+         "dict left unchanged, but the reference classes it SAFE"),
+        ("TS004: a text block instead of a json block", "unsafe", o,
+         edited(u, [(b'append({"json": {"size_bytes"', b'append({"text": {"size_bytes"')]), neither),
+        ("TS004: another receiver", "unsafe", o,
+         edited(u, [(b'    payload["content"].append({"json": {"size', b'    out["content"].append({"json": {"size')]),
+         neither),
+        ("TS004: append to a content list the display does not own", "unsafe", o,
+         edited(u, [(WRITES_SAFE[2][1], b'    result["content"].append({"json": {"n": n}})\n')]), neither),
+        ("TS004: a new list where the display's list takes the append", "unsafe", o, edited(u, [(
+            WRITES_SAFE[0][1],
+            b'    payload["content"] = [*payload["content"], {"json": {"size_bytes": size}}]  # the size\n')]), neither),
+        ("TS004: the write's comment dropped", "unsafe", o, edited(u, [(b"}})  # the size\n", b"}})\n")]),
+         "comment '# the size' lost"),
+        ("TS004: the other quote", "unsafe", o,
+         edited(u, [(b'payload["content"].append({"json": {"size', b"payload['content'].append({'json': {\"size")]),
+         "'content' written with the quote \"'\"; the display's first quote is '\"'"),
+        ("TS004: a manual write rewritten (content reassigned later)", "unsafe", o, edited(u, [reassigned]),
+         "write statement rewritten, but the reference classes it MANUAL: `result[\"content\"]` is assigned at line 35"),
+        ("TS004: a line outside the write statements changed", "unsafe", o,
+         edited(u, [(b"    return payload\n", b"    return  payload\n")]), "line outside the fixed dicts differs"),
+        ("TS004: the write moved into the display", "unsafe", o, edited(u, [
+            (b'    payload = {"status": "success", "content": [{"text": out}]}\n'
+             b'    payload["content"].append({"json": {"size_bytes": size}})  # the size\n',
+             b'    payload = {"status": "success", "content": [{"text": out}, {"json": {"size_bytes": size}}]}  # the size\n'
+             b'    pass\n')]), "different node"),
+        ("TS004 builder: left as it is", "unsafe", BUILDER_ORIGINAL, BUILDER_ORIGINAL, None),
+        ("TS004 builder: the `if K:` forms", "default", BUILDER_ORIGINAL, BUILDER_FIXED, None),
+        ("TS004 builder: a plain json block for the builder's own **K", "unsafe", BUILDER_ORIGINAL,
+         edited(BUILDER_ORIGINAL, [(b"    payload.update(extra)\n", b'    payload["content"].append({"json": dict(extra)})\n')]),
+         "a result builder's own **K must take the `if K:` form"),
+        ("TS004 builder: the loop's body rewritten alone", "unsafe", BUILDER_ORIGINAL,
+         edited(BUILDER_ORIGINAL, [(b"        payload[k] = v\n", b'        payload["content"].append({"json": {k: v}})\n')]),
+         "body of a result builder's `for k, v in K.items():` loop"),
+        ("TS004 builder: `if K:` without its test", "default", BUILDER_ORIGINAL,
+         edited(BUILDER_FIXED, [(b"    if extra:\n        payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each",
+                                 b"    if True:\n        payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each")]),
+         neither),
+        ("TS004 builder: the append on the `if` line", "default", BUILDER_ORIGINAL,
+         edited(BUILDER_FIXED, [(b"    if extra:\n        payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each",
+                                 b"    if extra: payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each")]),
+         "is not on the next line"),
+        ("TS004 builder: two units deeper", "default", BUILDER_ORIGINAL,
+         edited(BUILDER_FIXED, [(b"    if extra:\n        payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each",
+                                 b"    if extra:\n            payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each")]),
+         "is indented"),
+    ]
+
+
 def self_test():
     """Each wrong fix must be caught, with the expected message."""
     controls = [
@@ -1378,6 +2296,7 @@ def self_test():
                    fixed.replace(b"    z = 3\n    return out\n", b"    z = 3; return out\n"),
                    "line outside the fixed dicts differs")
     controls += name_controls()
+    controls += write_controls()
     results, failed = [], False
     for name, mode, orig, fixed, expect in controls:
         report = new_report(mode)
