@@ -12,7 +12,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::project::{ProjectPlan, Projects};
 use crate::semantic::FileContext;
-use crate::semantic::project::{BuilderSpec, Facts, may_define_a_builder, round_zero_facts_in};
+use crate::semantic::project::{BuilderSpec, Facts, may_hold_a_builder, round_zero_facts_in};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -56,7 +56,7 @@ pub fn check_with_facts(
         findings.extend(rules::unused_suppressions(src, rules));
         findings.sort_by_key(|f| (f.entry.start, f.code));
     }
-    let facts = if facts && !pieces.is_empty() { round_zero_facts_in(&file, src) } else { None };
+    let facts = if facts && !pieces.is_empty() { round_zero_facts_in(&file, src, &pieces) } else { None };
     (findings, facts)
 }
 
@@ -118,7 +118,7 @@ pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, plan: ProjectP
         .map(|file| {
             let rules = file.settings.rules();
             match source::with_text(&file.path, |text| {
-                may_define_a_builder(text).then(|| check_with_facts(text, options, &rules, true, Vec::new()))
+                may_hold_a_builder(text).then(|| check_with_facts(text, options, &rules, true, Vec::new()))
             }) {
                 Ok(Some(checked)) => Some(Ok(checked)),
                 Ok(None) => None,

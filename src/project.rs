@@ -103,8 +103,9 @@ impl ProjectPlan {
             root_of.push((file_abs, i));
         }
         for (i, (root, root_files)) in roots.iter_mut().enumerate() {
-            if given.iter().any(|g| g == root && g.is_dir()) && !paths.is_empty() {
-                // The files found under a folder given are its project.
+            if given.iter().any(|g| root.starts_with(g) && g.is_dir()) && !paths.is_empty() {
+                // The files found under a folder given are its project (the
+                // walk that found them used the same excludes).
                 root_files.extend(root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()));
             } else {
                 let walked = discovery::discover(std::slice::from_ref(root), walk, resolver)

@@ -416,3 +416,30 @@ fn add_ignores_covers_builder_calls_and_later_writes() {
     let again = toolshape(dir.path(), &["check", "--add-ignores", "."]);
     assert!(again.stdout.contains("Added 0 suppression comments"), "a second run adds nothing: {again:?}");
 }
+
+/// Builders are found from their own definitions first (only those are
+/// parsed); a string that looks like code at the start of a line, or a
+/// builder method in a decorated class, must not hide one.
+#[test]
+fn builders_behind_lookalike_lines_are_found() {
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "[project]\nname = \"p\"\n");
+    let results = "DOC = \"\"\"\ndef fake(**x):\nclass Fake:\n\"\"\"\n\n\
+                   def ok(text, **extra):\n    note = \"\"\"\ndef inner():\n@deco\n\"\"\"\n    \
+                   return {\"status\": \"success\", \"content\": [{\"text\": text}], **extra}\n\n\n\
+                   @decorated\nclass Tools:\n    def _ok(self, text, **extra):\n        \
+                   return {\"status\": \"success\", \"content\": [], **extra}\n\n    \
+                   def run(self):\n        return self._ok(\"ran\", frames=1)\n";
+    write(dir.path(), "results.py", results);
+    write(dir.path(), "tools.py", "from results import ok\n\n\ndef t():\n    return ok(\"x\", devices=2)\n");
+    let run = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{run:?}"));
+    let calls: Vec<String> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "TS003")
+        .map(|f| format!("{}:{}:{}", f["path"].as_str().unwrap(), f["line"], f["key"].as_str().unwrap()))
+        .collect();
+    assert_eq!(calls, ["./results.py:20:frames", "./tools.py:5:devices"], "{run:?}");
+}

@@ -87,6 +87,10 @@ pub struct Call {
 /// The facts of one file.
 #[derive(Debug, Default)]
 pub struct Facts {
+    /// Learned from the file's top-level definitions that may hold a
+    /// builder only (the module's other bindings are not known): enough to
+    /// find builders, completed from a whole parse once one is found.
+    partial: bool,
     bindings: HashMap<String, Bound>,
     /// Module-level functions with a `**kwargs` parameter.
     functions: HashMap<String, Function>,
@@ -243,7 +247,7 @@ impl Project {
         while let Some(search) = project.search.clone() {
             let facts: Vec<(usize, Facts)> = (0..project.modules.len())
                 .into_par_iter()
-                .filter(|&i| project.modules[i].facts.is_none())
+                .filter(|&i| project.modules[i].facts.as_ref().is_none_or(|f| f.partial))
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
                     search.is_match(&text).then(|| (i, file_facts(&text)))
@@ -619,9 +623,58 @@ pub fn round_zero_facts(text: &str) -> Option<Facts> {
     may_define_a_builder(text).then(|| file_facts(text))
 }
 
-/// [`round_zero_facts`] from a file's shared whole-file context.
-pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str) -> Option<Facts> {
-    may_define_a_builder(text).then(|| facts_of(file.tree().root_node(), text, file.model()))
+/// [`round_zero_facts`] from the pieces a check parsed (their regions serve
+/// the lexical test) and the file's shared whole-file context. Only the
+/// top-level definitions that hold a candidate region are parsed (they are
+/// all a builder of forms 1-3 can be); the facts are then partial.
+pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str, pieces: &[syntax::ParsedPiece]) -> Option<Facts> {
+    let regions: Option<Vec<Range<usize>>> = match pieces {
+        [p] if p.offset == 0 && p.tree.root_node().end_byte() == text.len() => None,
+        _ => Some(pieces.iter().map(|p| p.offset..p.offset + p.tree.root_node().end_byte()).collect()),
+    };
+    if !may_define_a_builder_in(text, regions.as_deref()) {
+        return None;
+    }
+    if let Some(regions) = &regions {
+        let spans = definition_spans(text, regions);
+        let tree = syntax::parse_ranges(text, &spans);
+        if !tree.root_node().has_error() {
+            let model = SemanticModel::build(tree.root_node(), text);
+            return Some(Facts { partial: true, ..facts_of(tree.root_node(), text, &model) });
+        }
+    }
+    Some(facts_of(file.tree().root_node(), text, file.model()))
+}
+
+/// The spans of `text` that hold the top-level definitions around
+/// `regions`, read lexically: from the nearest line at or before a region
+/// that starts, unindented, with `def `, `async `, `class ` or `@`, to the
+/// next such line after it (or the end). A guess a string could fool, so
+/// the caller parses the spans and trusts them only without syntax errors.
+fn definition_spans(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut starts = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let line = &bytes[at..];
+        if [&b"def "[..], b"async ", b"class ", b"@"].iter().any(|k| line.starts_with(k)) {
+            starts.push(at);
+        }
+        at = match memchr::memchr(b'\n', line) {
+            Some(i) => at + i + 1,
+            None => bytes.len(),
+        };
+    }
+    let mut spans: Vec<Range<usize>> = Vec::new();
+    for r in regions {
+        let from = starts.iter().rev().find(|&&s| s <= r.start).copied().unwrap_or(0);
+        let to = starts.iter().find(|&&s| s >= r.end).copied().unwrap_or(bytes.len());
+        match spans.last_mut() {
+            Some(last) if from <= last.end => last.end = last.end.max(to),
+            _ => spans.push(from..to),
+        }
+    }
+    spans
 }
 
 /// Whether `text` may define a builder by itself (forms 1-3 of
@@ -629,18 +682,34 @@ pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str) -> Option<
 /// display that holds one, or one bound to a name that is written later or
 /// spread (`**name`). A superset, never a miss.
 pub fn may_define_a_builder(text: &str) -> bool {
-    if !text.contains("**") || syntax::lacks_key_bytes(text.as_bytes()) {
+    if !may_hold_a_builder(text) {
         return false;
     }
     match syntax::lexer::candidate_regions(text.as_bytes()) {
-        syntax::lexer::Candidates::FullParse(_) => true,
-        syntax::lexer::Candidates::Regions(regions) => regions.iter().any(|r| {
-            text[r.clone()].contains("**")
-                || syntax::assigned_names(text, r.start)
-                    .iter()
-                    .any(|name| syntax::may_be_written(text, r.start, name) || text.contains(&format!("**{name}")))
-        }),
+        syntax::lexer::Candidates::FullParse(_) => may_define_a_builder_in(text, None),
+        syntax::lexer::Candidates::Regions(regions) => may_define_a_builder_in(text, Some(&regions)),
     }
+}
+
+/// The first, byte-level part of [`may_define_a_builder`]: a `**` and the
+/// bytes of both keys.
+pub fn may_hold_a_builder(text: &str) -> bool {
+    text.contains("**") && !syntax::lacks_key_bytes(text.as_bytes())
+}
+
+/// [`may_define_a_builder`] given the candidate regions (`None`: the file
+/// is parsed whole, so anything may hold).
+fn may_define_a_builder_in(text: &str, regions: Option<&[Range<usize>]>) -> bool {
+    if !may_hold_a_builder(text) {
+        return false;
+    }
+    let Some(regions) = regions else { return true };
+    regions.iter().any(|r| {
+        text[r.clone()].contains("**")
+            || syntax::assigned_names(text, r.start)
+                .iter()
+                .any(|name| syntax::may_be_written(text, r.start, name) || text.contains(&format!("**{name}")))
+    })
 }
 
 fn join(a: &str, b: &str) -> String {

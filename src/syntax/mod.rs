@@ -31,6 +31,30 @@ pub fn parse(text: &str) -> Tree {
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
+/// Parses only `ranges` of `text` (sorted, disjoint): a tree whose nodes
+/// carry their offsets in `text`, for the cost of those bytes alone.
+pub fn parse_ranges(text: &str, ranges: &[Range<usize>]) -> Tree {
+    let offsets: Vec<usize> = ranges.iter().flat_map(|r| [r.start, r.end]).collect();
+    let points = points_at(text, &offsets);
+    let included: Vec<tree_sitter::Range> = ranges
+        .iter()
+        .enumerate()
+        .map(|(i, r)| tree_sitter::Range {
+            start_byte: r.start,
+            end_byte: r.end,
+            start_point: points[2 * i],
+            end_point: points[2 * i + 1],
+        })
+        .collect();
+    PARSER.with(|p| {
+        let mut parser = p.borrow_mut();
+        parser.set_included_ranges(&included).expect("the ranges are sorted and disjoint");
+        let tree = parser.parse(text, None);
+        parser.set_included_ranges(&[]).expect("the whole text is always a valid range");
+        tree.expect("parsing without a timeout or cancellation always yields a tree")
+    })
+}
+
 /// A text replacement: `old_range` of the text before it becomes `inserted`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextChange<'a> {
