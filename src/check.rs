@@ -12,7 +12,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::project::{ProjectPlan, Projects};
 use crate::semantic::FileContext;
-use crate::semantic::project::{BuilderSpec, Facts, may_hold_a_builder, round_zero_facts_in};
+use crate::semantic::project::{BuilderSpec, Facts, Known, round_zero_facts_in};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -100,68 +100,67 @@ pub struct FileOutcome {
     pub result: Result<Vec<Finding>, String>,
 }
 
-/// What the first phase learns of a file that may define a result builder
-/// by itself: its own findings and its facts, from one parse.
+/// What the first phase learns of one file: its own findings (and the facts
+/// a result builder needs), or an error.
 type Checked = Result<(Vec<Finding>, Option<Facts>), String>;
 
 /// Checks `files` in parallel, each under its own settings, in the phases
-/// of the project pass: first the files that may define a result builder by
-/// themselves (a lexical test) are checked, their facts kept; then the
-/// projects' builders are resolved; then every file's findings, with the
-/// calls of builders (TS003), reach `sink` in file order as soon as they and
-/// all before them are done (output streams). A file is read again in the
-/// last phase only if the first did not check it.
-pub fn check_files(files: Vec<FoundFile>, options: &CheckOptions, plan: ProjectPlan, sink: impl FnMut(FileOutcome)) {
-    let early: Vec<Option<Checked>> = files
-        .par_iter()
-        .with_min_len(CHUNK)
-        .map(|file| {
-            let rules = file.settings.rules();
-            match source::with_text(&file.path, |text| {
-                may_hold_a_builder(text).then(|| check_with_facts(text, options, &rules, true, Vec::new()))
-            }) {
-                Ok(Some(checked)) => Some(Ok(checked)),
-                Ok(None) => None,
-                Err(e) => Some(Err(e)),
-            }
-        })
-        .collect();
+/// of the project pass: each file is read once, for its own findings, the
+/// facts a result builder needs and the modules it imports; then the
+/// projects' builders are resolved; then the calls of builders (TS003) are
+/// added in the files that may hold one, and every file's outcome reaches
+/// `sink` in file order as soon as it and all before it are done. Only
+/// when some builder exists is a file read again (for its calls).
+pub fn check_files(
+    files: Vec<FoundFile>,
+    options: &CheckOptions,
+    plan: ProjectPlan,
+    walk: impl FnOnce(ProjectPlan) -> ProjectPlan + Send,
+    sink: impl FnMut(FileOutcome),
+) {
+    // Imports decide which files outside the paths are read, if any are.
+    let imports = plan.has_outside_files();
+    // The projects' roots are walked beside the first phase.
+    let (plan, early) = std::thread::scope(|s| {
+        let plan = s.spawn(move || walk(plan));
+        let early: Vec<(Vec<(usize, String)>, Checked)> = files
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|file| {
+                let rules = file.settings.rules();
+                match source::with_text(&file.path, |text| {
+                    let imported = if imports { syntax::imported_modules(text) } else { Vec::new() };
+                    (imported, check_with_facts(text, options, &rules, true, Vec::new()))
+                }) {
+                    Ok((imports, checked)) => (imports, Ok(checked)),
+                    Err(e) => (Vec::new(), Err(e)),
+                }
+            })
+            .collect();
+        (plan.join().expect("finding the projects does not panic"), early)
+    });
     let mut known = Vec::with_capacity(files.len());
     let mut items = Vec::with_capacity(files.len());
-    for (file, checked) in files.into_iter().zip(early) {
-        let first = match checked {
-            Some(Ok((findings, facts))) => {
-                known.push((file.path.clone(), facts));
-                Some(Ok(findings))
-            }
-            Some(Err(e)) => Some(Err(e)),
-            None => {
-                known.push((file.path.clone(), None));
-                None
-            }
-        };
-        items.push((file, first));
+    for (file, (imports, checked)) in files.into_iter().zip(early) {
+        let result = checked.map(|(findings, facts)| {
+            known.push((file.path.clone(), Known { facts, imports }));
+            findings
+        });
+        items.push((file, result));
     }
     let projects = plan.index(known);
     par_map_ordered(
         items,
-        |(FoundFile { path, settings }, first)| {
-            let rules = settings.rules();
-            let result = match first {
-                Some(result) => result.map(|mut findings| {
-                    if projects.any_builders() {
-                        let _ = source::with_text(&path, |text| {
-                            add_project_findings(&mut findings, &projects, &path, text, options, &rules)
-                        });
-                    }
-                    findings
-                }),
-                None => source::with_text(&path, |text| {
-                    let mut findings = check_source(text, options, &rules);
-                    add_project_findings(&mut findings, &projects, &path, text, options, &rules);
-                    findings
-                }),
-            };
+        |(FoundFile { path, settings }, result)| {
+            let result = result.map(|mut findings| {
+                if projects.any_builders() {
+                    let rules = settings.rules();
+                    let _ = source::with_text(&path, |text| {
+                        add_project_findings(&mut findings, &projects, &path, text, options, &rules)
+                    });
+                }
+                findings
+            });
             FileOutcome { path, result }
         },
         sink,

@@ -273,11 +273,21 @@ impl TreeArgs {
         }
     }
 
+    /// The projects `files` belong to, their roots not yet walked.
+    fn unwalked_plan(&self, files: &[PathBuf]) -> ProjectPlan {
+        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
+        ProjectPlan::new(&self.roots(), files, &options)
+    }
+
+    /// Walks the roots of `plan`.
+    fn walk_plan(&self, plan: ProjectPlan) -> ProjectPlan {
+        let resolver = Resolver::new(self.config_source()).unwrap_or_else(|_| Resolver::isolated());
+        plan.walk(&self.walk_options(), &resolver)
+    }
+
     /// The projects `files` belong to, to be indexed.
     fn project_plan(&self, files: &[PathBuf]) -> ProjectPlan {
-        let resolver = Resolver::new(self.config_source()).unwrap_or_else(|_| Resolver::isolated());
-        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
-        ProjectPlan::new(&self.roots(), files, &options, &self.walk_options(), &resolver)
+        self.walk_plan(self.unwalked_plan(files))
     }
 
     /// The projects `files` belong to, indexed by reading them.
@@ -369,10 +379,13 @@ fn run_check(args: &CheckArgs) -> i32 {
         },
     };
     let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
-    let plan = args.tree.project_plan(&match &stdin {
+    let plan_paths: Vec<PathBuf> = match &stdin {
         Some((name, _)) => vec![name.clone()],
         None => files.iter().map(|f| f.path.clone()).collect(),
-    });
+    };
+    // The projects are walked while the files are checked.
+    let plan = args.tree.unwalked_plan(&plan_paths);
+    let walk = |plan| args.tree.walk_plan(plan);
     let palette = args.tree.palette();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -427,12 +440,13 @@ fn run_check(args: &CheckArgs) -> i32 {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
-                check::add_project_findings(&mut findings, &plan.index(Vec::new()), &name, &text, &options, &rules);
+                let known = vec![(name.clone(), crate::semantic::project::Known::of(&text))];
+                check::add_project_findings(&mut findings, &walk(plan).index(known), &name, &text, &options, &rules);
                 Ok(findings)
             });
             sink(FileOutcome { path: name, result });
         }
-        None => check::check_files(files, &options, plan, &mut sink),
+        None => check::check_files(files, &options, plan, walk, &mut sink),
     }
     progress.finish();
     let quiet = args.tree.quiet;

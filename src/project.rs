@@ -5,7 +5,7 @@
 //! of result builders ([`crate::semantic::project`]), and the TS003
 //! findings of a file's text.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::apply::{FixPolicy, LeftBecause, Leftover};
@@ -14,7 +14,7 @@ use crate::contract::{EntryKind, Rules};
 use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, Facts, Project};
+use crate::semantic::project::{BuilderId, BuilderSpec, Known, Project};
 use crate::source;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
@@ -61,19 +61,14 @@ pub struct ProjectPlan {
     root_of: Vec<(PathBuf, usize)>,
     cwd: PathBuf,
     given: Vec<(PathBuf, PathBuf)>,
+    /// The folders given, absolute.
+    given_dirs: Vec<PathBuf>,
 }
 
 impl ProjectPlan {
-    /// The projects of `files` (found under `paths`). A project whose root
-    /// is a path given is the files found under it; another is walked with
-    /// `walk` and its folders' settings.
-    pub fn new(
-        paths: &[PathBuf],
-        files: &[PathBuf],
-        options: &ProjectOptions<'_>,
-        walk: &WalkOptions,
-        resolver: &Resolver,
-    ) -> Self {
+    /// The projects of `files` (found under `paths`), their roots found but
+    /// not yet walked (see [`ProjectPlan::walk`]).
+    pub fn new(paths: &[PathBuf], files: &[PathBuf], options: &ProjectOptions<'_>) -> Self {
         let cwd = std::env::current_dir().unwrap_or_default();
         let abs = |p: &Path| canonical(&cwd, p);
         let given: Vec<PathBuf> = paths.iter().map(|p| abs(p)).collect();
@@ -102,8 +97,26 @@ impl ProjectPlan {
             });
             root_of.push((file_abs, i));
         }
-        for (i, (root, root_files)) in roots.iter_mut().enumerate() {
-            if given.iter().any(|g| root.starts_with(g) && g.is_dir()) && !paths.is_empty() {
+        let given_dirs: Vec<PathBuf> = given.iter().filter(|g| g.is_dir()).cloned().collect();
+        let given = paths.iter().map(|p| (canonical(&cwd, p), p.clone())).filter(|(abs, _)| abs.is_dir()).collect();
+        ProjectPlan { roots, root_of, cwd, given, given_dirs }
+    }
+
+    /// Whether some project holds files outside the paths given (its root
+    /// lies above them): only then do imports decide which files are read.
+    pub fn has_outside_files(&self) -> bool {
+        self.roots.iter().any(|(root, _)| !self.given_dirs.iter().any(|g| root.starts_with(g)))
+    }
+
+    /// Lists each project's Python files: a project whose root is, or lies
+    /// under, a folder given is the files found under it (the walk that
+    /// found them used the same excludes); another is walked with `walk`
+    /// and its folders' settings.
+    pub fn walk(mut self, walk: &WalkOptions, resolver: &Resolver) -> Self {
+        let cwd = self.cwd.clone();
+        let root_of = &self.root_of;
+        for (i, (root, root_files)) in self.roots.iter_mut().enumerate() {
+            if self.given_dirs.iter().any(|g| root.starts_with(g)) {
                 // The files found under a folder given are its project (the
                 // walk that found them used the same excludes).
                 root_files.extend(root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()));
@@ -117,20 +130,22 @@ impl ProjectPlan {
             }
             root_files.retain(|f| f.extension().is_some_and(|e| e == "py"));
         }
-        let given = paths.iter().map(|p| (canonical(&cwd, p), p.clone())).filter(|(abs, _)| abs.is_dir()).collect();
-        ProjectPlan { roots, root_of, cwd, given }
+        self
     }
 
-    /// Indexes every project; `known` holds the [`round_zero_facts`] a
-    /// check computed for the files it read (by the files' paths as given).
-    pub fn index(self, known: Vec<(PathBuf, Option<Facts>)>) -> Projects {
-        let mut known: HashMap<PathBuf, Option<Facts>> =
-            known.into_iter().map(|(p, f)| (canonical(&self.cwd, &p), f)).collect();
+    /// Indexes every project; `known` holds what a check learned of the
+    /// files it read (by the files' paths as given).
+    pub fn index(self, known: Vec<(PathBuf, Known)>) -> Projects {
+        let mut known: HashMap<PathBuf, Known> =
+            known.into_iter().map(|(p, k)| (canonical(&self.cwd, &p), k)).collect();
         let mut projects = Vec::new();
-        for (root, files) in self.roots {
-            let mine: HashMap<PathBuf, Option<Facts>> =
-                files.iter().filter_map(|f| known.remove(f).map(|facts| (f.clone(), facts))).collect();
-            projects.push(Project::index(&root, files, mine, |p| source::with_text(p, |text| text.to_owned()).ok()));
+        for (i, (root, files)) in self.roots.into_iter().enumerate() {
+            let mine: HashMap<PathBuf, Known> =
+                files.iter().filter_map(|f| known.remove(f).map(|k| (f.clone(), k))).collect();
+            let checked: HashSet<PathBuf> =
+                self.root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()).collect();
+            let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+            projects.push(Project::index(&root, files, &checked, mine, read));
         }
         let files = self.root_of.into_iter().map(|(f, i)| (f.clone(), (i, f))).collect();
         let any_builders = projects.iter().any(Project::has_builders);

@@ -10,7 +10,7 @@
 //! those naming a builder found so far (an Aho-Corasick search over the
 //! names). A name toolshape cannot resolve is never a builder.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -119,6 +119,23 @@ struct Usage {
     star_imports: Vec<(usize, String, usize)>,
 }
 
+/// What a check already learned of a file of the project: the facts a
+/// builder needs ([`round_zero_facts`]; `None`: it cannot define one by
+/// itself) and the modules its import statements name
+/// ([`syntax::imported_modules`]).
+#[derive(Debug, Default)]
+pub struct Known {
+    pub facts: Option<Facts>,
+    pub imports: Vec<(usize, String)>,
+}
+
+impl Known {
+    /// What [`Project::index`] learns of `text` itself.
+    pub fn of(text: &str) -> Self {
+        Known { facts: round_zero_facts(text), imports: syntax::imported_modules(text) }
+    }
+}
+
 /// One module of the project.
 #[derive(Debug)]
 struct Module {
@@ -140,6 +157,8 @@ pub struct Project {
     root: PathBuf,
     modules: Vec<Module>,
     by_path: HashMap<PathBuf, usize>,
+    /// Modules by the last component of their name.
+    by_last: HashMap<String, Vec<usize>>,
     builders: BTreeSet<BuilderKey>,
     /// Every name a call of a builder may use (definitions, aliases).
     names: Vec<String>,
@@ -194,20 +213,30 @@ pub struct BuilderId {
 
 impl Project {
     /// Indexes the project at `root` whose Python files are `files` (each
-    /// under `root`). `known` holds what a check already learned of some
-    /// files ([`round_zero_facts`] of their text); the others are read with
+    /// under `root`); `checked` are those the run reports on. `known` holds
+    /// what a check already learned of some files; the others are read with
     /// `read` (`None`: unreadable or not text, left out). Texts are not
     /// kept: a later round reads again only files it has not parsed, and
     /// only when some builder was found.
+    ///
+    /// A file outside the checked ones is read at first only if the checked
+    /// files reach it by imports (an import statement of theirs, or of a
+    /// file so reached, names its module as `docs/rules.md` resolves
+    /// modules): a builder the checked files can call lies in such a file.
+    /// Every file is read once some builder is found (to find its calls and
+    /// chains).
     pub fn index(
         root: &Path,
         files: Vec<PathBuf>,
-        mut known: HashMap<PathBuf, Option<Facts>>,
+        checked: &HashSet<PathBuf>,
+        mut known: HashMap<PathBuf, Known>,
         read: impl Fn(&Path) -> Option<String> + Sync,
     ) -> Self {
+        let mut imports: Vec<(usize, Vec<(usize, String)>)> = Vec::new();
         let modules: Vec<Module> = files
             .iter()
-            .map(|path| {
+            .enumerate()
+            .map(|(i, path)| {
                 let rel = path.strip_prefix(root).unwrap_or(path);
                 let mut parts: Vec<String> =
                     rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
@@ -217,31 +246,59 @@ impl Project {
                 if stem != "__init__" {
                     parts.push(stem);
                 }
-                let facts = known.get_mut(path).and_then(Option::take);
+                let facts = known.get_mut(path).and_then(|k| {
+                    imports.push((i, std::mem::take(&mut k.imports)));
+                    k.facts.take()
+                });
                 Module { path: path.clone(), name: parts.join("."), package, facts, usage: None }
             })
             .collect();
         let by_path = modules.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect();
+        let mut by_last: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, m) in modules.iter().enumerate() {
+            by_last.entry(m.name.rsplit('.').next().unwrap_or_default().to_owned()).or_default().push(i);
+        }
         let mut project = Project {
             root: root.to_owned(),
             modules,
             by_path,
+            by_last,
             builders: BTreeSet::new(),
             names: Vec::new(),
             search: None,
             verdicts: HashMap::new(),
         };
-        // Round 0: files that can define a builder by themselves (those a
-        // check has not seen yet); then, round by round, unparsed files
-        // that name a builder or an alias found so far.
-        let unseen: Vec<usize> =
-            (0..project.modules.len()).filter(|i| !known.contains_key(&project.modules[*i].path)).collect();
-        let first: Vec<(usize, Facts)> = unseen
-            .into_par_iter()
-            .filter_map(|i| round_zero_facts(&read(&project.modules[i].path)?).map(|f| (i, f)))
-            .collect();
-        for (i, f) in first {
-            project.modules[i].facts = Some(f);
+        // Round 0: files that can define a builder by themselves, among the
+        // checked files a check has not seen yet and the files they reach
+        // by imports; then, round by round, unparsed files that name a
+        // builder or an alias found so far.
+        let mut seen: Vec<bool> = project.modules.iter().map(|m| known.contains_key(&m.path)).collect();
+        let mut frontier: Vec<usize> =
+            (0..project.modules.len()).filter(|&i| !seen[i] && checked.contains(&project.modules[i].path)).collect();
+        loop {
+            for &i in &frontier {
+                seen[i] = true;
+            }
+            let learned: Vec<(usize, Known)> = frontier
+                .into_par_iter()
+                .filter_map(|i| Some((i, Known::of(&read(&project.modules[i].path)?))))
+                .collect();
+            for (i, k) in learned {
+                imports.push((i, k.imports));
+                project.modules[i].facts = k.facts;
+            }
+            let mut next: BTreeSet<usize> = BTreeSet::new();
+            for (i, named) in imports.drain(..) {
+                for (level, dotted) in named {
+                    if let Some(m) = project.resolve_module(i, level, &dotted).filter(|&m| !seen[m]) {
+                        next.insert(m);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next.into_iter().collect();
         }
         project.resolve_builders();
         while let Some(search) = project.search.clone() {
@@ -605,14 +662,19 @@ impl Project {
         }
         let base = package.join(".");
         let full = if dotted.is_empty() { base } else { join(&base, dotted) };
-        self.modules.iter().position(|x| x.name == full)
+        let last = full.rsplit('.').next().unwrap_or(&full);
+        self.by_last.get(last)?.iter().copied().find(|&i| self.modules[i].name == full)
     }
 
     /// The one module named `dotted`, or whose name ends with `.dotted`.
     fn module_named(&self, dotted: &str) -> Option<usize> {
-        let suffix = format!(".{dotted}");
-        let mut found = self.modules.iter().enumerate().filter(|(_, x)| x.name == dotted || x.name.ends_with(&suffix));
-        let first = found.next()?.0;
+        let last = dotted.rsplit('.').next().unwrap_or(dotted);
+        let candidates = self.by_last.get(last)?;
+        let mut found = candidates.iter().filter(|&&i| {
+            let name = &self.modules[i].name;
+            name.strip_suffix(dotted).is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
+        });
+        let first = *found.next()?;
         found.next().is_none().then_some(first)
     }
 }
@@ -1276,7 +1338,8 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             paths.push(path);
         }
-        let project = Project::index(dir.path(), paths, HashMap::new(), |p| std::fs::read_to_string(p).ok());
+        let checked = paths.iter().cloned().collect();
+        let project = Project::index(dir.path(), paths, &checked, HashMap::new(), |p| std::fs::read_to_string(p).ok());
         (dir, project)
     }
 

@@ -264,6 +264,139 @@ pub fn may_be_written(src: &str, from: usize, name: &str) -> bool {
     })
 }
 
+/// The modules the import statements of `text` name, read lexically, as
+/// (leading dots, dotted name): `import a.b as c` gives `a.b` and `a`;
+/// `from .x import y, z` gives `.x`, `.x.y` and `.x.z` (the names may be
+/// submodules). Parenthesized lists and backslash continuations are
+/// followed; a statement the reading cannot follow gives what it read.
+pub fn imported_modules(text: &str) -> Vec<(usize, String)> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let word_at = |i: usize| bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b >= 0x80);
+    for at in memchr::memmem::find_iter(bytes, b"import") {
+        if (at > 0 && word_at(at - 1)) || word_at(at + 6) {
+            continue;
+        }
+        let mut start = memchr::memrchr2(b'\n', b'\r', &bytes[..at]).map_or(0, |i| i + 1);
+        // Back over lines a `\` continues into this one.
+        while start >= 2 && bytes[start - 1] == b'\n' && bytes[start - 2] == b'\\' {
+            start = memchr::memrchr2(b'\n', b'\r', &bytes[..start - 1]).map_or(0, |i| i + 1);
+        }
+        // The statement's end: the line's end, past `\` continuations and
+        // the closing parenthesis of `import (...)`.
+        let mut end = at;
+        let mut depth = 0usize;
+        while end < bytes.len() {
+            match bytes[end] {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                b'\\' if matches!(bytes.get(end + 1), Some(b'\n' | b'\r')) => end += 1,
+                b'\n' | b'\r' | b'#' | b';' if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let tokens = import_tokens(&text[start..end]);
+        let words: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        match words.first() {
+            Some(&"import") => {
+                for item in words[1..].split(|w| *w == ",") {
+                    let dotted: String = item.iter().take_while(|w| **w != "as").copied().collect();
+                    let mut prefix = String::new();
+                    for part in dotted.split('.').filter(|p| !p.is_empty()) {
+                        prefix = if prefix.is_empty() { part.to_owned() } else { format!("{prefix}.{part}") };
+                        out.push((0, prefix.clone()));
+                    }
+                }
+            }
+            Some(&"from") => {
+                let Some(split) = words.iter().position(|w| *w == "import") else { continue };
+                let module: String = words[1..split].concat();
+                let level = module.bytes().take_while(|b| *b == b'.').count();
+                let dotted = module[level..].to_owned();
+                out.push((level, dotted.clone()));
+                for item in words[split + 1..].split(|w| *w == ",") {
+                    let Some(name) = item.iter().find(|w| !matches!(**w, "(" | ")")) else { continue };
+                    if *name != "*" {
+                        out.push((
+                            level,
+                            if dotted.is_empty() { (*name).to_owned() } else { format!("{dotted}.{name}") },
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The tokens of one import statement: dotted names (`a.b`, `..x`, `.`),
+/// `,`, `(`, `)`, `*`; white space, line breaks and backslashes dropped.
+fn import_tokens(statement: &str) -> Vec<String> {
+    let bytes = statement.as_bytes();
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let mut tokens: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if is_name(b) || b == b'.' {
+            // A dotted name, dots and white space between its parts
+            // included (`a . b`), but not into a keyword.
+            let mut token = String::new();
+            let mut j = i;
+            loop {
+                let from = j;
+                while j < bytes.len() && (is_name(bytes[j]) || bytes[j] == b'.') {
+                    j += 1;
+                }
+                let part = &statement[from..j];
+                if !token.is_empty() && !token.ends_with('.') && !part.starts_with('.') {
+                    j = from;
+                    break;
+                }
+                if !token.is_empty() && matches!(part, "import" | "as") {
+                    j = from;
+                    break;
+                }
+                token.push_str(part);
+                let mut k = j;
+                while k < bytes.len() && matches!(bytes[k], b' ' | b'\t' | b'\\' | b'\n' | b'\r') {
+                    k += 1;
+                }
+                let joins = bytes.get(k).is_some_and(|&c| c == b'.' || (token.ends_with('.') && is_name(c)));
+                if !joins || matches!(token.as_str(), "from" | "import" | "as") {
+                    break;
+                }
+                j = k;
+            }
+            tokens.push(token);
+            i = j.max(i + 1);
+        } else {
+            if matches!(b, b',' | b'(' | b')' | b'*') {
+                tokens.push((b as char).to_string());
+            }
+            i += 1;
+        }
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod import_tests {
+    use super::imported_modules;
+
+    #[test]
+    fn import_statements_name_their_modules() {
+        let src = "import a.b as c, d\nfrom .x import (y,\n    z)\nfrom .. import w\nfrom p.q import *\nfrom r \\\n  import s\nx = 'import'\n";
+        let got: Vec<String> =
+            imported_modules(src).into_iter().map(|(l, d)| format!("{}{d}", ".".repeat(l))).collect();
+        assert_eq!(got, ["a", "a.b", "d", "p.q", "r", "r.s", ".x", ".x.y", ".x.z", "..", "..w"]);
+    }
+}
+
 /// Parses what `scope` asks for and returns the pieces.
 pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
     let regions = match scope {
