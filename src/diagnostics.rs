@@ -85,7 +85,9 @@ pub struct Finding {
     pub key: Option<String>,
     /// The spread's source text (`**stats`), for [`Code::Spread`].
     pub spread: Option<String>,
-    /// What is unused in the suppression comment, for [`Code::UnusedIgnore`].
+    /// What is unused in the suppression comment, for [`Code::UnusedIgnore`];
+    /// for a [`Code::BuilderCall`] through a dict parameter, that
+    /// parameter's name.
     pub detail: Option<String>,
     /// The entry's byte range and span.
     pub entry: Range<usize>,

@@ -15,6 +15,7 @@ use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, Span}
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
 use crate::semantic::project::{BuilderId, BuilderSpec, Known, Project};
+use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
@@ -192,7 +193,9 @@ impl Projects {
             }
         }
         if roots.is_empty() {
-            return BuilderRemedy::Manual("the builder's keywords reach no builder toolshape can fix".into());
+            return BuilderRemedy::Manual(
+                "toolshape does not rewrite a dict parameter's flow: have the builder put it into a json block".into(),
+            );
         }
         let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
         reasons.dedup();
@@ -259,19 +262,24 @@ impl Projects {
                 column: call.builder.column,
             };
             let dict = call.call.range.clone();
-            let fixable = match self.call_remedy(&call.roots) {
-                BuilderRemedy::Fix(applicability, _) => Some(applicability),
-                BuilderRemedy::Manual(_) => None,
-            };
-            let mut push = |range: std::ops::Range<usize>, key: Option<String>, spread: Option<String>, expression| {
+            let mut push = |range: std::ops::Range<usize>,
+                            key: Option<String>,
+                            spread: Option<String>,
+                            expression,
+                            roots: &[BuilderId],
+                            detail: Option<String>| {
                 if silenced(range.start) || silenced(dict.start) {
                     return;
                 }
+                let fixable = match self.call_remedy(roots) {
+                    BuilderRemedy::Fix(applicability, _) => Some(applicability),
+                    BuilderRemedy::Manual(_) => None,
+                };
                 let finding = Finding {
                     code: Code::BuilderCall,
                     key,
                     spread,
-                    detail: None,
+                    detail,
                     span: Span::new(&index, text, &range),
                     entry: range,
                     dict: dict.clone(),
@@ -281,16 +289,31 @@ impl Projects {
                     expression,
                     builder: Some(builder.clone()),
                 };
-                out.push((finding, call.roots.clone()));
+                out.push((finding, roots.to_vec()));
             };
-            for (name, range) in &call.call.keywords {
-                if !call.named.contains(name) && !rules.allows_key(name) {
-                    push(range.clone(), Some(name.clone()), None, None);
+            if call.kwargs_flow {
+                for (name, range) in &call.call.keywords {
+                    if !call.named.contains(name) && !rules.allows_key(name) {
+                        push(range.clone(), Some(name.clone()), None, None, &call.roots, None);
+                    }
+                }
+                for (range, expression, passes_own) in &call.call.spreads {
+                    if passes_own.is_none() {
+                        let written = text[range.clone()].to_owned();
+                        push(range.clone(), None, Some(written), Some(expression.clone()), &call.roots, None);
+                    }
                 }
             }
-            for (range, expression, passes_own) in &call.call.spreads {
-                if passes_own.is_none() {
-                    push(range.clone(), None, Some(text[range.clone()].to_owned()), Some(expression.clone()));
+            // A dict parameter's flow is not rewritten: no roots.
+            for (param, added, range) in &call.dict_args {
+                let param = Some(param.clone());
+                match added {
+                    Added::Key(key) if rules.allows_key(key) => {}
+                    Added::Key(key) => push(range.clone(), Some(key.clone()), None, None, &[], param),
+                    Added::ComputedKey(e) => push(range.clone(), None, None, Some(e.clone()), &[], param),
+                    Added::Mapping { written, expression } => {
+                        push(range.clone(), None, Some(written.clone()), Some(expression.clone()), &[], param)
+                    }
                 }
             }
         }

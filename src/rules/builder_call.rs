@@ -15,12 +15,21 @@ pub const RULE: Rule = Rule {
 
 fn message(f: &Finding) -> String {
     let builder = f.builder.as_ref().map_or("?", |b| b.name.as_str());
-    match (&f.key, &f.spread) {
-        (Some(key), _) => format!(
+    match (&f.key, &f.spread, &f.expression) {
+        (Some(key), ..) if f.detail.is_some() => format!(
+            "key {} passed to `{builder}()` as `{}` becomes a top-level key of the tool result it builds — the runtime drops it",
+            super::quote_key(key),
+            f.detail.as_deref().unwrap_or_default()
+        ),
+        (Some(key), ..) => format!(
             "extra keyword {} becomes a top-level key of the tool result built by `{builder}()` — the runtime drops it",
             super::quote_key(key)
         ),
-        (None, spread) => format!(
+        (None, None, Some(expression)) => format!(
+            "key `{}` passed to `{builder}()` becomes a top-level key of the tool result it builds — the runtime drops it",
+            super::one_line(expression)
+        ),
+        (None, spread, _) => format!(
             "`{}` passed to `{builder}()` can inject top-level keys of the tool result it builds — the runtime drops them",
             spread.as_deref().map(super::one_line).unwrap_or_default()
         ),

@@ -66,6 +66,11 @@ struct Function {
     direct: bool,
     /// Callees of returns that pass the `**kwargs` on (form 4).
     chains: Vec<Callee>,
+    /// Dict parameters that flow into its result, with their positions
+    /// (`None`: keyword-only).
+    dict_params: Vec<(String, Option<usize>)>,
+    /// Leading parameters a call through `self.` / `cls.` does not pass.
+    offset: usize,
 }
 
 /// A call in a file, with what it passes by keyword.
@@ -82,6 +87,8 @@ pub struct Call {
     /// `**m` arguments: the argument's range and `m`'s text; whether it
     /// passes the enclosing builder's own `**kwargs` on (not reported).
     pub spreads: Vec<(Range<usize>, String, Option<String>)>,
+    /// Positional arguments before any `*args`, by range.
+    positional: Vec<Range<usize>>,
 }
 
 /// The facts of one file.
@@ -160,6 +167,9 @@ pub struct Project {
     /// Modules by the last component of their name.
     by_last: HashMap<String, Vec<usize>>,
     builders: BTreeSet<BuilderKey>,
+    /// The builders whose `**kwargs` flow into their result (directly or
+    /// through a chain): the ones a chain can end in.
+    kw_builders: BTreeSet<BuilderKey>,
     /// Every name a call of a builder may use (definitions, aliases).
     names: Vec<String>,
     search: Option<AhoCorasick>,
@@ -186,6 +196,12 @@ pub struct BuilderCall {
     /// The builders whose fix repairs this call: the builder itself, or
     /// those its chain of calls ends in.
     pub roots: Vec<BuilderId>,
+    /// Whether the builder's `**kwargs` flow into its result (else its
+    /// extra keywords are not keys of it).
+    pub kwargs_flow: bool,
+    /// What the arguments bound to its dict parameters add, each with its
+    /// span.
+    pub dict_args: Vec<(String, results::Added, Range<usize>)>,
 }
 
 /// A builder that toolshape fixes in its own body (its `**kwargs` flow
@@ -264,6 +280,7 @@ impl Project {
             by_path,
             by_last,
             builders: BTreeSet::new(),
+            kw_builders: BTreeSet::new(),
             names: Vec::new(),
             search: None,
             verdicts: HashMap::new(),
@@ -350,7 +367,7 @@ impl Project {
                 out.insert(k.clone());
             }
             for chain in &f.chains {
-                if let Some(next) = self.resolve_callee(k.0, chain, &self.builders) {
+                if let Some(next) = self.resolve_callee(k.0, chain, &self.kw_builders) {
                     stack.push(next);
                 }
             }
@@ -543,6 +560,20 @@ impl Project {
             }
             builders.extend(added);
         }
+        // Dict-parameter builders (chains pass `**kwargs` on, so they end
+        // in builders of those only).
+        self.kw_builders = builders.clone();
+        for (i, m) in self.modules.iter().enumerate() {
+            let Some(facts) = &m.facts else { continue };
+            let functions = facts.functions.values().map(|f| (None, f));
+            let methods = facts.methods.iter().map(|((c, _), f)| (Some(c.clone()), f));
+            builders.extend(
+                functions
+                    .chain(methods)
+                    .filter(|(_, f)| !f.dict_params.is_empty())
+                    .map(|(c, f)| (i, c, f.name.clone())),
+            );
+        }
         self.builders = builders;
         // The names that may reach a builder: its own, and every alias a
         // parsed file binds to one.
@@ -592,7 +623,9 @@ impl Project {
                 column: f.column,
             };
             let roots = self.roots(&key).iter().map(|k| self.id(k)).collect();
-            out.push(BuilderCall { call, builder: site, named: f.named.clone(), roots });
+            let kwargs_flow = self.kw_builders.contains(&key);
+            let dict_args = dict_arguments(&tree, text, &call, f, matches!(call.callee, Callee::Method { .. }));
+            out.push(BuilderCall { call, builder: site, named: f.named.clone(), roots, kwargs_flow, dict_args });
         }
         out
     }
@@ -903,12 +936,18 @@ fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound
     }
 }
 
-/// The facts of a function with a `**kwargs` parameter, `None` without.
+/// The facts of a function that may be a builder: one with a `**kwargs`
+/// parameter, or with a dict parameter that flows into its result; `None`
+/// for any other.
 fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results::ResultName]) -> Option<Function> {
     let name = src[def.child_by_field_name("name")?.byte_range()].to_owned();
     let params = def.child_by_field_name("parameters")?;
     let mut named = Vec::new();
+    // Named parameters with their position (`None`: keyword-only).
+    let mut positions: Vec<(String, Option<usize>)> = Vec::new();
     let mut kwargs = None;
+    let mut keyword_only = false;
+    let mut position = 0;
     let mut cursor = params.walk();
     for p in params.named_children(&mut cursor) {
         let id = match p.kind() {
@@ -921,6 +960,10 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
                         kwargs = n.named_child(0).map(|k| src[k.byte_range()].to_owned());
                         None
                     }
+                    Some(n) if n.kind() == "list_splat_pattern" => {
+                        keyword_only = true;
+                        None
+                    }
                     Some(n) if n.kind() == "identifier" => Some(n),
                     _ => None,
                 }
@@ -930,34 +973,114 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
                 kwargs = p.named_child(0).map(|k| src[k.byte_range()].to_owned());
                 None
             }
+            "list_splat_pattern" | "keyword_separator" => {
+                keyword_only = true;
+                None
+            }
             _ => None,
         };
         if let Some(id) = id {
-            named.push(src[id.byte_range()].to_owned());
+            let n = src[id.byte_range()].to_owned();
+            positions.push((n.clone(), (!keyword_only).then_some(position)));
+            position += 1;
+            named.push(n);
         }
     }
-    let kwargs = kwargs?;
     let scope = model.scopes.iter().position(|s| s.kind == ScopeKind::Function && s.range == def.byte_range())?;
-    // The `**kwargs` must not be rebound in the function.
-    if model.bindings_in(scope, &kwargs).count() != 1 {
-        return Some(Function { name, line: 0, column: 0, kwargs, named, direct: false, chains: Vec::new() })
-            .map(|f| positioned(f, def, src));
-    }
-    let is_k = |n: Node<'_>| {
-        let n = unparenthesize(n);
-        n.kind() == "identifier" && src[n.byte_range()] == kwargs
-    };
-    let holds_splat = |display: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool| {
-        let mut c = display.walk();
-        display.named_children(&mut c).any(|e| e.kind() == "dictionary_splat" && e.named_child(0).is_some_and(wanted))
-    };
-    let local_results: Vec<&results::ResultName> = results.iter().filter(|r| r.scope == scope).collect();
     let root = {
         let mut n = def;
         while let Some(p) = n.parent() {
             n = p;
         }
         n
+    };
+    let local_results: Vec<&results::ResultName> = results.iter().filter(|r| r.scope == scope).collect();
+    let once = |p: &str| model.bindings_in(scope, p).count() == 1;
+    // Dict parameters: named parameters that flow into the result.
+    let dict_params: Vec<(String, Option<usize>)> = positions
+        .iter()
+        .filter(|(p, _)| once(p) && flows(def, p, true, scope, model, &local_results, root, src).0)
+        .cloned()
+        .collect();
+    let Some(kwargs) = kwargs else {
+        if dict_params.is_empty() {
+            return None;
+        }
+        let f = Function {
+            name,
+            line: 0,
+            column: 0,
+            kwargs: String::new(),
+            named,
+            direct: false,
+            chains: Vec::new(),
+            dict_params,
+            offset: method_offset(def, src),
+        };
+        return Some(positioned(f, def, src));
+    };
+    // The `**kwargs` must not be rebound in the function.
+    let (direct, chains) = if once(&kwargs) {
+        flows(def, &kwargs, false, scope, model, &local_results, root, src)
+    } else {
+        (false, Vec::new())
+    };
+    let offset = method_offset(def, src);
+    Some(positioned(
+        Function { name, line: 0, column: 0, kwargs, named, direct, chains, dict_params, offset },
+        def,
+        src,
+    ))
+}
+
+/// How many leading parameters a call through `self.` / `cls.` does not
+/// pass: 1 for a method (its first parameter), 0 for a `@staticmethod` or a
+/// function.
+fn method_offset(def: Node<'_>, src: &str) -> usize {
+    let holder = def.parent().filter(|p| p.kind() == "decorated_definition");
+    let in_class =
+        holder.unwrap_or(def).parent().and_then(|b| b.parent()).is_some_and(|c| c.kind() == "class_definition");
+    let static_method = holder.is_some_and(|h| {
+        let mut c = h.walk();
+        h.named_children(&mut c)
+            .filter(|d| d.kind() == "decorator")
+            .any(|d| src[d.byte_range()].trim_start_matches('@').trim() == "staticmethod")
+    });
+    usize::from(in_class && !static_method)
+}
+
+/// Whether the parameter `k` of `def` (scope `scope`) flows into the top
+/// level of a shaped dict it returns (forms 1-3), and the callees of its
+/// returns that pass `**k` on (form 4, for a `**kwargs` only). A dict
+/// parameter's spread may be written `**(k or {})`.
+#[allow(clippy::too_many_arguments)]
+fn flows(
+    def: Node<'_>,
+    k: &str,
+    dict_param: bool,
+    scope: usize,
+    model: &SemanticModel,
+    local_results: &[&results::ResultName],
+    root: Node<'_>,
+    src: &str,
+) -> (bool, Vec<Callee>) {
+    let is_k = |n: Node<'_>| {
+        let n = unparenthesize(n);
+        if n.kind() == "identifier" {
+            return &src[n.byte_range()] == k;
+        }
+        // `P or {}`
+        dict_param
+            && n.kind() == "boolean_operator"
+            && n.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "or")
+            && n.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && &src[l.byte_range()] == k)
+            && n.child_by_field_name("right").map(unparenthesize).is_some_and(|r| {
+                r.kind() == "dictionary" && r.named_children(&mut r.walk()).all(|c| c.kind() == "comment")
+            })
+    };
+    let holds_splat = |display: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool| {
+        let mut c = display.walk();
+        display.named_children(&mut c).any(|e| e.kind() == "dictionary_splat" && e.named_child(0).is_some_and(wanted))
     };
     let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
     let mut direct = false;
@@ -982,12 +1105,12 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
                 let name = &src[value.byte_range()];
                 let Some(result) = local_results.iter().find(|r| r.name == name) else { continue };
                 let in_display = result.displays.iter().filter_map(node_at).any(|d| holds_splat(d, &is_k));
-                if in_display || writes_kwargs_into(model, scope, result, &kwargs, root, src) {
+                if in_display || writes_kwargs_into(model, scope, result, k, root, src) {
                     direct = true;
                 }
             }
             // Form 4.
-            "call" => {
+            "call" if !dict_param => {
                 if let Some(args) = value.child_by_field_name("arguments")
                     && holds_splat_arg(args, &is_k)
                     && let Some(callee) = callee_of(value, src, model)
@@ -998,7 +1121,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
             _ => {}
         }
     }
-    Some(positioned(Function { name, line: 0, column: 0, kwargs: kwargs.clone(), named, direct, chains }, def, src))
+    (direct, chains)
 }
 
 fn positioned(mut f: Function, def: Node<'_>, src: &str) -> Function {
@@ -1179,10 +1302,17 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
         let mut keywords = Vec::new();
         let mut spreads = Vec::new();
         let mut unserializable = Vec::new();
+        let mut positional = Vec::new();
+        let mut splatted = false;
         let own_kwargs = enclosing_kwargs(node, src);
         let mut c = args.walk();
         for arg in args.named_children(&mut c) {
             match arg.kind() {
+                "comment" => {}
+                "list_splat" | "parenthesized_list_splat" => splatted = true,
+                _ if !splatted && !matches!(arg.kind(), "keyword_argument" | "dictionary_splat") => {
+                    positional.push(arg.byte_range())
+                }
                 "keyword_argument" => {
                     if let Some(name) = arg.child_by_field_name("name") {
                         let name = src[name.byte_range()].to_owned();
@@ -1206,8 +1336,48 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
             }
         }
         let line = node.start_position().row + 1;
-        out.push(Call { callee, range: node.byte_range(), line, unserializable, keywords, spreads });
+        out.push(Call { callee, range: node.byte_range(), line, unserializable, keywords, spreads, positional });
     });
+    out
+}
+
+/// What the arguments of `call` bound to the dict parameters of `f` add
+/// (see `docs/rules.md`): a dict display's entries as an `update` reads
+/// them, nothing for `None`, and any other argument as a mapping.
+fn dict_arguments(
+    tree: &tree_sitter::Tree,
+    src: &str,
+    call: &Call,
+    f: &Function,
+    method: bool,
+) -> Vec<(String, results::Added, Range<usize>)> {
+    let mut out = Vec::new();
+    let offset = if method { f.offset } else { 0 };
+    for (param, position) in &f.dict_params {
+        let by_keyword = call.keywords.iter().find(|(k, _)| k == param).map(|(_, r)| r.clone());
+        let argument = match by_keyword {
+            Some(kw) => tree
+                .root_node()
+                .descendant_for_byte_range(kw.start, kw.end)
+                .and_then(|k| k.child_by_field_name("value"))
+                .map(|v| v.byte_range()),
+            None => position.and_then(|p| p.checked_sub(offset)).and_then(|p| call.positional.get(p).cloned()),
+        };
+        let Some(range) = argument else { continue };
+        let Some(node) = tree.root_node().descendant_for_byte_range(range.start, range.end) else { continue };
+        let value = unparenthesize(node);
+        match value.kind() {
+            "none" => {}
+            "dictionary" => {
+                results::display_writes(value, src, &mut |added, span| out.push((param.clone(), added, span)))
+            }
+            _ => {
+                let text = src[node.byte_range()].to_owned();
+                let added = results::Added::Mapping { written: text.clone(), expression: text };
+                out.push((param.clone(), added, node.byte_range()));
+            }
+        }
+    }
     out
 }
 

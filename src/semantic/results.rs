@@ -249,7 +249,7 @@ fn mapping(splat: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize>
 }
 
 /// The writes of the entries of a dict display passed to `update` or `|=`.
-fn display_writes(display: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize>)) {
+pub(crate) fn display_writes(display: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize>)) {
     let mut cursor = display.walk();
     for entry in display.named_children(&mut cursor) {
         match entry.kind() {
