@@ -104,7 +104,7 @@ RG_SELECT="-u -g \"*.py\" -g \"*.pyi\" -g \"!{${SKIPPED_DIRS// /,}}/\""
 PEERS=(
     'toolshape|{TS} check --format json {TREE} > /dev/null; [ $? -le {TS_OK} ]'
     "ruff|ruff check --select F401 --no-cache --isolated $RUFF_SELECT --exit-zero {TREE} > /dev/null"
-    'python-ast|{PY} {REF} {PYTREE} > /dev/null; [ $? -le 1 ]'
+    'python-ast|{PY} {REF} --literal-only {PYTREE} > /dev/null; [ $? -le 1 ]'
     "rg|rg -l $RG_SELECT status {TREE} > /dev/null; [ \$? -le 1 ]"
     'toolshape-fix|{TS} fix --diff {TREE} > /dev/null 2>&1; [ $? -le {TS_OK} ]'
 )

@@ -148,7 +148,8 @@ pub fn check_files(
         });
         items.push((file, result));
     }
-    let projects = plan.index(known);
+    let rules = items.iter().map(|(f, _)| (f.path.clone(), f.settings.rules())).collect();
+    let projects = plan.index(known, rules);
     par_map_ordered(
         items,
         |(FoundFile { path, settings }, result)| {

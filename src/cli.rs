@@ -290,9 +290,11 @@ impl TreeArgs {
         self.walk_plan(self.unwalked_plan(files))
     }
 
-    /// The projects `files` belong to, indexed by reading them.
-    fn projects(&self, files: &[PathBuf]) -> Projects {
-        self.project_plan(files).index(Vec::new())
+    /// The projects `files` (each with its rules) belong to, indexed by
+    /// reading them.
+    fn projects(&self, files: Vec<(PathBuf, crate::contract::Rules)>) -> Projects {
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        self.project_plan(&paths).index(Vec::new(), files)
     }
 
     /// Discovers files; discovery errors are reported on stderr.
@@ -441,7 +443,14 @@ fn run_check(args: &CheckArgs) -> i32 {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
                 let known = vec![(name.clone(), crate::semantic::project::Known::of(&text))];
-                check::add_project_findings(&mut findings, &walk(plan).index(known), &name, &text, &options, &rules);
+                check::add_project_findings(
+                    &mut findings,
+                    &walk(plan).index(known, vec![(name.clone(), rules.clone())]),
+                    &name,
+                    &text,
+                    &options,
+                    &rules,
+                );
                 Ok(findings)
             });
             sink(FileOutcome { path: name, result });
@@ -490,7 +499,7 @@ fn run_add_ignores(args: &CheckArgs) -> i32 {
         eprintln!("warning: an interrupt could not be made safe: {message}");
     }
     let options = CheckOptions::new(args.tree.scope());
-    let projects = args.tree.projects(&files.iter().map(|f| f.path.clone()).collect::<Vec<_>>());
+    let projects = args.tree.projects(files.iter().map(|f| (f.path.clone(), f.settings.rules())).collect());
     let (mut added, mut files_changed, mut left) = (0, 0, 0);
     check::par_map_ordered(
         files,
@@ -575,7 +584,7 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let projects = args.tree.projects(&[name.to_path_buf()]);
+    let projects = args.tree.projects(vec![(name.to_path_buf(), policy.rules.clone())]);
     let mut policy = policy;
     policy.builders = projects.builder_specs(name);
     let mut fixed = crate::apply::fix_text(&source.text, &policy);
@@ -610,7 +619,7 @@ fn run_fix(args: &FixArgs) -> i32 {
         return EXIT_ERROR;
     };
     let palette = args.tree.palette();
-    let projects = args.tree.projects(&files.iter().map(|f| f.path.clone()).collect::<Vec<_>>());
+    let projects = args.tree.projects(files.iter().map(|f| (f.path.clone(), f.settings.rules())).collect());
     let options = fixer::FixOptions {
         overrides: args.overrides(),
         write: !args.diff,

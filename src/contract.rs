@@ -55,6 +55,11 @@ impl Rules {
         self.enabled[code as usize]
     }
 
+    /// The keys the project tolerates besides the contract's own.
+    pub fn extra_allowed_keys(&self) -> &[String] {
+        &self.allowed_keys
+    }
+
     /// Whether a top-level key named `name` is fine in a tool result.
     pub fn allows_key(&self, name: &str) -> bool {
         ALLOWED_KEYS.contains(&name) || self.allowed_keys.iter().any(|k| k == name)

@@ -73,10 +73,20 @@ impl ProjectPlan {
         let cwd = std::env::current_dir().unwrap_or_default();
         let abs = |p: &Path| canonical(&cwd, p);
         let given: Vec<PathBuf> = paths.iter().map(|p| abs(p)).collect();
-        let dir_of =
-            |g: &PathBuf| if g.is_file() { g.parent().map(Path::to_path_buf).unwrap_or_default() } else { g.clone() };
+        // Each path given with the folder it stands for (a file: its folder).
+        let given_folders: Vec<(PathBuf, PathBuf)> = given
+            .iter()
+            .map(|g| {
+                let dir = if g.is_file() { g.parent().map(Path::to_path_buf).unwrap_or_default() } else { g.clone() };
+                (g.clone(), dir)
+            })
+            .collect();
         let under_given = |file: &Path| {
-            given.iter().filter(|g| file.starts_with(g)).max_by_key(|g| g.components().count()).map(dir_of)
+            given_folders
+                .iter()
+                .filter(|(g, _)| file.starts_with(g))
+                .max_by_key(|(g, _)| g.components().count())
+                .map(|(_, dir)| dir.clone())
         };
         let mut markers: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
         let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
@@ -135,10 +145,18 @@ impl ProjectPlan {
     }
 
     /// Indexes every project; `known` holds what a check learned of the
-    /// files it read (by the files' paths as given).
-    pub fn index(self, known: Vec<(PathBuf, Known)>) -> Projects {
+    /// files it read, `rules` each checked file's rules (both by the files'
+    /// paths as given; a builder in a file without rules is judged under
+    /// the contract's).
+    pub fn index(self, known: Vec<(PathBuf, Known)>, rules: Vec<(PathBuf, Rules)>) -> Projects {
         let mut known: HashMap<PathBuf, Known> =
             known.into_iter().map(|(p, k)| (canonical(&self.cwd, &p), k)).collect();
+        let rules: HashMap<PathBuf, Rules> = rules.into_iter().map(|(p, r)| (canonical(&self.cwd, &p), r)).collect();
+        // Keys a project tolerates stay at the top level: a builder's fix
+        // would move them too.
+        let mut allowed: Vec<String> = rules.values().flat_map(|r| r.extra_allowed_keys().to_vec()).collect();
+        allowed.sort();
+        allowed.dedup();
         let mut projects = Vec::new();
         for (i, (root, files)) in self.roots.into_iter().enumerate() {
             let mine: HashMap<PathBuf, Known> =
@@ -146,11 +164,12 @@ impl ProjectPlan {
             let checked: HashSet<PathBuf> =
                 self.root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()).collect();
             let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
-            projects.push(Project::index(&root, files, &checked, mine, read));
+            projects.push(Project::index(&root, files, &checked, mine, &allowed, read));
         }
         let files = self.root_of.into_iter().map(|(f, i)| (f.clone(), (i, f))).collect();
         let any_builders = projects.iter().any(Project::has_builders);
-        let remedies = projects.iter().flat_map(builder_remedies).collect();
+        let rules_of = |p: &Path| rules.get(p).cloned().unwrap_or(Rules::CONTRACT);
+        let remedies = projects.iter().flat_map(|p| builder_remedies(p, &rules_of)).collect();
         Projects { projects, remedies, files, cwd: self.cwd, given: self.given, any_builders }
     }
 }
@@ -340,12 +359,12 @@ impl Projects {
 /// `project` fixed in its own body: the plan of its file that repairs the
 /// flow of its `**kwargs` (the display holding `**kwargs`, or the write of
 /// them into its result).
-fn builder_remedies(project: &Project) -> Vec<(BuilderId, BuilderRemedy)> {
+fn builder_remedies(project: &Project, rules_of: &dyn Fn(&Path) -> Rules) -> Vec<(BuilderId, BuilderRemedy)> {
     let mut out = Vec::new();
     for path in project.builder_files() {
         let specs = project.builder_specs(&path);
         let Ok(text) = source::with_text(&path, |text| text.to_owned()) else { continue };
-        let options = fix::PlanOptions::verdicts_only(Rules::CONTRACT).with_builders(specs.clone());
+        let options = fix::PlanOptions::verdicts_only(rules_of(&path)).with_builders(specs.clone());
         let pieces = vec![crate::syntax::ParsedPiece::new(0, crate::syntax::parse(&text))];
         let plans = fix::plan_source(&text, &pieces, &options);
         let tree = &pieces[0].tree;
@@ -354,13 +373,14 @@ fn builder_remedies(project: &Project) -> Vec<(BuilderId, BuilderRemedy)> {
                 let in_builder = tree
                     .root_node()
                     .descendant_for_byte_range(plan.range.start, plan.range.end)
-                    .and_then(|n| fix::enclosing_function(n, &text))
+                    .and_then(|n| crate::semantic::enclosing_function(n, &text))
                     .is_some_and(|(class, name)| class == spec.class && name == spec.name);
                 let own = |e: &Option<String>| e.as_deref() == Some(spec.kwargs.as_str());
                 let flows = match &plan.subject {
                     fix::Subject::Dict(dict) => dict.entries.iter().any(|e| {
                         matches!(&e.kind, EntryKind::Spread)
-                            && text[e.range.clone()].trim_start_matches('*').trim() == spec.kwargs
+                            && text[e.range.clone()].trim_start_matches('*').trim().trim_matches(['(', ')', ' '])
+                                == spec.kwargs
                     }),
                     // `N.update(kwargs)` and the like, or the loop over
                     // `kwargs.items()` the plan replaces whole.
@@ -374,10 +394,36 @@ fn builder_remedies(project: &Project) -> Vec<(BuilderId, BuilderRemedy)> {
                 };
                 in_builder && flows
             };
-            let remedy = match plans.iter().find(|p| carries(p)).map(|p| &p.remedy) {
-                Some(fix::Remedy::Fix(f)) => BuilderRemedy::Fix(f.applicability, f.unsafe_reasons.clone()),
-                Some(fix::Remedy::Manual(why)) => BuilderRemedy::Manual(why.clone()),
-                None => continue,
+            // Every plan that carries the flow must be applied for the
+            // calls to be repaired: one manual makes it manual, one unsafe
+            // makes it unsafe.
+            let carrying: Vec<&fix::Remedy> = plans.iter().filter(|p| carries(p)).map(|p| &p.remedy).collect();
+            if carrying.is_empty() && !spec.merged {
+                continue;
+            }
+            let remedy = if spec.merged {
+                BuilderRemedy::Manual(format!(
+                    "`{}()` returns its `**{}` merged with a result (`{{**result, **{}}}`), which toolshape does not rewrite",
+                    spec.name, spec.kwargs, spec.kwargs
+                ))
+            } else if let Some(why) = carrying.iter().find_map(|r| match r {
+                fix::Remedy::Manual(why) => Some(why.clone()),
+                fix::Remedy::Fix(_) => None,
+            }) {
+                BuilderRemedy::Manual(why)
+            } else {
+                let mut reasons: Vec<String> = carrying
+                    .iter()
+                    .filter_map(|r| match r {
+                        fix::Remedy::Fix(f) => Some(f.unsafe_reasons.clone()),
+                        fix::Remedy::Manual(_) => None,
+                    })
+                    .flatten()
+                    .collect();
+                reasons.sort();
+                reasons.dedup();
+                let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
+                BuilderRemedy::Fix(applicability, reasons)
             };
             out.push((BuilderId { path: path.clone(), class: spec.class, name: spec.name }, remedy));
         }

@@ -17,7 +17,6 @@ mod safety;
 mod writes;
 
 pub use layout::Style;
-pub use writes::enclosing_function;
 
 use crate::contract;
 use crate::diagnostics::Finding;

@@ -317,7 +317,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             return None;
         }
         let node = ctx.file.tree().root_node().descendant_for_byte_range(dict.start, dict.end)?;
-        let (class, name) = super::enclosing_function(node, ctx.src)?;
+        let (class, name) = crate::semantic::enclosing_function(node, ctx.src)?;
         let spec = ctx.builders.iter().find(|b| b.name == name && b.class == class)?;
         entries.iter().any(|e| Self::spreads(ctx, e, spec)).then_some(spec)
     }
@@ -463,6 +463,23 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let mut tool_use_id_refilled = None;
         if let Some(spec) = self.builder {
             reasons.extend(spec.call_reasons.iter().cloned());
+            // The json block holds the builder's own dict: changed anywhere
+            // else (`kw.setdefault("status", ...)`, `kw["x"] = 1` after the
+            // display), it would no longer hold just what the call passed.
+            let model = self.ctx.file.model();
+            let scope = model.scope_at(self.dict_range.start);
+            let spreads: Vec<Range<usize>> =
+                self.entries.iter().filter(|e| Self::spreads(self.ctx, e, spec)).map(|e| e.range.clone()).collect();
+            let elsewhere = model
+                .references_to(scope, &spec.kwargs)
+                .find(|r| !spreads.iter().any(|s| s.start <= r.at.start && r.at.end <= s.end) || r.scope != scope);
+            if let Some(r) = elsewhere {
+                let line = self.ctx.src[..r.at.start].matches('\n').count() + 1;
+                reasons.push(format!(
+                    "`{}` is used at line {line} besides the spread, and the json block would hold that same dict",
+                    spec.kwargs
+                ));
+            }
         }
         for (i, entry) in self.entries.iter().enumerate() {
             if !entry.moved || entry.key.is_some() {

@@ -134,7 +134,7 @@ impl WritePlanner<'_, '_> {
         let payload = match &written {
             Written::Item { key, value } => {
                 self.check_value(*value, &mut reasons);
-                format!("{{{}: {}}}", self.text(*key), self.text(*value))
+                format!("{{{}: {}}}", self.text(*key), dict_value(self.text(*value), *value))
             }
             Written::Update { args, list } => self.update_payload(args, *list, &mut reasons)?,
             Written::Loop { mapping } => self.text(*mapping).to_owned(),
@@ -161,6 +161,12 @@ impl WritePlanner<'_, '_> {
             }
         };
         self.check_display(display, &mut reasons)?;
+        if model.scopes[scope].kind == ScopeKind::Module {
+            reasons.push(format!("`{name}` is a module-level name: other modules may read the keys the fix moves"));
+        }
+        if let Written::Loop { .. } = &written {
+            self.check_loop_names(replaced.clone(), scope)?;
+        }
         self.check_loops(replaced.clone(), scope, &mut reasons);
         self.check_uses(&name, scope, display, &mut reasons)?;
         if let Some(spec) = conditional {
@@ -169,13 +175,19 @@ impl WritePlanner<'_, '_> {
         self.check_comments(replaced.clone(), &written, conditional.is_some())?;
         self.check_all_moved(&written, group)?;
         let target = format!("{name}[{content_key}]");
-        let fresh = display_content(display, src).is_some_and(|c| matches!(c.kind(), "list" | "list_comprehension"));
+        // `.append` only when the display's one content value is a fresh
+        // list: no second "content" key or spread may replace it.
+        let fresh = display_content(display, src).is_some_and(|c| matches!(c.kind(), "list" | "list_comprehension"))
+            && single_content(display, src);
         let block = format!("{{{quote}json{quote}: {payload}}}");
         let append =
             if fresh { format!("{target}.append({block})") } else { format!("{target} = [*{target}, {block}]") };
         let replacement = match conditional {
             Some(spec) => {
-                if !crate::fix::layout::starts_line(src, replaced.start) {
+                let rest = &src[replaced.end..crate::fix::layout::line_end(src, replaced.end)];
+                if !crate::fix::layout::starts_line(src, replaced.start)
+                    || !(rest.trim().is_empty() || rest.trim_start().starts_with('#'))
+                {
                     return Err("the write shares its line with other code, so it cannot become an `if`".into());
                 }
                 let indent = self.indent_of(replaced.start);
@@ -214,7 +226,7 @@ impl WritePlanner<'_, '_> {
         if self.options.builders.is_empty() {
             return None;
         }
-        let (class, name) = enclosing_function(node, self.src)?;
+        let (class, name) = crate::semantic::enclosing_function(node, self.src)?;
         self.options.builders.iter().find(|b| b.name == name && b.class == class)
     }
 
@@ -288,6 +300,9 @@ impl WritePlanner<'_, '_> {
                 if method == Some("setdefault") {
                     return Err("`setdefault` returns the value it keeps; rewrite it as a plain write first".into());
                 }
+                if method != Some("update") {
+                    return Err(inline.into());
+                }
                 let list = expr.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list");
                 let list = list.ok_or(inline)?;
                 let mut c = list.walk();
@@ -343,7 +358,7 @@ impl WritePlanner<'_, '_> {
                     .filter_map(|a| {
                         let k = a.child_by_field_name("name")?;
                         let v = a.child_by_field_name("value")?;
-                        Some(format!("{}: {}", crate::rules::quote_key(self.text(k)), self.text(v)))
+                        Some(format!("{}: {}", crate::rules::quote_key(self.text(k)), dict_value(self.text(v), v)))
                     })
                     .collect();
                 format!("{{{}}}", pairs.join(", "))
@@ -517,28 +532,28 @@ impl WritePlanner<'_, '_> {
         target && matches!(keys.as_slice(), [k] if constant_str(*k, self.src).as_deref() == Some("content"))
     }
 
-    /// Whether the reference `node` is the receiver of one of the writes.
+    /// Whether the reference `node` is the receiver of one of the writes:
+    /// `N` in `N[K] = v`, `N.update(...)` or `N |= E`, the expression of an
+    /// expression statement that holds a write finding.
     fn is_write_receiver(&self, node: Node<'_>) -> bool {
-        let statement = statement_of(node).byte_range();
-        self.all.iter().any(|w| statement.start <= w.entry.start && w.entry.end <= statement.end) && {
-            let stmt = statement_of(node);
-            let own = stmt.named_child(0);
-            match own.map(|e| e.kind()) {
-                Some("assignment") => {
-                    own.and_then(|e| e.child_by_field_name("left")).and_then(|l| l.child_by_field_name("value"))
-                        == Some(node)
-                }
-                Some("call") => {
-                    own.and_then(|e| e.child_by_field_name("function")).and_then(|f| f.child_by_field_name("object"))
-                        == Some(node)
-                }
-                Some("augmented_assignment") => own.and_then(|e| e.child_by_field_name("left")) == Some(node),
-                _ => {
-                    // The builder loop: `N[k] = v` in its body.
-                    node.parent().is_some_and(|p| p.kind() == "subscript")
-                }
+        let Some(parent) = node.parent() else { return false };
+        let field = |p: Node<'_>, f: &str, n: Node<'_>| p.child_by_field_name(f) == Some(n);
+        let write = match parent.kind() {
+            "subscript" if field(parent, "value", node) => {
+                parent.parent().filter(|a| a.kind() == "assignment" && field(*a, "left", parent))
             }
-        }
+            "attribute" if field(parent, "object", node) => parent
+                .parent()
+                .filter(|c| c.kind() == "call" && field(*c, "function", parent))
+                .filter(|_| parent.child_by_field_name("attribute").is_some_and(|a| self.text(a) == "update")),
+            "augmented_assignment" if field(parent, "left", node) => Some(parent),
+            _ => None,
+        };
+        let Some(statement) = write.and_then(|w| w.parent()).filter(|s| s.kind() == "expression_statement") else {
+            return false;
+        };
+        let range = statement.byte_range();
+        self.all.iter().any(|w| range.start <= w.entry.start && w.entry.end <= range.end)
     }
 
     /// `return N`, or `N[K]` read or written for a constant key `K` that
@@ -566,8 +581,8 @@ impl WritePlanner<'_, '_> {
         }
     }
 
-    /// The builder's `**kwargs`, now held by the json block, must not
-    /// change after the write.
+    /// The builder's `**kwargs`, now held by the json block, must not be
+    /// used anywhere else in the builder.
     fn check_kwargs_after(&self, spec: &BuilderSpec, scope: usize, replaced: Range<usize>, reasons: &mut Vec<String>) {
         let model = self.file.model();
         if !matches!(model.resolve(&spec.kwargs, scope), Resolution::Bindings { scope: s, .. } if s == scope)
@@ -576,16 +591,42 @@ impl WritePlanner<'_, '_> {
             reasons.push(format!("`{}` is not the function's own keyword parameter here", spec.kwargs));
             return;
         }
+        // Changed before the write, it would hold keys no call passed (a
+        // call without extras would gain a block); after it, the json block
+        // would change with it.
         for r in model.references_to(scope, &spec.kwargs) {
-            if r.at.start >= replaced.end || r.scope != scope {
+            if !(replaced.start <= r.at.start && r.at.end <= replaced.end) {
                 reasons.push(format!(
-                    "`{}` is used at line {} after the write, and the json block now holds that same dict",
+                    "`{}` is used at line {} besides the write, and the json block now holds that same dict",
                     spec.kwargs,
                     self.line(r.at.start)
                 ));
                 return;
             }
         }
+    }
+
+    /// The loop the builder form replaces binds its two names; used outside
+    /// it, they would be unbound (or hold another value) after the fix.
+    fn check_loop_names(&self, replaced: Range<usize>, scope: usize) -> Result<(), String> {
+        let root = self.file.tree().root_node();
+        let model = self.file.model();
+        let Some(for_stmt) = root.descendant_for_byte_range(replaced.start, replaced.end) else { return Ok(()) };
+        let Some(left) = for_stmt.child_by_field_name("left") else { return Ok(()) };
+        let mut c = left.walk();
+        for target in left.named_children(&mut c) {
+            let name = self.text(target);
+            let outside = model
+                .references_to(scope, name)
+                .find(|r| !(replaced.start <= r.at.start && r.at.end <= replaced.end) || r.scope != scope);
+            if let Some(r) = outside {
+                return Err(format!(
+                    "`{name}`, bound by the loop the fix replaces, is used at line {}",
+                    self.line(r.at.start)
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A comment inside the statement outside the parts copied would be lost.
@@ -669,6 +710,33 @@ fn label(f: &Finding) -> String {
     }
 }
 
+/// `text`, the source of the value `node`, as a dict display's value:
+/// parenthesized when it would not parse there (`a, b`, `yield v`,
+/// `x := 1`, `*a`).
+fn dict_value(text: &str, node: Node<'_>) -> String {
+    match node.kind() {
+        "expression_list" | "yield" | "named_expression" | "list_splat" | "pattern_list" => format!("({text})"),
+        _ => text.to_owned(),
+    }
+}
+
+/// Whether the display has one "content" key and no spread.
+fn single_content(display: Node<'_>, src: &str) -> bool {
+    let mut c = display.walk();
+    let mut contents = 0;
+    for entry in display.named_children(&mut c) {
+        match entry.kind() {
+            "dictionary_splat" => return false,
+            "pair" => {
+                let key = entry.child_by_field_name("key").and_then(|k| constant_str(k, src));
+                contents += usize::from(key.as_deref() == Some("content"));
+            }
+            _ => {}
+        }
+    }
+    contents == 1
+}
+
 /// The content value of a dict display (parentheses removed).
 fn display_content<'t>(display: Node<'t>, src: &str) -> Option<Node<'t>> {
     let mut c = display.walk();
@@ -686,35 +754,4 @@ fn loop_mapping<'t>(for_stmt: Node<'t>, src: &str) -> Option<Node<'t>> {
     let items = function.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "items");
     let object = function.child_by_field_name("object").filter(|o| o.kind() == "identifier")?;
     items.then_some(object)
-}
-
-/// The innermost function holding `node` (in its own scope), with the
-/// module-level class it is a method of: `None` unless it is a module-level
-/// function or a method of a module-level class.
-pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, String)> {
-    let mut up = node.parent();
-    while let Some(n) = up {
-        match n.kind() {
-            "function_definition" => {
-                let name = src[n.child_by_field_name("name")?.byte_range()].to_owned();
-                let mut holder = n.parent()?;
-                if holder.kind() == "decorated_definition" {
-                    holder = holder.parent()?;
-                }
-                if holder.kind() == "module" {
-                    return Some((None, name));
-                }
-                let class = holder.parent().filter(|c| holder.kind() == "block" && c.kind() == "class_definition")?;
-                let mut top = class.parent()?;
-                if top.kind() == "decorated_definition" {
-                    top = top.parent()?;
-                }
-                let class_name = src[class.child_by_field_name("name")?.byte_range()].to_owned();
-                return (top.kind() == "module").then_some((Some(class_name), name));
-            }
-            "lambda" | "class_definition" => return None,
-            _ => up = n.parent(),
-        }
-    }
-    None
 }

@@ -278,6 +278,37 @@ pub fn is_strands_tool(def: Node<'_>, src: &str) -> bool {
     })
 }
 
+/// The innermost function holding `node` (in its own scope), with the
+/// module-level class it is a method of: `None` unless it is a module-level
+/// function or a method of a module-level class.
+pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, String)> {
+    let mut up = node.parent();
+    while let Some(n) = up {
+        match n.kind() {
+            "function_definition" => {
+                let name = src[n.child_by_field_name("name")?.byte_range()].to_owned();
+                let mut holder = n.parent()?;
+                if holder.kind() == "decorated_definition" {
+                    holder = holder.parent()?;
+                }
+                if holder.kind() == "module" {
+                    return Some((None, name));
+                }
+                let class = holder.parent().filter(|c| holder.kind() == "block" && c.kind() == "class_definition")?;
+                let mut top = class.parent()?;
+                if top.kind() == "decorated_definition" {
+                    top = top.parent()?;
+                }
+                let class_name = src[class.child_by_field_name("name")?.byte_range()].to_owned();
+                return (top.kind() == "module").then_some((Some(class_name), name));
+            }
+            "lambda" | "class_definition" => return None,
+            _ => up = n.parent(),
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,6 +71,11 @@ struct Function {
     dict_params: Vec<(String, Option<usize>)>,
     /// Leading parameters a call through `self.` / `cls.` does not pass.
     offset: usize,
+    /// Whether a decorator wraps it (and may call it with any keywords).
+    decorated: bool,
+    /// Whether a return merges its `**kwargs` with a result name
+    /// (`{**N, **K}`, case 3), which toolshape does not rewrite.
+    merged: bool,
 }
 
 /// A call in a file, with what it passes by keyword.
@@ -89,6 +94,10 @@ pub struct Call {
     pub spreads: Vec<(Range<usize>, String, Option<String>)>,
     /// Positional arguments before any `*args`, by range.
     positional: Vec<Range<usize>>,
+    /// The function the call stands in (class, name), and whether that
+    /// function uses its `**kwargs` anywhere but in passing them on here.
+    enclosing: Option<(Option<String>, String)>,
+    touched: bool,
 }
 
 /// The facts of one file.
@@ -124,6 +133,12 @@ struct Usage {
     dotted: Vec<(String, usize, String)>,
     /// `from M import *`: the level, the module and the line.
     star_imports: Vec<(usize, String, usize)>,
+    /// Import statements inside functions or classes: their words (names
+    /// and module components) and line; calls through them are not followed.
+    local_imports: Vec<(Vec<String>, usize)>,
+    /// Builder names bound more than once in a module (`ok = wrap(ok)`),
+    /// with the line of a use: calls through them are not followed.
+    rebound: Vec<(String, usize)>,
 }
 
 /// What a check already learned of a file of the project: the facts a
@@ -217,6 +232,10 @@ pub struct BuilderSpec {
     /// naming the place: a call that passes `status`, `content` or
     /// `toolUseId`, or a `**mapping`; a use that is not a call.
     pub call_reasons: Vec<String>,
+    /// Whether a return merges the `**kwargs` with a result name
+    /// (`{**N, **K}`): that flow is not rewritten, so the builder is left
+    /// for manual repair.
+    pub merged: bool,
 }
 
 /// A builder, by file and name, across the phases of a run.
@@ -246,6 +265,7 @@ impl Project {
         files: Vec<PathBuf>,
         checked: &HashSet<PathBuf>,
         mut known: HashMap<PathBuf, Known>,
+        allowed: &[String],
         read: impl Fn(&Path) -> Option<String> + Sync,
     ) -> Self {
         let mut imports: Vec<(usize, Vec<(usize, String)>)> = Vec::new();
@@ -348,7 +368,7 @@ impl Project {
                 project.modules[i].usage = Some(usage);
             }
         }
-        project.verdicts = project.call_verdicts();
+        project.verdicts = project.call_verdicts(allowed);
         project
     }
 
@@ -380,7 +400,7 @@ impl Project {
     }
 
     /// Why the calls of each direct builder make its fix unsafe.
-    fn call_verdicts(&self) -> HashMap<BuilderKey, Vec<String>> {
+    fn call_verdicts(&self, allowed: &[String]) -> HashMap<BuilderKey, Vec<String>> {
         let mut verdicts: HashMap<BuilderKey, BTreeSet<String>> =
             self.builders.iter().map(|k| (k.clone(), BTreeSet::new())).collect();
         let rel = |m: usize| {
@@ -399,11 +419,40 @@ impl Project {
                 let Some(f) = self.function(&key) else { continue };
                 let at = format!("{}:{}", rel(i), call.line);
                 for (k, _) in &call.keywords {
-                    if !f.named.contains(k) && crate::contract::ALLOWED_KEYS.contains(&k.as_str()) {
+                    let kept = crate::contract::ALLOWED_KEYS.contains(&k.as_str()) || allowed.contains(k);
+                    if !f.named.contains(k) && kept {
                         add(
                             &key,
                             format!(
                                 "{at} passes {k}= to `{}()`, which the fixed builder would no longer put at the top level",
+                                f.name
+                            ),
+                        );
+                    }
+                    if !f.named.contains(k) && k == "cancelled" {
+                        add(
+                            &key,
+                            format!(
+                                "{at} passes cancelled= to `{}()`: the Strands SDK reads it at the top level",
+                                f.name
+                            ),
+                        );
+                    }
+                }
+                // `**kw` passed on by a function toolshape follows as a
+                // chain of builders, untouched.
+                for (_, text, passes_own) in &call.spreads {
+                    if passes_own.is_none() {
+                        continue;
+                    }
+                    let from = call.enclosing.as_ref().map(|(c, n)| (i, c.clone(), n.clone()));
+                    if call.touched {
+                        add(&key, format!("{at} passes `**{text}` on to `{}()` after using it otherwise", f.name));
+                    } else if from.is_none_or(|k| !self.kw_builders.contains(&k)) {
+                        add(
+                            &key,
+                            format!(
+                                "{at} passes `**{text}` on to `{}()` from a function toolshape does not follow as a builder",
                                 f.name
                             ),
                         );
@@ -457,6 +506,33 @@ impl Project {
                     );
                 }
             }
+            for (words, line) in &facts.local_imports {
+                for key in &self.builders {
+                    let module = &self.modules[key.0].name;
+                    let last = module.rsplit('.').next().unwrap_or(module);
+                    if words.iter().any(|w| *w == key.2 || w == last) {
+                        add(
+                            key,
+                            format!(
+                                "{}:{line} imports `{}` (or its module) inside a function; toolshape does not follow calls through it",
+                                rel(i),
+                                key.2
+                            ),
+                        );
+                    }
+                }
+            }
+            for (name, line) in &facts.rebound {
+                for key in self.builders.iter().filter(|k| &k.2 == name) {
+                    add(
+                        key,
+                        format!(
+                            "{}:{line} uses `{name}`, which its module binds more than once; toolshape cannot see those calls",
+                            rel(i)
+                        ),
+                    );
+                }
+            }
             for key in &self.builders {
                 let name = &key.2;
                 if key.1.is_some() {
@@ -480,6 +556,16 @@ impl Project {
                 }
             }
         }
+        for key in &self.builders {
+            let Some(f) = self.function(key) else { continue };
+            if f.decorated {
+                add(key, format!("`{}()` is decorated: the decorator may call it with any keywords", f.name));
+            }
+            let own = self.modules[key.0].facts.as_ref().and_then(|m| m.bindings.get(&key.2));
+            if key.1.is_none() && matches!(own, Some(Bound::Other)) {
+                add(key, format!("{} binds `{}` more than once; toolshape cannot see every call", rel(key.0), key.2));
+            }
+        }
         verdicts.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect()
     }
 
@@ -497,6 +583,7 @@ impl Project {
                     name: k.2.clone(),
                     kwargs: f.kwargs.clone(),
                     call_reasons: self.verdicts.get(k).cloned().unwrap_or_default(),
+                    merged: f.merged,
                 })
             })
             .collect()
@@ -867,6 +954,11 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
     facts
 }
 
+/// The 1-based line of byte `at` in the tree of `root`.
+fn root_line(root: Node<'_>, at: usize) -> usize {
+    root.descendant_for_byte_range(at, at).map_or(0, |n| n.start_position().row + 1)
+}
+
 /// The [`Usage`] of `src` for the builder `names`.
 fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
     let tree = syntax::parse(src);
@@ -987,6 +1079,14 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
         }
     }
     let scope = model.scopes.iter().position(|s| s.kind == ScopeKind::Function && s.range == def.byte_range())?;
+    // A decorator other than `@staticmethod` / `@classmethod` may call it
+    // with any keywords.
+    let decorated = def.parent().filter(|p| p.kind() == "decorated_definition").is_some_and(|h| {
+        let mut c = h.walk();
+        h.named_children(&mut c)
+            .filter(|d| d.kind() == "decorator")
+            .any(|d| !matches!(src[d.byte_range()].trim_start_matches('@').trim(), "staticmethod" | "classmethod"))
+    });
     let root = {
         let mut n = def;
         while let Some(p) = n.parent() {
@@ -1016,21 +1116,21 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
             chains: Vec::new(),
             dict_params,
             offset: method_offset(def, src),
+            decorated,
+            merged: false,
         };
         return Some(positioned(f, def, src));
     };
     // The `**kwargs` must not be rebound in the function.
-    let (direct, chains) = if once(&kwargs) {
+    let (direct, chains, merged) = if once(&kwargs) {
         flows(def, &kwargs, false, scope, model, &local_results, root, src)
     } else {
-        (false, Vec::new())
+        (false, Vec::new(), false)
     };
     let offset = method_offset(def, src);
-    Some(positioned(
-        Function { name, line: 0, column: 0, kwargs, named, direct, chains, dict_params, offset },
-        def,
-        src,
-    ))
+    let f =
+        Function { name, line: 0, column: 0, kwargs, named, direct, chains, dict_params, offset, decorated, merged };
+    Some(positioned(f, def, src))
 }
 
 /// How many leading parameters a call through `self.` / `cls.` does not
@@ -1063,7 +1163,7 @@ fn flows(
     local_results: &[&results::ResultName],
     root: Node<'_>,
     src: &str,
-) -> (bool, Vec<Callee>) {
+) -> (bool, Vec<Callee>, bool) {
     let is_k = |n: Node<'_>| {
         let n = unparenthesize(n);
         if n.kind() == "identifier" {
@@ -1084,6 +1184,7 @@ fn flows(
     };
     let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
     let mut direct = false;
+    let mut merged = false;
     let mut chains = Vec::new();
     for ret in returns_of(def) {
         let Some(value) = ret.named_child(0).map(unparenthesize) else { continue };
@@ -1098,6 +1199,7 @@ fn flows(
                 });
                 if holds_splat(value, &is_k) && (shaped || with_result) {
                     direct = true;
+                    merged |= !shaped;
                 }
             }
             // Form 2.
@@ -1121,7 +1223,7 @@ fn flows(
             _ => {}
         }
     }
-    (direct, chains)
+    (direct, chains, merged)
 }
 
 fn positioned(mut f: Function, def: Node<'_>, src: &str) -> Function {
@@ -1336,7 +1438,20 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
             }
         }
         let line = node.start_position().row + 1;
-        out.push(Call { callee, range: node.byte_range(), line, unserializable, keywords, spreads, positional });
+        let enclosing = super::enclosing_function(node, src);
+        let touched =
+            own_kwargs.as_ref().is_some_and(|k| model.references_to(model.scope_at(node.start_byte()), k).count() > 1);
+        out.push(Call {
+            callee,
+            range: node.byte_range(),
+            line,
+            unserializable,
+            keywords,
+            spreads,
+            positional,
+            enclosing,
+            touched,
+        });
     });
     out
 }
@@ -1372,9 +1487,9 @@ fn dict_arguments(
                 results::display_writes(value, src, &mut |added, span| out.push((param.clone(), added, span)))
             }
             _ => {
-                let text = src[node.byte_range()].to_owned();
+                let text = src[value.byte_range()].to_owned();
                 let added = results::Added::Mapping { written: text.clone(), expression: text };
-                out.push((param.clone(), added, node.byte_range()));
+                out.push((param.clone(), added, value.byte_range()));
             }
         }
     }
@@ -1394,6 +1509,10 @@ fn uses_of(
     let is_callee =
         |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(n));
     for reference in &model.references {
+        if matches!(facts.bindings.get(&reference.name), Some(Bound::Other)) && names.contains(&reference.name) {
+            usage.rebound.push((reference.name.clone(), root_line(root, reference.at.start)));
+            continue;
+        }
         if !matches!(facts.bindings.get(&reference.name), Some(Bound::Def | Bound::From { .. } | Bound::Import { .. }))
         {
             continue;
@@ -1446,6 +1565,15 @@ fn uses_of(
             {
                 usage.dotted.push((name.to_owned(), line, object_text.to_owned()));
             }
+        }
+        "import_statement" | "import_from_statement" if node.parent().is_some_and(|p| p.kind() != "module") => {
+            let mut words = Vec::new();
+            syntax::for_each_node(node, |n| {
+                if n.kind() == "identifier" {
+                    words.push(src[n.byte_range()].to_owned());
+                }
+            });
+            usage.local_imports.push((words, node.start_position().row + 1));
         }
         "wildcard_import" => {
             let Some(statement) = node.parent().filter(|p| p.kind() == "import_from_statement") else { return };
@@ -1509,7 +1637,8 @@ mod tests {
             paths.push(path);
         }
         let checked = paths.iter().cloned().collect();
-        let project = Project::index(dir.path(), paths, &checked, HashMap::new(), |p| std::fs::read_to_string(p).ok());
+        let project =
+            Project::index(dir.path(), paths, &checked, HashMap::new(), &[], |p| std::fs::read_to_string(p).ok());
         (dir, project)
     }
 

@@ -282,6 +282,11 @@ pub fn imported_modules(text: &str) -> Vec<(usize, String)> {
         while start >= 2 && bytes[start - 1] == b'\n' && bytes[start - 2] == b'\\' {
             start = memchr::memrchr2(b'\n', b'\r', &bytes[..start - 1]).map_or(0, |i| i + 1);
         }
+        // The statement starts after a `;` or the `:` of `try:` / `if x:`
+        // on its line.
+        if let Some(i) = memchr::memrchr2(b';', b':', &bytes[start..at]) {
+            start += i + 1;
+        }
         // The statement's end: the line's end, past `\` continuations and
         // the closing parenthesis of `import (...)`.
         let mut end = at;
@@ -342,6 +347,11 @@ fn import_tokens(statement: &str) -> Vec<String> {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        if b == b'#' {
+            // A comment inside `import (...)`: to its line's end.
+            i = memchr::memchr2(b'\n', b'\r', &bytes[i..]).map_or(bytes.len(), |j| i + j);
+            continue;
+        }
         if is_name(b) || b == b'.' {
             // A dotted name, dots and white space between its parts
             // included (`a . b`), but not into a keyword.
@@ -390,10 +400,13 @@ mod import_tests {
 
     #[test]
     fn import_statements_name_their_modules() {
-        let src = "import a.b as c, d\nfrom .x import (y,\n    z)\nfrom .. import w\nfrom p.q import *\nfrom r \\\n  import s\nx = 'import'\n";
+        let src = "import a.b as c, d\nfrom .x import (y,  # the y\n    z)\nfrom .. import w\nfrom p.q import *\nfrom r \\\n  import s\nx = 'import'\nimport e; from f import g\ntry: from h import i\n";
         let got: Vec<String> =
             imported_modules(src).into_iter().map(|(l, d)| format!("{}{d}", ".".repeat(l))).collect();
-        assert_eq!(got, ["a", "a.b", "d", "p.q", "r", "r.s", ".x", ".x.y", ".x.z", "..", "..w"]);
+        assert_eq!(
+            got,
+            ["a", "a.b", "d", "e", "f", "f.g", "h", "h.i", "p.q", "r", "r.s", ".x", ".x.y", ".x.z", "..", "..w"]
+        );
     }
 }
 
