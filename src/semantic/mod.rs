@@ -52,6 +52,11 @@ impl<'s> FileContext<'s> {
         FileContext::new(src, whole)
     }
 
+    /// Whether the whole file has been parsed already.
+    pub fn is_parsed(&self) -> bool {
+        self.tree.get().is_some()
+    }
+
     /// The whole file's tree, parsed on first use.
     pub fn tree(&self) -> &Tree {
         self.tree.get_or_init(|| syntax::parse(self.src))

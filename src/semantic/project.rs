@@ -802,7 +802,30 @@ impl Project {
 /// The facts of a file that may define a builder by itself (it holds a
 /// `**` and a candidate tool-result display); `None` for any other file.
 pub fn round_zero_facts(text: &str) -> Option<Facts> {
-    may_define_a_builder(text).then(|| file_facts(text))
+    if !may_hold_a_builder(text) {
+        return None;
+    }
+    match syntax::lexer::candidate_regions(text.as_bytes()) {
+        syntax::lexer::Candidates::FullParse(_) => Some(file_facts(text)),
+        syntax::lexer::Candidates::Regions(regions) => {
+            if !may_define_a_builder_in(text, Some(&regions)) {
+                return None;
+            }
+            partial_facts(text, &regions).or_else(|| Some(file_facts(text)))
+        }
+    }
+}
+
+/// The facts of the top-level definitions around `regions` only (see
+/// [`definition_spans`]), `None` when that parse has syntax errors.
+fn partial_facts(text: &str, regions: &[Range<usize>]) -> Option<Facts> {
+    let spans = definition_spans(text, regions);
+    let tree = syntax::parse_ranges(text, &spans);
+    if tree.root_node().has_error() {
+        return None;
+    }
+    let model = SemanticModel::build(tree.root_node(), text);
+    Some(Facts { partial: true, ..facts_of(tree.root_node(), text, &model) })
 }
 
 /// [`round_zero_facts`] from the pieces a check parsed (their regions serve
@@ -817,13 +840,12 @@ pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str, pieces: &[
     if !may_define_a_builder_in(text, regions.as_deref()) {
         return None;
     }
-    if let Some(regions) = &regions {
-        let spans = definition_spans(text, regions);
-        let tree = syntax::parse_ranges(text, &spans);
-        if !tree.root_node().has_error() {
-            let model = SemanticModel::build(tree.root_node(), text);
-            return Some(Facts { partial: true, ..facts_of(tree.root_node(), text, &model) });
-        }
+    // A whole parse made for other questions serves; else the definitions
+    // around the regions are parsed alone.
+    if !file.is_parsed()
+        && let Some(facts) = regions.as_deref().and_then(|r| partial_facts(text, r))
+    {
+        return Some(facts);
     }
     Some(facts_of(file.tree().root_node(), text, file.model()))
 }
@@ -859,28 +881,18 @@ fn definition_spans(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
     spans
 }
 
-/// Whether `text` may define a builder by itself (forms 1-3 of
-/// `docs/rules.md`), read lexically: a `**`, and a candidate tool-result
-/// display that holds one, or one bound to a name that is written later or
-/// spread (`**name`). A superset, never a miss.
-pub fn may_define_a_builder(text: &str) -> bool {
-    if !may_hold_a_builder(text) {
-        return false;
-    }
-    match syntax::lexer::candidate_regions(text.as_bytes()) {
-        syntax::lexer::Candidates::FullParse(_) => may_define_a_builder_in(text, None),
-        syntax::lexer::Candidates::Regions(regions) => may_define_a_builder_in(text, Some(&regions)),
-    }
-}
-
-/// The first, byte-level part of [`may_define_a_builder`]: a `**` and the
-/// bytes of both keys.
+/// Whether `text` may define a builder by itself, read from its bytes: it
+/// holds both keys (a dict-parameter builder may have no `**` at all:
+/// `r.update(data)`).
 pub fn may_hold_a_builder(text: &str) -> bool {
-    text.contains("**") && !syntax::lacks_key_bytes(text.as_bytes())
+    !syntax::lacks_key_bytes(text.as_bytes())
 }
 
-/// [`may_define_a_builder`] given the candidate regions (`None`: the file
-/// is parsed whole, so anything may hold).
+/// Whether `text` may define a builder by itself (forms 1-3 of
+/// `docs/rules.md`), given its candidate regions (`None`: the file is
+/// parsed whole, so anything may hold), read lexically: a candidate
+/// tool-result display that holds a `**`, or one bound to a name that is
+/// written later or spread (`**name`). A superset, never a miss.
 fn may_define_a_builder_in(text: &str, regions: Option<&[Range<usize>]>) -> bool {
     if !may_hold_a_builder(text) {
         return false;
@@ -1207,7 +1219,7 @@ fn flows(
                 let name = &src[value.byte_range()];
                 let Some(result) = local_results.iter().find(|r| r.name == name) else { continue };
                 let in_display = result.displays.iter().filter_map(node_at).any(|d| holds_splat(d, &is_k));
-                if in_display || writes_kwargs_into(model, scope, result, k, root, src) {
+                if in_display || writes_kwargs_into(model, scope, result, k, &is_k, root, src) {
                     direct = true;
                 }
             }
@@ -1267,6 +1279,7 @@ fn writes_kwargs_into(
     scope: usize,
     result: &results::ResultName,
     kwargs: &str,
+    spread: &dyn Fn(Node<'_>) -> bool,
     root: Node<'_>,
     src: &str,
 ) -> bool {
@@ -1282,7 +1295,7 @@ fn writes_kwargs_into(
                 let Some(args) = call.and_then(|c| c.child_by_field_name("arguments")).filter(|_| update) else { return false };
                 let mut c = args.walk();
                 let args: Vec<Node<'_>> = args.named_children(&mut c).collect();
-                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind() == "dictionary_splat" && is(a.named_child(0), kwargs)))
+                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind() == "dictionary_splat" && a.named_child(0).is_some_and(spread)))
             }
             "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => {
                 parent.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "|=")

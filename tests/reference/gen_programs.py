@@ -17,7 +17,21 @@ name bound twice, a shadowing local, a builder passed as a value, a dotted
 `import P.M`, `self._ok` in a subclass) and that write keys into results
 after they are built (every TS004 form, with non-result names, names rebound
 to non-results, writes in nested scopes and non-string constant keys as
-traps).  Suppression comments of several forms stand on finding lines, on
+traps).  Dict-parameter builders (`**P`, `**(P or {})`, `.update(P)` and
+`|= P` possibly under `if P:`, `.update(**P)`, the `P.items()` loop, a merge;
+functions, methods, classmethods and staticmethods; positional, typed,
+keyword-only, positional-only parameters, two of them) are called with the
+parameter bound by keyword and by position (a display with constant, allowed,
+non-string, computed keys and `**m`; `{}`; `None`; a name; an expression;
+parenthesised), next to near-misses: the parameter rebound, used in a nested
+scope only, `**(P or other)`, `.update(P or {})`, `*P`, `**(K or {})` of a
+`**K`, an alias; a keyword-only parameter passed by position, a `*args`
+before the position, unresolved callees given dicts.  Calls of a builder
+that is one by a dict parameter only give nothing for their extra
+keywords and `**m` (only a builder whose own `**K` flows reports those), and a
+`def f(msg, **kw): return dp(msg, **kw)` onto such a builder is no chain
+("Case 4 (chains) applies to `**K` only").  Each finding keeps, as `form`,
+what wrote it.  Suppression comments of several forms stand on finding lines, on
 dict / call lines and on later lines of a multi-line span (which must not
 silence it).
 
@@ -108,7 +122,14 @@ class Builder:
         self.col = col
         self.params = set(params)
         self.form = form
-        self.method = method  # "self" / "cls" for methods
+        self.method = method  # "self" / "cls" / "static" for methods
+        # the parameters a positional argument binds, in order (a method's
+        # receiver left out), and the dict parameters {P: keyword-only?}
+        self.positions = [x for x in params if x not in ("self", "cls")]
+        self.dparams = {}
+        # "K": its **K flows into the result (or a chain of such); "dp": a
+        # builder only through dict parameters; "both"
+        self.family = "K"
 
     def record(self):
         return {"name": self.name, "path": self.rel, "line": self.line, "column": self.col}
@@ -258,6 +279,305 @@ def write_builder_body(p, rel, w, ind, first, K, form):
     w.lineof(ind + "return " + r)
 
 
+# --------------------------------------------------------------------------
+# dict-parameter builders (docs/rules.md: "A builder may also take its
+# extras as a dict parameter")
+
+DP_NAMES = ["extra", "fields", "details", "data", "more"]
+# (kind, parameter list text with {P} (and {Q}), positional names, keyword-only?)
+DP_SIGNATURES = [
+    ("default", "msg, {P}=None", ["msg", "{P}"], False),
+    ("required", "msg, {P}", ["msg", "{P}"], False),
+    ("typed", "msg, {P}: dict | None = None", ["msg", "{P}"], False),
+    ("typed_required", "msg, {P}: dict", ["msg", "{P}"], False),
+    ("level", "msg, level=\"info\", {P}=None", ["msg", "level", "{P}"], False),
+    ("posonly", "msg, /, {P}=None", ["msg", "{P}"], False),
+    ("kwonly", "msg, *, {P}=None", ["msg"], True),
+    ("varargs_kwonly", "msg, *args, {P}=None", ["msg"], True),
+    ("opts", "msg, {P}=None, **opts", ["msg", "{P}"], False),
+    ("two", "msg, {P}=None, {Q}=None", ["msg", "{P}", "{Q}"], False),
+    ("both", "msg, {P}=None, **kw", ["msg", "{P}"], False),
+]
+METHOD_DP_SIGNATURES = ["default", "typed", "level", "kwonly", "required"]
+DP_FORMS = ["display", "display_or", "display_name", "display_name_or", "update", "update_if",
+            "update_star", "update_star_or", "ior", "ior_if", "items", "items_if", "merge", "merge_or"]
+DP_NONSTR_KEYS = ["3", "None", "2.5", 'b"raw"', "True", "..."]
+DP_COMPUTED_KEYS = ["name", "key_of(query)", 'f"k_{query}"', "-1", "query[0]"]
+
+
+def dp_entries(p, first, extra=()):
+    e = p.shaped_entries(first, extra)
+    if e[1][2] == "content":
+        e[1] = ("key", "content", "[{\"text\": %s}]" % first, False)
+    return e
+
+
+def write_dp_builder_body(p, rel, w, ind, first, Ps, form, K=None, opts=None):
+    """The body of a dict-parameter builder; records the body's own findings
+    (TS002 of its display, TS004 of its writes)."""
+    rng = p.rng
+    r = rng.choice(["r", "res", "out", "result"])
+    P = Ps[0]
+    if opts is not None:
+        w.lineof(ind + "_ = len(%s)" % opts)  # a **K that does not flow into the result
+    if form in ("display", "display_or", "display_name", "display_name_or") or len(Ps) > 1 or K:
+        spreads = []
+        for Pn in Ps:
+            orform = form.endswith("_or") if Pn == P else rng.random() < 0.5
+            spreads.append(("spread", "(%s or {})" % Pn if orform else Pn))
+        if K:
+            spreads.insert(rng.randint(0, len(spreads)), ("spread", K))
+        if form.startswith("display_name"):
+            w.put(ind + r + " = ")
+            p.display(rel, w, dp_entries(p, first, spreads))
+            w.end(p.maybe_comment(0.1))
+            w.lineof(ind + "return " + r)
+        else:
+            w.put(ind + "return ")
+            p.display(rel, w, dp_entries(p, first, spreads))
+            w.end(p.maybe_comment(0.1))
+        return
+    w.put(ind + r + " = ")
+    brace, _ = p.display(rel, w, dp_entries(p, first))
+    w.end()
+    inner = ind
+    if form.endswith("_if"):
+        w.lineof(ind + "if %s:" % P)
+        inner = ind + "    "
+
+    def write(f, text, span_text, expr, key=None):
+        w.put(inner)
+        head, _ = w.put(text[:text.index(span_text)])
+        span = w.put(span_text)
+        w.put(text[text.index(span_text) + len(span_text):])
+        p.expect(rel, "TS004", "later-write", key, expr, None, brace, span, f)
+        w.end(p.maybe_comment(0.1))
+
+    if form in ("update", "update_if"):
+        write("dp-builder-update", "%s.update(%s)" % (r, P), P, P)
+    elif form == "update_star":
+        write("dp-builder-update-star", "%s.update(**%s)" % (r, P), "**" + P, P)
+    elif form == "update_star_or":
+        # `**P or {}`: the parentheses of `**(P or {})` are optional in a call
+        write("dp-builder-update-star-or", "%s.update(**%s or {})" % (r, P), "**%s or {}" % P, "%s or {}" % P)
+    elif form in ("ior", "ior_if"):
+        write("dp-builder-ior", "%s |= %s" % (r, P), P, P)
+    elif form in ("items", "items_if"):
+        k, v = rng.choice([("k", "v"), ("key", "value"), ("name", "val")])
+        w.lineof(inner + "for %s, %s in %s.items():" % (k, v, P))
+        inner = inner + "    "
+        if rng.random() < 0.3:
+            w.lineof(inner + "if %s is not None:" % v)
+            inner = inner + "    "
+        write("dp-builder-items", "%s[%s] = %s" % (r, k, v), "%s[%s] = %s" % (r, k, v), k)
+    elif form in ("merge", "merge_or"):
+        w.lineof(ind + "return {**%s, **%s}" % (r, "(%s or {})" % P if form == "merge_or" else P))
+        return
+    w.lineof(ind + "return " + r)
+
+
+def dp_signature(p, kind=None, receiver=None):
+    """(kind, parameter text, named params, positions, {P: keyword-only?}, K, opts)."""
+    rng = p.rng
+    if kind is None:
+        kind = rng.choice([s[0] for s in DP_SIGNATURES])
+    _, text, positions, kwonly = [s for s in DP_SIGNATURES if s[0] == kind][0]
+    P, Q = rng.sample(DP_NAMES, 2)
+    text = text.format(P=P, Q=Q)
+    positions = [x.format(P=P, Q=Q) for x in positions]
+    named = ["msg", P] + (["level"] if kind == "level" else []) + ([Q] if kind == "two" else [])
+    dparams = {P: kwonly}
+    if kind == "two":
+        dparams[Q] = False
+    if receiver:
+        text = receiver + ", " + text
+        named = [receiver] + named
+    K = "kw" if kind == "both" else None
+    opts = "opts" if kind == "opts" else None
+    return kind, text, named, positions, dparams, K, opts
+
+
+def write_dp_builders(p, rel, w):
+    """Module-level dict-parameter builders (one or two)."""
+    rng = p.rng
+    out = []
+    for name in rng.sample(["answer", "finish", "wrap_result", "with_fields", "_answer", "compose"],
+                           rng.randint(1, 2)):
+        kind, text, named, positions, dparams, K, opts = dp_signature(p)
+        if kind in ("two", "both"):
+            form = rng.choice(["display", "display_or", "display_name", "display_name_or"])
+        else:
+            form = rng.choice(DP_FORMS)
+        is_async = rng.random() < 0.1
+        start, _ = w.put("async def " if is_async else "def ")
+        w.put("%s(%s):" % (name, text))
+        w.end()
+        write_dp_builder_body(p, rel, w, "    ", "msg", list(dparams), form, K, opts)
+        b = Builder(name, rel, start[0], start[1], named, form)
+        b.positions = positions
+        b.dparams = dparams
+        b.family = "both" if K else "dp"
+        b.is_async = is_async
+        out.append(b)
+        p.forms["builder-dparam-" + form] += 1
+        p.forms["builder-dparam-sig-" + kind] += 1
+        w.end()
+        w.end()
+    return out
+
+
+def write_dp_decoys(p, rel, w):
+    """Functions that look like dict-parameter builders and are not."""
+    rng = p.rng
+    names = []
+    kinds = rng.sample(["rebound", "nested", "or_other", "update_or", "star_args", "kwarg_or", "alias"],
+                       rng.randint(1, 3))
+    for kind in kinds:
+        name = "answer_" + kind
+        P = "extra"
+        sub = None
+        if kind == "star_args":
+            w.lineof("def %s(msg, *%s):" % (name, P))
+        elif kind == "kwarg_or":
+            # `**(K or {})` is no spread of a **K parameter: only a dict parameter's
+            w.lineof("def %s(msg, **%s):" % (name, P))
+        else:
+            w.lineof("def %s(msg, %s=None):" % (name, P))
+        ind = "    "
+        spread = P
+        if kind == "rebound":
+            sub = rng.choice(["assign", "aug", "walrus", "for"])
+            if sub == "assign":
+                w.lineof(ind + "%s = dict(%s or {})" % (P, P))
+            elif sub == "aug":
+                w.lineof(ind + "%s |= {}" % P)
+            elif sub == "walrus":
+                w.lineof(ind + "if (%s := %s or {}):" % (P, P))
+                w.lineof(ind + "    pass")
+            else:
+                w.lineof(ind + "for %s in (%s or {},):" % (P, P))
+                w.lineof(ind + "    pass")
+        elif kind == "or_other":
+            sub = rng.choice(["(extra or DEFAULTS)", "({} or extra)", "(extra or {\"x\": 1})",
+                              "(extra and {})", "(extra or {} or {})"])
+            spread = sub
+        elif kind == "kwarg_or":
+            spread = "(extra or {})"
+        elif kind == "alias":
+            w.lineof(ind + "fields = %s" % P)
+            spread = "fields"
+        if kind == "nested":
+            sub = rng.choice(["def", "lambda"])
+            if sub == "def":
+                w.lineof(ind + "def inner():")
+                w.put(ind + "    return ")
+                p.display(rel, w, dp_entries(p, "msg", [("spread", "(%s or {})" % P)]))
+                w.end()
+                w.lineof(ind + "return inner()")
+            else:
+                w.put(ind + "build = lambda: ")
+                p.display(rel, w, dp_entries(p, "msg", [("spread", P)]))
+                w.end()
+                w.lineof(ind + "return build()")
+        elif kind == "update_or":
+            sub = rng.choice(["update", "ior", "items"])
+            w.put(ind + "r = ")
+            brace, _ = p.display(rel, w, dp_entries(p, "msg"))
+            w.end()
+            w.put(ind)
+            if sub == "update":
+                w.put("r.update(")
+                span = w.put("%s or {}" % P)
+                w.put(")")
+                p.expect(rel, "TS004", "later-write", None, "%s or {}" % P, None, brace, span, "dp-decoy-write")
+            elif sub == "ior":
+                w.put("r |= ")
+                span = w.put("%s or {}" % P)
+                p.expect(rel, "TS004", "later-write", None, "%s or {}" % P, None, brace, span, "dp-decoy-write")
+            else:
+                w.lineof("for k, v in (%s or {}).items():" % P)
+                w.put(ind + "    ")
+                span = w.put("r[k] = v")
+                p.expect(rel, "TS004", "later-write", None, "k", None, brace, span, "dp-decoy-write")
+            w.end()
+            w.lineof(ind + "return r")
+        else:
+            w.put(ind + "return ")
+            p.display(rel, w, dp_entries(p, "msg", [("spread", spread)]))
+            w.end()
+        names.append(name)
+        p.forms["dparam-decoy-" + kind + ("-" + sub if sub and kind != "or_other" else "")] += 1
+        w.end()
+        w.end()
+    return names
+
+
+def plan_dp_value(p, names, keys=True):
+    """What to pass for a dict parameter: ("display", entries, paren) or
+    ("atom", text, dynamic?, paren)."""
+    rng = p.rng
+    r = rng.random()
+    paren = rng.random() < 0.1
+    if r < 0.5 or keys == "display":
+        entries = []
+        pool = rng.sample(["key", "key", "paren", "allowed", "num", "dyn", "spread"], rng.randint(1, 4))
+        keys_left = list(EXTRA_KEYS)
+        rng.shuffle(keys_left)
+        for what in pool:
+            if what in ("key", "paren"):
+                entries.append(("key", keys_left.pop(), rng.choice(["1", "(2)", "query", "[1, 2]", "None"]),
+                                what == "paren"))
+            elif what == "allowed":
+                entries.append(("key", rng.choice(ALLOWED), '"x"', False))
+            elif what == "num":
+                entries.append(("dynkey", rng.choice(DP_NONSTR_KEYS), "0"))
+            elif what == "dyn":
+                entries.append(("dynkey", rng.choice(DP_COMPUTED_KEYS), "0"))
+            else:
+                entries.append(("spread", rng.choice(list(names) + ["defaults()"])))
+        return ("display", entries, paren)
+    if r < 0.6:
+        return ("atom", "None", False, paren)
+    if r < 0.66:
+        return ("display", [], paren)
+    if r < 0.82:
+        return ("atom", rng.choice(names), True, paren)
+    n = rng.choice(names)
+    return ("atom", rng.choice(["dict(frames=1)", "defaults()", "dict(%s)" % n, "%s or {}" % n,
+                                "%s.copy()" % n]), True, paren)
+
+
+def write_dp_value(p, rel, w, plan):
+    """Write a planned dict-parameter argument; [(kind, key, expression, span)]
+    of the findings it gives when it is bound to a dict parameter."""
+    hits = []
+    if plan[0] == "display":
+        if plan[2]:
+            w.put("(")
+        _, spans = p.display(rel, w, plan[1])
+        if plan[2]:
+            w.put(")")
+        for e, span in spans:
+            if e[0] == "key":
+                if e[1] not in ALLOWED:
+                    hits.append(("key", e[1], None, span))
+            elif e[0] == "dynkey":
+                if e[1] not in DP_NONSTR_KEYS:
+                    hits.append(("computed", None, e[1], span))
+            else:
+                hits.append(("mapping", None, e[1], span))
+    else:
+        _, text, dynamic, paren = plan
+        if paren:
+            w.put("(")
+        span = w.put(text)
+        if paren:
+            w.put(")")
+        if dynamic:
+            hits.append(("paren" if paren else "expr", None, text, span))
+    return hits
+
+
 def write_common(p, pkg, has_class):
     rel = p.outrel + "/" + pkg + "/common.py"
     w = W()
@@ -360,6 +680,36 @@ def write_common(p, pkg, has_class):
         w.end(p.maybe_comment())
         w.end()
         w.end()
+    # dict-parameter builders, their decoys, a chain onto one, a caller here
+    if p.rng.random() < 0.75:
+        dps = write_dp_builders(p, rel, w)
+        decoys.extend(write_dp_decoys(p, rel, w))
+        only = [b for b in dps if b.family == "dp" and not b.is_async]
+        if only and p.rng.random() < 0.3:
+            # no chain: "Case 4 (chains) applies to **K only" -- the callee is a
+            # builder through its dict parameter alone, so this is no builder
+            base = p.rng.choice(only)
+            w.lineof("def fail_with(msg, **kw):")
+            w.put("    return ")
+            call_pos, _ = w.put(base.name)
+            w.put("(msg, ")
+            w.put("**kw")
+            w.put(")")
+            # and a builder by a dict parameter only: its `**m` arguments give nothing
+            w.end(p.maybe_comment(0.1))
+            decoys.append("fail_with")
+            p.forms["dparam-decoy-chain-onto-dparam"] += 1
+            w.end()
+            w.end()
+        sync = [b for b in dps if not b.is_async and b.dparams]
+        if sync and p.rng.random() < 0.5:
+            b = p.rng.choice(sync)
+            w.lineof("def ping_fields(query, extra):")
+            write_call_stmt(p, rel, w, "    ", b.name, b, "call-same-module", mapping_names=("extra",))
+            w.lineof("    return None")
+            w.end()
+            w.end()
+        builders.extend(dps)
     methods = []
     if has_class:
         w.lineof("class Base:")
@@ -401,16 +751,42 @@ def write_common(p, pkg, has_class):
             p.forms["builder-method-chain"] += 1
             methods.append(eb)
             w.end()
+        if p.rng.random() < 0.6:
+            # dict-parameter methods: positions after the receiver, but for a @staticmethod
+            for kind in p.rng.sample(["self", "static", "cls"], p.rng.randint(1, 3)):
+                mname_ = {"self": "_answer_with", "static": "_wrap", "cls": "_mk"}[kind]
+                if kind != "self":
+                    w.lineof("    @%s" % ("staticmethod" if kind == "static" else "classmethod"))
+                w.put("    ")
+                start, _ = w.put("def ")
+                receiver = {"self": "self", "static": None, "cls": "cls"}[kind]
+                sk, text, named, positions, dparams, _, _ = dp_signature(
+                    p, p.rng.choice(METHOD_DP_SIGNATURES), receiver)
+                w.put("%s(%s):" % (mname_, text))
+                w.end()
+                form = p.rng.choice(DP_FORMS)
+                write_dp_builder_body(p, rel, w, "        ", "msg", list(dparams), form)
+                db = Builder(mname_, rel, start[0], start[1], named, form, kind)
+                db.positions = positions
+                db.dparams = dparams
+                db.family = "dp"
+                db.is_async = False
+                p.forms["builder-dparam-method-%s-%s" % (kind, form)] += 1
+                p.forms["builder-dparam-method-%s" % kind] += 1
+                methods.append(db)
+                w.end()
         # callers through self / cls
         w.lineof("    def run(self, query, extra):")
-        for mb_ in [m for m in methods if m.method == "self"]:
+        for mb_ in [m for m in methods if m.method in ("self", "static")]:
             write_call_stmt(p, rel, w, "        ", "self." + mb_.name, mb_, "call-self")
         w.lineof("        return None")
-        if cb is not None:
+        by_cls = [m for m in methods if m.method == "cls"]
+        if by_cls:
             w.end()
             w.lineof("    @classmethod")
             w.lineof("    def make(cls, query, extra):")
-            write_call_stmt(p, rel, w, "        ", "cls._build", cb, "call-cls")
+            for mb_ in by_cls:
+                write_call_stmt(p, rel, w, "        ", "cls." + mb_.name, mb_, "call-cls")
             w.lineof("        return None")
         w.end()
         w.end()
@@ -429,8 +805,60 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
     rng = p.rng
     kws = []
     params = sorted(builder.params) if builder is not None else ["msg", "level", "code"]
-    used = set()
-    n_extra = rng.choice([0, 0, 1, 1, 2, 3])
+    dparams = builder.dparams if builder is not None else {}
+    family = builder.family if builder is not None else None
+    # a builder by a dict parameter only: its extra keywords and `**m` give
+    # nothing (docs/rules.md: only a builder whose own **K flows reports them)
+    dp_only = family == "dp"
+    used = set(dparams)
+    first = rng.choice(MESSAGES)
+    # positional arguments after the first: ("plain", text) / ("dp", P, plan) / ("trap", plan)
+    positional = []
+    if dparams:
+        order = builder.positions
+        idx = [i for i, n in enumerate(order) if n in dparams]
+        trap = rng.random()
+        if idx and trap < 0.1:
+            # a *args before the parameter's position: nothing is bound to it
+            if idx[0] == 1:
+                first = "*parts"
+            else:
+                positional.append(("plain", "*parts"))
+            positional.append(("trap", plan_dp_value(p, mapping_names, "display")))
+            p.forms["dparam-trap-after-starred"] += 1
+        elif not idx and trap < 0.3:
+            # a keyword-only dict parameter passed by position: not bound
+            positional.append(("trap", plan_dp_value(p, mapping_names, "display")))
+            p.forms["dparam-trap-kwonly-positional"] += 1
+        else:
+            if trap > 0.94:
+                first = '{"frames": 1}'  # a display where the message stands
+                p.forms["dparam-trap-display-as-message"] += 1
+            fill = 1
+            if idx and rng.random() < 0.55:
+                fill = rng.choice(idx) + 1
+            for i in range(1, fill):
+                n = order[i]
+                if n in dparams:
+                    positional.append(("dp", n, plan_dp_value(p, mapping_names)))
+                else:
+                    positional.append(("plain", '"warn"'))
+                    used.add(n)
+            for P in sorted(dparams):
+                if any(x[0] == "dp" and x[1] == P for x in positional):
+                    continue
+                if rng.random() < 0.6:
+                    kws.append(("dp", P, plan_dp_value(p, mapping_names)))
+                else:
+                    p.forms["dparam-not-passed"] += 1
+    elif builder is None and rng.random() < 0.45:
+        # an unresolved callee (or a decoy) given a dict argument: nothing
+        if rng.random() < 0.5:
+            positional.append(("trap", plan_dp_value(p, mapping_names, "display")))
+        else:
+            kws.append(("trap", "extra", plan_dp_value(p, mapping_names, "display")))
+        p.forms["dparam-trap-unresolved"] += 1
+    n_extra = rng.choice([0, 0, 1, 1, 2, 3] if family != "dp" else [0, 0, 0, 1])
     for key in rng.sample(EXTRA_KEYS, n_extra):
         kws.append(("kw", key, rng.choice(["1", "len(query)", "[1, 2]", "None", '"x"'])))
         used.add(key)
@@ -444,7 +872,7 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
         k = rng.choice(ALLOWED)
         kws.append(("kw", k, {"status": '"error"', "content": "[]", "toolUseId": "tid"}[k]))
     rng.shuffle(kws)
-    if rng.random() < 0.3:
+    if rng.random() < (0.3 if family != "dp" else 0.1):
         kws.append(("star", rng.choice(mapping_names)))
     if multiline is None:
         multiline = rng.random() < 0.25
@@ -455,12 +883,13 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
     if is_async:
         w.put("await ")
     call_pos, _ = w.put(callee)
-    msg = rng.choice(MESSAGES)
-    first_params = [x for x in params if x in ("msg", "text")]
     findings = []
 
     def account(kw, span):
         if builder is None:
+            return
+        if dp_only:
+            p.forms["dparam-trap-extra-" + kw[0]] += 1
             return
         if kw[0] == "kw":
             if kw[1] not in builder.params and kw[1] not in ALLOWED:
@@ -468,12 +897,35 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
         else:
             findings.append(("dyn", kw[1], span))
 
+    def write_arg(item, bind):
+        """Write one argument; dict-parameter ones record their findings."""
+        if item[0] == "plain":
+            w.put(item[1])
+        elif item[0] in ("dp", "trap"):
+            plan = item[-1]
+            if bind == "kw":
+                w.put(item[1] + "=")
+            hits = write_dp_value(p, rel, w, plan)
+            if item[0] == "dp":
+                for kind, key, expr, span in hits:
+                    p.expect(rel, "TS003", "builder-call", key, expr, builder, call_pos, span,
+                             "dparam-%s-%s" % (bind, kind))
+                p.forms["dparam-%s-%s" % (bind, "none" if plan[:2] == ("atom", "None") else
+                                          "empty" if plan[:2] == ("display", []) else plan[0])] += 1
+                if builder.method:
+                    p.forms["dparam-call-method-" + builder.method] += 1
+        else:
+            span = w.put("%s=%s" % (item[1], item[2]) if item[0] == "kw" else "**" + item[1])
+            account(item, span)
+
     if not multiline:
-        w.put("(" + msg)
+        w.put("(" + first)
+        for item in positional:
+            w.put(", ")
+            write_arg(item, "pos")
         for kw in kws:
             w.put(", ")
-            span = w.put("%s=%s" % (kw[1], kw[2]) if kw[0] == "kw" else "**" + kw[1])
-            account(kw, span)
+            write_arg(kw, "kw")
         w.put(")")
         if lead == "replies.append(":
             w.put(")")
@@ -482,11 +934,15 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
     else:
         w.put("(")
         w.end(p.maybe_comment(0.25))
-        w.lineof(ind + "    " + msg + ",", p.maybe_comment(0.1))
+        w.lineof(ind + "    " + first + ",", p.maybe_comment(0.1))
+        for item in positional:
+            w.put(ind + "    ")
+            write_arg(item, "pos")
+            w.put(",")
+            w.end(p.maybe_comment(0.25))
         for kw in kws:
             w.put(ind + "    ")
-            span = w.put("%s=%s" % (kw[1], kw[2]) if kw[0] == "kw" else "**" + kw[1])
-            account(kw, span)
+            write_arg(kw, "kw")
             w.put(",")
             w.end(p.maybe_comment(0.25))
         w.lineof(ind + ")")
@@ -958,7 +1414,7 @@ def write_helpers(p, pkg, builders):
     rel = p.outrel + "/" + pkg + "/helpers.py"
     w = W()
     p.modules[rel] = w
-    sync = [b for b in builders if not b.is_async]
+    sync = [b for b in builders if not b.is_async and b.family in ("K", "both")]
     if not sync:
         return None, []
     b = rng.choice(sync)
@@ -1075,9 +1531,21 @@ def finding_key(f):
 def check_span(rel, lines, f):
     """The generator's own sanity checks of a recorded span."""
     at = lines[f["line"] - 1][f["column"] - 1:]
-    if f["key"] is not None and f["code"] in ("TS003",) and not at.startswith(f["key"] + "="):
+    if f["form"].startswith("dparam-"):
+        # a dict-parameter finding: an entry of the display passed, or the argument itself
+        text = at[:f["end_column"] - f["column"]] if f["line"] == f["end_line"] else None
+        k = json.dumps(f["key"], ensure_ascii=False) if f["key"] is not None else None
+        ok = text is not None and (
+            (k is not None and (text.startswith(k + ": ") or text.startswith("(" + k + "): ")))
+            or (k is None and (text == f["expression"] or text == "**" + f["expression"]
+                               or text.startswith(f["expression"] + ": "))))
+        if not ok:
+            raise AssertionError("%s:%d:%d: dict-parameter span %r for %r" % (rel, f["line"], f["column"],
+                                                                             text, f))
+    elif f["key"] is not None and f["code"] in ("TS003",) and not at.startswith(f["key"] + "="):
         raise AssertionError("%s:%d:%d: TS003 span starts at %r" % (rel, f["line"], f["column"], at[:20]))
-    if f["code"] == "TS003" and f["key"] is None and not at.startswith("**" + f["expression"]):
+    if (f["code"] == "TS003" and f["key"] is None and not f["form"].startswith("dparam-")
+            and not at.startswith("**" + f["expression"])):
         raise AssertionError("%s:%d:%d: TS003 mapping span starts at %r" % (rel, f["line"], f["column"], at[:20]))
     if f["code"] == "TS004" and f["expression"] is not None:
         whole = lines[f["line"] - 1][f["column"] - 1:] if f["line"] == f["end_line"] else None
@@ -1099,6 +1567,7 @@ def check_span(rel, lines, f):
 
 def write_programs(outdir, seed, nprograms):
     manifest = {"seed": seed, "programs": 0, "modules": 0, "expected_findings": 0, "suppressed_findings": 0,
+                "dict_param_findings": 0, "dict_param_suppressed": 0,
                 "by_code": Counter(), "by_origin": Counter(), "by_form": Counter(), "suppressed_by_form": Counter(),
                 "constructs": Counter(), "comments_written": Counter(), "findings": [], "suppressed": []}
     os.makedirs(outdir, exist_ok=True)
@@ -1133,12 +1602,16 @@ def write_programs(outdir, seed, nprograms):
                     raise AssertionError("builder position %r holds %r" % (b, bl))
             comments = p.modules[rel].comments
             by = silencers(comments, f["line"], f["code"]) + silencers(comments, f["dict_line"], f["code"])
-            form = f.pop("form")
+            form = f["form"]  # kept: the manifest says what wrote each finding
             if by:
                 manifest["suppressed_findings"] += 1
                 manifest["suppressed_by_form"][form] += 1
                 manifest["suppressed"].append(f)
+                if form.startswith("dparam-"):
+                    manifest["dict_param_suppressed"] += 1
                 continue
+            if form.startswith("dparam-"):
+                manifest["dict_param_findings"] += 1
             manifest["findings"].append(f)
             manifest["by_code"][f["code"]] += 1
             manifest["by_origin"][f["origin"]] += 1
@@ -1223,7 +1696,7 @@ def main(argv):
     args = ap.parse_args(argv)
     m = write_programs(args.outdir, args.seed, args.programs)
     summary = {k: m[k] for k in ("seed", "programs", "modules", "expected_findings", "suppressed_findings",
-                                 "by_code", "by_origin")}
+                                 "dict_param_findings", "dict_param_suppressed", "by_code", "by_origin")}
     sys.stdout.write(json.dumps(summary) + "\n")
     if args.verify and not verify(args.outdir, m):
         return 1

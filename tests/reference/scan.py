@@ -672,25 +672,62 @@ def statement_holds(stmts, pred):
 
 class Candidate:
     """A function that may be a builder: module level or a method of a
-    module-level class, with a ``**K`` parameter nothing else rebinds."""
+    module-level class.  ``kwarg`` is its ``**K`` parameter when nothing else
+    rebinds it (else None); ``dict_params`` are its named parameters ``P``
+    through which it is a dict-parameter builder (docs/rules.md)."""
 
-    __slots__ = ("module", "node", "scope", "kwarg", "params", "local", "ret_calls", "cls_scope")
+    __slots__ = ("module", "node", "scope", "kwarg", "params", "local", "ret_calls", "cls_scope",
+                 "dict_params", "positions", "kwonly")
 
     def __init__(self, module, node, scope, cls_scope):
         self.module = module
         self.node = node
         self.scope = scope
         self.cls_scope = cls_scope
-        self.kwarg = node.args.kwarg.arg
         a = node.args
+        kw = a.kwarg
+        self.kwarg = None
+        if kw is not None:
+            bs = scope.owned.get(kw.arg, ())
+            if len(bs) == 1 and bs[0].kind == "param":
+                self.kwarg = kw.arg
         self.params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        # the parameters a positional argument binds, in order: those before
+        # any `*` / `*args`; a method's first one is its receiver unless it is
+        # a @staticmethod
+        positions = [x.arg for x in a.posonlyargs + a.args]
+        if cls_scope is not None and not any(
+                d.__class__ is ast.Name and d.id == "staticmethod" for d in node.decorator_list):
+            positions = positions[1:]
+        self.positions = positions
+        self.kwonly = {x.arg for x in a.kwonlyargs}
         self.local = False
         self.ret_calls = []
+        self.dict_params = []
 
 
-def analyse_candidate(c):
-    fs, K = c.scope, c.kwarg
-    results = result_names(fs)
+def is_p_spread(entry_key, entry_value, name, or_empty):
+    """Is this display entry (or ``**`` call argument) a spread of ``name``:
+    ``**name``, or with ``or_empty`` also ``**(name or {})``?"""
+    if entry_key is not None:
+        return False
+    v = entry_value
+    if v.__class__ is ast.Name:
+        return v.id == name
+    if not or_empty or v.__class__ is not ast.BoolOp or v.op.__class__ is not ast.Or:
+        return False
+    vs = v.values
+    return (len(vs) == 2 and vs[0].__class__ is ast.Name and vs[0].id == name
+            and vs[1].__class__ is _Dict and not vs[1].keys)
+
+
+def flows_into_result(fs, results, K, or_empty):
+    """Does a ``return E`` of function scope ``fs`` match cases 1-3 of
+    docs/rules.md for the mapping ``K`` (``or_empty``: ``**(K or {})`` is a
+    spread of it too, the dict-parameter reading)?"""
+
+    def spread(k, v):
+        return is_p_spread(k, v, K, or_empty)
 
     def writes_k(N):
         for call in fs.calls:
@@ -700,9 +737,8 @@ def analyse_candidate(c):
                 if (len(call.args) == 1 and not call.keywords and call.args[0].__class__ is ast.Name
                         and call.args[0].id == K):
                     return True
-                if (not call.args and len(call.keywords) == 1 and call.keywords[0].arg is None
-                        and call.keywords[0].value.__class__ is ast.Name
-                        and call.keywords[0].value.id == K):
+                if (not call.args and len(call.keywords) == 1
+                        and spread(call.keywords[0].arg, call.keywords[0].value)):
                     return True
         for aug in fs.augs:
             if (aug.op.__class__ is ast.BitOr and aug.target.__class__ is ast.Name
@@ -735,20 +771,38 @@ def analyse_candidate(c):
             continue
         cls = E.__class__
         if cls is _Dict:
-            has_k = any(is_spread_of(k, v, K) for k, v in zip(E.keys, E.values))
+            has_k = any(spread(k, v) for k, v in zip(E.keys, E.values))
             if has_k and is_shaped(E):
-                c.local = True
-            elif has_k and any(k is None and v.__class__ is ast.Name and v.id in results
-                               for k, v in zip(E.keys, E.values)):
-                c.local = True
+                return True
+            if has_k and any(k is None and v.__class__ is ast.Name and v.id in results
+                             for k, v in zip(E.keys, E.values)):
+                return True
         elif cls is ast.Name and E.id in results:
-            if any(any(is_spread_of(k, v, K) for k, v in zip(b.value.keys, b.value.values))
+            if any(any(spread(k, v) for k, v in zip(b.value.keys, b.value.values))
                    for b in results[E.id]) or writes_k(E.id):
-                c.local = True
-        elif cls is ast.Call:
-            if any(kw.arg is None and kw.value.__class__ is ast.Name and kw.value.id == K
-                   for kw in E.keywords):
-                c.ret_calls.append(E)
+                return True
+    return False
+
+
+def analyse_candidate(c):
+    fs, K = c.scope, c.kwarg
+    results = result_names(fs)
+    if K is not None:
+        c.local = flows_into_result(fs, results, K, False)
+        for ret in fs.returns:
+            E = ret.value
+            if E is not None and E.__class__ is ast.Call:
+                if any(kw.arg is None and kw.value.__class__ is ast.Name and kw.value.id == K
+                       for kw in E.keywords):
+                    c.ret_calls.append(E)
+    a = c.node.args
+    for x in a.posonlyargs + a.args + a.kwonlyargs:
+        P = x.arg
+        bs = fs.owned.get(P, ())
+        if len(bs) != 1 or bs[0].kind != "param":
+            continue
+        if flows_into_result(fs, results, P, True):
+            c.dict_params.append(P)
 
 
 class Module:
@@ -781,12 +835,6 @@ class Module:
                     continue  # a method stands directly in the class body
             elif owner.kind != "module" or s.node not in body:
                 continue  # a module-level def stands directly in the module body
-            kw = s.node.args.kwarg
-            if kw is None:
-                continue
-            bs = s.owned.get(kw.arg, ())
-            if len(bs) != 1 or bs[0].kind != "param":
-                continue
             c = Candidate(self, s.node, s, cls_scope)
             analyse_candidate(c)
             self.candidates[id(s.node)] = c
@@ -830,6 +878,7 @@ class Project:
         self.modules = {}
         self.candidates_ready = False
         self.builders = set()       # id(def node) of builders
+        self.kwarg_builders = set() # id(def node) of builders through their **K (cases 1-4)
         self.exempt = set()         # (id(call), id(keyword)): a **K passed on (case 4)
         self.resolved = {}          # id(call) -> Candidate or None
         self.abs_cache = {}
@@ -917,30 +966,35 @@ class Project:
                     data = fh.read()
             except OSError:
                 continue
-            if b"**" not in data:
-                continue
+            if b"return" not in data:
+                continue  # no function of it returns anything: no builder
             m = self.module(abspath, data)
             if m is not None:
                 cands.extend(m.candidates.values())
-        self.builders = {id(c.node) for c in cands if c.local}
+        # builders through their **K (cases 1-4); a chain (case 4) ends in one of
+        # these only ("Case 4 (chains) applies to **K only"), not in a builder
+        # that is one through its dict parameters alone
+        kb = {id(c.node) for c in cands if c.local}
         changed = True
         while changed:
             changed = False
             for c in cands:
-                if id(c.node) in self.builders:
+                if id(c.node) in kb:
                     continue
                 for call in c.ret_calls:
                     t = self.resolve_call(c.module, call, c.scope)
-                    if t is not None and id(t.node) in self.builders:
-                        self.builders.add(id(c.node))
+                    if t is not None and id(t.node) in kb:
+                        kb.add(id(c.node))
                         changed = True
                         break
+        self.kwarg_builders = kb
+        self.builders = kb | {id(c.node) for c in cands if c.dict_params}
         for c in cands:
-            if id(c.node) not in self.builders:
+            if id(c.node) not in kb:
                 continue
             for call in c.ret_calls:
                 t = self.resolve_call(c.module, call, c.scope)
-                if t is not None and id(t.node) in self.builders:
+                if t is not None and id(t.node) in kb:
                     for kw in call.keywords:
                         if is_spread_of(kw.arg, kw.value, c.kwarg):
                             self.exempt.add((id(call), id(kw)))
@@ -1185,7 +1239,20 @@ def ts004_findings(mod, add, node_span, entry_pos, stats):
                 add("TS004", "later-write", key, expression, None, mod.start(d), span, stats)
 
 
-def ts003_findings(mod, add, node_span, stats):
+def dict_param_argument(t, call, P):
+    """The arguments of ``call`` (of builder ``t``) bound to its dict parameter ``P``:
+    the keyword ``P=E`` or else (a keyword-only ``P`` never) the positional
+    argument at ``P``'s position, when no ``*args`` stands at or before it."""
+    out = [kw.value for kw in call.keywords if kw.arg == P]
+    if not out and P not in t.kwonly and P in t.positions:
+        i = t.positions.index(P)
+        args = call.args
+        if len(args) > i and not any(a.__class__ is ast.Starred for a in args[:i + 1]):
+            out.append(args[i])
+    return out
+
+
+def ts003_findings(mod, add, node_span, entry_pos, stats):
     proj = mod.project
     proj.ensure_builders()
     for S in mod.scopes:
@@ -1196,7 +1263,9 @@ def ts003_findings(mod, add, node_span, stats):
             bline, bcol = t.module.start(t.node)
             builder = {"name": t.node.name, "path": t.module.path, "line": bline, "column": bcol + 1}
             call_pos = mod.start(call)
-            for kw in call.keywords:
+            # extra keywords and `**m`: only at calls of a builder whose own **K
+            # flows into its result (cases 1-4), not one by a dict parameter only
+            for kw in call.keywords if id(t.node) in proj.kwarg_builders else ():
                 if kw.arg is None:
                     if (id(call), id(kw)) in proj.exempt:
                         continue
@@ -1204,10 +1273,37 @@ def ts003_findings(mod, add, node_span, stats):
                         node_span(kw), stats)
                 elif kw.arg not in t.params and kw.arg not in ALLOWED_KEYS:
                     add("TS003", "builder-call", kw.arg, None, builder, call_pos, node_span(kw), stats)
+            for P in t.dict_params:
+                for E in dict_param_argument(t, call, P):
+                    if E.__class__ is _Dict:
+                        # read as a N.update({...}) write reads its display
+                        for i, (k, v) in enumerate(zip(E.keys, E.values)):
+                            if k is None:
+                                add("TS003", "builder-call", None, mod.text(v), builder, call_pos,
+                                    entry_pos(E, i), stats)
+                            elif k.__class__ is _Constant:
+                                if k.value.__class__ is str and k.value not in ALLOWED_KEYS:
+                                    add("TS003", "builder-call", k.value, None, builder, call_pos,
+                                        entry_pos(E, i), stats)
+                            else:
+                                add("TS003", "builder-call", None, mod.text(k), builder, call_pos,
+                                    entry_pos(E, i), stats)
+                    elif E.__class__ is _Constant and E.value is None:
+                        continue
+                    else:
+                        add("TS003", "builder-call", None, mod.text(E), builder, call_pos,
+                            node_span(E), stats)
+
+
+# `--literal-only` (benchmarks): TS001/TS002 of each file alone, no project
+# kept in memory, as a pytest check over a tree would do it.
+LITERAL_ONLY = False
 
 
 def scan_program(path, given, data, stats):
     """Every finding (TS001-TS004) of file ``path``, found under PATH ``given``."""
+    if LITERAL_ONLY:
+        return literal_findings(path, ast.parse(data, filename=path), data, stats, Source(data))
     proj = project_for(path, given)
     abspath = os.path.abspath(path)
     mod = proj.modules.get(abspath)
@@ -1218,7 +1314,7 @@ def scan_program(path, given, data, stats):
     found = literal_findings(path, mod.tree, data, stats, mod.src)
     out, add, node_span, entry_pos = program_findings(mod)
     ts004_findings(mod, add, node_span, entry_pos, stats)
-    ts003_findings(mod, add, node_span, stats)
+    ts003_findings(mod, add, node_span, entry_pos, stats)
     return found + out
 
 
@@ -1236,6 +1332,9 @@ def main(argv):
     for arg in it:
         if arg == "--walk-all":
             walk_all = True
+        elif arg == "--literal-only":
+            global LITERAL_ONLY
+            LITERAL_ONLY = True
         elif arg == "--stats":
             want_stats = True
         elif arg in ("--allowed-key", "--ignore"):
