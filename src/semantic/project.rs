@@ -882,10 +882,12 @@ fn definition_spans(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
 }
 
 /// Whether `text` may define a builder by itself, read from its bytes: it
-/// holds both keys (a dict-parameter builder may have no `**` at all:
-/// `r.update(data)`).
+/// holds both keys and a way for a mapping to reach a result: `**` (forms
+/// 1 and 3), or `.update(`, `|=`, `.items(` (form 2, which a dict-parameter
+/// builder may use without any `**`: `r.update(data)`).
 pub fn may_hold_a_builder(text: &str) -> bool {
-    !syntax::lacks_key_bytes(text.as_bytes())
+    let flows = ["**", ".update(", "|=", ".items("].iter().any(|w| text.contains(w));
+    flows && !syntax::lacks_key_bytes(text.as_bytes())
 }
 
 /// Whether `text` may define a builder by itself (forms 1-3 of
