@@ -442,7 +442,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
-                let known = vec![(name.clone(), crate::semantic::project::Known::of(&text))];
+                let known = vec![(name.clone(), crate::semantic::project::Known::of(&text, true))];
                 check::add_project_findings(
                     &mut findings,
                     &walk(plan).index(known, vec![(name.clone(), rules.clone())]),

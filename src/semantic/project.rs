@@ -152,9 +152,12 @@ pub struct Known {
 }
 
 impl Known {
-    /// What [`Project::index`] learns of `text` itself.
-    pub fn of(text: &str) -> Self {
-        Known { facts: round_zero_facts(text), imports: syntax::imported_modules(text) }
+    /// What [`Project::index`] learns of `text` itself; its imports only
+    /// when `imports` (they matter only if the project has files outside
+    /// the checked ones).
+    pub fn of(text: &str, imports: bool) -> Self {
+        let imports = if imports { syntax::imported_modules(text) } else { Vec::new() };
+        Known { facts: round_zero_facts(text), imports }
     }
 }
 
@@ -310,6 +313,7 @@ impl Project {
         // by imports; then, round by round, unparsed files that name a
         // builder or an alias found so far.
         let mut seen: Vec<bool> = project.modules.iter().map(|m| known.contains_key(&m.path)).collect();
+        let outside = project.modules.iter().any(|m| !checked.contains(&m.path));
         let mut frontier: Vec<usize> =
             (0..project.modules.len()).filter(|&i| !seen[i] && checked.contains(&project.modules[i].path)).collect();
         loop {
@@ -318,7 +322,7 @@ impl Project {
             }
             let learned: Vec<(usize, Known)> = frontier
                 .into_par_iter()
-                .filter_map(|i| Some((i, Known::of(&read(&project.modules[i].path)?))))
+                .filter_map(|i| Some((i, Known::of(&read(&project.modules[i].path)?, outside))))
                 .collect();
             for (i, k) in learned {
                 imports.push((i, k.imports));
