@@ -42,7 +42,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 mod support;
-use support::{BIN, describe, manifest_dir, python_or_skip, run, truncate};
+use support::{BIN, copy_tree, describe, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
 
 const SEEDS: [u64; 3] = [11, 2_024, 77_777];
 
@@ -53,29 +53,6 @@ fn toolshape(args: &[&str], dir: &Path) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args).arg(dir).env_remove("NO_COLOR").env_remove("FORCE_COLOR");
     run(&mut cmd)
-}
-
-fn snapshot_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().display().to_string(), std::fs::read(e.path()).unwrap()))
-        .collect();
-    files.sort();
-    files
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -29,7 +29,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 mod support;
-use support::{describe, manifest_dir, python_or_skip, run, truncate};
+use support::{copy_tree, describe, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
 
 const SEEDS: [u64; 3] = [7, 1_234, 99_991];
 const DICTS_PER_SEED: &str = "1500";
@@ -43,29 +43,6 @@ fn toolshape(args: &[&str], dir: &Path) -> std::process::Output {
     // The whole-file parse: keys spelled only through escapes count too.
     cmd.args(args).args(["--no-ignore", "--no-prefilter"]).arg(dir);
     run(&mut cmd)
-}
-
-fn snapshot_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().display().to_string(), std::fs::read(e.path()).unwrap()))
-        .collect();
-    files.sort();
-    files
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn list(report: &Value, key: &str) -> Vec<String> {

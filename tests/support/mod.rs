@@ -219,3 +219,28 @@ pub fn write(root: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
 pub fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary folder")
 }
+
+/// Every file under `dir` with its bytes, by path relative to `dir`, sorted.
+pub fn snapshot_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().display().to_string(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Copies the tree at `from` to `to` (which may exist).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
