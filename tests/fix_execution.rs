@@ -42,7 +42,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 mod support;
-use support::{BIN, copy_tree, describe, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
+use support::{BIN, copy_tree, describe, fixable_in_mode, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
 
 const SEEDS: [u64; 3] = [11, 2_024, 77_777];
 
@@ -133,10 +133,7 @@ fn check_mode(
     let check = toolshape(&["check", "--format", "json"], &fixed);
     match serde_json::from_slice::<Vec<Value>>(&check.stdout) {
         Ok(findings) => {
-            let left: Vec<&Value> = findings
-                .iter()
-                .filter(|f| if mode == "unsafe" { !f["fixable"].is_null() } else { f["fixable"] == "safe" })
-                .collect();
+            let left = fixable_in_mode(&findings, mode == "unsafe");
             if !left.is_empty() {
                 problems.push(format!(
                     "{label} [{mode}]: {} finding(s) this mode fixes remain after the fix: {}",

@@ -29,7 +29,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 mod support;
-use support::{copy_tree, describe, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
+use support::{copy_tree, describe, fixable_in_mode, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
 
 const SEEDS: [u64; 3] = [7, 1_234, 99_991];
 const DICTS_PER_SEED: &str = "1500";
@@ -178,10 +178,7 @@ fn check_mode(
 
     let check = toolshape(&["check", "--format", "json"], &fixed);
     let findings: Vec<Value> = serde_json::from_slice(&check.stdout).unwrap();
-    let left: Vec<&Value> = findings
-        .iter()
-        .filter(|f| if sem_mode == "unsafe" { !f["fixable"].is_null() } else { f["fixable"] == "safe" })
-        .collect();
+    let left = fixable_in_mode(&findings, sem_mode == "unsafe");
     if !left.is_empty() {
         problems.push(format!(
             "{label} [{name}]: {} finding(s) this mode fixes remain after the fix: {}",

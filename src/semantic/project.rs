@@ -443,25 +443,6 @@ impl Project {
                         );
                     }
                 }
-                // `**kw` passed on by a function toolshape follows as a
-                // chain of builders, untouched.
-                for (_, text, passes_own) in &call.spreads {
-                    if passes_own.is_none() {
-                        continue;
-                    }
-                    let from = call.enclosing.as_ref().map(|(c, n)| (i, c.clone(), n.clone()));
-                    if call.touched {
-                        add(&key, format!("{at} passes `**{text}` on to `{}()` after using it otherwise", f.name));
-                    } else if from.is_none_or(|k| !self.kw_builders.contains(&k)) {
-                        add(
-                            &key,
-                            format!(
-                                "{at} passes `**{text}` on to `{}()` from a function toolshape does not follow as a builder",
-                                f.name
-                            ),
-                        );
-                    }
-                }
                 for (k, what) in &call.unserializable {
                     if !f.named.contains(k) {
                         add(
@@ -473,16 +454,21 @@ impl Project {
                         );
                     }
                 }
+                // A `**m` could hold anything; a builder's own `**kw` passed
+                // on is fine only from a function toolshape follows as a
+                // chain of builders, and untouched there.
                 for (_, text, passes_own) in &call.spreads {
-                    if passes_own.is_none() {
-                        add(
-                            &key,
-                            format!(
-                                "{at} passes `**{text}` to `{}()`, which could hold \"status\", \"content\" or \"toolUseId\"",
-                                f.name
-                            ),
-                        );
-                    }
+                    let from = call.enclosing.as_ref().map(|(c, n)| (i, c.clone(), n.clone()));
+                    let why = if passes_own.is_none() {
+                        "which could hold \"status\", \"content\" or \"toolUseId\""
+                    } else if call.touched {
+                        "after using it otherwise"
+                    } else if from.is_none_or(|k| !self.kw_builders.contains(&k)) {
+                        "from a function toolshape does not follow as a builder"
+                    } else {
+                        continue;
+                    };
+                    add(&key, format!("{at} passes `**{text}` to `{}()`, {why}", f.name));
                 }
             }
             for (callee, line) in &facts.uses {

@@ -244,3 +244,9 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The findings of `check --format json` that a fix in this mode applies:
+/// every fixable one with `--unsafe-fixes`, else the safe ones.
+pub fn fixable_in_mode(findings: &[Value], unsafe_fixes: bool) -> Vec<&Value> {
+    findings.iter().filter(|f| if unsafe_fixes { !f["fixable"].is_null() } else { f["fixable"] == "safe" }).collect()
+}
