@@ -142,13 +142,19 @@ pub fn check_files(
     let mut known = Vec::with_capacity(files.len());
     let mut items = Vec::with_capacity(files.len());
     for (file, (imports, checked)) in files.into_iter().zip(early) {
-        let result = checked.map(|(findings, facts)| {
-            known.push((file.path.clone(), Known { facts, imports }));
-            findings
-        });
+        let result = match checked {
+            Ok((findings, facts)) => {
+                known.push(Some(Known { facts, imports }));
+                Ok(findings)
+            }
+            Err(e) => {
+                known.push(None);
+                Err(e)
+            }
+        };
         items.push((file, result));
     }
-    let rules = items.iter().map(|(f, _)| (f.path.clone(), f.settings.rules())).collect();
+    let rules = items.iter().map(|(f, _)| f.settings.rules()).collect();
     let projects = plan.index(known, rules);
     par_map_ordered(
         items,

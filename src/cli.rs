@@ -293,8 +293,8 @@ impl TreeArgs {
     /// The projects `files` (each with its rules) belong to, indexed by
     /// reading them.
     fn projects(&self, files: Vec<(PathBuf, crate::contract::Rules)>) -> Projects {
-        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-        self.project_plan(&paths).index(Vec::new(), files)
+        let (paths, rules): (Vec<PathBuf>, Vec<_>) = files.into_iter().unzip();
+        self.project_plan(&paths).index(Vec::new(), rules)
     }
 
     /// Discovers files; discovery errors are reported on stderr.
@@ -442,10 +442,10 @@ fn run_check(args: &CheckArgs) -> i32 {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
-                let known = vec![(name.clone(), crate::semantic::project::Known::of(&text, true))];
+                let known = vec![Some(crate::semantic::project::Known::of(&text, true))];
                 check::add_project_findings(
                     &mut findings,
-                    &walk(plan).index(known, vec![(name.clone(), rules.clone())]),
+                    &walk(plan).index(known, vec![rules.clone()]),
                     &name,
                     &text,
                     &options,

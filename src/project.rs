@@ -5,7 +5,8 @@
 //! of result builders ([`crate::semantic::project`]), and the TS003
 //! findings of a file's text.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::apply::{FixPolicy, LeftBecause, Leftover};
@@ -39,7 +40,7 @@ pub struct Projects {
     /// The remedy of each builder fixed in its own body.
     remedies: HashMap<BuilderId, BuilderRemedy>,
     /// Canonical path → (project, the path as the project indexed it).
-    files: HashMap<PathBuf, (usize, PathBuf)>,
+    files: HashMap<OsString, (usize, PathBuf)>,
     cwd: PathBuf,
     /// The folders given, absolute and as spelled, for builder paths.
     given: Vec<(PathBuf, PathBuf)>,
@@ -60,6 +61,9 @@ pub struct ProjectPlan {
     roots: Vec<(PathBuf, Vec<PathBuf>)>,
     /// Each checked file's root.
     root_of: Vec<(PathBuf, usize)>,
+    /// After the walk, each checked file's place in its root's files
+    /// (`None`: not a module, e.g. a stub).
+    slots: Vec<Option<usize>>,
     cwd: PathBuf,
     given: Vec<(PathBuf, PathBuf)>,
     /// The folders given, absolute.
@@ -98,8 +102,7 @@ impl ProjectPlan {
                 (Some(root), _) => abs(root),
                 (None, true) => under_given(&file_abs).unwrap_or(parent),
                 (None, false) => {
-                    let marked = markers.entry(parent.clone()).or_insert_with(|| nearest_marker(&parent)).clone();
-                    marked.or_else(|| under_given(&file_abs)).unwrap_or(parent)
+                    nearest_marker(&parent, &mut markers).or_else(|| under_given(&file_abs)).unwrap_or(parent)
                 }
             };
             let i = roots.iter().position(|(r, _)| *r == root).unwrap_or_else(|| {
@@ -110,7 +113,7 @@ impl ProjectPlan {
         }
         let given_dirs: Vec<PathBuf> = given.iter().filter(|g| g.is_dir()).cloned().collect();
         let given = paths.iter().map(|p| (canonical(&cwd, p), p.clone())).filter(|(abs, _)| abs.is_dir()).collect();
-        ProjectPlan { roots, root_of, cwd, given, given_dirs }
+        ProjectPlan { roots, root_of, slots: Vec::new(), cwd, given, given_dirs }
     }
 
     /// Whether some project holds files outside the paths given (its root
@@ -125,50 +128,71 @@ impl ProjectPlan {
     /// and its folders' settings.
     pub fn walk(mut self, walk: &WalkOptions, resolver: &Resolver) -> Self {
         let cwd = self.cwd.clone();
-        let root_of = &self.root_of;
+        let is_module = |f: &Path| f.extension().is_some_and(|e| e == "py");
+        self.slots = vec![None; self.root_of.len()];
         for (i, (root, root_files)) in self.roots.iter_mut().enumerate() {
+            let mine = self.root_of.iter().enumerate().filter(|(_, (f, r))| *r == i && is_module(f));
             if self.given_dirs.iter().any(|g| root.starts_with(g)) {
                 // The files found under a folder given are its project (the
                 // walk that found them used the same excludes).
-                root_files.extend(root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()));
+                for (j, (f, _)) in mine {
+                    self.slots[j] = Some(root_files.len());
+                    root_files.push(f.clone());
+                }
             } else {
                 let walked = discovery::discover(std::slice::from_ref(root), walk, resolver)
-                    .map(|d| d.files.into_iter().map(|f| canonical(&cwd, &f.path)).collect::<Vec<_>>())
+                    .map(|d| d.files.into_iter().map(|f| canonical(&cwd, &f.path)).filter(|f| is_module(f)).collect())
                     .unwrap_or_default();
-                let seen: std::collections::HashSet<PathBuf> = walked.iter().cloned().collect();
-                root_files.extend(walked);
-                root_files.extend(root_of.iter().filter(|(f, r)| *r == i && !seen.contains(f)).map(|(f, _)| f.clone()));
+                *root_files = walked;
+                let place: HashMap<OsString, usize> =
+                    root_files.iter().enumerate().map(|(k, f)| (f.as_os_str().to_owned(), k)).collect();
+                for (j, (f, _)) in mine {
+                    self.slots[j] = Some(place.get(f.as_os_str()).copied().unwrap_or_else(|| {
+                        root_files.push(f.clone());
+                        root_files.len() - 1
+                    }));
+                }
             }
-            root_files.retain(|f| f.extension().is_some_and(|e| e == "py"));
         }
         self
     }
 
-    /// Indexes every project; `known` holds what a check learned of the
-    /// files it read, `rules` each checked file's rules (both by the files'
-    /// paths as given; a builder in a file without rules is judged under
-    /// the contract's).
-    pub fn index(self, known: Vec<(PathBuf, Known)>, rules: Vec<(PathBuf, Rules)>) -> Projects {
-        let mut known: HashMap<PathBuf, Known> =
-            known.into_iter().map(|(p, k)| (canonical(&self.cwd, &p), k)).collect();
-        let rules: HashMap<PathBuf, Rules> = rules.into_iter().map(|(p, r)| (canonical(&self.cwd, &p), r)).collect();
+    /// Indexes every project (once walked); `known` holds what a check
+    /// learned of the files it read, `rules` each checked file's rules
+    /// (both in the order of the files the plan was made for, or empty; a
+    /// builder in a file without rules is judged under the contract's).
+    pub fn index(self, known: Vec<Option<Known>>, rules: Vec<Rules>) -> Projects {
+        let mut known = known;
+        known.resize_with(self.root_of.len(), || None);
         // Keys a project tolerates stay at the top level: a builder's fix
         // would move them too.
-        let mut allowed: Vec<String> = rules.values().flat_map(|r| r.extra_allowed_keys().to_vec()).collect();
+        let mut allowed: Vec<String> = rules.iter().flat_map(|r| r.extra_allowed_keys().to_vec()).collect();
         allowed.sort();
         allowed.dedup();
         let mut projects = Vec::new();
         for (i, (root, files)) in self.roots.into_iter().enumerate() {
-            let mine: HashMap<PathBuf, Known> =
-                files.iter().filter_map(|f| known.remove(f).map(|k| (f.clone(), k))).collect();
-            let checked: HashSet<PathBuf> =
-                self.root_of.iter().filter(|(_, r)| *r == i).map(|(f, _)| f.clone()).collect();
+            let mut mine: Vec<Option<Known>> = (0..files.len()).map(|_| None).collect();
+            let mut checked = vec![false; files.len()];
+            for (j, (_, r)) in self.root_of.iter().enumerate() {
+                if let (true, Some(slot)) = (*r == i, self.slots.get(j).copied().flatten()) {
+                    checked[slot] = true;
+                    mine[slot] = known[j].take();
+                }
+            }
             let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
             projects.push(Project::index(&root, files, &checked, mine, &allowed, read));
         }
-        let files = self.root_of.into_iter().map(|(f, i)| (f.clone(), (i, f))).collect();
         let any_builders = projects.iter().any(Project::has_builders);
-        let rules_of = |p: &Path| rules.get(p).cloned().unwrap_or(Rules::CONTRACT);
+        if !any_builders {
+            // Nothing is looked up by path again.
+            return Projects { cwd: self.cwd, given: self.given, ..Projects::default() };
+        }
+        let mut rules_by_path: HashMap<OsString, Rules> = HashMap::new();
+        for ((f, _), r) in self.root_of.iter().zip(rules) {
+            rules_by_path.insert(f.as_os_str().to_owned(), r);
+        }
+        let files = self.root_of.into_iter().map(|(f, i)| (f.as_os_str().to_owned(), (i, f))).collect();
+        let rules_of = |p: &Path| rules_by_path.get(p.as_os_str()).cloned().unwrap_or(Rules::CONTRACT);
         let remedies = projects.iter().flat_map(|p| builder_remedies(p, &rules_of)).collect();
         Projects { projects, remedies, files, cwd: self.cwd, given: self.given, any_builders }
     }
@@ -182,7 +206,7 @@ impl Projects {
 
     /// The project of the checked file `path`, and its path as indexed.
     fn project_of(&self, path: &Path) -> Option<(&Project, &PathBuf)> {
-        let (project, indexed) = self.files.get(&canonical(&self.cwd, path))?;
+        let (project, indexed) = self.files.get(canonical(&self.cwd, path).as_os_str())?;
         Some((&self.projects[*project], indexed))
     }
 
@@ -231,7 +255,7 @@ impl Projects {
             let why = match self.call_remedy(&roots) {
                 BuilderRemedy::Manual(why) => LeftBecause::Manual(why),
                 BuilderRemedy::Fix(Applicability::Unsafe, why) if !policy.unsafe_fixes => LeftBecause::Unsafe(why),
-                BuilderRemedy::Fix(..) => match roots.iter().find(|r| !self.files.contains_key(&r.path)) {
+                BuilderRemedy::Fix(..) => match roots.iter().find(|r| !self.files.contains_key(r.path.as_os_str())) {
                     Some(outside) => LeftBecause::Elsewhere(format!(
                         "the fix is in `{}()`, defined in {}, which is not among the paths given: include it to fix its calls",
                         outside.name,
@@ -449,7 +473,18 @@ fn canonical(cwd: &Path, path: &Path) -> PathBuf {
     out
 }
 
-/// The nearest folder at or above `dir` that holds a project marker.
-fn nearest_marker(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().find(|d| MARKERS.iter().any(|m| d.join(m).exists())).map(Path::to_path_buf)
+/// The nearest folder at or above `dir` that holds a project marker; each
+/// folder's answer is kept in `known`, so that the files of a tree look at
+/// each folder's markers once.
+fn nearest_marker(dir: &Path, known: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
+    if let Some(found) = known.get(dir) {
+        return found.clone();
+    }
+    let found = if MARKERS.iter().any(|m| dir.join(m).exists()) {
+        Some(dir.to_path_buf())
+    } else {
+        dir.parent().and_then(|up| nearest_marker(up, known))
+    };
+    known.insert(dir.to_path_buf(), found.clone());
+    found
 }

@@ -10,7 +10,7 @@
 //! those naming a builder found so far (an Aho-Corasick search over the
 //! names). A name toolshape cannot resolve is never a builder.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -181,7 +181,9 @@ type BuilderKey = (usize, Option<String>, String);
 pub struct Project {
     root: PathBuf,
     modules: Vec<Module>,
-    by_path: HashMap<PathBuf, usize>,
+    /// Modules by path, once some builder is found (nothing looks a
+    /// module up by path before).
+    by_path: HashMap<std::ffi::OsString, usize>,
     /// Modules by the last component of their name.
     by_last: HashMap<String, Vec<usize>>,
     builders: BTreeSet<BuilderKey>,
@@ -266,8 +268,8 @@ impl Project {
     pub fn index(
         root: &Path,
         files: Vec<PathBuf>,
-        checked: &HashSet<PathBuf>,
-        mut known: HashMap<PathBuf, Known>,
+        checked: &[bool],
+        mut known: Vec<Option<Known>>,
         allowed: &[String],
         read: impl Fn(&Path) -> Option<String> + Sync,
     ) -> Self {
@@ -285,14 +287,13 @@ impl Project {
                 if stem != "__init__" {
                     parts.push(stem);
                 }
-                let facts = known.get_mut(path).and_then(|k| {
+                let facts = known[i].as_mut().and_then(|k| {
                     imports.push((i, std::mem::take(&mut k.imports)));
                     k.facts.take()
                 });
                 Module { path: path.clone(), name: parts.join("."), package, facts, usage: None }
             })
             .collect();
-        let by_path = modules.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect();
         let mut by_last: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, m) in modules.iter().enumerate() {
             by_last.entry(m.name.rsplit('.').next().unwrap_or_default().to_owned()).or_default().push(i);
@@ -300,7 +301,7 @@ impl Project {
         let mut project = Project {
             root: root.to_owned(),
             modules,
-            by_path,
+            by_path: HashMap::new(),
             by_last,
             builders: BTreeSet::new(),
             kw_builders: BTreeSet::new(),
@@ -312,10 +313,10 @@ impl Project {
         // checked files a check has not seen yet and the files they reach
         // by imports; then, round by round, unparsed files that name a
         // builder or an alias found so far.
-        let mut seen: Vec<bool> = project.modules.iter().map(|m| known.contains_key(&m.path)).collect();
-        let outside = project.modules.iter().any(|m| !checked.contains(&m.path));
-        let mut frontier: Vec<usize> =
-            (0..project.modules.len()).filter(|&i| !seen[i] && checked.contains(&project.modules[i].path)).collect();
+        let mut absolute: HashMap<String, Option<usize>> = HashMap::new();
+        let mut seen: Vec<bool> = known.iter().map(Option::is_some).collect();
+        let outside = checked.iter().any(|c| !c);
+        let mut frontier: Vec<usize> = (0..project.modules.len()).filter(|&i| !seen[i] && checked[i]).collect();
         loop {
             for &i in &frontier {
                 seen[i] = true;
@@ -331,7 +332,13 @@ impl Project {
             let mut next: BTreeSet<usize> = BTreeSet::new();
             for (i, named) in imports.drain(..) {
                 for (level, dotted) in named {
-                    if let Some(m) = project.resolve_module(i, level, &dotted).filter(|&m| !seen[m]) {
+                    // An absolute import means the same in every module.
+                    let found = if level == 0 {
+                        *absolute.entry(dotted).or_insert_with_key(|d| project.module_named(d))
+                    } else {
+                        project.resolve_module(i, level, &dotted)
+                    };
+                    if let Some(m) = found.filter(|&m| !seen[m]) {
                         next.insert(m);
                     }
                 }
@@ -373,6 +380,10 @@ impl Project {
             }
         }
         project.verdicts = project.call_verdicts(allowed);
+        if !project.builders.is_empty() {
+            project.by_path =
+                project.modules.iter().enumerate().map(|(i, m)| (m.path.as_os_str().to_owned(), i)).collect();
+        }
         project
     }
 
@@ -677,7 +688,7 @@ impl Project {
 
     /// The module a file is, by its path as indexed.
     pub fn module_of(&self, path: &Path) -> Option<usize> {
-        self.by_path.get(path).copied()
+        self.by_path.get(path.as_os_str()).copied()
     }
 
     /// The calls of builders in `text`, the current text of the project's
@@ -1641,9 +1652,9 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             paths.push(path);
         }
-        let checked = paths.iter().cloned().collect();
-        let project =
-            Project::index(dir.path(), paths, &checked, HashMap::new(), &[], |p| std::fs::read_to_string(p).ok());
+        let checked = vec![true; paths.len()];
+        let known = paths.iter().map(|_| None).collect();
+        let project = Project::index(dir.path(), paths, &checked, known, &[], |p| std::fs::read_to_string(p).ok());
         (dir, project)
     }
 
