@@ -192,6 +192,12 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone())
         .with_builders(policy.builders.clone());
     let mut text = src.to_owned();
+    // Planning looks at what it was first given: the candidate regions
+    // stay candidate regions (parsed anew each round), a whole tree stays
+    // whole; the guard's parse of the whole text is kept apart, to parse
+    // the next round's result incrementally.
+    let candidates_only = !is_whole(src, &first);
+    let mut whole: Option<tree_sitter::Tree> = (!candidates_only).then(|| first[0].tree.clone());
     let mut pieces = first;
     // Syntax errors in `src`, counted when first needed: a result without
     // any error needs no comparison.
@@ -217,9 +223,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             return FixedText { text, applied, leftovers };
         }
         round += 1;
-        let parse_result = |chosen: &[usize]| match is_whole(&text, &pieces) {
-            true => apply_and_reparse(&text, &pieces[0].tree, &plans, chosen),
-            false => {
+        let parse_result = |chosen: &[usize]| match &whole {
+            Some(tree) => apply_and_reparse(&text, tree, &plans, chosen),
+            None => {
                 let candidate = apply_plans(&text, &plans, chosen);
                 let tree = syntax::parse(&candidate);
                 (candidate, tree)
@@ -263,13 +269,17 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             *at = shifted(*at, &edits);
         }
         text = candidate;
-        // The whole tree is parsed (for the guard and for syntax-error
-        // context), but tool results only lie in the lexer's candidates.
-        let focus = match syntax::lexer::candidate_regions(text.as_bytes()) {
-            syntax::lexer::Candidates::Regions(regions) => Some(regions),
-            syntax::lexer::Candidates::FullParse(_) => None,
-        };
-        pieces = vec![syntax::ParsedPiece { offset: 0, tree: candidate_tree, focus }];
+        if candidates_only {
+            pieces = syntax::parse_pieces(&text, syntax::ParseScope::Candidates);
+        } else {
+            // Tool results only lie in the lexer's candidates.
+            let focus = match syntax::lexer::candidate_regions(text.as_bytes()) {
+                syntax::lexer::Candidates::Regions(regions) => Some(regions),
+                syntax::lexer::Candidates::FullParse(_) => None,
+            };
+            pieces = vec![syntax::ParsedPiece { offset: 0, tree: candidate_tree.clone(), focus }];
+        }
+        whole = Some(candidate_tree);
     }
 }
 

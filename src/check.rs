@@ -70,9 +70,7 @@ fn planned_findings(
     file: &FileContext<'_>,
     builders: Vec<BuilderSpec>,
 ) -> Vec<Finding> {
-    if !contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating())
-        && rules::later_writes(src, pieces, rules, file).is_empty()
-    {
+    if !is_violating(src, pieces, rules, file) {
         return Vec::new();
     }
     let index = LineIndex::new(src);
@@ -84,13 +82,34 @@ fn planned_findings(
     findings
 }
 
+/// Whether the parsed `pieces` of `src` hold a violation a fix may repair
+/// (a shaped dict breaking the contract, or a later write into one).
+fn is_violating(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> bool {
+    contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating())
+        || !rules::later_writes(src, pieces, rules, file).is_empty()
+}
+
 /// The parsed pieces of `src` if it holds any contract violation (no
 /// findings are built), so that fixing can start from them.
 pub fn violating_pieces(src: &str, scope: ParseScope, rules: &Rules) -> Option<Vec<syntax::ParsedPiece>> {
     let pieces = syntax::parse_pieces(src, scope);
-    let violating = contract::tool_results(src, &pieces, rules).iter().any(|d| d.is_violating())
-        || !rules::later_writes(src, &pieces, rules, &FileContext::for_pieces(src, &pieces)).is_empty();
-    violating.then_some(pieces)
+    is_violating(src, &pieces, rules, &FileContext::for_pieces(src, &pieces)).then_some(pieces)
+}
+
+/// [`violating_pieces`], and the facts a result builder needs (one parse
+/// serves both).
+pub fn violating_pieces_and_facts(
+    src: &str,
+    scope: ParseScope,
+    rules: &Rules,
+) -> (Option<Vec<syntax::ParsedPiece>>, Option<Facts>) {
+    let pieces = syntax::parse_pieces(src, scope);
+    if pieces.is_empty() {
+        return (None, None);
+    }
+    let file = FileContext::for_pieces(src, &pieces);
+    let facts = round_zero_facts_in(&file, src, &pieces);
+    (is_violating(src, &pieces, rules, &file).then_some(pieces), facts)
 }
 
 /// What checking one file gave.
@@ -99,10 +118,6 @@ pub struct FileOutcome {
     pub path: PathBuf,
     pub result: Result<Vec<Finding>, String>,
 }
-
-/// What the first phase learns of one file: its own findings (and the facts
-/// a result builder needs), or an error.
-type Checked = Result<(Vec<Finding>, Option<Facts>), String>;
 
 /// Checks `files` in parallel, each under its own settings, in the phases
 /// of the project pass: each file is read once, for its own findings, the
@@ -118,44 +133,10 @@ pub fn check_files(
     walk: impl FnOnce(ProjectPlan) -> ProjectPlan + Send,
     sink: impl FnMut(FileOutcome),
 ) {
-    // Imports decide which files outside the paths are read, if any are.
-    let imports = plan.has_outside_files();
-    // The projects' roots are walked beside the first phase.
-    let (plan, early) = std::thread::scope(|s| {
-        let plan = s.spawn(move || walk(plan));
-        let early: Vec<(Vec<(usize, String)>, Checked)> = files
-            .par_iter()
-            .with_min_len(CHUNK)
-            .map(|file| {
-                let rules = file.settings.rules();
-                match source::with_text(&file.path, |text| {
-                    let imported = if imports { syntax::imported_modules(text) } else { Vec::new() };
-                    (imported, check_with_facts(text, options, &rules, true, Vec::new()))
-                }) {
-                    Ok((imports, checked)) => (imports, Ok(checked)),
-                    Err(e) => (Vec::new(), Err(e)),
-                }
-            })
-            .collect();
-        (plan.join().expect("finding the projects does not panic"), early)
+    let (projects, early) = first_phase(&files, plan, walk, |file, _, text| {
+        check_with_facts(text, options, &file.settings.rules(), true, Vec::new())
     });
-    let mut known = Vec::with_capacity(files.len());
-    let mut items = Vec::with_capacity(files.len());
-    for (file, (imports, checked)) in files.into_iter().zip(early) {
-        let result = match checked {
-            Ok((findings, facts)) => {
-                known.push(Some(Known { facts, imports }));
-                Ok(findings)
-            }
-            Err(e) => {
-                known.push(None);
-                Err(e)
-            }
-        };
-        items.push((file, result));
-    }
-    let rules = items.iter().map(|(f, _)| f.settings.rules()).collect();
-    let projects = plan.index(known, rules);
+    let items: Vec<_> = files.into_iter().zip(early).collect();
     par_map_ordered(
         items,
         |(FoundFile { path, settings }, result)| {
@@ -172,6 +153,54 @@ pub fn check_files(
         },
         sink,
     );
+}
+
+/// The first phase of a run over `files`, in parallel: `learn` reads each
+/// file once (its bytes and text) for what the run needs of it and the
+/// facts a result builder needs, while the projects' roots are walked
+/// beside it (`walk`); then the projects are indexed with those facts and
+/// the modules each file imports. Returns the index and, per file, what
+/// `learn` gave or why the file could not be read.
+pub fn first_phase<T: Send>(
+    files: &[FoundFile],
+    plan: ProjectPlan,
+    walk: impl FnOnce(ProjectPlan) -> ProjectPlan + Send,
+    learn: impl Fn(&FoundFile, &[u8], &str) -> (T, Option<Facts>) + Sync,
+) -> (Projects, Vec<Result<T, String>>) {
+    // Imports decide which files outside the paths are read, if any are.
+    let imports = plan.has_outside_files();
+    let (plan, early) = std::thread::scope(|s| {
+        let plan = s.spawn(move || walk(plan));
+        let early: Vec<Result<(T, Known), String>> = files
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|file| {
+                source::with_bytes(&file.path, |bytes| {
+                    let text = source::text_of(bytes)?;
+                    let imports = if imports { syntax::imported_modules(&text) } else { Vec::new() };
+                    let (learned, facts) = learn(file, bytes, &text);
+                    Ok((learned, Known { facts, imports }))
+                })?
+            })
+            .collect();
+        (plan.join().expect("finding the projects does not panic"), early)
+    });
+    let mut known = Vec::with_capacity(files.len());
+    let mut learned = Vec::with_capacity(files.len());
+    for result in early {
+        match result {
+            Ok((t, k)) => {
+                known.push(Some(k));
+                learned.push(Ok(t));
+            }
+            Err(e) => {
+                known.push(None);
+                learned.push(Err(e));
+            }
+        }
+    }
+    let rules = files.iter().map(|f| f.settings.rules()).collect();
+    (plan.index(known, rules), learned)
 }
 
 /// Adds the findings of `text` (the file `path`) that need its project:

@@ -619,13 +619,19 @@ fn run_fix(args: &FixArgs) -> i32 {
         return EXIT_ERROR;
     };
     let palette = args.tree.palette();
-    let projects = args.tree.projects(files.iter().map(|f| (f.path.clone(), f.settings.rules())).collect());
     let options = fixer::FixOptions {
         overrides: args.overrides(),
         write: !args.diff,
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
     };
+    // Each file is read once before the projects are indexed (the roots
+    // walked beside it); only a violating file's bytes are kept.
+    let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+    let walk = |plan| args.tree.walk_plan(plan);
+    let (projects, early) = check::first_phase(&files, args.tree.unwalked_plan(&paths), walk, |file, bytes, text| {
+        fixer::first_look(bytes, text, &options, &file.settings)
+    });
     if !args.diff
         && let Err(message) = crate::apply::exit_on_interrupt(
             EXIT_INTERRUPTED,
@@ -641,9 +647,9 @@ fn run_fix(args: &FixArgs) -> i32 {
     // What the Markdown summary lists: per file, fixes applied and left.
     let mut reported: Vec<fixer::FileReport> = Vec::new();
     check::par_map_ordered(
-        files,
-        |FoundFile { path, settings }| {
-            let outcome = fixer::fix_file(&path, &options, &settings, &projects);
+        files.into_iter().zip(early).collect(),
+        |(FoundFile { path, settings }, seen)| {
+            let outcome = seen.and_then(|seen| fixer::fix_file(&path, &options, &settings, &projects, seen));
             (path, outcome)
         },
         |(path, outcome)| {

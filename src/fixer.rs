@@ -7,6 +7,7 @@ use crate::apply::{self, FixedText, LeftBecause, Leftover, Planner};
 use crate::config::{Overrides, Settings};
 use crate::project::Projects;
 use crate::report::{self, Palette};
+use crate::semantic::project::Facts;
 use crate::source::{self, SourceText};
 use crate::syntax::ParseScope;
 use crate::{check, diff};
@@ -84,12 +85,40 @@ impl FileFix {
     }
 }
 
-/// Fixes one file as `options` say.
+/// What a first look at a file found, before it is fixed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// Not looked at: the fixer reads it.
+    Unseen,
+    /// No violation of its own: only calls of result builders may be left.
+    Clean,
+    /// A violation, in these bytes (a write must find them unchanged),
+    /// already fixed as if the file defined no result builder.
+    Fixed(Vec<u8>, FixedText),
+}
+
+/// The first look `fix` takes at a file (`bytes`, decoded as `text`):
+/// whether it holds a violation, and the facts a result builder needs
+/// (one parse serves both). A violating file is fixed right away, while
+/// the other files are still being read: only a file that turns out to
+/// define a result builder is fixed again, once the project is known.
+pub fn first_look(bytes: &[u8], text: &str, options: &FixOptions, settings: &Settings) -> (Seen, Option<Facts>) {
+    let policy = settings.fix_policy(options.overrides);
+    let (pieces, facts) = check::violating_pieces_and_facts(text, options.scope, &policy.rules);
+    let seen = match pieces {
+        None => Seen::Clean,
+        Some(pieces) => Seen::Fixed(bytes.to_vec(), apply::fix_parsed(text, pieces, &policy, options.planner)),
+    };
+    (seen, facts)
+}
+
+/// Fixes one file as `options` say, starting from what a first look saw.
 pub fn fix_file(
     path: &Path,
     options: &FixOptions,
     settings: &Settings,
     projects: &Projects,
+    seen: Seen,
 ) -> Result<FileFix, String> {
     let mut policy = settings.fix_policy(options.overrides);
     policy.builders = projects.builder_specs(path);
@@ -99,14 +128,23 @@ pub fn fix_file(
     // The fast check (on a reused buffer) decides whether the file needs
     // the full fixer at all; a file without violations carries no text. A
     // violating file's bytes are kept: a write must find them unchanged.
-    let found = source::with_bytes(path, |bytes| {
+    let look = |bytes: &[u8]| {
         let text = source::text_of(bytes)?;
         let pieces = check::violating_pieces(&text, options.scope, &policy.rules);
         Ok::<_, String>(match pieces {
             Some(pieces) => Ok((bytes.to_vec(), pieces)),
             None => Err(builder_calls(&text)),
         })
-    })??;
+    };
+    let found = match seen {
+        Seen::Unseen => source::with_bytes(path, look)??,
+        // A file that defines builders: fixed again, knowing them.
+        Seen::Fixed(bytes, _) if !policy.builders.is_empty() => look(&bytes)?,
+        Seen::Fixed(bytes, fixed) => return finish(path, options, bytes, fixed, builder_calls),
+        // Only calls of builders can be left in a file without violations.
+        Seen::Clean if !projects.any_builders() => Err(Vec::new()),
+        Seen::Clean => Err(source::with_text(path, builder_calls)?),
+    };
     let (bytes, pieces) = match found {
         Ok(found) => found,
         Err(leftovers) => {
@@ -115,7 +153,20 @@ pub fn fix_file(
         }
     };
     let source = SourceText::decode(bytes.clone())?;
-    let mut fixed = apply::fix_parsed(&source.text, pieces, &policy, options.planner);
+    let fixed = apply::fix_parsed(&source.text, pieces, &policy, options.planner);
+    finish(path, options, bytes, fixed, builder_calls)
+}
+
+/// Ends the fix of the file `path` (read as `bytes`) with its `fixed`
+/// text: the calls of builders left in it, and the write.
+fn finish(
+    path: &Path,
+    options: &FixOptions,
+    bytes: Vec<u8>,
+    mut fixed: FixedText,
+    builder_calls: impl Fn(&str) -> Vec<Leftover>,
+) -> Result<FileFix, String> {
+    let source = SourceText::decode(bytes.clone())?;
     fixed.leftovers.extend(builder_calls(&fixed.text));
     let write_error = if options.write && fixed.text != source.text {
         source.encode(&fixed.text).and_then(|new| apply::write_atomic(path, &bytes, &new)).err()
@@ -304,14 +355,14 @@ mod tests {
             scope: ParseScope::Candidates,
             planner: crate::apply::tests::breaking_planner,
         };
-        let file = fix_file(&path, &options, &Settings::default(), &Projects::default()).unwrap();
+        let file = fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
         let problems = file.problems();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].contains("would add a syntax error"), "{problems:?}");
 
         let options = FixOptions { planner: crate::fix::plan_source, ..options };
-        fix_file(&path, &options, &Settings::default(), &Projects::default()).unwrap();
+        fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen).unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
     }
 }
