@@ -9,6 +9,7 @@
 //! treated as "not": unknown makes a fix unsafe, never wrong.
 
 pub mod project;
+pub mod reads;
 pub mod results;
 pub mod scope;
 

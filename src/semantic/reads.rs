@@ -1,0 +1,327 @@
+//! Reads of tool-result keys in one tree (`docs/rules.md`, "Reads of moved
+//! keys"): on a receiver — a call, or a name bound once to a call — each
+//! place that looks a constant key up, stores or deletes it, tests for it,
+//! or uses the whole result. Which calls produce which keys is the
+//! project's to say ([`crate::semantic::project`]); this module only reads
+//! one tree and hands back, per call, the reads of its result.
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::semantic::scope::{BindingKind, Resolution, SemanticModel};
+use crate::syntax;
+use crate::syntax::tree::{constant_str, unparenthesize};
+
+/// How a read uses the result (the `form` of `check --format json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReadForm {
+    /// `r["k"]`, a load.
+    Subscript,
+    /// `r["k"] = v`, `r["k"] += v`.
+    Store,
+    /// `del r["k"]`.
+    Delete,
+    /// `r.get("k")`, `r.get("k", d)`.
+    Get,
+    /// `r.pop("k")`, `r.pop("k", d)`.
+    Pop,
+    /// `r.setdefault("k", ...)`.
+    Setdefault,
+    /// `"k" in r`.
+    In,
+    /// `"k" not in r`.
+    NotIn,
+    /// A use that sees every key: `**r`, `r.keys()`, `r.values()`,
+    /// `r.items()`, `dict(r)`, `json.dumps(r)`.
+    Whole,
+}
+
+impl ReadForm {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadForm::Subscript => "subscript",
+            ReadForm::Store => "store",
+            ReadForm::Delete => "delete",
+            ReadForm::Get => "get",
+            ReadForm::Pop => "pop",
+            ReadForm::Setdefault => "setdefault",
+            ReadForm::In => "in",
+            ReadForm::NotIn => "not-in",
+            ReadForm::Whole => "whole",
+        }
+    }
+}
+
+/// One read of a receiver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read {
+    pub form: ReadForm,
+    /// The key read (`None` for [`ReadForm::Whole`]).
+    pub key: Option<String>,
+    /// The subscript, call, comparison or `**r` element.
+    pub range: Range<usize>,
+}
+
+/// A call with the reads of its result: on the call itself, and on the name
+/// it is the one binding of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallReads {
+    pub call: Range<usize>,
+    pub reads: Vec<Read>,
+}
+
+/// Every call of the tree `root` (of `src`, its model `model`) whose result
+/// is read, with those reads, in source order. A name `R` carries its
+/// call's reads when the scope that owns it binds it exactly once, by a
+/// plain assignment statement `R = call` with one target; only reads in
+/// that scope itself count (a nested scope may run at any time).
+pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
+    let mut out = Vec::new();
+    syntax::for_each_node(root, |node| {
+        if node.kind() != "call" {
+            return;
+        }
+        let mut reads: Vec<Read> = read_of(node, src).into_iter().collect();
+        if let Some(name) = bound_name(node) {
+            reads.extend(name_reads(name, src, model));
+        }
+        if !reads.is_empty() {
+            reads.sort_by_key(|r| (r.range.start, r.range.end));
+            out.push(CallReads { call: node.byte_range(), reads });
+        }
+    });
+    out
+}
+
+/// The name `call` is assigned to by a plain one-target assignment
+/// statement (`R = call`), if it is.
+fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
+    let mut value = call;
+    while let Some(p) = value.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        value = p;
+    }
+    let assignment = value.parent().filter(|p| p.kind() == "assignment")?;
+    if assignment.child_by_field_name("right") != Some(value) || assignment.child_by_field_name("type").is_some() {
+        return None;
+    }
+    assignment.parent().filter(|p| p.kind() == "expression_statement")?;
+    let target = assignment.child_by_field_name("left").filter(|t| t.kind() == "identifier")?;
+    Some(target)
+}
+
+/// The reads of the name `target` (bound by `R = call`) in the scope that
+/// owns it, when that is its only binding there.
+fn name_reads(target: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Read> {
+    let name = &src[target.byte_range()];
+    let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
+        return Vec::new();
+    };
+    let only = match bindings.as_slice() {
+        [only] => &model.bindings[*only],
+        _ => return Vec::new(),
+    };
+    if only.kind != BindingKind::Assignment || only.at != target.byte_range() {
+        return Vec::new();
+    }
+    let root = {
+        let mut n = target;
+        while let Some(p) = n.parent() {
+            n = p;
+        }
+        n
+    };
+    model
+        .references_to(scope, name)
+        .filter(|r| r.scope == scope)
+        .filter_map(|r| root.descendant_for_byte_range(r.at.start, r.at.end))
+        .filter(|n| n.kind() == "identifier")
+        .filter_map(|n| read_of(n, src))
+        .collect()
+}
+
+/// The read that `receiver` (parentheses around it seen through) is the
+/// object of, if any.
+pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
+    let mut e = receiver;
+    while let Some(p) = e.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        e = p;
+    }
+    let parent = e.parent()?;
+    let keyed = |form, key: String, at: Node<'_>| Some(Read { form, key: Some(key), range: at.byte_range() });
+    let whole = |at: Node<'_>| Some(Read { form: ReadForm::Whole, key: None, range: at.byte_range() });
+    match parent.kind() {
+        "subscript" if parent.child_by_field_name("value") == Some(e) => {
+            let mut cursor = parent.walk();
+            let subscripts: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut cursor).collect();
+            let [key] = subscripts.as_slice() else { return None };
+            let key = constant_str(unparenthesize(*key), src)?;
+            keyed(subscript_form(parent), key, parent)
+        }
+        "attribute" if parent.child_by_field_name("object") == Some(e) => {
+            let attr = &src[parent.child_by_field_name("attribute")?.byte_range()];
+            let call = parent.parent().filter(|c| c.kind() == "call")?;
+            if call.child_by_field_name("function") != Some(parent) {
+                return None;
+            }
+            let args = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list")?;
+            let mut cursor = args.walk();
+            let positional: Vec<Node<'_>> =
+                args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+            let first_key = || positional.first().and_then(|a| constant_str(unparenthesize(*a), src));
+            match attr {
+                "get" if (1..=2).contains(&positional.len()) => keyed(ReadForm::Get, first_key()?, call),
+                "pop" if (1..=2).contains(&positional.len()) => keyed(ReadForm::Pop, first_key()?, call),
+                "setdefault" if (1..=2).contains(&positional.len()) => keyed(ReadForm::Setdefault, first_key()?, call),
+                "keys" | "values" | "items" if positional.is_empty() => whole(call),
+                _ => None,
+            }
+        }
+        "comparison_operator" => {
+            let mut cursor = parent.walk();
+            let operands: Vec<Node<'_>> =
+                parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
+            let [left, right] = operands.as_slice() else { return None };
+            if *right != e {
+                return None;
+            }
+            let operator: Vec<&str> = src[left.end_byte()..right.start_byte()].split_whitespace().collect();
+            let form = match operator.as_slice() {
+                ["in"] => ReadForm::In,
+                ["not", "in"] => ReadForm::NotIn,
+                _ => return None,
+            };
+            keyed(form, constant_str(unparenthesize(*left), src)?, parent)
+        }
+        "dictionary_splat" => whole(parent),
+        "argument_list" => {
+            let call = parent.parent().filter(|c| c.kind() == "call")?;
+            let mut cursor = parent.walk();
+            let args: Vec<Node<'_>> = parent.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+            if args.first() != Some(&e) {
+                return None;
+            }
+            let function = call.child_by_field_name("function")?;
+            let callee = &src[function.byte_range()];
+            match callee {
+                "dict" if args.len() == 1 => whole(call),
+                _ if is_json_dumps(function, src) => whole(call),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether the subscript `at` is stored into or deleted, or only loaded.
+fn subscript_form(at: Node<'_>) -> ReadForm {
+    let mut node = at;
+    while let Some(p) = node.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        node = p;
+    }
+    let Some(parent) = node.parent() else { return ReadForm::Subscript };
+    match parent.kind() {
+        "assignment" | "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => ReadForm::Store,
+        "delete_statement" => ReadForm::Delete,
+        "expression_list" if parent.parent().is_some_and(|g| g.kind() == "delete_statement") => ReadForm::Delete,
+        _ => ReadForm::Subscript,
+    }
+}
+
+/// Whether `function` is `json.dumps`.
+fn is_json_dumps(function: Node<'_>, src: &str) -> bool {
+    function.kind() == "attribute"
+        && function
+            .child_by_field_name("object")
+            .is_some_and(|o| o.kind() == "identifier" && &src[o.byte_range()] == "json")
+        && function.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "dumps")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reads of every call to `f(...)` in `src`, as `form key text`.
+    fn reads(src: &str) -> Vec<String> {
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        call_reads(tree.root_node(), src, &model)
+            .into_iter()
+            .filter(|c| src[c.call.clone()].starts_with("f("))
+            .flat_map(|c| c.reads)
+            .map(|r| format!("{} {} {}", r.form.as_str(), r.key.as_deref().unwrap_or("-"), &src[r.range]))
+            .collect()
+    }
+
+    #[test]
+    fn every_keyed_form_on_a_call_and_on_a_name() {
+        let src = "\
+def test():
+    assert f()[\"locked\"] is True
+    r = f()
+    r.get('a')
+    r.get(\"b\", 0)
+    assert \"c\" in r
+    assert 'd' not in (r)
+    r.pop('e')
+    r.setdefault('g', 1)
+    r['h'] = 2
+    r['i'] += 1
+    del r['j']
+    x = r[\"k\" \"l\"]
+";
+        assert_eq!(
+            reads(src),
+            [
+                "subscript locked f()[\"locked\"]",
+                "get a r.get('a')",
+                "get b r.get(\"b\", 0)",
+                "in c \"c\" in r",
+                "not-in d 'd' not in (r)",
+                "pop e r.pop('e')",
+                "setdefault g r.setdefault('g', 1)",
+                "store h r['h']",
+                "store i r['i']",
+                "delete j r['j']",
+                "subscript kl r[\"k\" \"l\"]",
+            ]
+        );
+    }
+
+    #[test]
+    fn uses_of_the_whole_result() {
+        let src = "import json\nr = f()\nprint(json.dumps(r), dict(r), {**r}, g(**r), list(r.items()), r.keys(), r.values())\n";
+        assert_eq!(
+            reads(src),
+            [
+                "whole - json.dumps(r)",
+                "whole - dict(r)",
+                "whole - **r",
+                "whole - **r",
+                "whole - r.items()",
+                "whole - r.keys()",
+                "whole - r.values()"
+            ]
+        );
+    }
+
+    #[test]
+    fn names_bound_more_than_once_or_read_elsewhere_are_not_followed() {
+        // Rebound, unpacked, chained, read in a nested scope, or a dynamic key.
+        let src = "\
+r = f()
+r = g()
+r['a']
+a, b = f(), 1
+a['b']
+c = d = f()
+c['e']
+def outer():
+    s = f()
+    def inner():
+        return s['x']
+    return s[name], s.get(key), s['y':], s['z', 1]
+";
+        assert!(reads(src).is_empty(), "{:?}", reads(src));
+    }
+}
