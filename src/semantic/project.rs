@@ -313,7 +313,6 @@ impl Project {
         // checked files a check has not seen yet and the files they reach
         // by imports; then, round by round, unparsed files that name a
         // builder or an alias found so far.
-        let mut absolute: HashMap<String, Option<usize>> = HashMap::new();
         let mut seen: Vec<bool> = known.iter().map(Option::is_some).collect();
         let outside = checked.iter().any(|c| !c);
         let mut frontier: Vec<usize> = (0..project.modules.len()).filter(|&i| !seen[i] && checked[i]).collect();
@@ -329,20 +328,33 @@ impl Project {
                 imports.push((i, k.imports));
                 project.modules[i].facts = k.facts;
             }
-            let mut next: BTreeSet<usize> = BTreeSet::new();
-            for (i, named) in imports.drain(..) {
-                for (level, dotted) in named {
-                    // An absolute import means the same in every module.
-                    let found = if level == 0 {
-                        *absolute.entry(dotted).or_insert_with_key(|d| project.module_named(d))
-                    } else {
-                        project.resolve_module(i, level, &dotted)
-                    };
-                    if let Some(m) = found.filter(|&m| !seen[m]) {
-                        next.insert(m);
-                    }
-                }
-            }
+            // Resolved in parallel, each worker keeping the absolute
+            // imports it has met (they mean the same in every module).
+            let project_ref = &project;
+            let seen_ref = &seen;
+            let next: BTreeSet<usize> = std::mem::take(&mut imports)
+                .into_par_iter()
+                .fold(
+                    || (BTreeSet::new(), HashMap::<String, Option<usize>>::new()),
+                    |(mut next, mut absolute), (i, named)| {
+                        for (level, dotted) in named {
+                            let found = if level == 0 {
+                                *absolute.entry(dotted).or_insert_with_key(|d| project_ref.module_named(d))
+                            } else {
+                                project_ref.resolve_module(i, level, &dotted)
+                            };
+                            if let Some(m) = found.filter(|&m| !seen_ref[m]) {
+                                next.insert(m);
+                            }
+                        }
+                        (next, absolute)
+                    },
+                )
+                .map(|(next, _)| next)
+                .reduce(BTreeSet::new, |mut a, b| {
+                    a.extend(b);
+                    a
+                });
             if next.is_empty() {
                 break;
             }
