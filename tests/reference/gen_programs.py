@@ -3,6 +3,7 @@
 
 Usage:
     python3 tests/reference/gen_programs.py OUTDIR [--seed N] [--programs N] [--verify]
+                                           [--with-readers]
 
 Writes --programs folders OUTDIR/prog_NNNN/, each a project of its own (an
 empty toolshape.toml) holding one package of 2 to 5 modules: `common.py`
@@ -43,6 +44,17 @@ counts per code, origin and form; the positions are where the generator put
 the text, not what a parser says.  Every file is checked with ast.parse and
 every expected span is checked against the text written.  --verify runs
 scan.py (next to this file) over OUTDIR and compares it with the manifest.
+
+--with-readers (off by default: without it the corpus is byte for byte the
+one written before the option existed) adds, after each program is written
+and from a random stream of its own, producers, facades and consumers that
+read the results (docs/rules.md "Reads of moved keys"; see the "readers"
+section below).  Every finding of the manifest then has "reads" (the reads
+of its origin, as scan.py --reads reports them), the manifest counts them
+(expected_reads: distinct reads; read_links: finding-read pairs;
+reads_by_form, reads_by_receiver), and --verify runs scan.py --reads and
+compares the reads too, and checks that every read form, receiver kind and
+decoy is in the corpus.
 
 Output is a function of the arguments only.
 """
@@ -130,9 +142,26 @@ class Builder:
         # "K": its **K flows into the result (or a chain of such); "dp": a
         # builder only through dict parameters; "both"
         self.family = "K"
+        # the Producer this builder is (a chain whose returned call carries keys), else None
+        self.producer = None
 
     def record(self):
         return {"name": self.name, "path": self.rel, "line": self.line, "column": self.col}
+
+
+class Producer:
+    """A function whose returns carry keyed origins (docs/rules.md "Reads of
+    moved keys"): ``tags`` are the origins its returns carry (a display, a
+    write statement, a builder call: see ``tag_of``), ``via`` the producers
+    its returned calls resolve to (case 4).  Which keys it has is decided
+    once suppressions are known."""
+
+    def __init__(self, name, rel, tags=(), via=(), decorated=False):
+        self.name = name
+        self.rel = rel
+        self.tags = list(tags)
+        self.via = [v for v in via if v is not None]
+        self.decorated = decorated  # @tool / @strands.tool / @strands.tools.tool
 
 
 class Prog:
@@ -146,10 +175,21 @@ class Prog:
         self.modules = {}    # rel -> W
         self.forms = Counter()
         self.uid = 0
+        # --with-readers: every Producer (docs/rules.md "Reads of moved keys"), the
+        # base program's ones to call as (module rel, Producer, argument text), the
+        # reads written as (rel, Recv, form, key, span)
+        self.producers = []
+        self.base_producers = []
+        self.reads = []
 
     def fresh(self, stem):
         self.uid += 1
         return "%s_%d" % (stem, self.uid)
+
+    def producer(self, name, rel, tags=(), via=(), decorated=False):
+        prod = Producer(name, rel, tags, via, decorated)
+        self.producers.append(prod)
+        return prod
 
     def maybe_comment(self, p=0.18):
         if self.rng.random() < p:
@@ -629,6 +669,7 @@ def write_common(p, pkg, has_class):
             w.end(p.maybe_comment(0.1))
             b = Builder(name, rel, start[0], start[1], ["msg"], "chain")
             b.is_async = False
+            b.producer = p.producer(name, rel, [("c", rel, call_pos)], [base.producer])
             builders.append(b)
             p.forms["builder-chain"] += 1
             w.end()
@@ -677,6 +718,7 @@ def write_common(p, pkg, has_class):
         span = w.put("latency=1")
         p.expect(rel, "TS003", "builder-call", "latency", None, b, call_pos, span, "call-same-module")
         w.put(")")
+        p.base_producers.append((rel, p.producer("ping", rel, [("c", rel, call_pos)], [b.producer]), "()"))
         w.end(p.maybe_comment())
         w.end()
         w.end()
@@ -705,7 +747,11 @@ def write_common(p, pkg, has_class):
         if sync and p.rng.random() < 0.5:
             b = p.rng.choice(sync)
             w.lineof("def ping_fields(query, extra):")
-            write_call_stmt(p, rel, w, "    ", b.name, b, "call-same-module", mapping_names=("extra",))
+            lead, call_pos, awaited = write_call_stmt(p, rel, w, "    ", b.name, b, "call-same-module",
+                                                      mapping_names=("extra",))
+            if lead == "return " and not awaited:
+                p.base_producers.append((rel, p.producer("ping_fields", rel, [("c", rel, call_pos)],
+                                                         [b.producer]), '("q", {})'))
             w.lineof("    return None")
             w.end()
             w.end()
@@ -952,6 +998,7 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
         else:
             p.expect(rel, "TS003", "builder-call", None, what, builder, call_pos, span, form + "-mapping")
     p.forms["calls-" + ("resolved" if builder is not None else "unresolved")] += 1
+    return lead, call_pos, is_async
 
 
 # --------------------------------------------------------------------------
@@ -1218,6 +1265,7 @@ def write_module_results(p, rel, w):
         w.lineof("        if i:")
         w.put("            ")
         span = w.put("%s[\"again\"] = i" % R)
+        p.base_producers.append((rel, p.producer("retry", rel, [("w", rel, span[0][0])]), '("q")'))
         w.end(p.maybe_comment())
         w.put("        %s = " % R)
         brace, _ = p.display(rel, w, p.shaped_entries("query"))
@@ -1366,12 +1414,19 @@ def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoy
         w.lineof("%sdef tool_%d(query, extra, meta=None):" % ("async " if is_async else "", fi))
         ind = "    "
         names = set()
+        prod = p.producer("tool_%d" % fi, rel)
         for _ in range(rng.randint(2, 5)):
             what = rng.random()
             if what < 0.5:
                 a = rng.choice(accesses)
                 form = "call-" + a.form
-                write_call_stmt(p, rel, w, ind, a.callee, a.builder, form, mapping_names=("extra", "meta"))
+                lead, call_pos, awaited = write_call_stmt(p, rel, w, ind, a.callee, a.builder, form,
+                                                          mapping_names=("extra", "meta"))
+                if lead == "return " and not awaited:
+                    # `return CALL` in tool_N's own scope: case 3 (and 4 through a chain)
+                    prod.tags.append(("c", rel, call_pos))
+                    if a.builder is not None and a.builder.producer is not None:
+                        prod.via.append(a.builder.producer)
             elif what < 0.8:
                 write_result_block(p, rel, w, ind, names)
             elif what < 0.9:
@@ -1397,6 +1452,7 @@ def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoy
                 else:
                     w.lineof(ind + 'apply(%s, "x", frames=1)' % a.callee)
         w.lineof(ind + "return None")
+        p.base_producers.append((rel, prod, '("q", {})'))
         w.end()
         w.end()
     if uses_base:
@@ -1448,6 +1504,7 @@ def write_helpers(p, pkg, builders):
     w.end()
     f = Builder("failure", rel, start[0], start[1], ["msg"], "chain-cross-module")
     f.is_async = False
+    f.producer = p.producer("failure", rel, [("c", rel, call_pos)], [b.producer])
     out.append(f)
     p.forms["builder-chain-cross-module"] += 1
     if rng.random() < 0.5:
@@ -1458,10 +1515,11 @@ def write_helpers(p, pkg, builders):
         w.put("fatal(msg, *, code=1, **kw):")
         w.end()
         w.put("    return ")
-        w.put("failure(msg, **kw)")
+        fcall, _ = w.put("failure(msg, **kw)")
         w.end()
         g = Builder("fatal", rel, start[0], start[1], ["msg", "code"], "chain-of-chain")
         g.is_async = False
+        g.producer = p.producer("fatal", rel, [("c", rel, fcall)], [f.producer])
         out.append(g)
         p.forms["builder-chain-of-chain"] += 1
     return rel, out
@@ -1494,7 +1552,7 @@ def write_init(p, pkg, builders, helpers):
     return names
 
 
-def generate_program(seed, index, outrel):
+def generate_program(seed, index, outrel, with_readers=False):
     rng = random.Random("%d/%d" % (seed, index))
     p = Prog(rng, index, outrel)
     pkg = rng.choice(["pkg", "app", "tools", "svc", "robot"])
@@ -1510,7 +1568,955 @@ def generate_program(seed, index, outrel):
     for t in range(n_tools):
         rel = "%s/%s/tools_%s.py" % (outrel, pkg, "abcd"[t])
         write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoys, methods)
+    if with_readers:
+        # a stream of its own: the program above is the one written without readers
+        p.rng = random.Random("%d/%d/readers" % (seed, index))
+        write_readers(p, pkg, has_init, reexports, builders, helpers)
     return p
+
+
+# --------------------------------------------------------------------------
+# readers (--with-readers): consumers of tool results and the reads they make
+# (docs/rules.md "Reads of moved keys")
+#
+# Each program also gets `PKG/probes.py` (producers of every case: a shaped
+# display returned, a result name with later writes, a builder call returned,
+# a chain onto another producer, methods through self / cls; decorated with
+# @tool in every spelling or with a decorator that is no tool), often
+# `PKG/facade.py` (chains across modules, onto probes and onto the base
+# program's own producers: tool_N functions returning builder calls, ping(),
+# retry(), builder chains with an extra keyword), and consumers:
+# `tests/test_reads.py` (absolute imports) and sometimes `PKG/use_reads.py`
+# (relative imports), besides a method of a probes class reading through
+# `self`.  Consumers read the results in every read form, through every
+# receiver kind (a call resolving to a producer, a builder call with extra
+# keywords or a dict-parameter display, `X.tool.NAME(...)`, a name bound once
+# to one of these), next to decoys: keys that are not moved, computed keys,
+# uses that are no read, names bound twice or not by a one-target plain
+# assignment, reads in nested scopes, a module name read in a function,
+# awaited calls, unresolvable callees, `agent.tools.NAME`, undecorated tools.
+#
+# The generator keeps, for every read it writes, the receiver as a Recv (its
+# origin tags, the producers it reaches, the tool names it calls); the reads
+# of each finding follow once suppressions are known (expected_reads).
+
+READ_KEYS = ["devices", "serial", "battery", "rows", "elapsed", "frames", "hz", "trace", "volts",
+             "took_ms", "größe"]
+NOT_MOVED_KEYS = ["status", "content", "toolUseId", "unrelated", "message"]
+PROBE_NAMES = ["scan", "battery_state", "uptime", "thermal", "inventory", "logcat", "screenshot",
+               "ping_device", "list_packages", "get_props", "snapshot", "status_report"]
+METHOD_NAMES = ["sample", "measure", "poll", "read_probe"]
+# (decorator text or None, a tool decorator?)
+DECORATORS = [
+    ("@tool", True), ("@tool()", True), ('@tool(name="probe_tool")', True), ("@strands.tool", True),
+    ('@strands.tool(description="d")', True), ("@strands.tools.tool", True), ("@strands.tools.tool()", True),
+    (None, False), (None, False), ("@functools.cache", False), ("@agent.tool", False),
+    ("@tools_lib.tool", False), ("@strands.tool.extra", False), ("@tool_wrapper", False),
+]
+KEYED_WRITES = ["sub_key", "sub_chain", "sub_multiline", "update_display", "update_kw", "setdefault",
+                "ior_display", "in_expr"]
+
+
+class Recv:
+    """A receiver as the generator wrote it: the origin tags of its call (a
+    builder call's own TS003 findings), the producers it resolves to, the
+    names of the tools it calls directly."""
+
+    def __init__(self, kind, tags=(), via=(), tools=()):
+        self.kind = kind
+        self.tags = list(tags)
+        self.via = [v for v in via if v is not None]
+        self.tools = list(tools)
+
+
+NO_RECV = None  # a receiver that is none: what it returns is not followed
+
+READ_FORMS = ["subscript", "store", "delete", "get", "pop", "setdefault", "in", "not-in", "whole"]
+RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "name:producer-call",
+                  "name:builder-call", "name:direct-tool-call"]
+# constructs the corpus must hold (verify checks each is written at least once)
+READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", "tuple", "walrus", "for", "aug",
+                                             "deleted", "nested-def", "nested-lambda", "nested-comp",
+                                             "nested-class", "comp-iter", "comp-second-iter")]
+               + ["reads-decoy-" + k for k in ("key-not-moved", "await", "parameter", "shadowed", "module-rebound",
+                                                "dp-only-keyword")]
+               + ["reads-dead-" + k for k in ("star", "twice", "dotted", "tools", "bare", "instance")]
+               + ["reads-target-tool-undecorated", "reads-module-receiver", "reads-producer-result-rebound",
+                  "reads-method-classmethod-chain", "reads-method-self-chain", "reads-facade-chain",
+                  "reads-producer-chain-name", "reads-producer-empty", "reads-producer-branches",
+                  "reads-key-concatenated", "reads-key-parenthesized", "reads-key-u-prefix"]
+               + ["reads-access-" + k for k in ("from_abs", "from_abs_alias", "import_as", "from_pkg_module",
+                                                "from_rel", "from_dot_module", "reexport")])
+
+
+def tag_of(rel, f):
+    """The origin of a finding: its display (TS001 / TS002), its write
+    statement (TS004: one statement a line in generated code) or its call (TS003)."""
+    if f["code"] == "TS004":
+        return ("w", rel, f["line"])
+    return ("c" if f["code"] == "TS003" else "d", rel, (f["dict_line"], f["dict_column"]))
+
+
+def module_of(p, rel):
+    return rel[len(p.outrel) + 1:-3].replace("/", ".")
+
+
+class Readers:
+    """State of the readers of one program."""
+
+    def __init__(self, p, pkg, has_init, reexports, builders, helpers):
+        self.p = p
+        self.rng = p.rng
+        self.pkg = pkg
+        self.has_init = has_init
+        self.reexports = reexports
+        sync = [b for b in builders + helpers if not b.is_async and b.method is None]
+        self.kbuilders = [b for b in sync if b.family in ("K", "both")]
+        self.dbuilders = [b for b in sync if b.dparams]
+        self.probes = []      # (module rel, Producer, argument text) a consumer may call
+        self.base = [(rel, prod, args) for rel, prod, args in p.base_producers]
+
+    # -- what a producer / receiver may carry (before suppressions) --------
+
+    def pool(self, prod, seen=None):
+        seen = set() if seen is None else seen
+        if id(prod) in seen:
+            return set()
+        seen.add(id(prod))
+        tags = set(prod.tags)
+        keys = {f["key"] for rel, f in self.p.findings if f["key"] is not None and tag_of(rel, f) in tags}
+        for v in prod.via:
+            keys |= self.pool(v, seen)
+        return keys
+
+    def recv_pool(self, recv):
+        if recv is None:
+            return set()
+        keys = self.pool(Producer("", "", recv.tags, recv.via))
+        for name in recv.tools:
+            for prod in self.p.producers:
+                if prod.decorated and prod.name == name:
+                    keys |= self.pool(prod)
+        return keys
+
+    # -- builder calls -----------------------------------------------------
+
+    def builder_call(self, rel, w, callee, b, keys=None):
+        """Write a call of builder ``b`` (as ``callee``) with extras (``keys``,
+        else chosen here); record its TS003 findings; return the Recv of the call."""
+        p, rng = self.p, self.rng
+        if keys is None:
+            keys = rng.sample(READ_KEYS, rng.randint(1, 3))
+        call_pos, _ = w.put(callee)
+        w.put("(" + rng.choice(['"x"', "query", '"größe ✓"']))
+        if b.family in ("K", "both"):
+            for k in keys:
+                w.put(", ")
+                span = w.put("%s=%s" % (k, rng.choice(["1", "[1, 2]", "None", '"v"'])))
+                if k not in b.params and k not in ALLOWED:
+                    p.expect(rel, "TS003", "builder-call", k, None, b, call_pos, span, "reads-call-kw")
+            if rng.random() < 0.15:
+                w.put(", status=\"error\"")
+            if rng.random() < 0.15:
+                w.put(", ")
+                span = w.put("**more")
+                p.expect(rel, "TS003", "builder-call", None, "more", b, call_pos, span, "reads-call-mapping")
+        elif rng.random() < 0.3:
+            # a builder by a dict parameter only: an extra keyword is no finding
+            w.put(", %s=1" % rng.choice(READ_KEYS))
+            p.forms["reads-decoy-dp-only-keyword"] += 1
+        if b.dparams and (b.family != "K") and (b.family == "dp" or rng.random() < 0.5):
+            P = rng.choice(sorted(b.dparams))
+            entries = [("key", k, rng.choice(["1", "[1]", "query"]), rng.random() < 0.1) for k in keys]
+            if rng.random() < 0.2:
+                entries.append(("key", "status", '"x"', False))
+            if rng.random() < 0.2:
+                entries.append(("spread", "more"))
+            if rng.random() < 0.1:
+                entries.append(("dynkey", "name", "0"))
+            rng.shuffle(entries)
+            w.put(", %s=" % P)
+            for kind, key, expr, span in write_dp_value(p, rel, w, ("display", entries, rng.random() < 0.1)):
+                p.expect(rel, "TS003", "builder-call", key, expr, b, call_pos, span, "dparam-reads-" + kind)
+        w.put(")")
+        return Recv("builder-call", [("c", rel, call_pos)], [b.producer])
+
+    # -- probes.py ---------------------------------------------------------
+
+    def display_return(self, rel, w, ind, prod, extras=None):
+        p, rng = self.p, self.rng
+        if extras is None:
+            extras = rng.sample(READ_KEYS, rng.randint(1, 3))
+        entries = [("key", k, rng.choice(["[]", "1", "query", '"ok"']), rng.random() < 0.1) for k in extras]
+        if rng.random() < 0.12:
+            entries.append(("spread", rng.choice(["defaults()", "base"])))
+        w.put(ind + "return ")
+        brace, _ = p.display(rel, w, p.shaped_entries("query", entries))
+        w.end(p.maybe_comment(0.12))
+        prod.tags.append(("d", rel, brace))
+
+    def producer_body(self, rel, w, ind, prod, kind, made, receiver=None):
+        """The body of producer ``prod`` of ``kind``; returns the kind written."""
+        p, rng = self.p, self.rng
+        if kind == "literal":
+            self.display_return(rel, w, ind, prod)
+        elif kind == "branches":
+            w.lineof(ind + "if query:")
+            self.display_return(rel, w, ind + "    ", prod)
+            self.display_return(rel, w, ind, prod)
+        elif kind == "empty":
+            self.display_return(rel, w, ind, prod, extras=[])
+        elif kind == "result":
+            N = p.fresh("r")
+            start = len(p.findings)
+            w.put(ind + N + " = ")
+            extra = [("key", rng.choice(READ_KEYS), "1", False)] if rng.random() < 0.3 else []
+            brace, _ = p.display(rel, w, p.shaped_entries("query", extra))
+            w.end(p.maybe_comment(0.1))
+            for form in rng.sample(KEYED_WRITES, rng.randint(1, 3)):
+                write_one(p, rel, w, ind, N, brace, form)
+            if rng.random() < 0.15:
+                # a second binding: its display and writes count too (case 2)
+                w.put(ind + N + " = ")
+                brace2, _ = p.display(rel, w, p.shaped_entries("query"))
+                w.end()
+                write_one(p, rel, w, ind, N, brace2, rng.choice(["sub_key", "update_kw"]))
+                p.forms["reads-producer-result-rebound"] += 1
+            w.lineof(ind + "return " + N)
+            prod.tags.append(("d", rel, brace))
+            prod.tags.extend(tag_of(r, f) for r, f in p.findings[start:])
+        elif kind == "builder":
+            b = rng.choice(self.kbuilders + self.dbuilders)
+            w.put(ind + "return ")
+            recv = self.builder_call(rel, w, b.name, b)
+            w.end(p.maybe_comment(0.12))
+            prod.tags.extend(recv.tags)
+            prod.via.extend(recv.via)
+            kind = "builder-" + ("chain" if b.producer is not None else b.family)
+        elif kind == "chain":
+            g = rng.choice(made)
+            callee = (receiver + "." if g[2] else "") + g[0].name
+            w.lineof(ind + "return %s(query)" % callee)
+            prod.via.append(g[0])
+            kind = "chain-" + ("self" if g[2] else "name")
+        return kind
+
+    def write_probes(self):
+        p, rng = self.p, self.rng
+        rel = "%s/%s/probes.py" % (p.outrel, self.pkg)
+        w = W()
+        p.modules[rel] = w
+        w.lineof('"""Device probes: tool results."""')
+        w.lineof("import functools")
+        w.lineof("import strands")
+        w.lineof("from strands import tool")
+        imported = set()
+        for b in self.kbuilders + self.dbuilders:
+            if b.name not in imported:
+                imported.add(b.name)
+                w.lineof("from .%s import %s" % (b.rel.rsplit("/", 1)[1][:-3], b.name))
+        w.end()
+        w.end()
+        made = []  # (Producer, args, is a method)
+        kinds = ["literal", "literal", "branches", "result", "result", "empty"]
+        if self.kbuilders or self.dbuilders:
+            kinds += ["builder", "builder"]
+        for name in rng.sample(PROBE_NAMES, rng.randint(3, 6)):
+            kind = rng.choice(kinds + (["chain"] if made else []))
+            dec, is_tool = rng.choice(DECORATORS)
+            if dec:
+                w.lineof(dec)
+            w.lineof("def %s(query):" % name)
+            prod = p.producer(name, rel, decorated=is_tool)
+            kind = self.producer_body(rel, w, "    ", prod, kind, made)
+            p.forms["reads-producer-" + kind] += 1
+            p.forms["reads-decorator-" + (dec or "none")] += 1
+            made.append((prod, '("q")', False))
+            self.probes.append((rel, prod, '("q")'))
+            w.end()
+            w.end()
+        if rng.random() < 0.7:
+            self.write_station(rel, w, made)
+        self.probes_rel = rel
+        return rel
+
+    def write_station(self, rel, w, made):
+        """A class with producer methods, chains through self / cls and a
+        method reading results through self."""
+        p, rng = self.p, self.rng
+        w.lineof("class Station:")
+        methods = []
+        for name in rng.sample(METHOD_NAMES + [m[0].name for m in made], rng.randint(1, 3)):
+            if any(m.name == name for m, _ in methods):
+                continue
+            dec, is_tool = rng.choice(DECORATORS)
+            if dec:
+                w.lineof("    " + dec)
+            w.lineof("    def %s(self, query):" % name)
+            prod = p.producer(name, rel, decorated=is_tool)
+            kind = self.producer_body(rel, w, "        ", prod, rng.choice(["literal", "result", "builder"]
+                                                                           if self.kbuilders else
+                                                                           ["literal", "result"]), [])
+            p.forms["reads-method-" + kind] += 1
+            methods.append((prod, "self"))
+            w.end()
+        if rng.random() < 0.6:
+            w.lineof("    @classmethod")
+            w.lineof("    def make(cls, query):")
+            prod = p.producer("make", rel)
+            self.display_return(rel, w, "        ", prod)
+            w.end()
+            w.lineof("    @classmethod")
+            w.lineof("    def build(cls, query):")
+            w.lineof("        return cls.make(query)")
+            methods.append((p.producer("build", rel, via=[prod]), "cls"))
+            p.forms["reads-method-classmethod-chain"] += 1
+            w.end()
+        w.lineof("    def relay(self, query):")
+        target = rng.choice([m for m in methods if m[1] == "self"] or methods)
+        w.lineof("        return %s.%s(query)" % ("self", target[0].name))
+        relay = p.producer("relay", rel, via=[target[0]])
+        methods.append((relay, "self"))
+        p.forms["reads-method-self-chain"] += 1
+        w.end()
+        # a consumer in the class: receivers through self
+        w.lineof("    def check(self, agent):")
+        targets = [Target("producer", "self." + m.name, '("q")', m) for m, how in methods if how == "self"]
+        c = Consumer(self, rel, w, targets)
+        for _ in range(rng.randint(1, 3)):
+            c.block("        ")
+        w.lineof("        return None")
+        w.end()
+        w.end()
+
+    # -- facade.py ---------------------------------------------------------
+
+    def write_facade(self):
+        p, rng = self.p, self.rng
+        rel = "%s/%s/facade.py" % (p.outrel, self.pkg)
+        w = W()
+        p.modules[rel] = w
+        w.lineof('"""Tools built on the probes."""')
+        w.lineof("from strands import tool")
+        bound = set()
+        targets = []
+        choices = [t for t in self.probes] + [t for t in self.base]
+        for rel_t, prod, args in rng.sample(choices, min(len(choices), rng.randint(2, 5))):
+            a = access(self, rel_t, prod.name, bound, relative=True, w=w)
+            targets.append((a, prod, args))
+        w.end()
+        w.end()
+        for a, prod, args in targets:
+            dec, is_tool = rng.choice(DECORATORS)
+            # often the name of the tool it wraps: a direct tool call reaches both
+            name = prod.name if (is_tool and rng.random() < 0.4 and prod.name not in bound) else p.fresh("via")
+            bound.add(name)
+            if dec:
+                w.lineof(dec)
+            w.lineof("def %s(query):" % name)
+            w.lineof("    return %s%s" % (a, args.replace('"q"', "query")))
+            fprod = p.producer(name, rel, via=[prod], decorated=is_tool)
+            self.probes.append((rel, fprod, '("q")'))
+            p.forms["reads-facade-chain"] += 1
+            w.end()
+            w.end()
+        return rel
+
+
+def access(rd, rel_t, name, bound, relative, w):
+    """Write an import of ``name`` of module ``rel_t``; return the callee text."""
+    rng = rd.rng
+    p = rd.p
+    mod = module_of(p, rel_t)
+    base = mod.rsplit(".", 1)[1]
+
+    def unique(n):
+        m = n
+        i = 2
+        while m in bound:
+            m = "%s_%d" % (n, i)
+            i += 1
+        bound.add(m)
+        return m
+
+    forms = ["from_abs", "from_abs_alias", "import_as", "from_pkg_module"]
+    if relative and mod.startswith(rd.pkg + "."):
+        forms += ["from_rel", "from_dot_module"]
+    if rd.has_init and name in rd.reexports:
+        forms.append("reexport")
+    form = rng.choice(forms)
+    p.forms["reads-access-" + form] += 1
+    if form == "from_abs":
+        local = unique(name)
+        w.lineof("from %s import %s" % (mod, name if local == name else name + " as " + local))
+        return local
+    if form == "from_abs_alias":
+        local = unique("the_" + name.strip("_"))
+        w.lineof("from %s import %s as %s" % (mod, name, local))
+        return local
+    if form == "import_as":
+        local = unique("m_" + base)
+        w.lineof("import %s as %s" % (mod, local))
+        return local + "." + name
+    if form == "from_pkg_module":
+        local = unique(base)
+        pkg_part, _, last = mod.rpartition(".")
+        w.lineof("from %s import %s" % (pkg_part, last if local == last else last + " as " + local))
+        return local + "." + name
+    if form == "from_rel":
+        local = unique(name)
+        w.lineof("from .%s import %s" % (base, name if local == name else name + " as " + local))
+        return local
+    if form == "from_dot_module":
+        local = unique("rel_" + base)
+        w.lineof("from . import %s as %s" % (base, local))
+        return local + "." + name
+    local = unique(name)
+    w.lineof("from %s import %s" % (rd.pkg, name if local == name else name + " as " + local))
+    return local
+
+
+class Target:
+    """Something a consumer calls: ("producer", callee, args, Producer),
+    ("builder", callee, None, Builder), ("tool", prefix, args, NAME) or
+    ("dead", callee, args, None) (no receiver: unresolvable)."""
+
+    def __init__(self, kind, callee, args, what, label=None):
+        self.kind = kind
+        self.callee = callee
+        self.args = args
+        self.what = what
+        self.label = label or kind
+
+
+class Consumer:
+    """Writes reads of results into one module."""
+
+    def __init__(self, rd, rel, w, targets):
+        self.rd = rd
+        self.p = rd.p
+        self.rng = rd.rng
+        self.rel = rel
+        self.w = w
+        self.targets = targets
+
+    # -- receivers -----------------------------------------------------
+
+    def put_call(self, t, keys=None):
+        """Write a call of target ``t`` at the current position; its Recv."""
+        w = self.w
+        if t.kind == "builder":
+            return self.rd.builder_call(self.rel, w, t.callee, t.what, keys)
+        w.put(t.callee + t.args)
+        if t.kind == "producer":
+            return Recv("producer-call", via=[t.what])
+        if t.kind == "tool":
+            return Recv("direct-tool-call", tools=[t.what])
+        return NO_RECV
+
+    # -- reads -----------------------------------------------------------
+
+    def key_for(self, pool):
+        rng = self.rng
+        if pool and rng.random() < 0.8:
+            return rng.choice(sorted(pool)), True
+        self.p.forms["reads-decoy-key-not-moved"] += 1
+        return rng.choice(NOT_MOVED_KEYS + READ_KEYS), False
+
+    def key_text(self, k):
+        rng = self.rng
+        r = rng.random()
+        if r < 0.55:
+            return json.dumps(k, ensure_ascii=False)
+        if r < 0.7:
+            return "'%s'" % k
+        if r < 0.8 and len(k) > 1:
+            i = rng.randint(1, len(k) - 1)
+            self.p.forms["reads-key-concatenated"] += 1
+            return '"%s" "%s"' % (k[:i], k[i:])
+        if r < 0.9:
+            self.p.forms["reads-key-parenthesized"] += 1
+            return "(%s)" % json.dumps(k, ensure_ascii=False)
+        self.p.forms["reads-key-u-prefix"] += 1
+        return 'u"%s"' % k
+
+    def read_stmt(self, ind, put, recv, pool=None):
+        """One statement reading the receiver ``put()`` writes (``recv`` is
+        what it reaches, for the key choice, or the ``pool`` of keys given);
+        records the read."""
+        p, rng, w = self.p, self.rng, self.w
+        if pool is None:
+            pool = self.rd.recv_pool(recv)
+        form = rng.choice(["subscript", "subscript", "subscript", "store", "store-aug", "delete", "get",
+                           "get-default", "pop", "pop-default", "setdefault", "in", "not-in", "in-if",
+                           "whole-dict", "whole-call", "whole-keys", "whole-values", "whole-items",
+                           "whole-items-for", "whole-dict-call", "whole-json", "whole-json-indent",
+                           "paren-subscript", "no-read", "no-read"])
+        key = K = None
+        if not form.startswith(("whole", "no-read")):
+            key, _ = self.key_for(pool)
+            K = self.key_text(key)
+        read = None  # (form, key, start, end)
+        w.put(ind)
+        if form in ("subscript", "paren-subscript"):
+            lead = rng.choice(["x = ", "assert ", 'print("fertig ✓", ', ""])
+            w.put(lead)
+            if form == "paren-subscript":
+                s, _ = w.put("(")
+                r = put()
+                w.put(")")
+            else:
+                s = w.put("")[0]
+                r = put()
+            _, e = w.put("[" + K + "]")
+            if lead.startswith("print"):
+                w.put(")")
+            elif lead == "assert ":
+                w.put(" is not None")
+            read = ("subscript", key, s, e)
+        elif form in ("store", "store-aug", "delete"):
+            if form == "delete":
+                w.put("del ")
+            s = w.put("")[0]
+            r = put()
+            _, e = w.put("[" + K + "]")
+            w.put(" = 1" if form == "store" else " += 1" if form == "store-aug" else "")
+            read = ("delete" if form == "delete" else "store", key, s, e)
+        elif form in ("get", "get-default", "pop", "pop-default", "setdefault"):
+            w.put(rng.choice(["x = ", "", "assert "]))
+            s = w.put("")[0]
+            r = put()
+            m = form.split("-")[0]
+            arg = {"get": K, "get-default": K + ", None", "pop": K, "pop-default": K + ", 0",
+                   "setdefault": K + ", []"}[form]
+            _, e = w.put(".%s(%s)" % (m, arg))
+            read = (m, key, s, e)
+        elif form in ("in", "not-in", "in-if"):
+            lead = "if " if form == "in-if" else rng.choice(["assert ", "x = "])
+            w.put(lead)
+            s, _ = w.put(K)
+            w.put(" not in " if form == "not-in" else " in ")
+            r = put()
+            e = w.put("")[0]
+            if form == "in-if":
+                w.put(":")
+                w.end()
+                w.put(ind + "    pass")
+            read = ("not-in" if form == "not-in" else "in", key, s, e)
+        elif form.startswith("whole"):
+            key = None
+            if form == "whole-dict":
+                w.put(rng.choice(["x = {", 'x = {"a": 1, ']))
+                paren = rng.random() < 0.15
+                s, _ = w.put("**(" if paren else "**")
+                r = put()
+                e = w.put(")" if paren else "")[1]
+                w.put("}")
+            elif form == "whole-call":
+                w.put(rng.choice(["print(", 'emit("x", ']))
+                s, _ = w.put("**")
+                r = put()
+                e = w.put("")[0]
+                w.put(")")
+            elif form in ("whole-keys", "whole-values", "whole-items"):
+                w.put("x = list(")
+                s = w.put("")[0]
+                r = put()
+                _, e = w.put(".%s()" % form.split("-")[1])
+                w.put(")")
+            elif form == "whole-items-for":
+                w.put("for k, v in ")
+                s = w.put("")[0]
+                r = put()
+                _, e = w.put(".items()")
+                w.put(":")
+                w.end()
+                w.put(ind + "    pass")
+            elif form == "whole-dict-call":
+                w.put("x = ")
+                s, _ = w.put("dict(")
+                r = put()
+                _, e = w.put(")")
+            else:
+                w.put("x = ")
+                s, _ = w.put("json.dumps(")
+                r = put()
+                _, e = w.put(", indent=2)" if form == "whole-json-indent" else ")")
+            read = ("whole", None, s, e)
+        else:
+            # uses that are no read: nothing is reported
+            kind = rng.choice(["len", "list", "copy", "index", "computed", "update", "str", "dump",
+                               "dict-second", "attr", "get-computed", "eq"])
+            p.forms["reads-decoy-no-read-" + kind] += 1
+            pre, post = {"len": ("x = len(", ")"), "list": ("x = list(", ")"), "copy": ("x = ", ".copy()"),
+                         "index": ("x = ", "[0]"), "computed": ("x = ", "[key_of(1)]"),
+                         "update": ("", ".update(frames=1)"), "str": ("x = str(", ")"),
+                         "dump": ("json.dump(", ", fh)"), "dict-second": ("x = dict(base, ", ")"),
+                         "attr": ("x = ", ".get"), "get-computed": ("x = ", ".get(name)"),
+                         "eq": ("assert ", " == {}")}[kind]
+            w.put(pre)
+            r = put()
+            w.put(post)
+        w.end()
+        if read is not None:
+            p.reads.append((self.rel, r, read[0], read[1], (read[2], read[3])))
+            p.forms["reads-written-" + form] += 1
+            p.forms["reads-through-" + (r.kind if r is not None else "nothing")] += 1
+
+    # -- blocks ------------------------------------------------------------
+
+    def target(self):
+        return self.rng.choice(self.targets)
+
+    def block(self, ind):
+        """A few reads through one receiver, or a decoy."""
+        p, rng, w = self.p, self.rng, self.w
+        t = self.target()
+        kind = rng.choice(["inline"] * 4 + ["name"] * 6 + [
+            "rebound", "annotated", "chained", "tuple", "walrus", "for", "aug", "deleted", "nested-def",
+            "nested-lambda", "nested-comp", "nested-class", "comp-iter", "comp-second-iter"])
+        p.forms["reads-block-" + kind] += 1
+        p.forms["reads-target-" + t.label] += 1
+        n = rng.randint(1, 3)
+        if kind == "inline":
+            for _ in range(n):
+                if t.kind == "builder":
+                    ks = rng.sample(READ_KEYS, rng.randint(1, 3))
+                    pool = set(ks) | (self.rd.pool(t.what.producer) if t.what.producer else set())
+                    self.read_stmt(ind, lambda t=t, ks=ks: self.put_call(t, ks), None, pool)
+                else:
+                    self.read_stmt(ind, lambda t=t: self.put_call(t), self.peek(t))
+            return
+        R = p.fresh(rng.choice(["r", "res", "result", "out"]))
+
+        def put_name(recv):
+            # a read through the name: the call's origins, kept apart in the counts
+            named = None if recv is None else Recv("name:" + recv.kind, recv.tags, recv.via, recv.tools)
+
+            def put():
+                w.put(R)
+                return named
+            return put
+
+        # real: what the call returns (for the keys read); recv: what the name is
+        if kind in ("name", "nested-def", "nested-lambda", "nested-comp", "nested-class", "comp-iter",
+                    "comp-second-iter", "deleted", "aug"):
+            w.put(ind + R + " = ")
+            real = recv = self.put_call(t)
+            w.end()
+        elif kind == "rebound":
+            w.put(ind + R + " = ")
+            real = self.put_call(t)
+            w.end()
+            w.put(ind + R + " = ")
+            self.put_call(self.target())
+            w.end()
+            recv = NO_RECV
+        elif kind == "annotated":
+            w.put(ind + R + ": dict = ")
+            real = self.put_call(t)
+            w.end()
+            recv = NO_RECV
+        elif kind == "chained":
+            w.put(ind + "alias_%s = %s = " % (R, R))
+            real = self.put_call(t)
+            w.end()
+            recv = NO_RECV
+        elif kind == "tuple":
+            w.put(ind + R + ", count = ")
+            real = self.put_call(t)
+            w.put(", 0")
+            w.end()
+            recv = NO_RECV
+        elif kind == "walrus":
+            w.put(ind + "if (%s := " % R)
+            real = self.put_call(t)
+            w.put("):")
+            w.end()
+            w.lineof(ind + "    pass")
+            recv = NO_RECV
+        elif kind == "for":
+            w.put(ind + "for %s in [" % R)
+            real = self.put_call(t)
+            w.put("]:")
+            w.end()
+            w.lineof(ind + "    pass")
+            recv = NO_RECV
+        if kind == "aug":
+            w.lineof(ind + R + " |= {}")
+            recv = NO_RECV
+        if kind == "deleted":
+            recv = NO_RECV
+        if kind in ("nested-def", "nested-lambda", "nested-comp", "nested-class", "comp-second-iter"):
+            # the name is a receiver, but these reads stand in a nested scope
+            if kind == "nested-def":
+                w.lineof(ind + "def inner_%s():" % R)
+                self.read_stmt(ind + "    ", put_name(NO_RECV), real)
+                w.lineof(ind + "    return None")
+            elif kind == "nested-lambda":
+                key = rng.choice(sorted(self.rd.recv_pool(recv)) or READ_KEYS)
+                w.lineof(ind + "hook_%s = lambda: %s[%s]" % (R, R, json.dumps(key, ensure_ascii=False)))
+            elif kind == "nested-comp":
+                key = rng.choice(sorted(self.rd.recv_pool(recv)) or READ_KEYS)
+                w.lineof(ind + "x = [%s[%s] for _ in range(2)]" % (R, json.dumps(key, ensure_ascii=False)))
+            elif kind == "nested-class":
+                w.lineof(ind + "class Inner_%s:" % R)
+                self.read_stmt(ind + "    ", put_name(NO_RECV), real)
+            else:
+                w.lineof(ind + "x = [k for _ in range(1) for k in %s.keys()]" % R)
+            # and one read in the scope itself, which counts
+            self.read_stmt(ind, put_name(recv), recv)
+            return
+        if kind in ("comp-iter",):
+            # the first iterable of a comprehension stands in the enclosing scope
+            w.put(ind + "x = [k for k in ")
+            s = w.put("")[0]
+            named = put_name(recv)()
+            _, e = w.put(".keys()")
+            w.put("]")
+            w.end()
+            self.p.reads.append((self.rel, named, "whole", None, (s, e)))
+            p.forms["reads-written-comprehension-iterable"] += 1
+            return
+        for _ in range(n):
+            self.read_stmt(ind, put_name(recv), real)
+        if kind == "deleted":
+            w.lineof(ind + "del " + R)
+
+    def peek(self, t):
+        """The Recv a call of target ``t`` would have (for the key choice only)."""
+        if t.kind == "producer":
+            return Recv("producer-call", via=[t.what])
+        if t.kind == "tool":
+            return Recv("direct-tool-call", tools=[t.what])
+        if t.kind == "builder":
+            return None
+        return NO_RECV
+
+
+def consumer_targets(rd, w, rel, relative):
+    """Imports of a consumer module and what it calls."""
+    rng = rd.rng
+    bound = {"json", "agent", "query", "x", "k", "v", "fh", "base", "name", "emit", "key_of"}
+    w.lineof("import json")
+    targets = []
+    pool = rd.probes + rng.sample(rd.base, min(len(rd.base), 3))
+    for rel_t, prod, args in rng.sample(pool, min(len(pool), rng.randint(3, 7))):
+        callee = access(rd, rel_t, prod.name, bound, relative, w)
+        targets.append(Target("producer", callee, args, prod, "producer"))
+    for b in rng.sample(rd.kbuilders + rd.dbuilders, min(len(rd.kbuilders + rd.dbuilders), 2)):
+        callee = access(rd, b.rel, b.name, bound, relative, w)
+        targets.append(Target("builder", callee, None, b, "builder-" + ("chain" if b.producer else b.family)))
+    # direct tool calls: decorated producers, and names that are none
+    names = sorted({prod.name for prod in rd.p.producers if prod.decorated})
+    others = sorted({prod.name for prod in rd.p.producers if not prod.decorated} - set(names))
+    for name in rng.sample(names, min(len(names), 2)):
+        prefix = rng.choice(["agent.tool.", "self.agent.tool.", "make_agent().tool."])
+        targets.append(Target("tool", prefix + name, '(query="q")', name, "tool"))
+    for name in rng.sample(others, min(len(others), 1)):
+        targets.append(Target("tool", "agent.tool." + name, '(query="q")', name, "tool-undecorated"))
+    # unresolvable callees: a star import, a name bound twice, a dotted import, not `.tool`
+    dead = rng.sample(["star", "twice", "dotted", "tools", "bare", "instance"], rng.randint(1, 3))
+    prods = [t for t in rd.probes if t[0] == rd.probes_rel]
+    rel_t, prod, args = rng.choice(prods)
+    mod = module_of(rd.p, rel_t)
+    for d in dead:
+        rd.p.forms["reads-dead-" + d] += 1
+        if d == "star" and prod.name not in bound:
+            w.lineof("from %s import *" % mod)
+            targets.append(Target("dead", prod.name, args, None, "dead-star"))
+            bound.add(prod.name)
+        elif d == "twice":
+            local = "twice_" + prod.name
+            if local in bound:
+                continue
+            bound.add(local)
+            w.lineof("from %s import %s as %s" % (mod, prod.name, local))
+            w.lineof("%s = %s" % (local, local))
+            targets.append(Target("dead", local, args, None, "dead-twice"))
+        elif d == "dotted" and not relative and rd.pkg not in bound:
+            bound.add(rd.pkg)
+            w.lineof("import %s" % mod)
+            targets.append(Target("dead", mod + "." + prod.name, args, None, "dead-dotted"))
+        elif d == "tools":
+            targets.append(Target("dead", "agent.tools." + prod.name, args, None, "dead-tools"))
+        elif d == "bare":
+            targets.append(Target("dead", "tool." + prod.name, args, None, "dead-bare-tool"))
+        elif d == "instance":
+            targets.append(Target("dead", "Station()." + rng.choice(METHOD_NAMES), args, None, "dead-instance"))
+    return targets
+
+
+def write_consumer(rd, rel, relative):
+    p, rng = rd.p, rd.rng
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Tests reading tool results."""')
+    targets = consumer_targets(rd, w, rel, relative)
+    w.end()
+    w.end()
+    c = Consumer(rd, rel, w, targets)
+    if rng.random() < 0.5:
+        # a module-level receiver: read at module level (counts), in functions (nested: does not)
+        t = rng.choice([t for t in targets if t.kind != "dead"])
+        TOP = p.fresh("TOP")
+        w.put(TOP + " = ")
+        recv = c.put_call(t)
+        w.end()
+        rebind = rng.random() < 0.3
+        for _ in range(rng.randint(1, 2)):
+            c.read_stmt("", lambda: (w.put(TOP), NO_RECV if rebind else recv)[1], recv)
+        w.end()
+        w.end()
+        w.lineof("def test_module_name():")
+        if rng.random() < 0.5:
+            w.lineof("    global %s" % TOP)
+        c.read_stmt("    ", lambda: (w.put(TOP), NO_RECV)[1], recv)
+        w.lineof("    return None")
+        if rebind:
+            # a function rebinding it: the module binds it twice
+            w.end()
+            w.end()
+            w.lineof("def reset_top():")
+            w.lineof("    global %s" % TOP)
+            w.lineof("    %s = None" % TOP)
+            p.forms["reads-decoy-module-rebound"] += 1
+        p.forms["reads-module-receiver"] += 1
+        w.end()
+        w.end()
+    for i in range(rng.randint(2, 4)):
+        w.lineof("def test_%d(agent, query):" % i)
+        for _ in range(rng.randint(2, 5)):
+            c.block("    ")
+        w.lineof("    return None")
+        w.end()
+        w.end()
+    if rng.random() < 0.4:
+        # a parameter default: the call is no read, the parameter no receiver
+        t = rng.choice(targets)
+        w.put("def test_param(agent, r=")
+        recv = c.put_call(t)
+        w.put("):")
+        w.end()
+        c.read_stmt("    ", lambda: (w.put("r"), NO_RECV)[1], recv)
+        w.lineof("    return None")
+        p.forms["reads-decoy-parameter"] += 1
+        w.end()
+        w.end()
+    if rng.random() < 0.4:
+        # awaited calls: `await C` is no call, so neither it nor a name bound to it is followed
+        t = rng.choice(targets)
+        w.lineof("async def test_async(agent, query):")
+        w.put("    r = await ")
+        recv = c.put_call(t)
+        w.end()
+        c.read_stmt("    ", lambda: (w.put("r"), NO_RECV)[1], recv)
+
+        def put_await(t=t):
+            w.put("(await ")
+            c.put_call(t)
+            w.put(")")
+            return NO_RECV
+        c.read_stmt("    ", put_await, recv)
+        w.lineof("    return None")
+        p.forms["reads-decoy-await"] += 1
+        w.end()
+        w.end()
+    if rng.random() < 0.3:
+        # a local shadowing an imported producer: the call resolves to the local
+        t = rng.choice([t for t in targets if t.kind == "producer" and "." not in t.callee] or [None])
+        if t is not None:
+            w.lineof("def test_shadowed(agent):")
+            w.lineof("    %s = make_other()" % t.callee)
+            c.read_stmt("    ", lambda: (w.put(t.callee + t.args), NO_RECV)[1], None)
+            w.lineof("    return None")
+            p.forms["reads-decoy-shadowed"] += 1
+            w.end()
+            w.end()
+
+
+def write_readers(p, pkg, has_init, reexports, builders, helpers):
+    rd = Readers(p, pkg, has_init, reexports, builders, helpers)
+    rd.write_probes()
+    if p.rng.random() < 0.6:
+        rd.write_facade()
+    write_consumer(rd, "%s/tests/test_reads.py" % p.outrel, relative=False)
+    if p.rng.random() < 0.4:
+        write_consumer(rd, "%s/%s/use_reads.py" % (p.outrel, pkg), relative=True)
+
+
+def check_reads(p, texts):
+    """The generator's own sanity checks of the reads it wrote: the text of
+    each span is what its form says."""
+    for rel, recv, form, key, ((line, col), (eline, ecol)) in p.reads:
+        if line != eline:
+            raise AssertionError("%s:%d: a read over several lines" % (rel, line))
+        text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
+        ok = {"subscript": text.endswith("]"), "store": text.endswith("]"), "delete": text.endswith("]"),
+              "get": ".get(" in text and text.endswith(")"), "pop": ".pop(" in text and text.endswith(")"),
+              "setdefault": ".setdefault(" in text and text.endswith(")"),
+              "in": " in " in text and " not in " not in text, "not-in": " not in " in text,
+              "whole": text.startswith("**") or text.startswith("dict(") or text.startswith("json.dumps(")
+              or text.endswith((".keys()", ".values()", ".items()"))}[form]
+        if not ok:
+            raise AssertionError("%s:%d:%d: read %s %r spans %r" % (rel, line, col, form, key, text))
+
+
+def expected_reads(p, suppressed):
+    """Give every finding of ``p`` its ``reads`` (``suppressed``: ids of the
+    findings a comment silences: they are no origins)."""
+    by_tag = {}
+    for rel, f in p.findings:
+        f["reads"] = []
+        if id(f) not in suppressed:
+            by_tag.setdefault(tag_of(rel, f), []).append(f)
+    memo = {}
+
+    def tag_keys(tags):
+        return {(f["key"], t) for t in tags for f in by_tag.get(t, ()) if f["key"] is not None}
+
+    def prod_keys(prod, stack=()):
+        if id(prod) in memo:
+            return memo[id(prod)]
+        if id(prod) in stack:
+            return set()
+        k = tag_keys(prod.tags)
+        for v in prod.via:
+            k |= prod_keys(v, stack + (id(prod),))
+        memo[id(prod)] = k
+        return k
+
+    tools = {}
+    for prod in p.producers:
+        if prod.decorated:
+            tools.setdefault(prod.name, set()).update(prod_keys(prod))
+    records = []
+    for rel, recv, form, key, ((line, col), (eline, ecol)) in p.reads:
+        if recv is None:
+            continue
+        K = tag_keys(recv.tags)
+        for v in recv.via:
+            K |= prod_keys(v)
+        for name in recv.tools:
+            K |= tools.get(name, set())
+        if not K:
+            continue
+        origins = {t for k, t in K if key is None or k == key}
+        targets = [f for t in origins for f in by_tag[t] if key is None or f["key"] == key]
+        if not targets:
+            continue
+        rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
+               "key": key, "rewritable": False}
+        records.append((rec, recv.kind))
+        for f in targets:
+            f["reads"].append(rec)
+    for rel, f in p.findings:
+        f["reads"].sort(key=read_sort_key)
+    return records
+
+
+def read_sort_key(r):
+    return (r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"] or "")
 
 
 # --------------------------------------------------------------------------
@@ -1565,15 +2571,21 @@ def check_span(rel, lines, f):
         return b
 
 
-def write_programs(outdir, seed, nprograms):
+def write_programs(outdir, seed, nprograms, with_readers=False):
     manifest = {"seed": seed, "programs": 0, "modules": 0, "expected_findings": 0, "suppressed_findings": 0,
                 "dict_param_findings": 0, "dict_param_suppressed": 0,
                 "by_code": Counter(), "by_origin": Counter(), "by_form": Counter(), "suppressed_by_form": Counter(),
                 "constructs": Counter(), "comments_written": Counter(), "findings": [], "suppressed": []}
+    if with_readers:
+        # reads of moved keys (docs/rules.md): each finding's "reads"; distinct reads
+        # per form and per receiver kind, and the (finding, read) pairs
+        manifest.update({"with_readers": True, "expected_reads": 0, "read_links": 0,
+                         "reads_by_form": Counter(), "reads_by_receiver": Counter(),
+                         "findings_with_reads": 0, "reads_written": 0})
     os.makedirs(outdir, exist_ok=True)
     for i in range(nprograms):
         outrel = "prog_%04d" % i
-        p = generate_program(seed, i, outrel)
+        p = generate_program(seed, i, outrel, with_readers)
         os.makedirs(os.path.join(outdir, outrel), exist_ok=True)
         with open(os.path.join(outdir, outrel, "toolshape.toml"), "w") as fh:
             fh.write("")
@@ -1592,6 +2604,22 @@ def write_programs(outdir, seed, nprograms):
             for cl in w.comments.values():
                 for c in cl:
                     manifest["comments_written"][c[0]] += 1
+        if with_readers:
+            silenced_ids = set()
+            for rel, f in p.findings:
+                comments = p.modules[rel].comments
+                if silencers(comments, f["line"], f["code"]) + silencers(comments, f["dict_line"], f["code"]):
+                    silenced_ids.add(id(f))
+            check_reads(p, texts)
+            for rec, kind in expected_reads(p, silenced_ids):
+                manifest["expected_reads"] += 1
+                manifest["reads_by_form"][rec["form"]] += 1
+                manifest["reads_by_receiver"][kind] += 1
+            manifest["reads_written"] += len(p.reads)
+            for rel, f in p.findings:
+                if id(f) not in silenced_ids:
+                    manifest["read_links"] += len(f["reads"])
+                    manifest["findings_with_reads"] += bool(f["reads"])
         for rel, f in p.findings:
             lines = texts[rel].split("\n")
             check_span(rel, lines, f)
@@ -1624,25 +2652,32 @@ def write_programs(outdir, seed, nprograms):
     manifest["findings"].sort(key=finding_key)
     manifest["suppressed"].sort(key=finding_key)
     manifest["expected_findings"] = len(manifest["findings"])
-    for k in ("by_code", "by_origin", "by_form", "suppressed_by_form", "constructs", "comments_written"):
-        manifest[k] = dict(sorted(manifest[k].items()))
+    for k in ("by_code", "by_origin", "by_form", "suppressed_by_form", "constructs", "comments_written",
+              "reads_by_form", "reads_by_receiver"):
+        if k in manifest:
+            manifest[k] = dict(sorted(manifest[k].items()))
     with open(os.path.join(outdir, "manifest.json"), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=0, ensure_ascii=False)
         fh.write("\n")
     return manifest
 
 
-def comparable(f):
+def comparable(f, with_reads=False):
     b = f.get("builder")
-    return (f["path"], f["code"], f["key"], f.get("expression"), f.get("origin"),
-            None if b is None else (b["name"], b["path"], b["line"], b["column"]),
-            f["dict_line"], f["dict_column"], f["line"], f["column"], f["end_line"], f["end_column"])
+    out = (f["path"], f["code"], f["key"], f.get("expression"), f.get("origin"),
+           None if b is None else (b["name"], b["path"], b["line"], b["column"]),
+           f["dict_line"], f["dict_column"], f["line"], f["column"], f["end_line"], f["end_column"])
+    if with_reads:
+        out += (tuple((r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"],
+                       r["rewritable"]) for r in f["reads"]),)
+    return out
 
 
 def verify(outdir, manifest):
     """Run scan.py (its CLI) over outdir and compare with the manifest."""
     here = os.path.dirname(os.path.abspath(__file__))
-    cmd = [sys.executable, os.path.join(here, "scan.py"), "--stats", outdir]
+    with_reads = bool(manifest.get("with_readers"))
+    cmd = [sys.executable, os.path.join(here, "scan.py"), "--stats"] + (["--reads"] if with_reads else []) + [outdir]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -1653,21 +2688,31 @@ def verify(outdir, manifest):
     def rel(path):
         return os.path.relpath(path, outdir).replace(os.sep, "/")
 
+    unsorted = 0
     for f in got:
         f["path"] = rel(f["path"])
         if f.get("builder"):
             f["builder"]["path"] = rel(f["builder"]["path"])
-    want = Counter(comparable(f) for f in manifest["findings"])
-    have = Counter(comparable(f) for f in got)
+        for r in f.get("reads", ()):
+            r["path"] = rel(r["path"])
+        if with_reads and f["reads"] != sorted(f["reads"], key=read_sort_key):
+            unsorted += 1
+    want = Counter(comparable(f, with_reads) for f in manifest["findings"])
+    have = Counter(comparable(f, with_reads) for f in got)
     ok = want == have
+    if unsorted:
+        ok = False
+        sys.stderr.write("verify: %d findings whose reads are not sorted by path and position\n" % unsorted)
     if not ok:
-        missing = sorted((want - have).elements())[:15]
-        extra = sorted((have - want).elements())[:15]
+        missing = sorted((want - have).elements(), key=repr)[:15]
+        extra = sorted((have - want).elements(), key=repr)[:15]
         sys.stderr.write("verify: MISMATCH (manifest %d, scan.py %d)\n" % (sum(want.values()), sum(have.values())))
         for title, items in (("expected but not scanned", missing), ("scanned but not expected", extra)):
             sys.stderr.write("  %s:\n" % title)
             for t in items:
-                sys.stderr.write("    %r\n" % (t,))
+                sys.stderr.write("    %r\n" % (t[:12],))
+                if len(t) > 12:
+                    sys.stderr.write("      reads %r\n" % (t[12],))
                 try:
                     with open(os.path.join(outdir, t[0]), encoding="utf-8") as fh:
                         sys.stderr.write("      | %s\n" % fh.read().split("\n")[t[8] - 1])
@@ -1681,6 +2726,24 @@ def verify(outdir, manifest):
         ok = False
         sys.stderr.write("verify: suppressed findings: scan.py %s, generator %d\n"
                          % (stats.get("suppressed"), manifest["suppressed_findings"]))
+    if with_reads:
+        if stats.get("reads") != manifest["expected_reads"]:
+            ok = False
+            sys.stderr.write("verify: distinct reads: scan.py %s, generator %d\n"
+                             % (stats.get("reads"), manifest["expected_reads"]))
+        # the corpus must hold every read form and receiver kind, and the decoys
+        for what, names in (("reads_by_form", READ_FORMS), ("reads_by_receiver", RECEIVER_KINDS),
+                            ("constructs", READ_DECOYS)):
+            for n in names:
+                if not manifest[what].get(n):
+                    ok = False
+                    sys.stderr.write("verify: the corpus holds no %s %r\n" % (what, n))
+        if ok:
+            sys.stderr.write("verify: reads OK (%d distinct reads, %d finding-read pairs, %d findings with "
+                             "reads; per form %s; per receiver %s)\n"
+                             % (manifest["expected_reads"], manifest["read_links"],
+                                manifest["findings_with_reads"], json.dumps(manifest["reads_by_form"]),
+                                json.dumps(manifest["reads_by_receiver"])))
     if ok:
         sys.stderr.write("verify: OK (%d findings, %d suppressed, %d programs, %d modules)\n"
                          % (len(got), manifest["suppressed_findings"], manifest["programs"], manifest["modules"]))
@@ -1693,10 +2756,16 @@ def main(argv):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--programs", type=int, default=2000)
     ap.add_argument("--verify", action="store_true", help="cross-check with scan.py")
+    ap.add_argument("--with-readers", action="store_true",
+                    help="add consumers reading the results (docs/rules.md: reads of moved keys); "
+                         "the manifest records each finding's reads, --verify runs scan.py --reads")
     args = ap.parse_args(argv)
-    m = write_programs(args.outdir, args.seed, args.programs)
+    m = write_programs(args.outdir, args.seed, args.programs, args.with_readers)
     summary = {k: m[k] for k in ("seed", "programs", "modules", "expected_findings", "suppressed_findings",
                                  "dict_param_findings", "dict_param_suppressed", "by_code", "by_origin")}
+    if args.with_readers:
+        summary.update({k: m[k] for k in ("expected_reads", "read_links", "findings_with_reads", "reads_written",
+                                          "reads_by_form", "reads_by_receiver")})
     sys.stdout.write(json.dumps(summary) + "\n")
     if args.verify and not verify(args.outdir, m):
         return 1

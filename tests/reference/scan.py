@@ -8,7 +8,7 @@ correct, then being fast.
 Usage:
     python3 tests/reference/scan.py [--walk-all] [--list-skipped FILE]
                                     [--stats] [--allowed-key KEY]...
-                                    [--ignore CODE]... PATH...
+                                    [--ignore CODE]... [--reads] PATH...
 
 PATH may be a file (scanned whatever its name) or a directory (walked
 recursively for *.py and *.pyi; hidden directories and __pycache__ are not
@@ -53,6 +53,15 @@ from the ``**`` to the end of the spread operand (its parentheses included).
 Columns count characters (code points) of the line as Python sees it (BOM
 stripped, lines split on \\r\\n, \\r and \\n only).  Sorted by
 (path, dict_line, dict_column, line, column, code, key or "").
+
+--reads adds to every finding its "reads" (docs/rules.md "Reads of moved
+keys"): a list of {"path", "line", "column", "end_line", "end_column",
+"form", "key", "rewritable"} (columns as above; form one of subscript, store,
+delete, get, pop, setdefault, in, not-in, whole; key null for whole;
+rewritable always false), sorted by path and position.  Every file of each
+project is taken as given: all its findings are origins.  With --stats the
+count of distinct reads is "reads".  The readings chosen where the rules
+leave a choice are listed at the "--reads" section below.
 
 Files that ast.parse rejects are reported on stderr as ``skip: PATH: reason``
 and contribute nothing.  The exit status is 0, or 2 on bad usage / a PATH
@@ -363,6 +372,8 @@ def literal_findings(path, tree, data, stats, src=None):
                 "end_line": eline,
                 "end_column": ecol + 1,
             })
+            if READS:
+                note_origin(found[-1], ("display", node))
     return found
 
 
@@ -1130,7 +1141,7 @@ def program_findings(mod):
     src = mod.src
     proj = mod.project
 
-    def add(code, origin, key, expression, builder, dict_pos, span, stats):
+    def add(code, origin, key, expression, builder, dict_pos, span, stats, source=None):
         if code in IGNORED_CODES:
             return
         (sline, scol), (eline, ecol) = span
@@ -1143,6 +1154,8 @@ def program_findings(mod):
             "key": key, "expression": expression, "origin": origin, "builder": builder,
             "line": sline, "column": scol + 1, "end_line": eline, "end_column": ecol + 1,
         })
+        if READS:
+            note_origin(out[-1], source)
 
     def node_span(node):
         return (src.position(src.offset(node.lineno, node.col_offset)),
@@ -1193,7 +1206,7 @@ def ts004_findings(mod, add, node_span, entry_pos, stats):
                         continue
                     span = node_span(st)
                     hit = (c[1], None, span) if c[0] == "key" else (None, c[1], span)
-                    writes.append((t.value.id, [hit]))
+                    writes.append((t.value.id, [hit], st))
         for call in S.calls:
             f = call.func
             if not (f.__class__ is ast.Attribute and f.value.__class__ is ast.Name
@@ -1217,7 +1230,7 @@ def ts004_findings(mod, add, node_span, entry_pos, stats):
                     span = node_span(call)
                     hits.append((c[1], None, span) if c[0] == "key" else (None, c[1], span))
             if hits:
-                writes.append((f.value.id, hits))
+                writes.append((f.value.id, hits, call))
         for aug in S.augs:
             t = aug.target
             if not (aug.op.__class__ is ast.BitOr and t.__class__ is ast.Name and t.id in results):
@@ -1227,8 +1240,8 @@ def ts004_findings(mod, add, node_span, entry_pos, stats):
             else:
                 hits = [(None, mod.text(aug.value), node_span(aug.value))]
             if hits:
-                writes.append((t.id, hits))
-        for name, hits in writes:
+                writes.append((t.id, hits, aug))
+        for name, hits, wnode in writes:
             bindings = results[name]
             for key, expression, span in hits:
                 chosen = bindings[0]
@@ -1236,7 +1249,8 @@ def ts004_findings(mod, add, node_span, entry_pos, stats):
                     if src.position(src.offset(*b.pos)) < span[0]:
                         chosen = b
                 d = chosen.value
-                add("TS004", "later-write", key, expression, None, mod.start(d), span, stats)
+                add("TS004", "later-write", key, expression, None, mod.start(d), span, stats,
+                    ("write", wnode, S, name))
 
 
 def dict_param_argument(t, call, P):
@@ -1270,9 +1284,10 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
                     if (id(call), id(kw)) in proj.exempt:
                         continue
                     add("TS003", "builder-call", None, mod.text(kw.value), builder, call_pos,
-                        node_span(kw), stats)
+                        node_span(kw), stats, ("call", call))
                 elif kw.arg not in t.params and kw.arg not in ALLOWED_KEYS:
-                    add("TS003", "builder-call", kw.arg, None, builder, call_pos, node_span(kw), stats)
+                    add("TS003", "builder-call", kw.arg, None, builder, call_pos, node_span(kw), stats,
+                        ("call", call))
             for P in t.dict_params:
                 for E in dict_param_argument(t, call, P):
                     if E.__class__ is _Dict:
@@ -1280,19 +1295,361 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
                         for i, (k, v) in enumerate(zip(E.keys, E.values)):
                             if k is None:
                                 add("TS003", "builder-call", None, mod.text(v), builder, call_pos,
-                                    entry_pos(E, i), stats)
+                                    entry_pos(E, i), stats, ("call", call))
                             elif k.__class__ is _Constant:
                                 if k.value.__class__ is str and k.value not in ALLOWED_KEYS:
                                     add("TS003", "builder-call", k.value, None, builder, call_pos,
-                                        entry_pos(E, i), stats)
+                                        entry_pos(E, i), stats, ("call", call))
                             else:
                                 add("TS003", "builder-call", None, mod.text(k), builder, call_pos,
-                                    entry_pos(E, i), stats)
+                                    entry_pos(E, i), stats, ("call", call))
                     elif E.__class__ is _Constant and E.value is None:
                         continue
                     else:
                         add("TS003", "builder-call", None, mod.text(E), builder, call_pos,
-                            node_span(E), stats)
+                            node_span(E), stats, ("call", call))
+
+
+# --------------------------------------------------------------------------
+# --reads: reads of moved keys (docs/rules.md "Reads of moved keys")
+#
+# Every finding of the project is an origin (the whole scanned tree is the
+# project, every file "given").  A finding's origin is the fix that moves its
+# key: the shaped display (TS001, and TS002 of the same display), the write
+# statement (TS004) or the builder call (TS003).  Producers are the candidate
+# functions (module level or methods of a module-level class) whose returns
+# carry keyed origins (cases 1-4, a fixpoint); receivers are the calls that
+# resolve to a producer, calls of a builder with TS003 key findings, direct
+# tool calls `X.tool.NAME(...)` and names bound exactly once by `R = C`.
+# The read forms are looked for around each receiver.
+#
+# Readings chosen where docs/rules.md leaves a choice (the conservative one,
+# more reads, unless the text is explicit):
+#  * whole reads reach every finding of an origin, keyed or not: the TS002
+#    spreads of an origin display, the dynamic TS004 findings of an origin
+#    write statement, the `**m` / dynamic dict-parameter findings of an
+#    origin call (a TS002 / dynamic finding is an origin only this way);
+#  * a TS004 origin is the smallest statement holding the write (for
+#    `print(N.update(k=1))` the whole statement);
+#  * suppressed (and --ignore'd) findings are no origins;
+#  * `E.get/pop/setdefault(...)`: the first positional argument is the key,
+#    any further arguments or keywords are not looked at; `E.keys/values/
+#    items(...)` with any arguments; `dict(E, ...)` and `json.dumps(E, ...)`
+#    with E the first positional argument; `**E` in a class statement's
+#    keywords is no call argument;
+#  * any Store subscript is `store` (`E["k"]: T = v`, `for E["k"] in ...`,
+#    and the bare annotation `E["k"]: T`);
+#  * in a chained comparison each `"k" in E` pair is a read, span the whole
+#    comparison;
+#  * literal where the text is explicit: `R: T = C` (annotated), `a = R = C`,
+#    `R := C`, `await C` (no call) and a conditional `A if c else B` are not
+#    followed; a direct tool call matches the def's name, not a
+#    `@tool(name=...)` argument; a producer may be a method or `async def`;
+#    a name's binding may stand in a nested scope (`global` / `nonlocal`)
+#    and its reads may come before it.
+
+READS = False
+_ORIGINS = {}  # id(finding) -> (finding, source): ("display", Dict) / ("call", Call) / ("write", node, S, N)
+
+
+def note_origin(f, source):
+    _ORIGINS[id(f)] = (f, source)
+
+
+def module_nodes(mod):
+    """[(node, parent, scope)] of every node of ``mod``'s tree, ``scope`` the
+    Scope it stands in, as ScopeBuilder assigns them (decorators, defaults,
+    annotations and a comprehension's first iterable in the enclosing scope)."""
+    cached = getattr(mod, "_nodes", None)
+    if cached is not None:
+        return cached
+    by_node = {id(s.node): s for s in mod.scopes}
+    out = []
+    stack = [(mod.tree, None, mod.module_scope)]
+    while stack:
+        node, parent, sc = stack.pop()
+        out.append((node, parent, sc))
+        cls = node.__class__
+        if cls in _FUNCTION_NODES or cls is ast.Lambda:
+            inner = by_node[id(node)]
+            a = node.args
+            outer = a.defaults + [d for d in a.kw_defaults if d is not None]
+            if cls is not ast.Lambda:
+                outer = node.decorator_list + outer
+                for x in a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v]:
+                    if x.annotation is not None:
+                        outer.append(x.annotation)
+                if node.returns is not None:
+                    outer.append(node.returns)
+                body = node.body
+            else:
+                body = [node.body]
+            stack.extend((c, node, sc) for c in outer)
+            stack.extend((c, node, inner) for c in body)
+        elif cls is ast.ClassDef:
+            inner = by_node[id(node)]
+            stack.extend((c, node, sc) for c in node.decorator_list + node.bases + node.keywords)
+            stack.extend((c, node, inner) for c in node.body)
+        elif cls in _COMP_NODES:
+            inner = by_node[id(node)]
+            for i, g in enumerate(node.generators):
+                out.append((g, node, inner))
+                stack.append((g.iter, g, sc if i == 0 else inner))
+                stack.append((g.target, g, inner))
+                stack.extend((c, g, inner) for c in g.ifs)
+            elts = (node.key, node.value) if cls is ast.DictComp else (node.elt,)
+            stack.extend((c, node, inner) for c in elts)
+        else:
+            stack.extend((c, node, sc) for c in ast.iter_child_nodes(node))
+    mod._nodes = out
+    return out
+
+
+def is_tool_decorator(d):
+    """``@tool``, ``@strands.tool``, ``@strands.tools.tool``, with or without arguments."""
+    if d.__class__ is ast.Call:
+        d = d.func
+    if d.__class__ is ast.Name:
+        return d.id == "tool"
+    if d.__class__ is not ast.Attribute or d.attr != "tool":
+        return False
+    v = d.value
+    if v.__class__ is ast.Name:
+        return v.id == "strands"
+    return (v.__class__ is ast.Attribute and v.attr == "tools"
+            and v.value.__class__ is ast.Name and v.value.id == "strands")
+
+
+def const_str(node):
+    if node.__class__ is _Constant and node.value.__class__ is str:
+        return node.value
+    return None
+
+
+KEYED_METHODS = ("get", "pop", "setdefault")
+WHOLE_METHODS = ("keys", "values", "items")
+
+
+def reads_at(mod, E, parent, parents):
+    """[(form, key or None, span node or (start, end) offsets)] of the reads
+    whose receiver is the expression node ``E`` (its direct parent ``parent``)."""
+    P = parent
+    cls = P.__class__
+    if cls is ast.Subscript and P.value is E:
+        k = const_str(P.slice)
+        if k is None:
+            return []
+        ctx = P.ctx.__class__
+        form = "subscript" if ctx is ast.Load else "store" if ctx is ast.Store else "delete"
+        return [(form, k, P)]
+    if cls is ast.Attribute and P.value is E:
+        G = parents.get(id(P))
+        if G is None or G.__class__ is not ast.Call or G.func is not P:
+            return []
+        if P.attr in KEYED_METHODS:
+            if not G.args:
+                return []
+            k = const_str(G.args[0])
+            return [(P.attr, k, G)] if k is not None else []
+        if P.attr in WHOLE_METHODS:
+            return [("whole", None, G)]
+        return []
+    if cls is ast.Compare:
+        out = []
+        for i, comp in enumerate(P.comparators):
+            if comp is not E:
+                continue
+            op = P.ops[i].__class__
+            if op is not ast.In and op is not ast.NotIn:
+                continue
+            k = const_str(P.left if i == 0 else P.comparators[i - 1])
+            if k is not None:
+                out.append(("in" if op is ast.In else "not-in", k, P))
+        return out
+    if cls is _Dict:
+        for j, (k, v) in enumerate(zip(P.keys, P.values)):
+            if k is None and v is E:
+                return [("whole", None, entry_span(mod.src, P, j, "TS002"))]
+        return []
+    if cls is ast.keyword:
+        G = parents.get(id(P))
+        if P.arg is None and P.value is E and G is not None and G.__class__ is ast.Call:
+            return [("whole", None, P)]
+        return []
+    if cls is ast.Call and P.args and P.args[0] is E:
+        f = P.func
+        if f.__class__ is ast.Name and f.id == "dict":
+            return [("whole", None, P)]
+        if (f.__class__ is ast.Attribute and f.attr == "dumps" and f.value.__class__ is ast.Name
+                and f.value.id == "json"):
+            return [("whole", None, P)]
+    return []
+
+
+def project_reads(proj, reads_of):
+    """Find the reads of project ``proj``; ``reads_of[id(finding)]`` gets each
+    finding's read records."""
+    mods = []
+    for abspath in sorted(proj.names):
+        m = proj.module(abspath)
+        if m is None:
+            continue
+        if getattr(m, "findings", None) is None:
+            # a project file outside the paths given: its findings are origins too
+            scratch = {"files": 0, "skipped": 0, "dicts": 0, "shaped": 0, "suppressed": 0}
+            try:
+                m.findings = module_findings(m, scratch)
+            except (SpanError, RecursionError, ValueError):
+                m.findings = []
+        mods.append(m)
+    # origins: okey -> [finding]; ("write", id(statement)) for TS004
+    by_origin = {}
+    writes_into = {}  # (id(S), N) -> {(key, okey)}
+    for m in mods:
+        parents = None
+        for f in m.findings:
+            source = _ORIGINS[id(f)][1]
+            if source[0] == "write":
+                if parents is None:
+                    parents = {id(n): p for n, p, _ in module_nodes(m)}
+                node = source[1]
+                while not isinstance(node, ast.stmt):
+                    node = parents[id(node)]
+                okey = ("write", id(node))
+                if f["key"] is not None:
+                    writes_into.setdefault((id(source[2]), source[3]), set()).add((f["key"], okey))
+            else:
+                okey = (source[0], id(source[1]))
+            by_origin.setdefault(okey, []).append(f)
+
+    def keyed(okey):
+        return {(f["key"], okey) for f in by_origin.get(okey, ()) if f["key"] is not None}
+
+    # producers: cases 1-3, then case 4 until nothing changes
+    keys = {}
+    links = {}
+    cands = [c for m in mods for c in m.candidates.values()]
+    for c in cands:
+        k = set()
+        link = []
+        results = None
+        for ret in c.scope.returns:
+            E = ret.value
+            if E is None:
+                continue
+            cls = E.__class__
+            if cls is _Dict:
+                if is_shaped(E):
+                    k |= keyed(("display", id(E)))
+            elif cls is ast.Name:
+                if results is None:
+                    results = result_names(c.scope)
+                if E.id in results:
+                    for b in results[E.id]:
+                        k |= keyed(("display", id(b.value)))
+                    k |= writes_into.get((id(c.scope), E.id), set())
+            elif cls is ast.Call:
+                k |= keyed(("call", id(E)))
+                t = proj.resolve_call(c.module, E, c.scope)
+                if t is not None:
+                    link.append(id(t.node))
+        keys[id(c.node)] = k
+        links[id(c.node)] = link
+    changed = True
+    while changed:
+        changed = False
+        for c in cands:
+            k = keys[id(c.node)]
+            for t in links[id(c.node)]:
+                extra = keys.get(t)
+                if extra and not extra <= k:
+                    k |= extra
+                    changed = True
+    tools = {}
+    for c in cands:
+        k = keys[id(c.node)]
+        if k and any(is_tool_decorator(d) for d in c.node.decorator_list):
+            tools.setdefault(c.node.name, set()).update(k)
+
+    # receivers and their reads
+    for m in mods:
+        recv = {}
+        for S in m.scopes:
+            for C in S.calls:
+                k = keyed(("call", id(C)))
+                t = proj.resolve_call(m, C, S)
+                if t is not None:
+                    k |= keys.get(id(t.node), set())
+                f = C.func
+                if (f.__class__ is ast.Attribute and f.value.__class__ is ast.Attribute
+                        and f.value.attr == "tool"):
+                    k |= tools.get(f.attr, set())
+                if k:
+                    recv[id(C)] = k
+        if not recv:
+            continue
+        names = {}
+        for S in m.scopes:
+            for R, bs in S.owned.items():
+                if len(bs) != 1:
+                    continue
+                b = bs[0]
+                if (b.kind == "assign" and b.stmt.__class__ is ast.Assign and len(b.stmt.targets) == 1
+                        and b.value.__class__ is ast.Call and id(b.value) in recv):
+                    names[(id(S), R)] = recv[id(b.value)]
+        nodes = module_nodes(m)
+        parents = {id(n): p for n, p, _ in nodes}
+        src = m.src
+        for node, par, sc in nodes:
+            cls = node.__class__
+            if cls is ast.Call:
+                k = recv.get(id(node))
+            elif cls is ast.Name and node.ctx.__class__ is ast.Load:
+                k = names.get((id(sc), node.id))
+            else:
+                continue
+            if not k or par is None:
+                continue
+            for form, key, span in reads_at(m, node, par, parents):
+                if isinstance(span, tuple):
+                    start, end = span
+                else:
+                    start = src.offset(span.lineno, span.col_offset)
+                    end = src.offset(span.end_lineno, span.end_col_offset)
+                (sline, scol), (eline, ecol) = src.position(start), src.position(end)
+                rec = {"path": m.path, "line": sline, "column": scol + 1, "end_line": eline,
+                       "end_column": ecol + 1, "form": form, "key": key, "rewritable": False}
+                okeys = {o for kk, o in k if key is None or kk == key}
+                for o in okeys:
+                    for f in by_origin[o]:
+                        if key is None or f["key"] == key:
+                            reads_of.setdefault(id(f), []).append(rec)
+
+
+def read_sort_key(r):
+    return (r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"] or "")
+
+
+def module_findings(mod, stats):
+    """Every finding (TS001-TS004) of module ``mod``."""
+    found = literal_findings(mod.path, mod.tree, mod.data, stats, mod.src)
+    out, add, node_span, entry_pos = program_findings(mod)
+    ts004_findings(mod, add, node_span, entry_pos, stats)
+    ts003_findings(mod, add, node_span, entry_pos, stats)
+    return found + out
+
+
+def attach_reads(findings):
+    """Give every finding of the output its ``reads``."""
+    reads_of = {}
+    for proj in list(_projects.values()):
+        project_reads(proj, reads_of)
+    total = set()
+    for f in findings:
+        rs = sorted(reads_of.get(id(f), ()), key=read_sort_key)
+        f["reads"] = rs
+        total.update(id(r) for r in rs)
+    return len(total)
 
 
 # `--literal-only` (benchmarks): TS001/TS002 of each file alone, no project
@@ -1315,6 +1672,9 @@ def scan_program(path, given, data, stats):
     out, add, node_span, entry_pos = program_findings(mod)
     ts004_findings(mod, add, node_span, entry_pos, stats)
     ts003_findings(mod, add, node_span, entry_pos, stats)
+    if READS:
+        # a file given twice: both copies of its findings get their reads
+        mod.findings = (getattr(mod, "findings", None) or []) + found + out
     return found + out
 
 
@@ -1337,6 +1697,9 @@ def main(argv):
             LITERAL_ONLY = True
         elif arg == "--stats":
             want_stats = True
+        elif arg == "--reads":
+            global READS
+            READS = True
         elif arg in ("--allowed-key", "--ignore"):
             value = next(it, None)
             if value is None:
@@ -1399,6 +1762,11 @@ def main(argv):
             findings.extend(found)
 
     findings.sort(key=sort_key)
+    if READS:
+        if LITERAL_ONLY:
+            sys.stderr.write("error: --reads needs the project pass, not --literal-only\n")
+            return 2
+        stats["reads"] = attach_reads(findings)
     out = sys.stdout
     if findings:
         out.write("[\n")

@@ -1,0 +1,824 @@
+#!/usr/bin/env python3
+"""Self-test of scan.py --reads (docs/rules.md "Reads of moved keys").
+
+Usage:
+    python3 tests/reference/reads_selftest.py [--keep DIR] [--mutants]
+
+Writes small projects into a temporary folder, runs scan.py --reads (its CLI)
+over each and compares, finding by finding, the exact reads reported with the
+ones written down here: every read form on a tool result, a builder called
+with extra keywords, a dict-parameter builder, a dispatcher chain across
+modules and through `self`, direct tool calls `X.tool.NAME(...)`, whole-result
+uses, and decoys that must give nothing (non-moved keys, names bound twice or
+not by a one-target plain assignment, reads in nested scopes, suppressed
+keys, undecorated or otherwise decorated tools, `agent.tools.NAME`).
+
+Positions are not written by hand: a line carries a tag comment (`# @t1`) and
+an expected read names the tag, the exact text of its span on that line, its
+form and key.  Every finding not listed must have no reads at all.
+
+--mutants also runs scan.py in-process with parts of the reads analysis
+broken on purpose and checks that each break makes this test fail (the
+controls can fail).
+
+Exit status 0 when everything matches, 1 otherwise.
+"""
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCAN = os.path.join(HERE, "scan.py")
+
+
+# --------------------------------------------------------------------------
+# the projects: {relative path: text}; expectations per project
+
+TOOL_LITERAL = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "from .tools import scan\n",
+    "pkg/tools.py": '''\
+from strands import tool
+
+
+@tool
+def scan(query):
+    return {"status": "success", "content": [{"text": query}], "devices": [], "elapsed": 0.5}  # @scan
+
+
+def quiet(query):
+    return {"status": "success", "content": [], "hidden": 1}  # toolshape: ignore[TS001]
+''',
+    "tests/test_scan.py": '''\
+import json
+import pkg.tools as T
+from pkg import tools
+from pkg import scan as scan2
+from pkg.tools import scan, quiet
+
+
+def test_forms():
+    r = scan("q")
+    assert r["devices"] == []  # @sub
+    r["devices"] = [1]  # @store
+    r['devices'] += [2]  # @aug
+    del r["elapsed"]  # @del
+    assert r.get("devices") == [1, 2]  # @get
+    r.get("elapsed", 0)  # @get2
+    r.pop("devices")  # @pop
+    r.pop("elapsed", None)  # @pop2
+    r.setdefault("devices", [])  # @setdefault
+    assert "devices" in r  # @in
+    assert "dev" "ices" not in r  # @notin
+    assert r["status"] == "success"  # @allowed
+    assert r["content"][0]["text"] == "q"  # @allowed2
+    assert r.get("other") is None  # @other
+    n = r[0] if r else r[KEY]  # @nonstr
+    copy = {"a": 1, **r}  # @w1
+    print(**r)  # @w2
+    list(r.keys())  # @w3
+    list(r.values())  # @w4
+    list(r.items())  # @w5
+    dict(r)  # @w6
+    json.dumps(r)  # @w7
+    json.dumps(r, indent=2)  # @w8
+    (r)["elapsed"]  # @paren
+    scan("x")["elapsed"]  # @call
+    T.scan("y")["devices"]  # @alias
+    tools.scan("z")["devices"]  # @frompkg
+    scan2("w")["elapsed"]  # @reexport
+    quiet("x")["hidden"]  # @quiet
+    r.get(*args)  # @starred
+    r.copy()["devices"]  # @copy
+''',
+}
+
+WHOLE_TAGS = ["w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"]
+WHOLE_SPANS = {"w1": "**r", "w2": "**r", "w3": "r.keys()", "w4": "r.values()", "w5": "r.items()",
+               "w6": "dict(r)", "w7": "json.dumps(r)", "w8": "json.dumps(r, indent=2)"}
+
+
+def whole(path):
+    return [(path, t, WHOLE_SPANS[t], "whole", None) for t in WHOLE_TAGS]
+
+
+T = "tests/test_scan.py"
+TOOL_LITERAL_EXPECT = {
+    ("pkg/tools.py", "scan", "TS001", "devices"): [
+        (T, "sub", 'r["devices"]', "subscript", "devices"),
+        (T, "store", 'r["devices"]', "store", "devices"),
+        (T, "aug", "r['devices']", "store", "devices"),
+        (T, "get", 'r.get("devices")', "get", "devices"),
+        (T, "pop", 'r.pop("devices")', "pop", "devices"),
+        (T, "setdefault", 'r.setdefault("devices", [])', "setdefault", "devices"),
+        (T, "in", '"devices" in r', "in", "devices"),
+        (T, "notin", '"dev" "ices" not in r', "not-in", "devices"),
+        (T, "alias", 'T.scan("y")["devices"]', "subscript", "devices"),
+        (T, "frompkg", 'tools.scan("z")["devices"]', "subscript", "devices"),
+    ] + whole(T),
+    ("pkg/tools.py", "scan", "TS001", "elapsed"): [
+        (T, "del", 'r["elapsed"]', "delete", "elapsed"),
+        (T, "get2", 'r.get("elapsed", 0)', "get", "elapsed"),
+        (T, "pop2", 'r.pop("elapsed", None)', "pop", "elapsed"),
+        (T, "paren", '(r)["elapsed"]', "subscript", "elapsed"),
+        (T, "call", 'scan("x")["elapsed"]', "subscript", "elapsed"),
+        (T, "reexport", 'scan2("w")["elapsed"]', "subscript", "elapsed"),
+    ] + whole(T),
+}
+TOOL_LITERAL_FORMS = {"subscript": 6, "store": 2, "delete": 1, "get": 2, "pop": 2, "setdefault": 1,
+                      "in": 1, "not-in": 1, "whole": 8}
+
+# with --allowed-key devices: "devices" is no finding, so nothing reads it
+TOOL_LITERAL_ALLOWED_EXPECT = {
+    ("pkg/tools.py", "scan", "TS001", "elapsed"): TOOL_LITERAL_EXPECT[("pkg/tools.py", "scan", "TS001", "elapsed")],
+}
+
+BUILDER = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/results.py": '''\
+def _ok(text, **extra):
+    return {"status": "success", "content": [{"text": text}], **extra}  # @okdisplay
+
+
+def answer(msg, data=None):
+    return {"status": "success", "content": [{"text": msg}], **(data or {})}  # @answerdisplay
+''',
+    "pkg/devices.py": '''\
+from .results import _ok, answer
+
+
+def list_devices():
+    return _ok("found", devices=["emulator-5554"], count=1)  # @listcall
+
+
+def rows(extra):
+    return answer("r", data={"rows": [1], "status": "x", **extra})  # @rowscall
+''',
+    "tests/test_devices.py": '''\
+from pkg.devices import list_devices, rows
+from pkg.results import _ok
+
+
+def test_devices():
+    r = list_devices()
+    assert r["devices"] == ["emulator-5554"]  # @b1
+    assert r["status"] == "success"  # @b2
+    assert rows({})["rows"] == [1]  # @b3
+    direct = _ok("x", serial="s1", **more)  # @directcall
+    direct["serial"]  # @b4
+    direct.get("devices")  # @b5
+    "count" in list_devices()  # @b6
+    list(rows({}).items())  # @b7
+''',
+}
+TB = "tests/test_devices.py"
+BUILDER_EXPECT = {
+    ("pkg/devices.py", "listcall", "TS003", "devices"): [(TB, "b1", 'r["devices"]', "subscript", "devices")],
+    ("pkg/devices.py", "listcall", "TS003", "count"): [(TB, "b6", '"count" in list_devices()', "in", "count")],
+    ("pkg/devices.py", "rowscall", "TS003", "rows"): [
+        (TB, "b3", 'rows({})["rows"]', "subscript", "rows"),
+        (TB, "b7", "rows({}).items()", "whole", None),
+    ],
+    # the dynamic `**extra` entry of the same call: whole reads reach it too
+    ("pkg/devices.py", "rowscall", "TS003", None): [(TB, "b7", "rows({}).items()", "whole", None)],
+    ("tests/test_devices.py", "directcall", "TS003", "serial"): [(TB, "b4", 'direct["serial"]', "subscript",
+                                                                  "serial")],
+}
+BUILDER_FORMS = {"subscript": 3, "in": 1, "whole": 1}
+
+DISPATCH = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/handlers.py": '''\
+def _handle(action):
+    result = {"status": "success", "content": [], "serials": []}  # @handledisplay
+    result["took_ms"] = 3  # @tookwrite
+    return result
+
+
+def other(action):
+    return {"status": "error", "content": [], "reason": action}  # @otherdisplay
+''',
+    "pkg/adb.py": '''\
+from pkg import handlers
+from .handlers import _handle
+
+
+def adb(action):
+    if action == "devices":
+        return _handle(action)
+    return handlers.other(action)
+
+
+class Device:
+    def shell(self, cmd):
+        return self._run(cmd)
+
+    def _run(self, cmd):
+        out = {"status": "success", "content": []}
+        out["exit_code"] = 0  # @exitwrite
+        out.update({"stdout": "", "status": "error"})  # @stdoutwrite
+        return out
+
+    def check(self):
+        return self.shell("x")["stdout"]  # @d6
+''',
+    "pkg/api.py": '''\
+from . import adb as backend
+
+
+def facade(action):
+    return backend.adb(action)
+''',
+    "tests/test_adb.py": '''\
+import pkg.adb as A
+from pkg import api
+from pkg.adb import adb, Device
+
+
+def test_adb():
+    r = adb("devices")
+    r["serials"]  # @d1
+    r["took_ms"]  # @d2
+    r["reason"]  # @d3
+    A.adb("x")["reason"]  # @d4
+    api.facade("d").get("serials")  # @d5
+    Device().shell("ls")["exit_code"]  # @d7
+''',
+}
+TD = "tests/test_adb.py"
+DISPATCH_EXPECT = {
+    ("pkg/handlers.py", "handledisplay", "TS001", "serials"): [
+        (TD, "d1", 'r["serials"]', "subscript", "serials"),
+        (TD, "d5", 'api.facade("d").get("serials")', "get", "serials"),
+    ],
+    ("pkg/handlers.py", "tookwrite", "TS004", "took_ms"): [(TD, "d2", 'r["took_ms"]', "subscript", "took_ms")],
+    ("pkg/handlers.py", "otherdisplay", "TS001", "reason"): [
+        (TD, "d3", 'r["reason"]', "subscript", "reason"),
+        (TD, "d4", 'A.adb("x")["reason"]', "subscript", "reason"),
+    ],
+    ("pkg/adb.py", "stdoutwrite", "TS004", "stdout"): [("pkg/adb.py", "d6", 'self.shell("x")["stdout"]',
+                                                       "subscript", "stdout")],
+}
+DISPATCH_FORMS = {"subscript": 5, "get": 1}
+
+DIRECT = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/agent_tools.py": '''\
+import strands
+from strands import tool
+
+
+@tool
+def battery(device):
+    return {"status": "success", "content": [], "level": 80}  # @battery
+
+
+@strands.tool(name="thermal_probe")
+def thermal(device):
+    return {"status": "success", "content": [], "celsius": 41}  # @thermal
+
+
+@strands.tools.tool
+def uptime(device):
+    return {"status": "success", "content": [], "seconds": 9}  # @uptime
+
+
+def untagged(device):
+    return {"status": "success", "content": [], "hidden_level": 1}  # @untagged
+
+
+@other.tool
+def shadow(device):
+    return {"status": "success", "content": [], "shadow_key": 1}  # @shadow
+
+
+class Probe:
+    @tool()
+    def voltage(self):
+        return {"status": "success", "content": [], "volts": 5}  # @voltage
+''',
+    "pkg/more_tools.py": '''\
+from strands import tool
+
+
+@tool(name="battery")
+def battery(device):
+    r = {"status": "success", "content": []}
+    r["level"] = 81  # @battery2
+    return r
+''',
+    "tests/test_agent.py": '''\
+def test_direct(agent):
+    agent.tool.battery(device="d")["level"]  # @a1
+    r = agent.tool.thermal(device="d")
+    r["celsius"]  # @a2
+    agent.tool.thermal_probe(device="d")["celsius"]  # @a3
+    agent.tool.uptime()["seconds"]  # @a4
+    agent.tool.untagged()["hidden_level"]  # @a5
+    agent.tool.shadow()["shadow_key"]  # @a6
+    agent.tools.battery()["level"]  # @a7
+    tool.battery()["level"]  # @a8
+    self.agent.tool.voltage()["volts"]  # @a9
+    make().tool.uptime().keys()  # @a10
+''',
+}
+TA = "tests/test_agent.py"
+DIRECT_EXPECT = {
+    # two producers named battery: a direct tool call reaches both
+    ("pkg/agent_tools.py", "battery", "TS001", "level"): [
+        (TA, "a1", 'agent.tool.battery(device="d")["level"]', "subscript", "level")],
+    ("pkg/more_tools.py", "battery2", "TS004", "level"): [
+        (TA, "a1", 'agent.tool.battery(device="d")["level"]', "subscript", "level")],
+    ("pkg/agent_tools.py", "thermal", "TS001", "celsius"): [(TA, "a2", 'r["celsius"]', "subscript", "celsius")],
+    ("pkg/agent_tools.py", "uptime", "TS001", "seconds"): [
+        (TA, "a4", 'agent.tool.uptime()["seconds"]', "subscript", "seconds"),
+        (TA, "a10", "make().tool.uptime().keys()", "whole", None),
+    ],
+    ("pkg/agent_tools.py", "voltage", "TS001", "volts"): [
+        (TA, "a9", 'self.agent.tool.voltage()["volts"]', "subscript", "volts")],
+}
+DIRECT_FORMS = {"subscript": 4, "whole": 1}
+
+DECOYS = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40}  # @probe
+
+
+def plain(q):
+    return {"status": "success", "content": [], "toolUseId": q}
+
+
+def moved_elsewhere(q):
+    r = {"status": "success", "content": []}
+    r["late"] = 1
+    return dict(r)
+''',
+    "tests/test_decoys.py": '''\
+import json
+from pkg.t import probe, plain, moved_elsewhere
+
+top = probe("m")
+top["rssi"]  # @m1
+
+
+def test_rebound():
+    r = probe("a")
+    r = probe("b")
+    r["rssi"]  # @x1
+    s = probe("c")
+    s |= {}
+    s["rssi"]  # @x2
+    t: dict = probe("d")
+    t["rssi"]  # @x3
+    a = b = probe("e")
+    a["rssi"]; b["rssi"]  # @x4
+    u, v = probe("f"), 1
+    u["rssi"]  # @x5
+    if (w := probe("g")):
+        w["rssi"]  # @x6
+    for x in [probe("h")]:
+        x["rssi"]  # @x7
+
+    def inner():
+        return s2["rssi"]  # @x8
+    s2 = probe("i")
+    s2["rssi"]  # @f1
+    f = lambda: s2["rssi"]  # @x9
+    [s2["rssi"] for _ in range(2)]  # @x10
+    [k for k in s2.keys()]  # @f2
+
+    class C:
+        y = s2["rssi"]  # @x11
+    top["rssi"]  # @x12
+    json.dumps(plain("p"))  # @x13
+    plain("p")["toolUseId"]  # @x14
+    moved_elsewhere("q")["late"]  # @x15
+
+
+def test_deleted():
+    d = probe("d")
+    d["rssi"]  # @x16
+    del d
+
+
+def test_global():
+    global top
+    top["rssi"]  # @x17
+
+
+def test_param(r=probe("z")):
+    r["rssi"]  # @x18
+
+
+async def test_await():
+    r = await probe("z")
+    r["rssi"]  # @x19
+
+
+def test_once():
+    q = probe("y")
+    q["rssi"]  # @f3
+    q.get("rssi", 0)  # @f4
+''',
+}
+TX = "tests/test_decoys.py"
+DECOYS_EXPECT = {
+    ("pkg/t.py", "probe", "TS001", "rssi"): [
+        (TX, "m1", 'top["rssi"]', "subscript", "rssi"),
+        (TX, "f1", 's2["rssi"]', "subscript", "rssi"),
+        (TX, "f2", "s2.keys()", "whole", None),
+        (TX, "f3", 'q["rssi"]', "subscript", "rssi"),
+        (TX, "f4", 'q.get("rssi", 0)', "get", "rssi"),
+    ],
+}
+DECOYS_FORMS = {"subscript": 3, "whole": 1, "get": 1}
+
+WHOLE = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/w.py": '''\
+def merged(q, **extra):
+    return {"status": "success", "content": [], "trace": [], **extra}  # @merged
+
+
+def written(q, extra):
+    res = {"status": "success", "content": []}  # @writtendisplay
+    res.update({"frames": 1, **extra})  # @framesupdate
+    res.update(extra)  # @plainupdate
+    return res
+''',
+    "tests/test_whole.py": '''\
+import json
+from pkg.w import merged, written
+
+
+def test_whole():
+    json.dumps(merged("q"))  # @h1
+    r = written("q", {})
+    json.dumps(r)  # @h2
+    r["frames"]  # @h3
+    merged("q", hz=5).items()  # @h4
+''',
+}
+TW = "tests/test_whole.py"
+WHOLE_EXPECT = {
+    ("pkg/w.py", "merged", "TS001", "trace"): [
+        (TW, "h1", 'json.dumps(merged("q"))', "whole", None),
+        (TW, "h4", 'merged("q", hz=5).items()', "whole", None),
+    ],
+    # the display's spread: a finding of the same origin, so whole reads reach it
+    ("pkg/w.py", "merged", "TS002", None): [
+        (TW, "h1", 'json.dumps(merged("q"))', "whole", None),
+        (TW, "h4", 'merged("q", hz=5).items()', "whole", None),
+    ],
+    ("pkg/w.py", "framesupdate", "TS004", "frames"): [
+        (TW, "h2", "json.dumps(r)", "whole", None),
+        (TW, "h3", 'r["frames"]', "subscript", "frames"),
+    ],
+    # `**extra` in the same write statement: the same origin
+    ("pkg/w.py", "framesupdate", "TS004", None): [(TW, "h2", "json.dumps(r)", "whole", None)],
+    # the call's own TS003 key
+    ("tests/test_whole.py", "h4", "TS003", "hz"): [(TW, "h4", 'merged("q", hz=5).items()', "whole", None)],
+}
+WHOLE_FORMS = {"whole": 3, "subscript": 1}
+
+# the readings chosen where docs/rules.md leaves a choice (see the report list)
+CHOICES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40}  # @probe
+
+
+def cond(q):
+    return {"status": "success", "content": [], "band": 5} if q else None  # @cond
+
+
+async def later(q):
+    return {"status": "success", "content": [], "eta": 1}  # @later
+
+
+def bound():
+    return probe("x")
+''',
+    "tests/test_choices.py": '''\
+import json
+from pkg.t import probe, cond, later, bound
+
+
+def setup():
+    global G
+    G = probe("g")
+
+
+G["rssi"]  # @c1
+
+
+class Config:
+    r = probe("c")
+    v = r["rssi"]  # @c2
+
+
+def test_forms():
+    r = probe("a")
+    r["rssi"]: int = 1  # @c3
+    r.keys(1)  # @c4
+    r.get("rssi", 0, 1)  # @c5
+    dict(r, extra=1)  # @c6
+    json.dumps(r, default=str)  # @c7
+    0 < "rssi" in r  # @c8
+    cond(1)["band"]  # @c9
+    later(1)["eta"]  # @c10
+    bound()["rssi"]  # @c11
+    r.get(key="rssi")  # @c12
+    dict(**r)  # @c13
+    f"{r['rssi']}"  # @c14
+
+
+def test_before():
+    for i in range(2):
+        if i:
+            b["rssi"]  # @c15
+        b = probe(i)
+
+
+def test_nonlocal():
+    n = None
+
+    def fill():
+        nonlocal n
+        n = probe("n")
+    n["rssi"]  # @c16
+''',
+}
+TC = "tests/test_choices.py"
+CHOICES_EXPECT = {
+    ("pkg/t.py", "probe", "TS001", "rssi"): [
+        # bound once (in a function, `global G`): the module owns it, its module-level read counts
+        (TC, "c1", 'G["rssi"]', "subscript", "rssi"),
+        (TC, "c2", 'r["rssi"]', "subscript", "rssi"),
+        (TC, "c3", 'r["rssi"]', "store", "rssi"),
+        (TC, "c4", "r.keys(1)", "whole", None),
+        (TC, "c5", 'r.get("rssi", 0, 1)', "get", "rssi"),
+        (TC, "c6", "dict(r, extra=1)", "whole", None),
+        (TC, "c7", "json.dumps(r, default=str)", "whole", None),
+        (TC, "c8", '0 < "rssi" in r', "in", "rssi"),
+        (TC, "c11", 'bound()["rssi"]', "subscript", "rssi"),
+        (TC, "c13", "**r", "whole", None),
+        (TC, "c14", "r['rssi']", "subscript", "rssi"),
+        (TC, "c15", 'b["rssi"]', "subscript", "rssi"),
+    ],
+    ("pkg/t.py", "later", "TS001", "eta"): [(TC, "c10", 'later(1)["eta"]', "subscript", "eta")],
+}
+CHOICES_FORMS = {"subscript": 6, "store": 1, "whole": 4, "get": 1, "in": 1}
+
+CASES = [
+    # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
+    ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
+    ("tool_literal_allowed", TOOL_LITERAL, ["--allowed-key", "devices"], TOOL_LITERAL_ALLOWED_EXPECT,
+     {"delete": 1, "get": 1, "pop": 1, "subscript": 3, "whole": 8}),
+    ("builder", BUILDER, [], BUILDER_EXPECT, BUILDER_FORMS),
+    ("dispatch", DISPATCH, [], DISPATCH_EXPECT, DISPATCH_FORMS),
+    ("direct_tool", DIRECT, [], DIRECT_EXPECT, DIRECT_FORMS),
+    ("decoys", DECOYS, [], DECOYS_EXPECT, DECOYS_FORMS),
+    ("whole", WHOLE, [], WHOLE_EXPECT, WHOLE_FORMS),
+    ("choices", CHOICES, [], CHOICES_EXPECT, CHOICES_FORMS),
+]
+
+
+# --------------------------------------------------------------------------
+# running and comparing
+
+
+def write_project(root, files):
+    for rel, text in files.items():
+        path = os.path.join(root, *rel.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+
+
+def tag_line(files, rel, tag):
+    """(1-based line, text) of the one line of ``rel`` tagged ``# @tag``."""
+    hits = [(i + 1, ln) for i, ln in enumerate(files[rel].split("\n"))
+            if ln.rstrip().endswith("# @" + tag)]
+    if len(hits) != 1:
+        raise AssertionError("tag @%s: %d lines in %s" % (tag, len(hits), rel))
+    return hits[0]
+
+
+def expected_read(files, rel, tag, span_text, form, key):
+    line, text = tag_line(files, rel, tag)
+    col = text.find(span_text)
+    if col < 0 or text.find(span_text, col + 1) >= 0:
+        raise AssertionError("span %r not once on the line of @%s: %r" % (span_text, tag, text))
+    return (rel, line, col + 1, line, col + 1 + len(span_text), form, key)
+
+
+def run_cli(root, extra):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.run([sys.executable, SCAN, "--reads", "--stats"] + extra + ["."], cwd=root,
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0 or "skip:" in proc.stderr:
+        raise AssertionError("scan.py failed (%d): %s" % (proc.returncode, proc.stderr))
+    return json.loads(proc.stdout), proc.stderr
+
+
+def norm(path):
+    return path[2:] if path.startswith("./") else path
+
+
+def check_case(name, files, got, expect, forms, log):
+    """The problems of scan.py's output ``got`` for one project (a list of strings)."""
+    problems = []
+    read_tuple = lambda r: (norm(r["path"]), r["line"], r["column"], r["end_line"], r["end_column"],
+                            r["form"], r["key"])
+    matched = set()
+    for (rel, tag, code, key), reads in expect.items():
+        line, _ = tag_line(files, rel, tag)
+        cands = [i for i, f in enumerate(got)
+                 if norm(f["path"]) == rel and f["code"] == code and f["key"] == key
+                 and (f["line"] == line or f["dict_line"] == line)]
+        if len(cands) != 1:
+            problems.append("%s: finding %s %s %r at @%s: %d matches" % (name, code, rel, key, tag, len(cands)))
+            continue
+        matched.add(cands[0])
+        f = got[cands[0]]
+        want = sorted(expected_read(files, *r) for r in reads)
+        have = [read_tuple(r) for r in f.get("reads", [])]
+        if have != sorted(have, key=lambda t: (t[0], t[1], t[2], t[3], t[4], t[5], t[6] or "")):
+            problems.append("%s: reads of %s %r not sorted by path and position" % (name, code, key))
+        if sorted(have, key=repr) != sorted(want, key=repr):
+            problems.append("%s: reads of %s %s %r at @%s:\n      want %s\n      have %s"
+                            % (name, code, rel, key, tag, want, have))
+        for r in f.get("reads", []):
+            if r.get("rewritable") is not False or set(r) != {"path", "line", "column", "end_line",
+                                                              "end_column", "form", "key", "rewritable"}:
+                problems.append("%s: bad read record %r" % (name, r))
+    for i, f in enumerate(got):
+        if "reads" not in f:
+            problems.append("%s: finding without reads: %r" % (name, f))
+        elif i not in matched and f["reads"]:
+            problems.append("%s: unexpected reads of %s %s %r line %d: %s"
+                            % (name, f["code"], norm(f["path"]), f["key"], f["line"],
+                               [read_tuple(r) for r in f["reads"]]))
+    distinct = {}
+    for f in got:
+        for r in f.get("reads", []):
+            distinct[read_tuple(r)] = r["form"]
+    by_form = {}
+    for form in distinct.values():
+        by_form[form] = by_form.get(form, 0) + 1
+    if by_form != forms:
+        problems.append("%s: distinct reads per form %s, want %s" % (name, by_form, forms))
+    log.append("%s: %d findings, %d distinct reads %s" % (name, len(got), len(distinct),
+                                                        json.dumps(by_form, sort_keys=True)))
+    return problems
+
+
+def run_all(base, runner):
+    problems = []
+    log = []
+    for name, files, extra, expect, forms in CASES:
+        root = os.path.join(base, name)
+        if not os.path.isdir(root):
+            write_project(root, files)
+        got, _ = runner(root, extra)
+        problems.extend(check_case(name, files, got, expect, forms, log))
+    return problems, log
+
+
+# --------------------------------------------------------------------------
+# mutants: scan.py in-process with one part of the reads analysis broken
+
+
+def run_inprocess(scan, root, extra):
+    for cache in (scan._projects, scan._project_roots, scan._ORIGINS):
+        cache.clear()
+    scan.READS = False
+    scan.ALLOWED_KEYS.clear()
+    scan.ALLOWED_KEYS.update({"status", "content", "toolUseId"})
+    out = io.StringIO()
+    err = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = scan.main(["--reads"] + extra + ["."])
+    finally:
+        os.chdir(cwd)
+    if status != 0:
+        raise AssertionError("scan.main exited %d: %s" % (status, err.getvalue()))
+    return json.loads(out.getvalue()), err.getvalue()
+
+
+def mutants(scan):
+    """(name, install, uninstall) of deliberate breaks of the reads analysis."""
+    orig_reads_at = scan.reads_at
+    orig_tool = scan.is_tool_decorator
+    orig_nodes = scan.module_nodes
+    orig_const = scan.const_str
+
+    def swap_in(mod, E, parent, parents):
+        return [("in" if f == "not-in" else f, k, s) for f, k, s in orig_reads_at(mod, E, parent, parents)]
+
+    def no_whole(mod, E, parent, parents):
+        return [r for r in orig_reads_at(mod, E, parent, parents) if r[0] != "whole"]
+
+    def store_as_load(mod, E, parent, parents):
+        return [("subscript" if f in ("store", "delete") else f, k, s)
+                for f, k, s in orig_reads_at(mod, E, parent, parents)]
+
+    def flat_scopes(mod):
+        # every node in the module scope: reads in functions look nested, names bound there are lost
+        return [(n, p, mod.module_scope) for n, p, _ in orig_nodes(mod)]
+
+    def nested_followed(mod):
+        # every node in its enclosing function's scope: nested reads are followed
+        out = []
+        for n, p, s in orig_nodes(mod):
+            while s.parent is not None and s.kind != "module" and s.parent.kind != "module":
+                s = s.parent
+            out.append((n, p, s))
+        return out
+
+    def any_str(node):
+        v = orig_const(node)
+        return v if v is None else v.rstrip("s")  # a spelling of another key
+
+    setters = [
+        ("in for not-in", "reads_at", swap_in),
+        ("no whole reads", "reads_at", no_whole),
+        ("stores and deletes as loads", "reads_at", store_as_load),
+        ("any decorator is a tool", "is_tool_decorator", lambda d: True),
+        ("no decorator is a tool", "is_tool_decorator", lambda d: False),
+        ("all nodes in the module scope", "module_nodes", flat_scopes),
+        ("nested scopes followed", "module_nodes", nested_followed),
+        ("keys misspelled", "const_str", any_str),
+    ]
+    originals = {"reads_at": orig_reads_at, "is_tool_decorator": orig_tool, "module_nodes": orig_nodes,
+                 "const_str": orig_const}
+    for name, attr, fn in setters:
+        yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
+            (lambda attr=attr: setattr(scan, attr, originals[attr]))
+
+
+def main(argv):
+    keep = None
+    want_mutants = False
+    it = iter(argv)
+    for a in it:
+        if a == "--keep":
+            keep = next(it)
+        elif a == "--mutants":
+            want_mutants = True
+        else:
+            sys.stderr.write("usage: reads_selftest.py [--keep DIR] [--mutants]\n")
+            return 2
+    with tempfile.TemporaryDirectory(prefix="reads-selftest-") as tmp:
+        base = keep or tmp
+        os.makedirs(base, exist_ok=True)
+        problems, log = run_all(base, run_cli)
+        for line in log:
+            sys.stderr.write("  " + line + "\n")
+        if want_mutants:
+            sys.path.insert(0, HERE)
+            sys.dont_write_bytecode = True  # leave no __pycache__ next to scan.py
+            import scan  # noqa: E402
+            # the unbroken in-process run must pass too, or the mutants prove nothing
+            p0, _ = run_all(base, lambda root, extra: run_inprocess(scan, root, extra))
+            if p0:
+                problems.append("in-process run (no mutant) fails: %s" % p0[:3])
+            for name, install, uninstall in mutants(scan):
+                install()
+                try:
+                    p, _ = run_all(base, lambda root, extra: run_inprocess(scan, root, extra))
+                finally:
+                    uninstall()
+                if p:
+                    sys.stderr.write("  mutant %r caught (%d problems)\n" % (name, len(p)))
+                else:
+                    problems.append("mutant %r not caught: the self-test cannot fail on it" % name)
+    if problems:
+        sys.stderr.write("reads self-test: FAIL\n")
+        for p in problems:
+            sys.stderr.write("  - %s\n" % p)
+        return 1
+    sys.stderr.write("reads self-test: OK (%d projects)\n" % len(CASES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
