@@ -131,12 +131,17 @@ pub fn check_files(
     options: &CheckOptions,
     plan: ProjectPlan,
     walk: impl FnOnce(ProjectPlan) -> ProjectPlan + Send,
-    sink: impl FnMut(FileOutcome),
+    mut sink: impl FnMut(FileOutcome),
 ) {
-    let (projects, early) = first_phase(&files, plan, walk, |file, _, text| {
+    let (mut projects, early) = first_phase(&files, plan, walk, |file, _, text| {
         check_with_facts(text, options, &file.settings.rules(), true, Vec::new())
     });
+    // Reads of moved keys need every file's findings first; without any
+    // key to move (or builder call to find), outcomes stream.
+    let moves_keys = early.iter().flatten().flatten().any(|f| f.key.is_some());
+    let reads = moves_keys || projects.any_builders();
     let items: Vec<_> = files.into_iter().zip(early).collect();
+    let mut held: Vec<FileOutcome> = Vec::new();
     par_map_ordered(
         items,
         |(FoundFile { path, settings }, result)| {
@@ -151,8 +156,19 @@ pub fn check_files(
             });
             FileOutcome { path, result }
         },
-        sink,
+        |outcome| if reads { held.push(outcome) } else { sink(outcome) },
     );
+    if reads {
+        let mut findings: Vec<Vec<Finding>> =
+            held.iter_mut().map(|o| o.result.as_mut().map(std::mem::take).unwrap_or_default()).collect();
+        projects.attach_reads(&mut findings);
+        for (mut outcome, found) in held.into_iter().zip(findings) {
+            if let Ok(f) = &mut outcome.result {
+                *f = found;
+            }
+            sink(outcome);
+        }
+    }
 }
 
 /// The first phase of a run over `files`, in parallel: `learn` reads each

@@ -104,6 +104,27 @@ pub struct Finding {
     pub expression: Option<String>,
     /// The builder a [`Code::BuilderCall`] passes the keyword through.
     pub builder: Option<BuilderRef>,
+    /// Where the project reads the key this finding's fix moves (or the
+    /// whole result holding it), sorted by path and position.
+    pub reads: Vec<ReadRef>,
+}
+
+/// A read of a moved key (`docs/rules.md`, "Reads of moved keys").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReadRef {
+    /// The reading file, as the finding paths are spelled.
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    /// `subscript`, `store`, `delete`, `get`, `pop`, `setdefault`, `in`,
+    /// `not-in` or `whole`.
+    pub form: &'static str,
+    /// The key read (`None` for a use of the whole result).
+    pub key: Option<String>,
+    /// Whether `fix` rewrites it with the fix.
+    pub rewritable: bool,
 }
 
 /// How a dropped key reaches a tool result.

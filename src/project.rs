@@ -12,14 +12,15 @@ use std::path::{Path, PathBuf};
 use crate::apply::{FixPolicy, LeftBecause, Leftover};
 use crate::config::Resolver;
 use crate::contract::{EntryKind, Rules};
-use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, Span};
+use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, Known, Project};
+use crate::semantic::project::{BuilderId, BuilderSpec, Known, Project, ReadSite};
 use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
+use rayon::prelude::*;
 
 const MARKERS: [&str; 3] = ["pyproject.toml", "toolshape.toml", ".git"];
 
@@ -45,6 +46,9 @@ pub struct Projects {
     /// The folders given, absolute and as spelled, for builder paths.
     given: Vec<(PathBuf, PathBuf)>,
     any_builders: bool,
+    /// Each checked file (in the order the plan was made for): its project
+    /// and its module there (`None`: not a module).
+    checked: Vec<(usize, Option<usize>)>,
 }
 
 /// How to find the projects of a run.
@@ -183,9 +187,10 @@ impl ProjectPlan {
             projects.push(Project::index(&root, files, &checked, mine, &allowed, read));
         }
         let any_builders = projects.iter().any(Project::has_builders);
+        let checked = self.root_of.iter().zip(&self.slots).map(|((_, r), s)| (*r, *s)).collect();
         if !any_builders {
             // Nothing is looked up by path again.
-            return Projects { cwd: self.cwd, given: self.given, ..Projects::default() };
+            return Projects { projects, checked, cwd: self.cwd, given: self.given, ..Projects::default() };
         }
         let mut rules_by_path: HashMap<OsString, Rules> = HashMap::new();
         for ((f, _), r) in self.root_of.iter().zip(rules) {
@@ -194,11 +199,61 @@ impl ProjectPlan {
         let files = self.root_of.into_iter().map(|(f, i)| (f.as_os_str().to_owned(), (i, f))).collect();
         let rules_of = |p: &Path| rules_by_path.get(p.as_os_str()).cloned().unwrap_or(Rules::CONTRACT);
         let remedies = projects.iter().flat_map(|p| builder_remedies(p, &rules_of)).collect();
-        Projects { projects, remedies, files, cwd: self.cwd, given: self.given, any_builders }
+        Projects { projects, remedies, files, cwd: self.cwd, given: self.given, any_builders, checked }
     }
 }
 
 impl Projects {
+    /// Attaches to each finding the reads of the key its fix moves
+    /// (`docs/rules.md`, "Reads of moved keys"), searched in its whole
+    /// project; `findings` are the checked files' findings, in the order
+    /// the plan was made for.
+    pub fn attach_reads(&mut self, findings: &mut [Vec<Finding>]) {
+        if findings.iter().all(|f| f.iter().all(|f| f.key.is_none())) {
+            return;
+        }
+        let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+        // Each project's checked files with findings: (file, module).
+        let mut mine: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.projects.len()];
+        for (j, &(r, slot)) in self.checked.iter().enumerate() {
+            if let (Some(slot), true) = (slot, findings.get(j).is_some_and(|f| !f.is_empty())) {
+                mine[r].push((j, slot));
+            }
+        }
+        let sites: Vec<Vec<Vec<Vec<ReadSite>>>> = {
+            let findings = &*findings;
+            self.projects
+                .par_iter_mut()
+                .zip(&mine)
+                .map(|(project, mine)| {
+                    let given: Vec<(usize, &[Finding])> =
+                        mine.iter().map(|&(j, slot)| (slot, findings[j].as_slice())).collect();
+                    if given.is_empty() { Vec::new() } else { project.reads(&given, read) }
+                })
+                .collect()
+        };
+        for ((p, mine), sites) in mine.iter().enumerate().zip(sites) {
+            let project = &self.projects[p];
+            for (&(j, _), per_file) in mine.iter().zip(sites) {
+                for (f, reads) in findings[j].iter_mut().zip(per_file) {
+                    f.reads = reads
+                        .into_iter()
+                        .map(|r| ReadRef {
+                            path: self.display(project.module_path(r.module)),
+                            line: r.start.line,
+                            column: r.start.column,
+                            end_line: r.end.line,
+                            end_column: r.end.column,
+                            form: r.form.as_str(),
+                            key: r.key,
+                            rewritable: false,
+                        })
+                        .collect();
+                }
+            }
+        }
+    }
+
     /// Whether some project has a result builder (else no file has TS003).
     pub fn any_builders(&self) -> bool {
         self.any_builders
@@ -331,6 +386,7 @@ impl Projects {
                     origin: Origin::BuilderCall,
                     expression,
                     builder: Some(builder.clone()),
+                    reads: Vec::new(),
                 };
                 out.push((finding, roots.to_vec()));
             };

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::diagnostics::Applicability;
-use crate::diagnostics::{BuilderRef, Code, Finding, Origin, Span};
+use crate::diagnostics::{BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::rules::{self, REGISTRY};
 
 /// An output format for findings.
@@ -83,6 +83,7 @@ struct JsonFinding<'a> {
     origin: Origin,
     expression: Option<&'a str>,
     builder: Option<&'a BuilderRef>,
+    reads: &'a [ReadRef],
 }
 
 /// Renders one finding as a JSON object on one line.
@@ -102,6 +103,7 @@ pub fn json_finding(path: &Path, f: &Finding) -> String {
         origin: f.origin,
         expression: f.expression.as_deref(),
         builder: f.builder.as_ref(),
+        reads: &f.reads,
     };
     serde_json::to_string(&record).expect("findings always serialize")
 }

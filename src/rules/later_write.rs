@@ -80,6 +80,7 @@ pub fn findings(src: &str, tree: &Tree, model: &SemanticModel, rules: &Rules, in
                 origin: Origin::LaterWrite,
                 expression,
                 builder: None,
+                reads: Vec::new(),
             }
         })
         .collect()

@@ -69,6 +69,7 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
                 origin: Origin::Literal,
                 expression: None,
                 builder: None,
+                reads: Vec::new(),
             }
         })
         .collect()

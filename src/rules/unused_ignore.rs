@@ -122,6 +122,7 @@ pub fn unused_suppressions(src: &str, rules: &Rules) -> Vec<Finding> {
             origin: Origin::Literal,
             expression: None,
             builder: None,
+            reads: Vec::new(),
         });
     });
     findings

@@ -19,9 +19,12 @@ use rayon::prelude::*;
 use tree_sitter::Node;
 
 use super::results;
+
+mod reads;
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{not_json_serializable, unparenthesize};
+pub use reads::ReadSite;
 
 /// How a module-level name is bound, when it is bound exactly once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -698,6 +701,11 @@ impl Project {
         self.search.as_ref().is_some_and(|s| s.is_match(text))
     }
 
+    /// The path of module `m`, as indexed.
+    pub fn module_path(&self, m: usize) -> &Path {
+        &self.modules[m].path
+    }
+
     /// The module a file is, by its path as indexed.
     pub fn module_of(&self, path: &Path) -> Option<usize> {
         self.by_path.get(path.as_os_str()).copied()
@@ -740,7 +748,12 @@ impl Project {
 
     /// The builder a callee of module `from` names, if it names one.
     fn resolve_callee(&self, from: usize, callee: &Callee, builders: &BTreeSet<BuilderKey>) -> Option<BuilderKey> {
-        let key = match callee {
+        self.resolve_function(from, callee).filter(|key| builders.contains(key))
+    }
+
+    /// The function `callee`, called in module `from`, resolves to.
+    fn resolve_function(&self, from: usize, callee: &Callee) -> Option<BuilderKey> {
+        Some(match callee {
             Callee::Name(name) => match self.export(from, name, 0)? {
                 Target::Function(key) => key,
                 Target::Module(_) => return None,
@@ -753,8 +766,7 @@ impl Project {
                 Target::Function(_) => return None,
             },
             Callee::Method { class, name } => (from, Some(class.clone()), name.clone()),
-        };
-        builders.contains(&key).then_some(key)
+        })
     }
 
     /// What the module-level name `name` of module `m` is: a function

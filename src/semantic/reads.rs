@@ -168,32 +168,40 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             let mut cursor = args.walk();
             let positional: Vec<Node<'_>> =
                 args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+            // The key is the first argument (when it is not a keyword);
+            // the others do not matter.
             let first_key = || positional.first().and_then(|a| constant_str(unparenthesize(*a), src));
             match attr {
-                "get" if (1..=2).contains(&positional.len()) => keyed(ReadForm::Get, first_key()?, call),
-                "pop" if (1..=2).contains(&positional.len()) => keyed(ReadForm::Pop, first_key()?, call),
-                "setdefault" if (1..=2).contains(&positional.len()) => keyed(ReadForm::Setdefault, first_key()?, call),
-                "keys" | "values" | "items" if positional.is_empty() => whole(call),
+                "get" => keyed(ReadForm::Get, first_key()?, call),
+                "pop" => keyed(ReadForm::Pop, first_key()?, call),
+                "setdefault" => keyed(ReadForm::Setdefault, first_key()?, call),
+                "keys" | "values" | "items" => whole(call),
                 _ => None,
             }
         }
         "comparison_operator" => {
+            // In a chain (`0 < "k" in r`), the pair whose right operand is
+            // the receiver; the read's span is the whole comparison.
             let mut cursor = parent.walk();
             let operands: Vec<Node<'_>> =
                 parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
-            let [left, right] = operands.as_slice() else { return None };
-            if *right != e {
-                return None;
-            }
+            let at = operands.iter().position(|o| *o == e).filter(|&i| i > 0)?;
+            let (left, right) = (operands[at - 1], operands[at]);
             let operator: Vec<&str> = src[left.end_byte()..right.start_byte()].split_whitespace().collect();
             let form = match operator.as_slice() {
                 ["in"] => ReadForm::In,
                 ["not", "in"] => ReadForm::NotIn,
                 _ => return None,
             };
-            keyed(form, constant_str(unparenthesize(*left), src)?, parent)
+            keyed(form, constant_str(unparenthesize(left), src)?, parent)
         }
-        "dictionary_splat" => whole(parent),
+        // `**r` in a dict display or in the arguments of a call (not of a
+        // class header).
+        "dictionary_splat" => {
+            let holder = parent.parent()?;
+            let in_call = holder.kind() == "argument_list" && holder.parent().is_some_and(|c| c.kind() == "call");
+            if holder.kind() == "dictionary" || in_call { whole(parent) } else { None }
+        }
         "argument_list" => {
             let call = parent.parent().filter(|c| c.kind() == "call")?;
             let mut cursor = parent.walk();
@@ -204,7 +212,7 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             let function = call.child_by_field_name("function")?;
             let callee = &src[function.byte_range()];
             match callee {
-                "dict" if args.len() == 1 => whole(call),
+                "dict" => whole(call),
                 _ if is_json_dumps(function, src) => whole(call),
                 _ => None,
             }
@@ -220,10 +228,20 @@ fn subscript_form(at: Node<'_>) -> ReadForm {
         node = p;
     }
     let Some(parent) = node.parent() else { return ReadForm::Subscript };
-    match parent.kind() {
-        "assignment" | "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => ReadForm::Store,
+    // A subscript inside an unpacking target is a target too.
+    let (mut target, mut holder) = (node, parent);
+    while matches!(holder.kind(), "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list") {
+        let Some(up) = holder.parent() else { break };
+        (target, holder) = (holder, up);
+    }
+    match holder.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause"
+            if holder.child_by_field_name("left") == Some(target) =>
+        {
+            ReadForm::Store
+        }
+        "as_pattern_target" => ReadForm::Store,
         "delete_statement" => ReadForm::Delete,
-        "expression_list" if parent.parent().is_some_and(|g| g.kind() == "delete_statement") => ReadForm::Delete,
         _ => ReadForm::Subscript,
     }
 }

@@ -1,0 +1,411 @@
+//! The project's reads of moved keys (`docs/rules.md`, "Reads of moved
+//! keys"): the origin of each finding, the producers (functions whose
+//! returns carry keyed origins, through return chains), the receivers of
+//! their results in every project file that names one, and the reads of
+//! each receiver handed back to the findings of their origins.
+//!
+//! Files are read only if they name a producer (an aho-corasick search
+//! over the producers' names, repeated while chains add new ones): a
+//! receiver always calls a producer by its name, or names it in an import.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use tree_sitter::Node;
+
+use super::{BuilderKey, Callee, Project, callee_of, facts_of};
+use crate::diagnostics::{Code, Finding};
+use crate::semantic::is_strands_tool;
+use crate::semantic::reads::{ReadForm, call_reads};
+use crate::semantic::results::result_names;
+use crate::semantic::scope::SemanticModel;
+use crate::syntax::tree::unparenthesize;
+use crate::syntax::{self, LineIndex, Position};
+
+/// A read found in the project: its module, span and what it reads.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ReadSite {
+    pub module: usize,
+    pub start: Position,
+    pub end: Position,
+    pub form: ReadForm,
+    pub key: Option<String>,
+}
+
+/// The fix a moved key comes from: a display (TS001, TS002), a write
+/// statement (TS004) or a call (TS003), by module and range.
+type OriginId = (usize, usize, usize);
+
+fn origin(m: usize, range: &Range<usize>) -> OriginId {
+    (m, range.start, range.end)
+}
+
+/// A keyed origin: the key and where it is moved from.
+type Keyed = (String, OriginId);
+
+/// A function of a scanned file, as far as reads need it.
+struct Producer {
+    key: BuilderKey,
+    tool: bool,
+    /// Keyed origins of its own returns (cases 1-3).
+    own: Vec<Keyed>,
+    /// Callees of its returns that are calls (case 4).
+    chains: Vec<Callee>,
+}
+
+/// A call whose result is read.
+struct Receiver {
+    module: usize,
+    call: Range<usize>,
+    callee: Option<Callee>,
+    /// `X.tool.NAME(...)`: `NAME`.
+    tool_name: Option<String>,
+    reads: Vec<ReadSite>,
+}
+
+/// The keys of every origin, and the keyed write origins (TS004) by the
+/// display of the result name they write into.
+struct Origins {
+    keyed: HashMap<OriginId, Vec<String>>,
+    writes: HashMap<OriginId, Vec<Keyed>>,
+}
+
+/// What one scanned file gives.
+#[derive(Default)]
+struct Scanned {
+    producers: Vec<Producer>,
+    receivers: Vec<Receiver>,
+    facts: Option<super::Facts>,
+}
+
+impl Project {
+    /// The reads of every finding of `given` (each checked module with its
+    /// findings), aligned with them; `read` reads a module's text.
+    pub fn reads(
+        &mut self,
+        given: &[(usize, &[Finding])],
+        read: impl Fn(&std::path::Path) -> Option<String> + Sync,
+    ) -> Vec<Vec<Vec<ReadSite>>> {
+        let mut out: Vec<Vec<Vec<ReadSite>>> = given.iter().map(|(_, f)| vec![Vec::new(); f.len()]).collect();
+        if given.iter().all(|(_, f)| f.iter().all(|f| f.key.is_none())) {
+            return out;
+        }
+        // Origins of the findings, and which findings each one holds.
+        let mut at_origin: HashMap<OriginId, Vec<(usize, usize)>> = HashMap::new();
+        let mut keyed_at: HashMap<&OriginId, Vec<String>> = HashMap::new();
+        let mut origins: Vec<Vec<OriginId>> = Vec::new();
+        // Each given file's text, and its findings' origins (a write's
+        // needs the tree), in parallel.
+        let read_given: Vec<Option<(String, Vec<OriginId>)>> = given
+            .par_iter()
+            .map(|(m, findings)| {
+                let text = read(&self.modules[*m].path)?;
+                let tree = findings.iter().any(|f| f.code == Code::LaterWrite).then(|| syntax::parse(&text));
+                let of_file = findings
+                    .iter()
+                    .map(|f| {
+                        origin(*m, &tree.as_ref().map_or_else(|| f.dict.clone(), |t| origin_range(f, t.root_node())))
+                    })
+                    .collect();
+                Some((text, of_file))
+            })
+            .collect();
+        let mut texts: Vec<(usize, String)> = Vec::new();
+        for ((m, _), found) in given.iter().zip(read_given) {
+            let (text, of_file) = found.unwrap_or_default();
+            texts.push((*m, text));
+            origins.push(of_file);
+        }
+        for (g, of_file) in origins.iter().enumerate() {
+            for (i, o) in of_file.iter().enumerate() {
+                at_origin.entry(*o).or_default().push((g, i));
+            }
+        }
+        let mut writes: HashMap<OriginId, Vec<Keyed>> = HashMap::new();
+        for (g, of_file) in origins.iter().enumerate() {
+            for (i, o) in of_file.iter().enumerate() {
+                let f = &given[g].1[i];
+                if let Some(key) = &f.key {
+                    keyed_at.entry(o).or_default().push(key.clone());
+                    if f.code == Code::LaterWrite {
+                        writes.entry(origin(o.0, &f.dict)).or_default().push((key.clone(), *o));
+                    }
+                }
+            }
+        }
+        let keyed: HashMap<OriginId, Vec<String>> = keyed_at.into_iter().map(|(o, keys)| (*o, keys)).collect();
+        let known = Origins { keyed, writes };
+        let keyed = &known.keyed;
+        // Scan the given files, then every file naming a producer found so
+        // far, until chains add no new name.
+        let mut scanned: HashMap<usize, Scanned> = HashMap::new();
+        let mut batch: Vec<(usize, String)> = texts;
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
+        loop {
+            let results: Vec<(usize, Scanned)> =
+                batch.par_iter().map(|(m, text)| (*m, scan(*m, text, &known))).collect();
+            for (m, mut s) in results {
+                if let Some(facts) = s.facts.take()
+                    && self.modules[m].facts.as_ref().is_none_or(|f| f.partial)
+                {
+                    self.modules[m].facts = Some(facts);
+                }
+                scanned.insert(m, s);
+            }
+            keys = self.producer_keys(&scanned);
+            let found: BTreeSet<String> =
+                keys.iter().filter(|(_, k)| !k.is_empty()).map(|(key, _)| key.2.clone()).collect();
+            let new: Vec<String> = found.difference(&names).cloned().collect();
+            names = found;
+            if new.is_empty() {
+                break;
+            }
+            let search = AhoCorasick::new(&new).expect("function names are plain identifiers");
+            batch = (0..self.modules.len())
+                .into_par_iter()
+                .filter(|m| !scanned.contains_key(m))
+                .filter_map(|m| {
+                    let text = read(&self.modules[m].path)?;
+                    search.is_match(&text).then_some((m, text))
+                })
+                .collect();
+            if batch.is_empty() {
+                break;
+            }
+        }
+        // Direct tool calls reach the tools of that name.
+        let mut tools: HashMap<&str, BTreeSet<Keyed>> = HashMap::new();
+        for s in scanned.values() {
+            for p in s.producers.iter().filter(|p| p.tool) {
+                if let Some(k) = keys.get(&p.key) {
+                    tools.entry(p.key.2.as_str()).or_default().extend(k.iter().cloned());
+                }
+            }
+        }
+        let mut modules: Vec<&usize> = scanned.keys().collect();
+        modules.sort();
+        for m in modules {
+            for r in &scanned[m].receivers {
+                let mut reached: BTreeSet<Keyed> = BTreeSet::new();
+                if let Some(key) = r.callee.as_ref().and_then(|c| self.function_of(r.module, c)) {
+                    reached.extend(keys.get(&key).into_iter().flatten().cloned());
+                }
+                let here: OriginId = origin(r.module, &r.call);
+                if let Some(ks) = keyed.get(&here) {
+                    reached.extend(ks.iter().map(|k| (k.clone(), here)));
+                }
+                if let Some(name) = &r.tool_name {
+                    reached.extend(tools.get(name.as_str()).into_iter().flatten().cloned());
+                }
+                for read in &r.reads {
+                    let origins: BTreeSet<&OriginId> = reached
+                        .iter()
+                        .filter(|(k, _)| read.key.as_ref().is_none_or(|key| key == k))
+                        .map(|(_, o)| o)
+                        .collect();
+                    for o in origins {
+                        for &(g, i) in at_origin.get(o).into_iter().flatten() {
+                            let f = &given[g].1[i];
+                            if read.key.is_none() || read.key == f.key {
+                                out[g][i].push(read.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for per_file in &mut out {
+            for reads in per_file {
+                reads.sort_by(|a, b| {
+                    (&self.modules[a.module].path, a.start, a.end).cmp(&(&self.modules[b.module].path, b.start, b.end))
+                });
+                reads.dedup();
+            }
+        }
+        out
+    }
+
+    /// The keyed origins of every producer of `scanned`, through return
+    /// chains, until nothing changes.
+    fn producer_keys(&self, scanned: &HashMap<usize, Scanned>) -> HashMap<BuilderKey, BTreeSet<Keyed>> {
+        let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>> = HashMap::new();
+        let mut chains: Vec<(BuilderKey, BuilderKey)> = Vec::new();
+        for s in scanned.values() {
+            for p in &s.producers {
+                keys.entry(p.key.clone()).or_default().extend(p.own.iter().cloned());
+                for c in &p.chains {
+                    if let Some(to) = self.function_of(p.key.0, c) {
+                        chains.push((p.key.clone(), to));
+                    }
+                }
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (from, to) in &chains {
+                let add: Vec<Keyed> = keys.get(to).into_iter().flatten().cloned().collect();
+                let into = keys.entry(from.clone()).or_default();
+                for k in add {
+                    changed |= into.insert(k);
+                }
+            }
+            if !changed {
+                return keys;
+            }
+        }
+    }
+
+    /// The function `callee`, called in module `from`, resolves to.
+    fn function_of(&self, from: usize, callee: &Callee) -> Option<BuilderKey> {
+        self.resolve_function(from, callee)
+    }
+}
+
+/// The range of the origin of `f`: its display, its call, or the smallest
+/// statement holding its write.
+fn origin_range(f: &Finding, root: Node<'_>) -> Range<usize> {
+    if f.code != Code::LaterWrite {
+        return f.dict.clone();
+    }
+    let mut node = root.descendant_for_byte_range(f.entry.start, f.entry.end);
+    while let Some(n) = node {
+        if n.kind().ends_with("_statement") && n.start_byte() <= f.entry.start && f.entry.end <= n.end_byte() {
+            return n.byte_range();
+        }
+        node = n.parent();
+    }
+    f.entry.clone()
+}
+
+/// The producers and receivers of module `m`'s `text`; `keyed` holds the
+/// keys of every origin.
+fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
+    let tree = syntax::parse(text);
+    let root = tree.root_node();
+    let model = SemanticModel::build(root, text);
+    let index = LineIndex::new(text);
+    let names = result_names(&model, root, text);
+    let keyed_of = |range: Range<usize>| -> Vec<Keyed> {
+        let at = origin(m, &range);
+        origins.keyed.get(&at).into_iter().flatten().map(|k| (k.clone(), at)).collect()
+    };
+    let mut producers = Vec::new();
+    for (class, def) in definitions(root, text) {
+        let name = text[def.child_by_field_name("name").map_or(0..0, |n| n.byte_range())].to_owned();
+        let scope = model.scope_at(def.child_by_field_name("body").map_or(def.start_byte(), |b| b.start_byte()));
+        let mut own = Vec::new();
+        let mut chains = Vec::new();
+        for value in returns(def) {
+            let value = unparenthesize(value);
+            match value.kind() {
+                "dictionary" => own.extend(keyed_of(value.byte_range())),
+                "identifier" => {
+                    let n = &text[value.byte_range()];
+                    for rn in names.iter().filter(|r| r.scope == scope && r.name == n) {
+                        for d in &rn.displays {
+                            own.extend(keyed_of(d.clone()));
+                            own.extend(origins.writes.get(&origin(m, d)).into_iter().flatten().cloned());
+                        }
+                    }
+                }
+                "call" => {
+                    own.extend(keyed_of(value.byte_range()));
+                    if let Some(c) = callee_of(value, text, &model) {
+                        chains.push(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let tool = is_strands_tool(def, text);
+        producers.push(Producer { key: (m, class, name), tool, own, chains });
+    }
+    let mut receivers = Vec::new();
+    for cr in call_reads(root, text, &model) {
+        let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind() == "call")
+        else {
+            continue;
+        };
+        let reads = cr
+            .reads
+            .iter()
+            .map(|r| {
+                let (start, end) = index.span(text, &r.range);
+                ReadSite { module: m, start, end, form: r.form, key: r.key.clone() }
+            })
+            .collect();
+        receivers.push(Receiver {
+            module: m,
+            call: cr.call.clone(),
+            callee: callee_of(call, text, &model),
+            tool_name: direct_tool_name(call, text),
+            reads,
+        });
+    }
+    Scanned { producers, receivers, facts: Some(facts_of(root, text, &model)) }
+}
+
+/// `NAME` of a direct tool call `X.tool.NAME(...)`.
+fn direct_tool_name(call: Node<'_>, src: &str) -> Option<String> {
+    let function = call.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
+    let object = function.child_by_field_name("object").filter(|o| o.kind() == "attribute")?;
+    let tool = object.child_by_field_name("attribute")?;
+    let name = function.child_by_field_name("attribute")?;
+    (&src[tool.byte_range()] == "tool").then(|| src[name.byte_range()].to_owned())
+}
+
+/// Module-level functions and methods of module-level classes: each with
+/// its class.
+fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)> {
+    let mut out = Vec::new();
+    let defs_in =
+        |block: Node<'t>| -> Vec<Node<'t>> {
+            let mut cursor = block.walk();
+            block
+                .named_children(&mut cursor)
+                .map(|c| {
+                    if c.kind() == "decorated_definition" {
+                        c.child_by_field_name("definition").unwrap_or(c)
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+    for node in defs_in(root) {
+        match node.kind() {
+            "function_definition" => out.push((None, node)),
+            "class_definition" => {
+                let class = node.child_by_field_name("name").map(|n| src[n.byte_range()].to_owned());
+                if let Some(body) = node.child_by_field_name("body") {
+                    for def in defs_in(body).into_iter().filter(|d| d.kind() == "function_definition") {
+                        out.push((class.clone(), def));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The values of the `return` statements in `def`'s own scope.
+fn returns(def: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let Some(body) = def.child_by_field_name("body") else { return out };
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "function_definition" | "lambda" | "class_definition" => {}
+                "return_statement" => out.extend(child.named_child(0)),
+                _ => stack.push(child),
+            }
+        }
+    }
+    out
+}
