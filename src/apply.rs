@@ -25,6 +25,8 @@ pub struct FixPolicy {
     pub rules: Rules,
     /// The result builders the file defines ([`PlanOptions::builders`]).
     pub builders: Vec<crate::semantic::project::BuilderSpec>,
+    /// Origins whose moved keys the project reads ([`PlanOptions::read_reasons`]).
+    pub read_reasons: Vec<(Range<usize>, String)>,
 }
 
 /// A fix that was applied.
@@ -189,8 +191,9 @@ fn is_whole(text: &str, pieces: &[syntax::ParsedPiece]) -> bool {
 /// (incrementally when the text before it was) and must not hold more
 /// syntax errors than `src`; that parse plans the next round.
 pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy, planner: Planner) -> FixedText {
-    let options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone())
-        .with_builders(policy.builders.clone());
+    let mut options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone())
+        .with_builders(policy.builders.clone())
+        .with_read_reasons(policy.read_reasons.clone());
     let mut text = src.to_owned();
     // Planning looks at what it was first given: the candidate regions
     // stay candidate regions (parsed anew each round), a whole tree stays
@@ -267,6 +270,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         let edits = chosen_edits(&plans, &chosen);
         for at in &mut applied_at {
             *at = shifted(*at, &edits);
+        }
+        // The origins of read keys move with the text.
+        for (range, _) in &mut options.read_reasons {
+            *range = shifted(range.start, &edits)..shifted(range.end, &edits);
         }
         text = candidate;
         if candidates_only {
@@ -368,6 +375,7 @@ pub(crate) mod tests {
         augment_text: AugmentText::Never,
         rules: Rules::CONTRACT,
         builders: Vec::new(),
+        read_reasons: Vec::new(),
     };
 
     #[test]

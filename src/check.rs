@@ -34,23 +34,26 @@ impl CheckOptions {
 /// Checks one source text; findings come sorted by position, each saying
 /// whether `toolshape fix` can repair it.
 pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
-    check_with_facts(src, options, rules, false, Vec::new()).0
+    check_with_facts(src, options, rules, false, Vec::new(), Vec::new()).0
 }
 
 /// [`check_source`], and with `facts` the facts a result builder needs
-/// (one whole-file parse serves both, when either needs it).
+/// (one whole-file parse serves both, when either needs it); `builders`
+/// are the result builders the file defines and `read_reasons` the
+/// origins whose moved keys the project reads.
 pub fn check_with_facts(
     src: &str,
     options: &CheckOptions,
     rules: &Rules,
     facts: bool,
     builders: Vec<BuilderSpec>,
+    read_reasons: Vec<(std::ops::Range<usize>, String)>,
 ) -> (Vec<Finding>, Option<Facts>) {
     let pieces = syntax::parse_pieces(src, options.scope);
     let file = FileContext::for_pieces(src, &pieces);
     let mut findings = Vec::new();
     if !pieces.is_empty() {
-        findings = planned_findings(src, &pieces, rules, &file, builders);
+        findings = planned_findings(src, &pieces, rules, &file, builders, read_reasons);
     }
     if options.report_unused_ignores && rules.enabled(Code::UnusedIgnore) {
         findings.extend(rules::unused_suppressions(src, rules));
@@ -69,13 +72,15 @@ fn planned_findings(
     rules: &Rules,
     file: &FileContext<'_>,
     builders: Vec<BuilderSpec>,
+    read_reasons: Vec<(std::ops::Range<usize>, String)>,
 ) -> Vec<Finding> {
     if !is_violating(src, pieces, rules, file) {
         return Vec::new();
     }
     let index = LineIndex::new(src);
     // Only each fix's verdict is reported: no layout, no edits.
-    let options = fix::PlanOptions::verdicts_only(rules.clone()).with_builders(builders);
+    let options =
+        fix::PlanOptions::verdicts_only(rules.clone()).with_builders(builders).with_read_reasons(read_reasons);
     let mut findings: Vec<Finding> =
         fix::plan_source_in(src, pieces, &options, file).iter().flat_map(|plan| plan.findings(src, &index)).collect();
     findings.sort_by_key(|f| (f.entry.start, f.code));
@@ -87,6 +92,12 @@ fn planned_findings(
 fn is_violating(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> bool {
     contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating())
         || !rules::later_writes(src, pieces, rules, file).is_empty()
+}
+
+/// The findings of the parsed `pieces` of `src` that a fix can repair,
+/// judged as if the file defined no builder and nothing read its keys.
+pub fn findings_in(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules) -> Vec<Finding> {
+    planned_findings(src, pieces, rules, &FileContext::for_pieces(src, pieces), Vec::new(), Vec::new())
 }
 
 /// The parsed pieces of `src` if it holds any contract violation (no
@@ -134,41 +145,117 @@ pub fn check_files(
     mut sink: impl FnMut(FileOutcome),
 ) {
     let (mut projects, early) = first_phase(&files, plan, walk, |file, _, text| {
-        check_with_facts(text, options, &file.settings.rules(), true, Vec::new())
+        check_with_facts(text, options, &file.settings.rules(), true, Vec::new(), Vec::new())
     });
     // Reads of moved keys need every file's findings first; without any
     // key to move (or builder call to find), outcomes stream.
     let moves_keys = early.iter().flatten().flatten().any(|f| f.key.is_some());
     let reads = moves_keys || projects.any_builders();
     let items: Vec<_> = files.into_iter().zip(early).collect();
-    let mut held: Vec<FileOutcome> = Vec::new();
+    let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
     par_map_ordered(
         items,
-        |(FoundFile { path, settings }, result)| {
+        |(file, result)| {
             let result = result.map(|mut findings| {
                 if projects.any_builders() {
-                    let rules = settings.rules();
-                    let _ = source::with_text(&path, |text| {
-                        add_project_findings(&mut findings, &projects, &path, text, options, &rules)
+                    let rules = file.settings.rules();
+                    let _ = source::with_text(&file.path, |text| {
+                        add_project_findings(&mut findings, &projects, &file.path, text, options, &rules)
                     });
                 }
                 findings
             });
-            FileOutcome { path, result }
+            let path = file.path.clone();
+            (file, FileOutcome { path, result })
         },
-        |outcome| if reads { held.push(outcome) } else { sink(outcome) },
+        |(file, outcome)| if reads { held.push((file, outcome)) } else { sink(outcome) },
     );
-    if reads {
-        let mut findings: Vec<Vec<Finding>> =
-            held.iter_mut().map(|o| o.result.as_mut().map(std::mem::take).unwrap_or_default()).collect();
-        projects.attach_reads(&mut findings);
-        for (mut outcome, found) in held.into_iter().zip(findings) {
-            if let Ok(f) = &mut outcome.result {
-                *f = found;
+    if !reads {
+        return;
+    }
+    let mut findings: Vec<Vec<Finding>> =
+        held.iter_mut().map(|(_, o)| o.result.as_mut().map(std::mem::take).unwrap_or_default()).collect();
+    projects.attach_reads(&mut findings);
+    // Reads make fixes unsafe: the files they touch are judged again.
+    let projects = &projects;
+    let judged: Vec<Vec<Finding>> = held
+        .par_iter()
+        .zip(findings)
+        .enumerate()
+        .map(|(j, ((file, _), found))| judge_with_reads(found, projects, j, file, options))
+        .collect();
+    for ((_, mut outcome), found) in held.into_iter().zip(judged) {
+        if let Ok(f) = &mut outcome.result {
+            *f = found;
+        }
+        sink(outcome);
+    }
+}
+
+/// The project's reads of the keys that the fixes of `files` move, as
+/// `fix` needs them before it writes: each file's findings as its first
+/// look judged them (`early`), with its calls of builders (read again,
+/// only when the project has builders).
+pub fn attach_fix_reads(files: &[FoundFile], early: &[Result<crate::fixer::Seen, String>], projects: &mut Projects) {
+    let own =
+        |seen: &Result<crate::fixer::Seen, String>| seen.as_ref().map(|s| s.findings().to_vec()).unwrap_or_default();
+    if !projects.any_builders() && early.iter().all(|s| own(s).iter().all(|f| f.key.is_none())) {
+        return;
+    }
+    let mut findings: Vec<Vec<Finding>> = files
+        .par_iter()
+        .zip(early)
+        .map(|(file, seen)| {
+            let mut found = own(seen);
+            if projects.any_builders() {
+                let rules = file.settings.rules();
+                if let Ok(calls) =
+                    source::with_text(&file.path, |text| projects.builder_call_findings(&file.path, text, &rules))
+                {
+                    found.extend(calls);
+                }
             }
-            sink(outcome);
+            found
+        })
+        .collect();
+    projects.attach_reads(&mut findings);
+}
+
+/// The findings of the checked file `j` (`file`) judged again once the
+/// project's reads are known: fixes whose moved keys are read, in the
+/// file or through a builder it defines or calls, become unsafe. The
+/// reads attached to `found` stay with their findings.
+fn judge_with_reads(
+    found: Vec<Finding>,
+    projects: &Projects,
+    j: usize,
+    file: &FoundFile,
+    options: &CheckOptions,
+) -> Vec<Finding> {
+    let reasons = projects.read_reasons(j);
+    let builders = projects.builder_specs(&file.path);
+    let calls = found.iter().any(|f| f.code == Code::BuilderCall);
+    if reasons.is_empty() && builders.is_empty() && !calls {
+        return found;
+    }
+    let rules = file.settings.rules();
+    let again = source::with_text(&file.path, |text| {
+        let mut again = check_with_facts(text, options, &rules, false, builders, reasons).0;
+        again.extend(projects.builder_call_findings(&file.path, text, &rules));
+        again.sort_by_key(|f| (f.entry.start, f.code));
+        again
+    });
+    let Ok(mut again) = again else { return found };
+    if again.len() != found.len() {
+        // The file changed under the run: keep what was found.
+        return found;
+    }
+    for (new, old) in again.iter_mut().zip(found) {
+        if (new.code, &new.entry) == (old.code, &old.entry) {
+            new.reads = old.reads;
         }
     }
+    again
 }
 
 /// The first phase of a run over `files`, in parallel: `learn` reads each
@@ -232,7 +319,7 @@ pub fn add_project_findings(
 ) {
     let builders = projects.builder_specs(path);
     if !builders.is_empty() {
-        *findings = check_with_facts(text, options, rules, false, builders).0;
+        *findings = check_with_facts(text, options, rules, false, builders, Vec::new()).0;
     }
     let calls = projects.builder_call_findings(path, text, rules);
     if !calls.is_empty() {

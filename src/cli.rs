@@ -629,9 +629,13 @@ fn run_fix(args: &FixArgs) -> i32 {
     // walked beside it); only a violating file's bytes are kept.
     let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
     let walk = |plan| args.tree.walk_plan(plan);
-    let (projects, early) = check::first_phase(&files, args.tree.unwalked_plan(&paths), walk, |file, bytes, text| {
-        fixer::first_look(bytes, text, &options, &file.settings)
-    });
+    let (mut projects, early) =
+        check::first_phase(&files, args.tree.unwalked_plan(&paths), walk, |file, bytes, text| {
+            fixer::first_look(bytes, text, &options, &file.settings)
+        });
+    // Fixes whose moved keys the project reads are unsafe: the reads need
+    // every file's findings (its calls of builders too) first.
+    check::attach_fix_reads(&files, &early, &mut projects);
     if !args.diff
         && let Err(message) = crate::apply::exit_on_interrupt(
             EXIT_INTERRUPTED,
@@ -647,9 +651,10 @@ fn run_fix(args: &FixArgs) -> i32 {
     // What the Markdown summary lists: per file, fixes applied and left.
     let mut reported: Vec<fixer::FileReport> = Vec::new();
     check::par_map_ordered(
-        files.into_iter().zip(early).collect(),
-        |(FoundFile { path, settings }, seen)| {
-            let outcome = seen.and_then(|seen| fixer::fix_file(&path, &options, &settings, &projects, seen));
+        files.into_iter().zip(early).enumerate().collect(),
+        |(j, (FoundFile { path, settings }, seen))| {
+            let reasons = projects.read_reasons(j);
+            let outcome = seen.and_then(|seen| fixer::fix_file(&path, &options, &settings, &projects, seen, reasons));
             (path, outcome)
         },
         |(path, outcome)| {

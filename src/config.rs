@@ -291,6 +291,7 @@ impl Settings {
             augment_text: overrides.augment_text.or(options.augment_text).unwrap_or_default(),
             rules: self.rules(),
             builders: Vec::new(),
+            read_reasons: Vec::new(),
         }
     }
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::apply::{self, FixedText, LeftBecause, Leftover, Planner};
 use crate::config::{Overrides, Settings};
+use crate::diagnostics::Finding;
 use crate::project::Projects;
 use crate::report::{self, Palette};
 use crate::semantic::project::Facts;
@@ -93,8 +94,19 @@ pub enum Seen {
     /// No violation of its own: only calls of result builders may be left.
     Clean,
     /// A violation, in these bytes (a write must find them unchanged),
-    /// already fixed as if the file defined no result builder.
-    Fixed(Vec<u8>, FixedText),
+    /// already fixed as if the file defined no result builder and nothing
+    /// read its keys; with its findings (for the project's reads).
+    Fixed(Vec<u8>, FixedText, Vec<Finding>),
+}
+
+impl Seen {
+    /// The findings the first look judged (none for a clean file).
+    pub fn findings(&self) -> &[Finding] {
+        match self {
+            Seen::Fixed(_, _, findings) => findings,
+            _ => &[],
+        }
+    }
 }
 
 /// The first look `fix` takes at a file (`bytes`, decoded as `text`):
@@ -107,7 +119,10 @@ pub fn first_look(bytes: &[u8], text: &str, options: &FixOptions, settings: &Set
     let (pieces, facts) = check::violating_pieces_and_facts(text, options.scope, &policy.rules);
     let seen = match pieces {
         None => Seen::Clean,
-        Some(pieces) => Seen::Fixed(bytes.to_vec(), apply::fix_parsed(text, pieces, &policy, options.planner)),
+        Some(pieces) => {
+            let findings = check::findings_in(text, &pieces, &policy.rules);
+            Seen::Fixed(bytes.to_vec(), apply::fix_parsed(text, pieces, &policy, options.planner), findings)
+        }
     };
     (seen, facts)
 }
@@ -119,9 +134,11 @@ pub fn fix_file(
     settings: &Settings,
     projects: &Projects,
     seen: Seen,
+    read_reasons: Vec<(std::ops::Range<usize>, String)>,
 ) -> Result<FileFix, String> {
     let mut policy = settings.fix_policy(options.overrides);
     policy.builders = projects.builder_specs(path);
+    policy.read_reasons = read_reasons;
     // Calls of result builders are repaired in their builders' files; those
     // that this run does not repair are left, with why.
     let builder_calls = |text: &str| -> Vec<Leftover> { projects.builder_call_leftovers(path, text, &policy) };
@@ -138,9 +155,10 @@ pub fn fix_file(
     };
     let found = match seen {
         Seen::Unseen => source::with_bytes(path, look)??,
-        // A file that defines builders: fixed again, knowing them.
-        Seen::Fixed(bytes, _) if !policy.builders.is_empty() => look(&bytes)?,
-        Seen::Fixed(bytes, fixed) => return finish(path, options, bytes, fixed, builder_calls),
+        // A file that defines builders, or whose keys are read: fixed
+        // again, knowing them.
+        Seen::Fixed(bytes, ..) if !policy.builders.is_empty() || !policy.read_reasons.is_empty() => look(&bytes)?,
+        Seen::Fixed(bytes, fixed, _) => return finish(path, options, bytes, fixed, builder_calls),
         // Only calls of builders can be left in a file without violations.
         Seen::Clean if !projects.any_builders() => Err(Vec::new()),
         Seen::Clean => Err(source::with_text(path, builder_calls)?),
@@ -355,14 +373,15 @@ mod tests {
             scope: ParseScope::Candidates,
             planner: crate::apply::tests::breaking_planner,
         };
-        let file = fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen).unwrap();
+        let file =
+            fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, Vec::new()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
         let problems = file.problems();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].contains("would add a syntax error"), "{problems:?}");
 
         let options = FixOptions { planner: crate::fix::plan_source, ..options };
-        fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen).unwrap();
+        fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, Vec::new()).unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
     }
 }

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::apply::{FixPolicy, LeftBecause, Leftover};
@@ -15,7 +16,7 @@ use crate::contract::{EntryKind, Rules};
 use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, Known, Project, ReadSite};
+use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project};
 use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
@@ -49,6 +50,9 @@ pub struct Projects {
     /// Each checked file (in the order the plan was made for): its project
     /// and its module there (`None`: not a module).
     checked: Vec<(usize, Option<usize>)>,
+    /// Per checked file, once reads are attached: the origins whose moved
+    /// keys are read, each with the read.
+    read_reasons: Vec<Vec<(Range<usize>, String)>>,
 }
 
 /// How to find the projects of a run.
@@ -199,7 +203,16 @@ impl ProjectPlan {
         let files = self.root_of.into_iter().map(|(f, i)| (f.as_os_str().to_owned(), (i, f))).collect();
         let rules_of = |p: &Path| rules_by_path.get(p.as_os_str()).cloned().unwrap_or(Rules::CONTRACT);
         let remedies = projects.iter().flat_map(|p| builder_remedies(p, &rules_of)).collect();
-        Projects { projects, remedies, files, cwd: self.cwd, given: self.given, any_builders, checked }
+        Projects {
+            projects,
+            remedies,
+            files,
+            cwd: self.cwd,
+            given: self.given,
+            any_builders,
+            checked,
+            read_reasons: Vec::new(),
+        }
     }
 }
 
@@ -220,7 +233,7 @@ impl Projects {
                 mine[r].push((j, slot));
             }
         }
-        let sites: Vec<Vec<Vec<Vec<ReadSite>>>> = {
+        let sites: Vec<Vec<Vec<FindingReads>>> = {
             let findings = &*findings;
             self.projects
                 .par_iter_mut()
@@ -232,14 +245,45 @@ impl Projects {
                 })
                 .collect()
         };
+        self.read_reasons = vec![Vec::new(); findings.len()];
+        let mut builder_reasons: Vec<(usize, BuilderId, String)> = Vec::new();
         for ((p, mine), sites) in mine.iter().enumerate().zip(sites) {
-            let project = &self.projects[p];
-            for (&(j, _), per_file) in mine.iter().zip(sites) {
-                for (f, reads) in findings[j].iter_mut().zip(per_file) {
+            for (&(j, slot), per_file) in mine.iter().zip(sites) {
+                let path = self.projects[p].module_path(slot).to_path_buf();
+                // The roots of the builder calls whose keys are read.
+                let calls_read =
+                    findings[j].iter().zip(&per_file).any(|(f, r)| f.code == Code::BuilderCall && !r.reads.is_empty());
+                let roots: Vec<(Range<usize>, Vec<BuilderId>)> = if calls_read {
+                    source::with_text(&path, |text| {
+                        self.builder_call_findings_with_roots(&path, text, &Rules::CONTRACT)
+                            .into_iter()
+                            .map(|(f, roots)| (f.entry, roots))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                for (f, FindingReads { origin, reads }) in findings[j].iter_mut().zip(per_file) {
+                    for r in &reads {
+                        let reason = format!(
+                            "{}:{} reads {}",
+                            self.display(self.projects[p].module_path(r.module)),
+                            r.start.line,
+                            r.text
+                        );
+                        if f.code == Code::BuilderCall {
+                            for (_, ids) in roots.iter().filter(|(entry, _)| *entry == f.entry) {
+                                builder_reasons.extend(ids.iter().map(|id| (p, id.clone(), reason.clone())));
+                            }
+                        } else if !self.read_reasons[j].iter().any(|(o, why)| *o == origin && *why == reason) {
+                            self.read_reasons[j].push((origin.clone(), reason));
+                        }
+                    }
                     f.reads = reads
                         .into_iter()
                         .map(|r| ReadRef {
-                            path: self.display(project.module_path(r.module)),
+                            path: self.display(self.projects[p].module_path(r.module)),
                             line: r.start.line,
                             column: r.start.column,
                             end_line: r.end.line,
@@ -252,6 +296,23 @@ impl Projects {
                 }
             }
         }
+        // A read of a key passed through a builder makes the builder's fix
+        // unsafe, for every call of it.
+        for (p, id, reason) in builder_reasons {
+            self.projects[p].add_call_reason(&id, reason.clone());
+            if let Some(BuilderRemedy::Fix(applicability, why)) = self.remedies.get_mut(&id)
+                && !why.contains(&reason)
+            {
+                *applicability = Applicability::Unsafe;
+                why.push(reason);
+            }
+        }
+    }
+
+    /// The origins of the checked file `j` (in the order the plan was made
+    /// for) whose moved keys the project reads, each with the read.
+    pub fn read_reasons(&self, j: usize) -> Vec<(Range<usize>, String)> {
+        self.read_reasons.get(j).cloned().unwrap_or_default()
     }
 
     /// Whether some project has a result builder (else no file has TS003).

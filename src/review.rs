@@ -923,6 +923,7 @@ mod tests {
             augment_text,
             rules: contract::Rules::CONTRACT,
             builders: Vec::new(),
+            read_reasons: Vec::new(),
         }
     }
 

@@ -45,6 +45,7 @@ fn augmented_texts_compile_and_extend_the_original() {
             augment_text: AugmentText::Safe,
             rules: Rules::CONTRACT,
             builders: Vec::new(),
+            read_reasons: Vec::new(),
         };
         let fixed = fix_text(&source.text, &policy);
         for applied in &fixed.applied {

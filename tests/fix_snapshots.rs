@@ -73,6 +73,7 @@ fn report(name: &Path, src: &str) -> String {
             augment_text: augment_text(src),
             rules: Rules::CONTRACT,
             builders: Vec::new(),
+            read_reasons: Vec::new(),
         };
         let fixed = fix_text(src, &policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);

@@ -142,6 +142,9 @@ pub struct PlanOptions {
     /// The result builders this file defines, with what their calls in
     /// the project allow ([`crate::semantic::project`]).
     pub builders: Vec<BuilderSpec>,
+    /// Origins (a display, a write statement) whose moved keys the project
+    /// reads, each with the read: their fixes are unsafe for it.
+    pub read_reasons: Vec<(Range<usize>, String)>,
 }
 
 impl PlanOptions {
@@ -153,18 +156,31 @@ impl PlanOptions {
             with_edits: true,
             rules,
             builders: Vec::new(),
+            read_reasons: Vec::new(),
         }
     }
 
     /// Options for judging fixes without building them.
     pub fn verdicts_only(rules: contract::Rules) -> Self {
         let style = Style { newline: "\n", indent_unit: "    ".into(), line_length: usize::MAX };
-        PlanOptions { style, augment_text: AugmentText::Never, with_edits: false, rules, builders: Vec::new() }
+        PlanOptions {
+            style,
+            augment_text: AugmentText::Never,
+            with_edits: false,
+            rules,
+            builders: Vec::new(),
+            read_reasons: Vec::new(),
+        }
     }
 
     /// These options, for a file that defines the result `builders`.
     pub fn with_builders(self, builders: Vec<BuilderSpec>) -> Self {
         PlanOptions { builders, ..self }
+    }
+
+    /// These options, with the reads of moved keys in the project.
+    pub fn with_read_reasons(self, read_reasons: Vec<(Range<usize>, String)>) -> Self {
+        PlanOptions { read_reasons, ..self }
     }
 }
 
@@ -210,6 +226,19 @@ pub fn plan_source_in(
         plans.extend(writes::plan_writes(src, context, writes, options));
     }
     plans.sort_by_key(|p| (p.range.start, std::cmp::Reverse(p.range.end)));
+    for plan in &mut plans {
+        let Remedy::Fix(fix) = &mut plan.remedy else { continue };
+        // A fix is unsafe when the project reads what it moves: its
+        // origin lies in the plan (a display, a write statement) or holds it.
+        let r = &plan.range;
+        for (origin, reason) in &options.read_reasons {
+            let inside = |a: &Range<usize>, b: &Range<usize>| b.start <= a.start && a.end <= b.end;
+            if (inside(origin, r) || inside(r, origin)) && !fix.unsafe_reasons.contains(reason) {
+                fix.applicability = Applicability::Unsafe;
+                fix.unsafe_reasons.push(reason.clone());
+            }
+        }
+    }
     plans
 }
 

@@ -24,7 +24,7 @@ mod reads;
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{not_json_serializable, unparenthesize};
-pub use reads::ReadSite;
+pub use reads::{FindingReads, ReadSite};
 
 /// How a module-level name is bound, when it is bound exactly once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -699,6 +699,16 @@ impl Project {
     /// Whether `text` may hold a call of a builder.
     pub fn may_call_a_builder(&self, text: &str) -> bool {
         self.search.as_ref().is_some_and(|s| s.is_match(text))
+    }
+
+    /// Makes the fix of the builder `id` unsafe for `reason` (a read of a
+    /// key it moves).
+    pub fn add_call_reason(&mut self, id: &BuilderId, reason: String) {
+        let Some(m) = self.module_of(&id.path) else { return };
+        let reasons = self.verdicts.entry((m, id.class.clone(), id.name.clone())).or_default();
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
     }
 
     /// The path of module `m`, as indexed.

@@ -17,6 +17,7 @@ pub const POLICY: FixPolicy = FixPolicy {
     augment_text: AugmentText::Safe,
     rules: Rules::CONTRACT,
     builders: Vec::new(),
+    read_reasons: Vec::new(),
 };
 
 /// The findings of `text`, as `check` reports them without configuration.

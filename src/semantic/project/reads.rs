@@ -32,6 +32,15 @@ pub struct ReadSite {
     pub end: Position,
     pub form: ReadForm,
     pub key: Option<String>,
+    /// The read as written (its first line).
+    pub text: String,
+}
+
+/// The reads of one finding, with the range of its origin in its file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FindingReads {
+    pub origin: Range<usize>,
+    pub reads: Vec<ReadSite>,
 }
 
 /// The fix a moved key comes from: a display (TS001, TS002), a write
@@ -87,8 +96,11 @@ impl Project {
         &mut self,
         given: &[(usize, &[Finding])],
         read: impl Fn(&std::path::Path) -> Option<String> + Sync,
-    ) -> Vec<Vec<Vec<ReadSite>>> {
-        let mut out: Vec<Vec<Vec<ReadSite>>> = given.iter().map(|(_, f)| vec![Vec::new(); f.len()]).collect();
+    ) -> Vec<Vec<FindingReads>> {
+        let mut out: Vec<Vec<FindingReads>> = given
+            .iter()
+            .map(|(_, f)| f.iter().map(|f| FindingReads { origin: f.dict.clone(), reads: Vec::new() }).collect())
+            .collect();
         if given.iter().all(|(_, f)| f.iter().all(|f| f.key.is_none())) {
             return out;
         }
@@ -113,8 +125,11 @@ impl Project {
             })
             .collect();
         let mut texts: Vec<(usize, String)> = Vec::new();
-        for ((m, _), found) in given.iter().zip(read_given) {
+        for (g, ((m, _), found)) in given.iter().zip(read_given).enumerate() {
             let (text, of_file) = found.unwrap_or_default();
+            for (f, o) in out[g].iter_mut().zip(&of_file) {
+                f.origin = o.1..o.2;
+            }
             texts.push((*m, text));
             origins.push(of_file);
         }
@@ -201,16 +216,17 @@ impl Project {
                     reached.extend(tools.get(name.as_str()).into_iter().flatten().cloned());
                 }
                 for read in &r.reads {
+                    let sees_all = read.key.is_none();
                     let origins: BTreeSet<&OriginId> = reached
                         .iter()
-                        .filter(|(k, _)| read.key.as_ref().is_none_or(|key| key == k))
+                        .filter(|(k, _)| sees_all || read.key.as_ref() == Some(k))
                         .map(|(_, o)| o)
                         .collect();
                     for o in origins {
                         for &(g, i) in at_origin.get(o).into_iter().flatten() {
                             let f = &given[g].1[i];
-                            if read.key.is_none() || read.key == f.key {
-                                out[g][i].push(read.clone());
+                            if sees_all || read.key == f.key {
+                                out[g][i].reads.push(read.clone());
                             }
                         }
                     }
@@ -218,7 +234,7 @@ impl Project {
             }
         }
         for per_file in &mut out {
-            for reads in per_file {
+            for FindingReads { reads, .. } in per_file {
                 reads.sort_by(|a, b| {
                     (&self.modules[a.module].path, a.start, a.end).cmp(&(&self.modules[b.module].path, b.start, b.end))
                 });
@@ -334,7 +350,9 @@ fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
             .iter()
             .map(|r| {
                 let (start, end) = index.span(text, &r.range);
-                ReadSite { module: m, start, end, form: r.form, key: r.key.clone() }
+                let written = text[r.range.clone()].lines().next().unwrap_or_default();
+                let text: String = written.chars().take(60).collect();
+                ReadSite { module: m, start, end, form: r.form, key: r.key.clone(), text }
             })
             .collect();
         receivers.push(Receiver {
