@@ -117,10 +117,12 @@ fn fix_marker(f: &Finding) -> &'static str {
     }
 }
 
-/// Renders one finding as a text line, ruff's concise style.
+/// Renders one finding as a text line, ruff's concise style; where the
+/// project reads the key it moves is said at the end
+/// (`(read at tests/test_adb.py:26, +3 more)`).
 pub fn text_finding(path: &Path, f: &Finding, palette: Palette) -> String {
     format!(
-        "{}{}{}{}{} {}{} {}",
+        "{}{}{}{}{} {}{} {}{}",
         palette.bold(&path.display().to_string()),
         palette.cyan(":"),
         f.span.start.line,
@@ -128,8 +130,18 @@ pub fn text_finding(path: &Path, f: &Finding, palette: Palette) -> String {
         format_args!("{}:", f.span.start.column),
         palette.red(&palette.bold(f.code.as_str())),
         fix_marker(f),
-        f.message()
+        f.message(),
+        read_note(f)
     )
+}
+
+/// ` (read at PATH:LINE, +N more)`, or nothing when no read is known.
+fn read_note(f: &Finding) -> String {
+    match f.reads.as_slice() {
+        [] => String::new(),
+        [first] => format!(" (read at {}:{})", first.path, first.line),
+        [first, rest @ ..] => format!(" (read at {}:{}, +{} more)", first.path, first.line, rest.len()),
+    }
 }
 
 /// Escapes a GitHub workflow-command property value.

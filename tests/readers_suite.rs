@@ -51,6 +51,19 @@ fn fixing_the_readers_fixture_keeps_its_suite_green() {
         assert_eq!(f["fixable"], "unsafe", "a fix whose keys are read is not unsafe: {f}");
     }
 
+    // The text output names the first read and counts the others.
+    let text = toolshape(dir.path(), &["check", "."]);
+    for f in &read {
+        let reads = f["reads"].as_array().unwrap();
+        let at =
+            format!("{}:{}:{}: {}", f["path"].as_str().unwrap(), f["line"], f["column"], f["code"].as_str().unwrap());
+        let line =
+            text.lines().into_iter().find(|l| l.starts_with(&at)).unwrap_or_else(|| panic!("no line {at}: {text:?}"));
+        let first = format!("(read at {}:{}", reads[0]["path"].as_str().unwrap(), reads[0]["line"]);
+        let more = if reads.len() > 1 { format!(", +{} more)", reads.len() - 1) } else { ")".to_owned() };
+        assert!(line.ends_with(&format!("{first}{more}")), "{line}");
+    }
+
     let fixed = toolshape(dir.path(), &["fix", "."]);
     assert!(fixed.stdout.contains(" reads "), "no leftover names the read that keeps it: {fixed:?}");
     suite_passes(&python, dir.path(), "after `toolshape fix`");

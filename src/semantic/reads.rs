@@ -9,7 +9,9 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use crate::semantic::scope::{BindingKind, Resolution, SemanticModel};
+use std::collections::HashMap;
+
+use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
@@ -78,13 +80,20 @@ pub struct CallReads {
 /// that scope itself count (a nested scope may run at any time).
 pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
     let mut out = Vec::new();
+    // Each name's references by the scope that owns it, resolved once.
+    let mut owned: HashMap<(ScopeId, &str), Vec<&Reference>> = HashMap::new();
+    for r in &model.references {
+        if let Resolution::Bindings { scope, .. } = model.resolve(&r.name, r.scope) {
+            owned.entry((scope, r.name.as_str())).or_default().push(r);
+        }
+    }
     syntax::for_each_node(root, |node| {
         if node.kind() != "call" {
             return;
         }
         let mut reads: Vec<Read> = read_of(node, src).into_iter().collect();
         if let Some(name) = bound_name(node) {
-            reads.extend(name_reads(name, src, model));
+            reads.extend(name_reads(root, name, src, model, &owned));
         }
         if !reads.is_empty() {
             reads.sort_by_key(|r| (r.range.start, r.range.end));
@@ -112,7 +121,13 @@ fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
 
 /// The reads of the name `target` (bound by `R = call`) in the scope that
 /// owns it, when that is its only binding there.
-fn name_reads(target: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Read> {
+fn name_reads(
+    root: Node<'_>,
+    target: Node<'_>,
+    src: &str,
+    model: &SemanticModel,
+    owned: &HashMap<(ScopeId, &str), Vec<&Reference>>,
+) -> Vec<Read> {
     let name = &src[target.byte_range()];
     let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
         return Vec::new();
@@ -124,15 +139,10 @@ fn name_reads(target: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Read> {
     if only.kind != BindingKind::Assignment || only.at != target.byte_range() {
         return Vec::new();
     }
-    let root = {
-        let mut n = target;
-        while let Some(p) = n.parent() {
-            n = p;
-        }
-        n
-    };
-    model
-        .references_to(scope, name)
+    owned
+        .get(&(scope, name))
+        .into_iter()
+        .flatten()
         .filter(|r| r.scope == scope)
         .filter_map(|r| root.descendant_for_byte_range(r.at.start, r.at.end))
         .filter(|n| n.kind() == "identifier")

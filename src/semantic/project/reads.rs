@@ -159,6 +159,8 @@ impl Project {
         let mut batch: Vec<(usize, String)> = texts;
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
+        // The texts of the scanned files, for their receivers.
+        let mut scanned_texts: Vec<(usize, String)> = Vec::new();
         loop {
             let results: Vec<(usize, Scanned)> =
                 batch.par_iter().map(|(m, text)| (*m, scan(*m, text, &known))).collect();
@@ -170,6 +172,7 @@ impl Project {
                 }
                 scanned.insert(m, s);
             }
+            scanned_texts.append(&mut batch);
             keys = self.producer_keys(&scanned);
             let found: BTreeSet<String> =
                 keys.iter().filter(|(_, k)| !k.is_empty()).map(|(key, _)| key.2.clone()).collect();
@@ -179,6 +182,7 @@ impl Project {
                 break;
             }
             let search = AhoCorasick::new(&new).expect("function names are plain identifiers");
+            let scanned = &scanned;
             batch = (0..self.modules.len())
                 .into_par_iter()
                 .filter(|m| !scanned.contains_key(m))
@@ -189,6 +193,23 @@ impl Project {
                 .collect();
             if batch.is_empty() {
                 break;
+            }
+        }
+        // Receivers call a producer or a builder by its name (or import it
+        // by that name): only the scanned files that name one hold any.
+        let mut callees: BTreeSet<String> = names.clone();
+        callees.extend(given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.builder.as_ref().map(|b| b.name.clone()))));
+        if !callees.is_empty() {
+            let search = AhoCorasick::new(&callees).expect("function names are plain identifiers");
+            let found: Vec<(usize, Vec<Receiver>)> = scanned_texts
+                .par_iter()
+                .filter(|(_, text)| search.is_match(text))
+                .map(|(m, text)| (*m, receivers_of(*m, text)))
+                .collect();
+            for (m, receivers) in found {
+                if let Some(s) = scanned.get_mut(&m) {
+                    s.receivers = receivers;
+                }
             }
         }
         // Direct tool calls reach the tools of that name.
@@ -302,7 +323,6 @@ fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
     let tree = syntax::parse(text);
     let root = tree.root_node();
     let model = SemanticModel::build(root, text);
-    let index = LineIndex::new(text);
     let names = result_names(&model, root, text);
     let keyed_of = |range: Range<usize>| -> Vec<Keyed> {
         let at = origin(m, &range);
@@ -339,6 +359,15 @@ fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
         let tool = is_strands_tool(def, text);
         producers.push(Producer { key: (m, class, name), tool, own, chains });
     }
+    Scanned { producers, receivers: Vec::new(), facts: Some(facts_of(root, text, &model)) }
+}
+
+/// The receivers of module `m`'s `text`: its calls whose results are read.
+fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
+    let tree = syntax::parse(text);
+    let root = tree.root_node();
+    let model = SemanticModel::build(root, text);
+    let index = LineIndex::new(text);
     let mut receivers = Vec::new();
     for cr in call_reads(root, text, &model) {
         let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind() == "call")
@@ -363,7 +392,7 @@ fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
             reads,
         });
     }
-    Scanned { producers, receivers, facts: Some(facts_of(root, text, &model)) }
+    receivers
 }
 
 /// `NAME` of a direct tool call `X.tool.NAME(...)`.
