@@ -117,6 +117,21 @@ pub struct Facts {
     methods: HashMap<(String, String), Function>,
 }
 
+impl Facts {
+    /// Adds what another partial view of the same file knows.
+    fn merge(&mut self, other: Facts) {
+        for (name, bound) in other.bindings {
+            self.bindings.entry(name).or_insert(bound);
+        }
+        for (name, f) in other.functions {
+            self.functions.entry(name).or_insert(f);
+        }
+        for (key, f) in other.methods {
+            self.methods.entry(key).or_insert(f);
+        }
+    }
+}
+
 /// How a file that names a builder uses it, for the builder's call
 /// reasons: learned only once some builder is known, and only for the
 /// builders' names.
@@ -906,7 +921,18 @@ fn definition_spans(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
     }
     let mut spans: Vec<Range<usize>> = Vec::new();
     for r in regions {
-        let from = starts.iter().rev().find(|&&s| s <= r.start).copied().unwrap_or(0);
+        let mut at = starts.iter().rposition(|&s| s <= r.start);
+        // A definition starts at its decorators: the `@` lines right above.
+        while let Some(i) = at.filter(|&i| i > 0) {
+            let (up, here) = (starts[i - 1], starts[i]);
+            let one_line = memchr::memchr(b'\n', &bytes[up..here]).is_some_and(|nl| up + nl + 1 == here);
+            if bytes[up] == b'@' && one_line {
+                at = Some(i - 1);
+            } else {
+                break;
+            }
+        }
+        let from = at.map_or(0, |i| starts[i]);
         let to = starts.iter().find(|&&s| s >= r.end).copied().unwrap_or(bytes.len());
         match spans.last_mut() {
             Some(last) if from <= last.end => last.end = last.end.max(to),

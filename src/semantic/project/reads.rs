@@ -62,6 +62,8 @@ struct Producer {
     own: Vec<Keyed>,
     /// Callees of its returns that are calls (case 4).
     chains: Vec<Callee>,
+    /// Where its name stands in its `def`.
+    name_at: usize,
 }
 
 /// A call whose result is read.
@@ -87,6 +89,8 @@ struct Scanned {
     producers: Vec<Producer>,
     receivers: Vec<Receiver>,
     facts: Option<super::Facts>,
+    /// Scanned around its origins only (its facts are partial).
+    partial: bool,
 }
 
 impl Project {
@@ -156,19 +160,42 @@ impl Project {
         // Scan the given files, then every file naming a producer found so
         // far, until chains add no new name.
         let mut scanned: HashMap<usize, Scanned> = HashMap::new();
+        // The given files are first parsed only around their origins (the
+        // definitions holding them): a given file is scanned whole, like
+        // any other, once it names a producer elsewhere.
+        let mut regions: HashMap<usize, Vec<Range<usize>>> = HashMap::new();
+        for ((m, _), of_file) in given.iter().zip(&origins) {
+            let mut r: Vec<Range<usize>> = of_file.iter().map(|o| o.1..o.2).collect();
+            r.sort_by_key(|r| (r.start, r.end));
+            regions.insert(*m, r);
+        }
+        let mut partial: BTreeSet<usize> = BTreeSet::new();
         let mut batch: Vec<(usize, String)> = texts;
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
         // The texts of the scanned files, for their receivers.
         let mut scanned_texts: Vec<(usize, String)> = Vec::new();
         loop {
-            let results: Vec<(usize, Scanned)> =
-                batch.par_iter().map(|(m, text)| (*m, scan(*m, text, &known))).collect();
+            let results: Vec<(usize, Scanned)> = batch
+                .par_iter()
+                .map(|(m, text)| {
+                    let around = (!scanned.contains_key(m)).then(|| regions.get(m)).flatten();
+                    (*m, scan(*m, text, &known, around.map(Vec::as_slice)))
+                })
+                .collect();
             for (m, mut s) in results {
-                if let Some(facts) = s.facts.take()
-                    && self.modules[m].facts.as_ref().is_none_or(|f| f.partial)
-                {
-                    self.modules[m].facts = Some(facts);
+                if s.partial {
+                    partial.insert(m);
+                } else {
+                    partial.remove(&m);
+                }
+                if let Some(facts) = s.facts.take() {
+                    match &mut self.modules[m].facts {
+                        // Two partial views of a file: what each knows.
+                        Some(known) if known.partial && facts.partial => known.merge(facts),
+                        known if known.as_ref().is_none_or(|f| f.partial) => *known = Some(facts),
+                        _ => {}
+                    }
                 }
                 scanned.insert(m, s);
             }
@@ -182,13 +209,19 @@ impl Project {
                 break;
             }
             let search = AhoCorasick::new(&new).expect("function names are plain identifiers");
-            let scanned = &scanned;
+            let (scanned, partial) = (&scanned, &partial);
             batch = (0..self.modules.len())
                 .into_par_iter()
-                .filter(|m| !scanned.contains_key(m))
+                .filter(|m| !scanned.contains_key(m) || partial.contains(m))
                 .filter_map(|m| {
                     let text = read(&self.modules[m].path)?;
-                    search.is_match(&text).then_some((m, text))
+                    // A file scanned around its origins names a producer
+                    // when it does so elsewhere than in the `def`s scanned.
+                    let own: BTreeSet<usize> = match partial.contains(&m) {
+                        true => scanned[&m].producers.iter().map(|p| p.name_at).collect(),
+                        false => BTreeSet::new(),
+                    };
+                    search.find_iter(&text).any(|hit| !own.contains(&hit.start())).then_some((m, text))
                 })
                 .collect();
             if batch.is_empty() {
@@ -197,8 +230,12 @@ impl Project {
         }
         // Receivers call a producer or a builder by its name (or import it
         // by that name): only the scanned files that name one hold any.
+        scanned_texts.sort_by_key(|(m, _)| *m);
+        scanned_texts.dedup_by_key(|(m, _)| *m);
         let mut callees: BTreeSet<String> = names.clone();
-        callees.extend(given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.builder.as_ref().map(|b| b.name.clone()))));
+        callees.extend(
+            given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.builder.as_ref().map(|b| b.name.clone()))),
+        );
         if !callees.is_empty() {
             let search = AhoCorasick::new(&callees).expect("function names are plain identifiers");
             let found: Vec<(usize, Vec<Receiver>)> = scanned_texts
@@ -319,8 +356,14 @@ fn origin_range(f: &Finding, root: Node<'_>) -> Range<usize> {
 
 /// The producers and receivers of module `m`'s `text`; `keyed` holds the
 /// keys of every origin.
-fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
-    let tree = syntax::parse(text);
+fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>) -> Scanned {
+    // Only the definitions around `around`, when that parse is clean.
+    let part = around.map(|r| syntax::parse_ranges(text, &super::definition_spans(text, r)));
+    let partial = part.as_ref().is_some_and(|t| !t.root_node().has_error());
+    let tree = match part {
+        Some(t) if partial => t,
+        _ => syntax::parse(text),
+    };
     let root = tree.root_node();
     let model = SemanticModel::build(root, text);
     let names = result_names(&model, root, text);
@@ -330,7 +373,9 @@ fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
     };
     let mut producers = Vec::new();
     for (class, def) in definitions(root, text) {
-        let name = text[def.child_by_field_name("name").map_or(0..0, |n| n.byte_range())].to_owned();
+        let name_range = def.child_by_field_name("name").map_or(0..0, |n| n.byte_range());
+        let name_at = name_range.start;
+        let name = text[name_range].to_owned();
         let scope = model.scope_at(def.child_by_field_name("body").map_or(def.start_byte(), |b| b.start_byte()));
         let mut own = Vec::new();
         let mut chains = Vec::new();
@@ -357,9 +402,11 @@ fn scan(m: usize, text: &str, origins: &Origins) -> Scanned {
             }
         }
         let tool = is_strands_tool(def, text);
-        producers.push(Producer { key: (m, class, name), tool, own, chains });
+        producers.push(Producer { key: (m, class, name), tool, own, chains, name_at });
     }
-    Scanned { producers, receivers: Vec::new(), facts: Some(facts_of(root, text, &model)) }
+    let mut facts = facts_of(root, text, &model);
+    facts.partial = partial;
+    Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial }
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
