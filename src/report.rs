@@ -202,7 +202,32 @@ pub fn sarif(findings: &[(std::path::PathBuf, Finding)]) -> String {
         .iter()
         .map(|(path, f)| {
             let rule_index = REGISTRY.iter().position(|r| r.code == f.code).expect("every code is a rule");
-            serde_json::json!({
+            // Where the project reads the key this finding's fix moves.
+            let related: Vec<serde_json::Value> = f
+                .reads
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let what = match &r.key {
+                        Some(key) => format!("reads \"{key}\" ({})", r.form),
+                        None => "uses the whole result".to_owned(),
+                    };
+                    serde_json::json!({
+                        "id": i,
+                        "message": {"text": what},
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": path_uri(Path::new(&r.path))},
+                            "region": {
+                                "startLine": r.line,
+                                "startColumn": r.column,
+                                "endLine": r.end_line,
+                                "endColumn": r.end_column,
+                            },
+                        },
+                    })
+                })
+                .collect();
+            let mut result = serde_json::json!({
                 "ruleId": f.code.as_str(),
                 "ruleIndex": rule_index,
                 "level": "error",
@@ -219,7 +244,11 @@ pub fn sarif(findings: &[(std::path::PathBuf, Finding)]) -> String {
                     },
                 }],
                 "properties": {"fixable": f.fixable.map(Applicability::as_str)},
-            })
+            });
+            if !related.is_empty() {
+                result["relatedLocations"] = serde_json::Value::Array(related);
+            }
+            result
         })
         .collect();
     let log = serde_json::json!({

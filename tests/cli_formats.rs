@@ -30,11 +30,24 @@ fn sarif_validates_against_the_schema() {
     let dir = tempdir();
     write(dir.path(), "a b/tool.py", "r = {'status': 'success', 'content': [], 'frames': 1, **extra}\n");
     write(dir.path(), "clean.py", "r = {'status': 'success', 'content': []}\n");
+    // A producer whose moved key a test reads: the read is a related location.
+    write(dir.path(), "probe.py", "def probe():\n    return {'status': 'success', 'content': [], 'level': 3}\n");
+    write(
+        dir.path(),
+        "test_probe.py",
+        "from probe import probe\n\n\ndef test_level():\n    assert probe()['level'] == 3\n",
+    );
     let run = toolshape(dir.path(), &["check", "--format", "sarif", "."]);
     assert_eq!(run.code, 1, "{run:?}");
     let log: Value = serde_json::from_str(&run.stdout).unwrap();
     let results = log["runs"][0]["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2);
+    assert_eq!(results.len(), 3);
+    let related = results[2]["relatedLocations"].as_array().expect("the read of \"level\" is related");
+    assert_eq!(related.len(), 1, "{related:?}");
+    assert_eq!(related[0]["physicalLocation"]["artifactLocation"]["uri"], "test_probe.py");
+    assert_eq!(related[0]["physicalLocation"]["region"]["startLine"], 5);
+    assert_eq!(related[0]["message"]["text"], "reads \"level\" (subscript)");
+    assert!(results[0].get("relatedLocations").is_none(), "a finding without reads has no related locations");
     assert_eq!(results[0]["ruleId"], "TS001");
     assert_eq!(results[1]["ruleId"], "TS002");
     let location = &results[0]["locations"][0]["physicalLocation"];
