@@ -747,7 +747,29 @@ fn run_review(args: &FixArgs) -> i32 {
         eprintln!("warning: Ctrl-C outside a question will not be handled gracefully: {message}");
     }
     let palette = args.tree.palette();
+    // The project's reads (and builders) make fixes unsafe here as in `fix`.
+    let fix_options = fixer::FixOptions {
+        overrides: args.overrides(),
+        write: false,
+        scope: args.tree.scope(),
+        planner: crate::fix::plan_source,
+    };
+    let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+    let walk = |plan| args.tree.walk_plan(plan);
+    let (mut projects, early) =
+        check::first_phase(&files, args.tree.unwalked_plan(&paths), walk, |file, bytes, text| {
+            fixer::first_look(bytes, text, &fix_options, &file.settings)
+        });
+    check::attach_fix_reads(&files, &early, &mut projects);
+    let mut project = review::ReviewProject::default();
+    for (j, file) in files.iter().enumerate() {
+        let (builders, reasons) = (projects.builder_specs(&file.path), projects.read_reasons(j));
+        if !builders.is_empty() || !reasons.is_empty() {
+            project.files.insert(file.path.clone(), (builders, reasons));
+        }
+    }
     let options = review::ReviewOptions {
+        project: Some(&project),
         overrides: args.overrides(),
         scope: args.tree.scope(),
         palette,

@@ -203,7 +203,9 @@ impl FileReview {
         let rules = policy.rules.clone();
         FileReview {
             text: original.to_owned(),
-            plan_options: PlanOptions::for_source(original, policy.line_length, policy.augment_text, rules),
+            plan_options: PlanOptions::for_source(original, policy.line_length, policy.augment_text, rules)
+                .with_builders(policy.builders.clone())
+                .with_read_reasons(policy.read_reasons.clone()),
             planner,
             baseline_errors: apply::syntax_error_count(original),
             decided: Vec::new(),
@@ -282,6 +284,10 @@ impl FileReview {
         for range in &mut self.decided {
             *range = map_range(range, edits);
         }
+        // The origins of read keys move with the text.
+        for (range, _) in &mut self.plan_options.read_reasons {
+            *range = map_range(range, edits);
+        }
         // Remembered too, so that a fix which left its dict violating is
         // never offered twice.
         self.decided.push(map_range(&pending.dict, edits));
@@ -338,9 +344,12 @@ fn map_offset(offset: usize, edits: &[Edit], bound: Bound) -> usize {
 
 /// What a review needs besides the files and the answers.
 #[derive(Debug, Clone, Copy)]
-pub struct ReviewOptions {
+pub struct ReviewOptions<'p> {
     /// Fix settings from the command line, over each file's configuration.
     pub overrides: Overrides,
+    /// What the project says of each file's fixes: the builders it defines
+    /// and the reads of its moved keys, by path as found.
+    pub project: Option<&'p ReviewProject>,
     /// How the quick check that picks the files to review parses them.
     pub scope: ParseScope,
     /// Colours of the diffs in the offers.
@@ -430,12 +439,26 @@ struct QueuedFile {
     manual: usize,
 }
 
+/// What the project says of one file's fixes: the result builders it
+/// defines, and the origins whose moved keys are read (with the reads).
+pub type FileWord = (Vec<crate::semantic::project::BuilderSpec>, Vec<(Range<usize>, String)>);
+
+/// The project's word on the fixes of the files reviewed.
+#[derive(Debug, Default)]
+pub struct ReviewProject {
+    pub files: std::collections::HashMap<PathBuf, FileWord>,
+}
+
 /// Reads `path` and counts its fixes; `None` when it has no violations.
 fn queue_file(file: FoundFile, options: &ReviewOptions) -> Result<Option<QueuedFile>, String> {
     let FoundFile { path, settings } = file;
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
-    let policy = settings.fix_policy(options.overrides);
+    let mut policy = settings.fix_policy(options.overrides);
+    if let Some((builders, reasons)) = options.project.and_then(|p| p.files.get(&path)) {
+        policy.builders = builders.clone();
+        policy.read_reasons = reasons.clone();
+    }
     if check::violating_pieces(&source.text, options.scope, &policy.rules).is_none() {
         return Ok(None);
     }
@@ -485,8 +508,8 @@ enum Verdict {
 }
 
 /// The review's running state across files.
-struct Session<'d> {
-    options: ReviewOptions,
+struct Session<'d, 'p> {
+    options: ReviewOptions<'p>,
     decisions: &'d mut dyn DecisionSource,
     rules: Rules,
     /// Fixes decided so far.
@@ -541,7 +564,7 @@ pub fn review_files(
     report
 }
 
-impl Session<'_> {
+impl Session<'_, '_> {
     fn review_file(&mut self, file: QueuedFile) -> (FileReport, Option<Stop>) {
         let mut review = FileReview::new(&file.source.text, &file.policy, self.options.planner);
         let (mut applied, mut skipped, mut failed, mut undecided) = (0, 0, 0, 0);
@@ -915,6 +938,22 @@ mod tests {
 
     const NO_COLOUR: Palette = Palette { enabled: false };
 
+    #[test]
+    fn a_fix_whose_keys_are_read_stays_unsafe_after_earlier_fixes_move_it() {
+        let src = "def a():\n    return {'status': 'success', 'content': [], 'n': 1}\n\n\ndef b():\n    return {'status': 'success', 'content': [], 'locked': True}\n";
+        let second = src.rfind('{').unwrap()..src.len() - 1;
+        let mut policy = policy(false, AugmentText::Never);
+        policy.read_reasons = vec![(second, "tests/test_b.py:3 reads r[\"locked\"]".to_owned())];
+        let mut review = FileReview::new(src, &policy, crate::fix::plan_source);
+        let first = review.next_fix().unwrap();
+        assert_eq!(first.fix.applicability, Applicability::Safe, "{first:?}");
+        assert!(review.apply(&first));
+        // The first fix grew the text before the second dict.
+        let next = review.next_fix().unwrap();
+        assert_eq!(next.fix.applicability, Applicability::Unsafe, "{next:?}");
+        assert_eq!(next.fix.unsafe_reasons, ["tests/test_b.py:3 reads r[\"locked\"]"]);
+    }
+
     /// What `toolshape fix` does without configuration, as a review should.
     fn policy(unsafe_fixes: bool, augment_text: AugmentText) -> apply::FixPolicy {
         apply::FixPolicy {
@@ -927,8 +966,9 @@ mod tests {
         }
     }
 
-    fn options() -> ReviewOptions {
+    fn options() -> ReviewOptions<'static> {
         ReviewOptions {
+            project: None,
             overrides: Overrides { augment_text: Some(AugmentText::Never), unsafe_fixes: None },
             scope: ParseScope::Candidates,
             palette: NO_COLOUR,
