@@ -118,16 +118,15 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Adds what another partial view of the same file knows.
-    fn merge(&mut self, other: Facts) {
+    /// Adds the module-level names `other` knows; with `whole` (it read the
+    /// whole file), its word on each name wins.
+    fn merge_bindings(&mut self, other: Facts, whole: bool) {
         for (name, bound) in other.bindings {
-            self.bindings.entry(name).or_insert(bound);
-        }
-        for (name, f) in other.functions {
-            self.functions.entry(name).or_insert(f);
-        }
-        for (key, f) in other.methods {
-            self.methods.entry(key).or_insert(f);
+            if whole {
+                self.bindings.insert(name, bound);
+            } else {
+                self.bindings.entry(name).or_insert(bound);
+            }
         }
     }
 }
@@ -921,7 +920,8 @@ fn definition_spans(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
     }
     let mut spans: Vec<Range<usize>> = Vec::new();
     for r in regions {
-        let mut at = starts.iter().rposition(|&s| s <= r.start);
+        let at = starts.partition_point(|&s| s <= r.start);
+        let mut at = at.checked_sub(1);
         // A definition starts at its decorators: the `@` lines right above.
         while let Some(i) = at.filter(|&i| i > 0) {
             let (up, here) = (starts[i - 1], starts[i]);
@@ -933,7 +933,7 @@ fn definition_spans(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
             }
         }
         let from = at.map_or(0, |i| starts[i]);
-        let to = starts.iter().find(|&&s| s >= r.end).copied().unwrap_or(bytes.len());
+        let to = starts.get(starts.partition_point(|&s| s < r.end)).copied().unwrap_or(bytes.len());
         match spans.last_mut() {
             Some(last) if from <= last.end => last.end = last.end.max(to),
             _ => spans.push(from..to),
@@ -987,18 +987,8 @@ fn file_facts(src: &str) -> Facts {
 }
 
 fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
-    let mut facts = Facts::default();
-    let mut names: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for i in model.bindings_in_scope(0) {
-        names.entry(model.bindings[i].name.as_str()).or_default().push(i);
-    }
-    for (name, ids) in names {
-        let bound = match ids.as_slice() {
-            [only] => bound_by(&model.bindings[*only], root, src),
-            _ => Bound::Other,
-        };
-        facts.bindings.insert(name.to_owned(), bound);
-    }
+    let mut facts = module_bindings(root, src, model);
+    facts.partial = false;
     let results = results::result_names(model, root, src);
     let mut cursor = root.walk();
     for statement in root.named_children(&mut cursor) {
@@ -1025,6 +1015,24 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
             }
             _ => {}
         }
+    }
+    facts
+}
+
+/// What the module scope of `root` binds, and how (the part of a file's
+/// [`Facts`] that resolving a name needs): partial facts, no functions.
+fn module_bindings(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
+    let mut facts = Facts { partial: true, ..Facts::default() };
+    let mut names: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for i in model.bindings_in_scope(0) {
+        names.entry(model.bindings[i].name.as_str()).or_default().push(i);
+    }
+    for (name, ids) in names {
+        let bound = match ids.as_slice() {
+            [only] => bound_by(&model.bindings[*only], root, src),
+            _ => Bound::Other,
+        };
+        facts.bindings.insert(name.to_owned(), bound);
     }
     facts
 }

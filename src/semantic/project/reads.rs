@@ -11,11 +11,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
-use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use tree_sitter::Node;
 
-use super::{BuilderKey, Callee, Project, callee_of, facts_of};
+use super::{BuilderKey, Callee, Project, callee_of, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{ReadForm, call_reads};
@@ -189,12 +188,13 @@ impl Project {
                 } else {
                     partial.remove(&m);
                 }
+                // The names a scan learned, beside what was known: reads
+                // only resolve names, and builders are already resolved.
                 if let Some(facts) = s.facts.take() {
                     match &mut self.modules[m].facts {
-                        // Two partial views of a file: what each knows.
-                        Some(known) if known.partial && facts.partial => known.merge(facts),
-                        known if known.as_ref().is_none_or(|f| f.partial) => *known = Some(facts),
-                        _ => {}
+                        Some(known) if !s.partial => known.merge_bindings(facts, true),
+                        Some(known) => known.merge_bindings(facts, false),
+                        none => *none = Some(facts),
                     }
                 }
                 scanned.insert(m, s);
@@ -208,7 +208,7 @@ impl Project {
             if new.is_empty() {
                 break;
             }
-            let search = AhoCorasick::new(&new).expect("function names are plain identifiers");
+            let search = NameSearch::new(&new);
             let (scanned, partial) = (&scanned, &partial);
             batch = (0..self.modules.len())
                 .into_par_iter()
@@ -221,7 +221,8 @@ impl Project {
                         true => scanned[&m].producers.iter().map(|p| p.name_at).collect(),
                         false => BTreeSet::new(),
                     };
-                    search.find_iter(&text).any(|hit| !own.contains(&hit.start())).then_some((m, text))
+                    let names_one = search.hits(&text).any(|at| !own.contains(&at));
+                    names_one.then_some((m, text))
                 })
                 .collect();
             if batch.is_empty() {
@@ -237,10 +238,10 @@ impl Project {
             given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.builder.as_ref().map(|b| b.name.clone()))),
         );
         if !callees.is_empty() {
-            let search = AhoCorasick::new(&callees).expect("function names are plain identifiers");
+            let search = NameSearch::new(&callees);
             let found: Vec<(usize, Vec<Receiver>)> = scanned_texts
                 .par_iter()
-                .filter(|(_, text)| search.is_match(text))
+                .filter(|(_, text)| search.hits(text).next().is_some())
                 .map(|(m, text)| (*m, receivers_of(*m, text)))
                 .collect();
             for (m, receivers) in found {
@@ -371,12 +372,20 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         let at = origin(m, &range);
         origins.keyed.get(&at).into_iter().flatten().map(|k| (k.clone(), at)).collect()
     };
+    // Each function's scope, by where its `def` starts.
+    let scope_of: HashMap<usize, usize> = model
+        .scopes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind == crate::semantic::scope::ScopeKind::Function)
+        .map(|(i, s)| (s.range.start, i))
+        .collect();
     let mut producers = Vec::new();
     for (class, def) in definitions(root, text) {
         let name_range = def.child_by_field_name("name").map_or(0..0, |n| n.byte_range());
         let name_at = name_range.start;
         let name = text[name_range].to_owned();
-        let scope = model.scope_at(def.child_by_field_name("body").map_or(def.start_byte(), |b| b.start_byte()));
+        let scope = scope_of.get(&def.start_byte()).copied().unwrap_or_default();
         let mut own = Vec::new();
         let mut chains = Vec::new();
         for value in returns(def) {
@@ -404,8 +413,11 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         let tool = is_strands_tool(def, text);
         producers.push(Producer { key: (m, class, name), tool, own, chains, name_at });
     }
-    let mut facts = facts_of(root, text, &model);
-    facts.partial = partial;
+    // A partial parse knows only some module-level names.
+    let mut facts = module_bindings(root, text, &model);
+    if partial {
+        facts.bindings.retain(|_, b| !matches!(b, super::Bound::Other));
+    }
     Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial }
 }
 
@@ -440,6 +452,41 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
         });
     }
     receivers
+}
+
+/// A search for the identifiers `names` in a text (thousands of them in a
+/// generated file): the text's words are looked up in a set, in one pass.
+struct NameSearch<'n> {
+    names: std::collections::HashSet<&'n str>,
+}
+
+impl<'n> NameSearch<'n> {
+    fn new(names: impl IntoIterator<Item = &'n String>) -> Self {
+        NameSearch { names: names.into_iter().map(String::as_str).collect() }
+    }
+
+    /// Where each word of `text` that is one of the names starts.
+    fn hits<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
+        let bytes = text.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            while at < bytes.len() {
+                if !word(bytes[at]) {
+                    at += 1;
+                    continue;
+                }
+                let start = at;
+                while at < bytes.len() && word(bytes[at]) {
+                    at += 1;
+                }
+                if self.names.contains(&text[start..at]) {
+                    return Some(start);
+                }
+            }
+            None
+        })
+    }
 }
 
 /// `NAME` of a direct tool call `X.tool.NAME(...)`.
