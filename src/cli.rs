@@ -297,6 +297,25 @@ impl TreeArgs {
         self.project_plan(&paths).index(Vec::new(), rules)
     }
 
+    /// The first phase of `fix` (and of the review): each file read once
+    /// and fixed as far as it alone says (the projects' roots walked beside
+    /// it; only a violating file's bytes are kept), the projects indexed,
+    /// and the reads of moved keys found (they make fixes unsafe, and need
+    /// every file's findings, its calls of builders too, first).
+    fn fix_phase_one(
+        &self,
+        files: &[FoundFile],
+        options: &fixer::FixOptions,
+    ) -> (Projects, Vec<Result<fixer::Seen, String>>) {
+        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        let walk = |plan| self.walk_plan(plan);
+        let (mut projects, early) = check::first_phase(files, self.unwalked_plan(&paths), walk, |file, bytes, text| {
+            fixer::first_look(bytes, text, options, &file.settings)
+        });
+        check::attach_fix_reads(files, &early, &mut projects);
+        (projects, early)
+    }
+
     /// Discovers files; discovery errors are reported on stderr.
     fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<Vec<FoundFile>> {
         match discovery::discover(&self.roots(), &self.walk_options(), resolver) {
@@ -625,17 +644,7 @@ fn run_fix(args: &FixArgs) -> i32 {
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
     };
-    // Each file is read once before the projects are indexed (the roots
-    // walked beside it); only a violating file's bytes are kept.
-    let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-    let walk = |plan| args.tree.walk_plan(plan);
-    let (mut projects, early) =
-        check::first_phase(&files, args.tree.unwalked_plan(&paths), walk, |file, bytes, text| {
-            fixer::first_look(bytes, text, &options, &file.settings)
-        });
-    // Fixes whose moved keys the project reads are unsafe: the reads need
-    // every file's findings (its calls of builders too) first.
-    check::attach_fix_reads(&files, &early, &mut projects);
+    let (projects, early) = args.tree.fix_phase_one(&files, &options);
     if !args.diff
         && let Err(message) = crate::apply::exit_on_interrupt(
             EXIT_INTERRUPTED,
@@ -754,13 +763,7 @@ fn run_review(args: &FixArgs) -> i32 {
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
     };
-    let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-    let walk = |plan| args.tree.walk_plan(plan);
-    let (mut projects, early) =
-        check::first_phase(&files, args.tree.unwalked_plan(&paths), walk, |file, bytes, text| {
-            fixer::first_look(bytes, text, &fix_options, &file.settings)
-        });
-    check::attach_fix_reads(&files, &early, &mut projects);
+    let (projects, _) = args.tree.fix_phase_one(&files, &fix_options);
     let mut project = review::ReviewProject::default();
     for (j, file) in files.iter().enumerate() {
         let (builders, reasons) = (projects.builder_specs(&file.path), projects.read_reasons(j));
