@@ -75,33 +75,31 @@ fn reads_of(what: &str, json: &[u8]) -> BTreeMap<FindingId, Vec<Read>> {
     out
 }
 
+/// The standard output of a scan that exits 0 (clean) or 1 (findings).
+fn findings_json(cmd: &mut Command) -> Vec<u8> {
+    let out = run(cmd);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "`{}` failed:\n{}",
+        describe(cmd),
+        truncate(&String::from_utf8_lossy(&out.stderr), 3000)
+    );
+    out.stdout
+}
+
 /// Compares toolshape's reads with the reference's on `dir`; returns the
 /// number of (finding, read) links and the forms seen.
 fn compare(python: &str, dir: &Path) -> (usize, BTreeSet<String>) {
     let mut ours = Command::new(env!("CARGO_BIN_EXE_toolshape"));
     ours.current_dir(dir).args(["check", "--format", "json", "--no-ignore", "."]);
-    let out = run(&mut ours);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "`{}` failed:\n{}",
-        describe(&ours),
-        truncate(&String::from_utf8_lossy(&out.stderr), 3000)
-    );
-    let ours = reads_of("toolshape", &out.stdout);
+    let ours = reads_of("toolshape", &findings_json(&mut ours));
     let mut reference = Command::new(python);
     reference
         .current_dir(dir)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(manifest_dir().join("tests/reference/scan.py"))
         .args(["--reads", "."]);
-    let out = run(&mut reference);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "`{}` failed:\n{}",
-        describe(&reference),
-        truncate(&String::from_utf8_lossy(&out.stderr), 3000)
-    );
-    let theirs = reads_of("scan.py --reads", &out.stdout);
+    let theirs = reads_of("scan.py --reads", &findings_json(&mut reference));
     let mut report = Vec::new();
     for id in ours.keys().chain(theirs.keys()).collect::<BTreeSet<_>>() {
         if ours.get(id) != theirs.get(id) {
