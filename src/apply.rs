@@ -27,6 +27,12 @@ pub struct FixPolicy {
     pub builders: Vec<crate::semantic::project::BuilderSpec>,
     /// Origins whose moved keys the project reads ([`PlanOptions::read_reasons`]).
     pub read_reasons: Vec<(Range<usize>, String)>,
+    /// Origins (a display, a write statement) whose fixes the run's
+    /// rewritten reads depend on: [`FixedText::missed`] counts those that
+    /// did not apply.
+    pub expected: Vec<Range<usize>>,
+    /// Displays whose text stays ([`PlanOptions::keep_text`]).
+    pub keep_text: Vec<Range<usize>>,
 }
 
 /// A fix that was applied.
@@ -82,6 +88,8 @@ pub struct FixedText {
     pub text: String,
     pub applied: Vec<AppliedFix>,
     pub leftovers: Vec<Leftover>,
+    /// How many of [`FixPolicy::expected`] were not fixed.
+    pub missed: usize,
 }
 
 /// Counts ERROR and MISSING nodes in a full parse of `src`.
@@ -153,7 +161,7 @@ fn apply_and_reparse(
 
 /// Where `offset` lands once `edits` are applied: moved by the edits that
 /// end before it, or to the start of an edit that replaces it.
-fn shifted(offset: usize, edits: &[fix::Edit]) -> usize {
+pub fn shifted(offset: usize, edits: &[fix::Edit]) -> usize {
     let mut sorted: Vec<&fix::Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| e.range.start);
     let mut grown: isize = 0;
@@ -194,6 +202,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     let mut options = PlanOptions::for_source(src, policy.line_length, policy.augment_text, policy.rules.clone())
         .with_builders(policy.builders.clone())
         .with_read_reasons(policy.read_reasons.clone());
+    options.keep_text = policy.keep_text.clone();
     let mut text = src.to_owned();
     // Planning looks at what it was first given: the candidate regions
     // stay candidate regions (parsed anew each round), a whole tree stays
@@ -212,6 +221,8 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     // Dict ranges (in the current text) whose fix broke the syntax.
     let mut broken: Vec<Range<usize>> = Vec::new();
     let mut round = 0;
+    // The expected fixes not applied yet (ranges in the current text).
+    let mut expected = policy.expected.clone();
     loop {
         let plans = planner(&text, &pieces, &options);
         let mut chosen = select(&plans, policy, &broken);
@@ -223,7 +234,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             for (fix, &at) in applied.iter_mut().zip(&applied_at) {
                 fix.final_line = index.line_of(at) + 1;
             }
-            return FixedText { text, applied, leftovers };
+            return FixedText { text, applied, leftovers, missed: expected.len() };
         }
         round += 1;
         let parse_result = |chosen: &[usize]| match &whole {
@@ -250,7 +261,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             }
         }
         let index = LineIndex::new(&text);
+        let inside = |a: &Range<usize>, b: &Range<usize>| b.start <= a.start && a.end <= b.end;
         for &i in &chosen {
+            let r = &plans[i].range;
+            expected.retain(|e| !(inside(e, r) || inside(r, e)));
             if let Remedy::Fix(f) = &plans[i].remedy {
                 applied_at.push(plans[i].range.start);
                 applied.push(AppliedFix {
@@ -273,6 +287,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         }
         // The origins of read keys move with the text.
         for (range, _) in &mut options.read_reasons {
+            *range = shifted(range.start, &edits)..shifted(range.end, &edits);
+        }
+        for range in expected.iter_mut().chain(&mut options.keep_text) {
             *range = shifted(range.start, &edits)..shifted(range.end, &edits);
         }
         text = candidate;
@@ -376,6 +393,8 @@ pub(crate) mod tests {
         rules: Rules::CONTRACT,
         builders: Vec::new(),
         read_reasons: Vec::new(),
+        expected: Vec::new(),
+        keep_text: Vec::new(),
     };
 
     #[test]

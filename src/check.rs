@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::contract::Rules;
 use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
-use crate::project::{ProjectPlan, Projects};
+use crate::project::{ProjectPlan, Projects, ReadOptions};
 use crate::semantic::FileContext;
 use crate::semantic::project::{BuilderSpec, Facts, Known, round_zero_facts_in};
 use crate::source;
@@ -175,7 +175,13 @@ pub fn check_files(
     }
     let mut findings: Vec<Vec<Finding>> =
         held.iter_mut().map(|(_, o)| o.result.as_mut().map(std::mem::take).unwrap_or_default()).collect();
-    projects.attach_reads(&mut findings);
+    // Fixes are judged as `fix` would apply them, without `--unsafe-fixes`
+    // unless a configuration says so.
+    let read_options = ReadOptions {
+        unsafe_fixes: held.iter().map(|(f, _)| f.settings.fix_policy(Default::default()).unsafe_fixes).collect(),
+        rewrite: true,
+    };
+    projects.attach_reads(&mut findings, &read_options);
     // Reads make fixes unsafe: the files they touch are judged again.
     let projects = &projects;
     let judged: Vec<Vec<Finding>> = held
@@ -196,12 +202,21 @@ pub fn check_files(
 /// `fix` needs them before it writes: each file's findings as its first
 /// look judged them (`early`), with its calls of builders (read again,
 /// only when the project has builders).
-pub fn attach_fix_reads(files: &[FoundFile], early: &[Result<crate::fixer::Seen, String>], projects: &mut Projects) {
+pub fn attach_fix_reads(
+    files: &[FoundFile],
+    early: &[Result<crate::fixer::Seen, String>],
+    projects: &mut Projects,
+    options: &crate::fixer::FixOptions,
+) {
     let own =
         |seen: &Result<crate::fixer::Seen, String>| seen.as_ref().map(|s| s.findings().to_vec()).unwrap_or_default();
     if !projects.any_builders() && early.iter().all(|s| own(s).iter().all(|f| f.key.is_none())) {
         return;
     }
+    let read_options = ReadOptions {
+        unsafe_fixes: files.iter().map(|f| f.settings.fix_policy(options.overrides).unsafe_fixes).collect(),
+        rewrite: options.rewrite_reads,
+    };
     let mut findings: Vec<Vec<Finding>> = files
         .par_iter()
         .zip(early)
@@ -218,7 +233,7 @@ pub fn attach_fix_reads(files: &[FoundFile], early: &[Result<crate::fixer::Seen,
             found
         })
         .collect();
-    projects.attach_reads(&mut findings);
+    projects.attach_reads(&mut findings, &read_options);
 }
 
 /// The findings of the checked file `j` (`file`) judged again once the

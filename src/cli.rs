@@ -1,6 +1,7 @@
 //! The command line: argument parsing (clap) and the commands' top-level
 //! flow. Everything here is glue; the work happens in the library modules.
 
+use rayon::prelude::*;
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -142,6 +143,10 @@ pub struct FixArgs {
     /// Apply safe fixes only, whatever the configuration says.
     #[arg(long, overrides_with = "unsafe_fixes")]
     pub no_unsafe_fixes: bool,
+    /// Leave the reads of moved keys as they are (fixes whose keys the
+    /// project reads then stay unsafe).
+    #[arg(long)]
+    pub no_rewrite_reads: bool,
     /// Mention moved telemetry in the text block where that is provably safe
     /// [default: safe, or the configuration's `augment-text`].
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -312,7 +317,7 @@ impl TreeArgs {
         let (mut projects, early) = check::first_phase(files, self.unwalked_plan(&paths), walk, |file, bytes, text| {
             fixer::first_look(bytes, text, options, &file.settings)
         });
-        check::attach_fix_reads(files, &early, &mut projects);
+        check::attach_fix_reads(files, &early, &mut projects, options);
         (projects, early)
     }
 
@@ -626,13 +631,22 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
 }
 
 fn run_fix(args: &FixArgs) -> i32 {
-    let started = std::time::Instant::now();
     if let Some(name) = args.tree.stdin_name() {
         return run_fix_stdin(args, &name);
     }
     if args.interactive {
         return run_review(args);
     }
+    run_fix_tree(args, !args.no_rewrite_reads)
+}
+
+/// `fix` over the paths given. When reads are rewritten (`rewrite_reads`),
+/// nothing is written or printed until every file is fixed and each fix
+/// a rewritten read depends on is known to have applied; if one did not
+/// (a fix dropped by the re-parse guard), the run starts again without
+/// rewriting reads.
+fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
+    let started = std::time::Instant::now();
     let mut errors = 0;
     let Some(files) = args.tree.files_and_settings(&mut errors) else {
         return EXIT_ERROR;
@@ -643,9 +657,16 @@ fn run_fix(args: &FixArgs) -> i32 {
         write: !args.diff,
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
+        rewrite_reads,
     };
     let (projects, early) = args.tree.fix_phase_one(&files, &options);
+    // With reads to rewrite, files are written once all are fixed.
+    let deferred = projects.rewrites_reads();
+    let options = fixer::FixOptions { write: options.write && !deferred, ..options };
+    // (Once: a run started again keeps the handler of the first.)
+    let again = rewrite_reads == args.no_rewrite_reads;
     if !args.diff
+        && !again
         && let Err(message) = crate::apply::exit_on_interrupt(
             EXIT_INTERRUPTED,
             "Interrupted: every file is either fixed or as it was; run `toolshape fix` again to finish.",
@@ -659,59 +680,89 @@ fn run_fix(args: &FixArgs) -> i32 {
     let mut progress = Progress::new(files.len(), !args.tree.quiet);
     // What the Markdown summary lists: per file, fixes applied and left.
     let mut reported: Vec<fixer::FileReport> = Vec::new();
-    check::par_map_ordered(
-        files.into_iter().zip(early).enumerate().collect(),
-        |(j, (FoundFile { path, settings }, seen))| {
-            let reasons = projects.read_reasons(j);
-            let outcome = seen.and_then(|seen| fixer::fix_file(&path, &options, &settings, &projects, seen, reasons));
-            (path, outcome)
-        },
-        |(path, outcome)| {
+    let work = |(j, (FoundFile { path, settings }, seen)): (usize, (FoundFile, Result<fixer::Seen, String>))| {
+        let reads = fixer::FileReads::of(&projects, j);
+        let outcome = seen.and_then(|seen| fixer::fix_file(&path, &options, &settings, &projects, seen, reads));
+        (path, outcome)
+    };
+    let mut items = Some(files.into_iter().zip(early).enumerate().collect::<Vec<_>>());
+    let mut held: Vec<(PathBuf, Result<fixer::FileFix, String>)> = Vec::new();
+    if deferred {
+        check::par_map_ordered(items.take().unwrap_or_default(), work, |done| {
             progress.advance();
-            let shown = path.display().to_string();
-            let file = match outcome {
-                Ok(file) => file,
-                Err(message) => {
-                    progress.suspend(|| {
-                        let _ = out.flush();
-                        report_error(&shown, &message);
-                    });
-                    errors += 1;
-                    return;
-                }
-            };
-            tally.add(&file);
-            if args.summary_md.is_some() && (!file.fixed.applied.is_empty() || !file.fixed.leftovers.is_empty()) {
-                reported.push((path.clone(), file.fixed.applied.clone(), file.fixed.leftovers.clone()));
-            }
-            let problems = file.problems();
-            errors += problems.len();
-            let leftovers = fixer::leftover_lines(&path, &file.fixed.leftovers, palette);
-            if problems.is_empty() && leftovers.is_empty() && (!args.diff || file.fixed.applied.is_empty()) {
-                return;
-            }
-            progress.suspend(|| {
-                if args.diff {
-                    let patch = file.patch(&path, palette);
-                    if !patch.is_empty() && out.write_all(&patch).is_err() {
-                        std::process::exit(EXIT_ERROR);
-                    }
-                }
-                for line in &leftovers {
-                    if args.diff {
-                        let _ = out.flush();
-                        eprintln!("{line}");
-                    } else {
-                        emit(&mut out, line);
-                    }
-                }
-                let _ = out.flush();
-                for problem in &problems {
-                    report_error(&shown, problem);
+            held.push(done);
+        });
+        let missed: usize = held.iter().filter_map(|(_, o)| o.as_ref().ok()).map(|f| f.fixed.missed).sum();
+        if missed > 0 {
+            progress.finish();
+            eprintln!(
+                "warning: {} that rewritten reads depend on did not apply; fixing again without rewriting reads",
+                crate::report::plural(missed, "fix")
+            );
+            return run_fix_tree(args, false);
+        }
+        if !args.diff {
+            held.par_iter_mut().for_each(|(path, outcome)| {
+                if let Ok(file) = outcome {
+                    file.write(path);
                 }
             });
-        },
-    );
+        }
+    }
+    let mut report = |(path, outcome): (PathBuf, Result<fixer::FileFix, String>)| {
+        if !deferred {
+            progress.advance();
+        }
+        let shown = path.display().to_string();
+        let file = match outcome {
+            Ok(file) => file,
+            Err(message) => {
+                progress.suspend(|| {
+                    let _ = out.flush();
+                    report_error(&shown, &message);
+                });
+                errors += 1;
+                return;
+            }
+        };
+        tally.add(&file);
+        if args.summary_md.is_some() && (!file.fixed.applied.is_empty() || !file.fixed.leftovers.is_empty()) {
+            reported.push((path.clone(), file.fixed.applied.clone(), file.fixed.leftovers.clone()));
+        }
+        let problems = file.problems();
+        errors += problems.len();
+        let leftovers = fixer::leftover_lines(&path, &file.fixed.leftovers, palette);
+        if problems.is_empty()
+            && leftovers.is_empty()
+            && (!args.diff || (file.fixed.applied.is_empty() && file.reads_rewritten == 0))
+        {
+            return;
+        }
+        progress.suspend(|| {
+            if args.diff {
+                let patch = file.patch(&path, palette);
+                if !patch.is_empty() && out.write_all(&patch).is_err() {
+                    std::process::exit(EXIT_ERROR);
+                }
+            }
+            for line in &leftovers {
+                if args.diff {
+                    let _ = out.flush();
+                    eprintln!("{line}");
+                } else {
+                    emit(&mut out, line);
+                }
+            }
+            let _ = out.flush();
+            for problem in &problems {
+                report_error(&shown, problem);
+            }
+        });
+    };
+    match items.take() {
+        Some(items) => check::par_map_ordered(items, work, report),
+        None => held.into_iter().for_each(&mut report),
+    }
     progress.finish();
     let summary = tally.summary(args.diff);
     if let Some(file) = &args.summary_md {
@@ -726,7 +777,7 @@ fn run_fix(args: &FixArgs) -> i32 {
         if !args.tree.quiet {
             eprintln!("{summary}");
         }
-        exit_status(errors, tally.fixed > 0)
+        exit_status(errors, tally.fixed > 0 || tally.reads > 0)
     } else {
         if !args.tree.quiet {
             emit(&mut out, &summary);
@@ -762,6 +813,9 @@ fn run_review(args: &FixArgs) -> i32 {
         write: false,
         scope: args.tree.scope(),
         planner: crate::fix::plan_source,
+        // The review does not rewrite reads (yet): fixes whose keys are read
+        // stay unsafe there.
+        rewrite_reads: false,
     };
     let (projects, _) = args.tree.fix_phase_one(&files, &fix_options);
     let mut project = review::ReviewProject::default();

@@ -292,6 +292,8 @@ impl Settings {
             rules: self.rules(),
             builders: Vec::new(),
             read_reasons: Vec::new(),
+            expected: Vec::new(),
+            keep_text: Vec::new(),
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct FixOptions {
     pub scope: ParseScope,
     /// The fix planner ([`crate::fix::plan_source`] outside tests).
     pub planner: Planner,
+    /// Rewrite the reads of moved keys with their fixes (off with
+    /// `--no-rewrite-reads`: fixes whose keys are read stay unsafe).
+    pub rewrite_reads: bool,
 }
 
 /// The outcome for one file.
@@ -38,9 +41,32 @@ pub struct FileFix {
     pub fixed: FixedText,
     /// Why the fixed text could not be written, if it could not.
     pub write_error: Option<String>,
+    /// How many reads of moved keys were rewritten in it.
+    pub reads_rewritten: usize,
 }
 
 impl FileFix {
+    /// Writes the fixed text of a file fixed without writing (the run
+    /// writes only once every file's fixes are known to have applied),
+    /// if the file still holds the text it was fixed from.
+    pub fn write(&mut self, path: &Path) {
+        if self.fixed.text.is_empty() || self.fixed.text == self.original {
+            return;
+        }
+        let written = source::with_bytes(path, |bytes| {
+            let source = SourceText::decode(bytes.to_vec())?;
+            if source.text != self.original {
+                return Err("the file changed on disk since it was read; not overwritten".to_owned());
+            }
+            source.encode(&self.fixed.text).and_then(|new| apply::write_atomic(path, bytes, &new))
+        });
+        if let Err(e) = written.and_then(|r| r) {
+            self.write_error = Some(e);
+            self.fixed.applied.clear();
+            self.reads_rewritten = 0;
+        }
+    }
+
     /// The unified diff of this file's fix (empty when nothing changed),
     /// preceded by one `# toolshape:` note per applied fix (patch tools
     /// skip such lines between file diffs).
@@ -127,6 +153,29 @@ pub fn first_look(bytes: &[u8], text: &str, options: &FixOptions, settings: &Set
     (seen, facts)
 }
 
+/// What the project asks of one file's fix: why fixes are unsafe for the
+/// reads of their keys, the reads to rewrite in it, and the fixes those
+/// rewrites (in any file) depend on.
+#[derive(Debug, Clone, Default)]
+pub struct FileReads {
+    pub reasons: Vec<(std::ops::Range<usize>, String)>,
+    pub rewrites: Vec<(usize, String)>,
+    pub expected: Vec<std::ops::Range<usize>>,
+    pub keep_text: Vec<std::ops::Range<usize>>,
+}
+
+impl FileReads {
+    /// What `projects` asks of the checked file `j`.
+    pub fn of(projects: &Projects, j: usize) -> Self {
+        FileReads {
+            reasons: projects.read_reasons(j),
+            rewrites: projects.read_rewrites(j).to_vec(),
+            expected: projects.expected_fixes(j).to_vec(),
+            keep_text: projects.keep_text(j).to_vec(),
+        }
+    }
+}
+
 /// Fixes one file as `options` say, starting from what a first look saw.
 pub fn fix_file(
     path: &Path,
@@ -134,11 +183,37 @@ pub fn fix_file(
     settings: &Settings,
     projects: &Projects,
     seen: Seen,
-    read_reasons: Vec<(std::ops::Range<usize>, String)>,
+    reads: FileReads,
 ) -> Result<FileFix, String> {
     let mut policy = settings.fix_policy(options.overrides);
     policy.builders = projects.builder_specs(path);
-    policy.read_reasons = read_reasons;
+    policy.read_reasons = reads.reasons;
+    policy.expected = reads.expected;
+    policy.keep_text = reads.keep_text;
+    // Reads are rewritten first; the fixes are planned on the result.
+    let mut seen = seen;
+    let rewritten = if reads.rewrites.is_empty() {
+        None
+    } else {
+        let bytes = match std::mem::replace(&mut seen, Seen::Unseen) {
+            Seen::Fixed(bytes, ..) => bytes,
+            _ => source::with_bytes(path, |b| b.to_vec())?,
+        };
+        let source = SourceText::decode(bytes.clone())?;
+        let edits: Vec<crate::diagnostics::Edit> = reads
+            .rewrites
+            .iter()
+            .map(|(at, accessor)| crate::diagnostics::Edit { range: *at..*at, replacement: accessor.clone() })
+            .collect();
+        let text = crate::fix::apply_edits(&source.text, &edits);
+        for (range, _) in &mut policy.read_reasons {
+            *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
+        }
+        for range in policy.expected.iter_mut().chain(&mut policy.keep_text) {
+            *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
+        }
+        Some((bytes, text, edits.len()))
+    };
     // Calls of result builders are repaired in their builders' files; those
     // that this run does not repair are left, with why.
     let builder_calls = |text: &str| -> Vec<Leftover> { projects.builder_call_leftovers(path, text, &policy) };
@@ -153,11 +228,24 @@ pub fn fix_file(
             None => Err(builder_calls(&text)),
         })
     };
+    if let Some((bytes, text, rewritten)) = rewritten {
+        let fixed = match check::violating_pieces(&text, options.scope, &policy.rules) {
+            Some(pieces) => apply::fix_parsed(&text, pieces, &policy, options.planner),
+            None => FixedText { text, applied: Vec::new(), leftovers: Vec::new(), missed: policy.expected.len() },
+        };
+        let mut file = finish(path, options, bytes, fixed, builder_calls)?;
+        file.reads_rewritten = rewritten;
+        return Ok(file);
+    }
     let found = match seen {
         Seen::Unseen => source::with_bytes(path, look)??,
         // A file that defines builders, or whose keys are read: fixed
         // again, knowing them.
-        Seen::Fixed(bytes, ..) if !policy.builders.is_empty() || !policy.read_reasons.is_empty() => look(&bytes)?,
+        Seen::Fixed(bytes, ..)
+            if !policy.builders.is_empty() || !policy.read_reasons.is_empty() || !policy.keep_text.is_empty() =>
+        {
+            look(&bytes)?
+        }
         Seen::Fixed(bytes, fixed, _) => return finish(path, options, bytes, fixed, builder_calls),
         // Only calls of builders can be left in a file without violations.
         Seen::Clean if !projects.any_builders() => Err(Vec::new()),
@@ -166,8 +254,16 @@ pub fn fix_file(
     let (bytes, pieces) = match found {
         Ok(found) => found,
         Err(leftovers) => {
-            let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers };
-            return Ok(FileFix { bom: false, encoding: None, original: String::new(), fixed, write_error: None });
+            let fixed =
+                FixedText { text: String::new(), applied: Vec::new(), leftovers, missed: policy.expected.len() };
+            return Ok(FileFix {
+                bom: false,
+                encoding: None,
+                original: String::new(),
+                fixed,
+                write_error: None,
+                reads_rewritten: 0,
+            });
         }
     };
     let source = SourceText::decode(bytes.clone())?;
@@ -191,7 +287,14 @@ fn finish(
     } else {
         None
     };
-    let mut result = FileFix { bom: source.bom, encoding: source.encoding, original: source.text, fixed, write_error };
+    let mut result = FileFix {
+        bom: source.bom,
+        encoding: source.encoding,
+        original: source.text,
+        fixed,
+        write_error,
+        reads_rewritten: 0,
+    };
     if result.write_error.is_some() {
         // Nothing was written: report the file as it still is.
         result.fixed.applied.clear();
@@ -209,12 +312,17 @@ pub struct FixTally {
     pub other_left: usize,
     /// Calls whose builders' files are outside the paths given.
     pub elsewhere: usize,
+    /// Reads of moved keys rewritten with their fixes.
+    pub reads: usize,
+    pub files_read: usize,
 }
 
 impl FixTally {
     pub fn add(&mut self, file: &FileFix) {
         self.fixed += file.fixed.applied.len();
         self.files_fixed += usize::from(!file.fixed.applied.is_empty());
+        self.reads += file.reads_rewritten;
+        self.files_read += usize::from(file.reads_rewritten > 0);
         for left in &file.fixed.leftovers {
             match left.why {
                 LeftBecause::Unsafe(_) => self.unsafe_left += 1,
@@ -237,6 +345,14 @@ impl FixTally {
             report::plural(self.fixed, "tool result"),
             report::plural(self.files_fixed, "file")
         )];
+        if self.reads > 0 {
+            let verb = if dry_run { "would rewrite" } else { "rewrote" };
+            parts.push(format!(
+                "{verb} {} of their moved keys in {}",
+                report::plural(self.reads, "read"),
+                report::plural(self.files_read, "file")
+            ));
+        }
         if self.unsafe_left > 0 {
             parts.push(format!("{} not applied (use --unsafe-fixes)", report::plural(self.unsafe_left, "unsafe fix")));
         }
@@ -350,7 +466,16 @@ mod tests {
 
     #[test]
     fn summary_names_what_was_left() {
-        let tally = FixTally { fixed: 12, files_fixed: 5, unsafe_left: 2, manual: 1, other_left: 0, elsewhere: 0 };
+        let tally = FixTally {
+            fixed: 12,
+            files_fixed: 5,
+            unsafe_left: 2,
+            manual: 1,
+            other_left: 0,
+            elsewhere: 0,
+            reads: 0,
+            files_read: 0,
+        };
         assert_eq!(
             tally.summary(false),
             "Fixed 12 tool results in 5 files; 2 unsafe fixes not applied (use --unsafe-fixes); 1 left for manual repair."
@@ -372,16 +497,19 @@ mod tests {
             write: true,
             scope: ParseScope::Candidates,
             planner: crate::apply::tests::breaking_planner,
+            rewrite_reads: true,
         };
         let file =
-            fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, Vec::new()).unwrap();
+            fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, FileReads::default())
+                .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), src);
         let problems = file.problems();
         assert_eq!(problems.len(), 1);
         assert!(problems[0].contains("would add a syntax error"), "{problems:?}");
 
         let options = FixOptions { planner: crate::fix::plan_source, ..options };
-        fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, Vec::new()).unwrap();
+        fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, FileReads::default())
+            .unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
     }
 }

@@ -16,7 +16,8 @@ use crate::contract::{EntryKind, Rules};
 use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project};
+use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project, ReadSite};
+use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
@@ -53,6 +54,28 @@ pub struct Projects {
     /// Per checked file, once reads are attached: the origins whose moved
     /// keys are read, each with the read.
     read_reasons: Vec<Vec<(Range<usize>, String)>>,
+    /// Per checked file: the reads `fix` rewrites there (where the
+    /// accessor goes, and the accessor).
+    read_rewrites: Vec<Vec<(usize, String)>>,
+    /// Per checked file: the origins whose fixes the rewritten reads need.
+    expected_fixes: Vec<Vec<Range<usize>>>,
+    /// Per checked file: the displays whose content blocks are read.
+    keep_text: Vec<Vec<Range<usize>>>,
+}
+
+/// How `fix` treats the reads of moved keys.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Per checked file: whether its unsafe fixes apply.
+    pub unsafe_fixes: Vec<bool>,
+    /// Whether reads are rewritten (`--no-rewrite-reads` turns it off).
+    pub rewrite: bool,
+}
+
+impl ReadOptions {
+    fn unsafe_fixes(&self, j: usize) -> bool {
+        self.unsafe_fixes.get(j).copied().unwrap_or(false)
+    }
 }
 
 /// How to find the projects of a run.
@@ -212,6 +235,9 @@ impl ProjectPlan {
             any_builders,
             checked,
             read_reasons: Vec::new(),
+            read_rewrites: Vec::new(),
+            expected_fixes: Vec::new(),
+            keep_text: Vec::new(),
         }
     }
 }
@@ -220,17 +246,33 @@ impl Projects {
     /// Attaches to each finding the reads of the key its fix moves
     /// (`docs/rules.md`, "Reads of moved keys"), searched in its whole
     /// project; `findings` are the checked files' findings, in the order
-    /// the plan was made for.
-    pub fn attach_reads(&mut self, findings: &mut [Vec<Finding>]) {
+    /// the plan was made for, as judged before their reads were known.
+    /// Decides which reads `fix` rewrites (`options`): a read whose
+    /// rewrite is exact, in a checked file, every fix it depends on
+    /// applied; the other reads make their fixes unsafe.
+    pub fn attach_reads(&mut self, findings: &mut [Vec<Finding>], options: &ReadOptions) {
+        let mut read_reasons: Vec<Vec<(Range<usize>, String)>> = vec![Vec::new(); findings.len()];
+        let mut read_rewrites: Vec<Vec<(usize, String)>> = vec![Vec::new(); findings.len()];
+        let mut expected_fixes: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
+        let mut keep_text: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
+        self.keep_text = keep_text.clone();
+        self.read_reasons = read_reasons.clone();
+        self.read_rewrites = read_rewrites.clone();
+        self.expected_fixes = expected_fixes.clone();
         if findings.iter().all(|f| f.iter().all(|f| f.key.is_none())) {
             return;
         }
         let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
         // Each project's checked files with findings: (file, module).
         let mut mine: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.projects.len()];
+        // Each project's checked modules: module → checked file.
+        let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); self.projects.len()];
         for (j, &(r, slot)) in self.checked.iter().enumerate() {
-            if let (Some(slot), true) = (slot, findings.get(j).is_some_and(|f| !f.is_empty())) {
-                mine[r].push((j, slot));
+            if let Some(slot) = slot {
+                checked_at[r].insert(slot, j);
+                if findings.get(j).is_some_and(|f| !f.is_empty()) {
+                    mine[r].push((j, slot));
+                }
             }
         }
         let sites: Vec<Vec<Vec<FindingReads>>> = {
@@ -245,59 +287,185 @@ impl Projects {
                 })
                 .collect()
         };
-        self.read_reasons = vec![Vec::new(); findings.len()];
+        // Per project, each origin (module, start, end): whether its fix
+        // applies without its reads, the checked file it is in, and the
+        // builders a call origin is repaired by.
+        type Oid = (usize, usize, usize);
+        let mut applies: Vec<HashMap<Oid, bool>> = vec![HashMap::new(); self.projects.len()];
+        let mut file_of: Vec<HashMap<Oid, usize>> = vec![HashMap::new(); self.projects.len()];
+        let mut roots_of: Vec<HashMap<Oid, Vec<BuilderId>>> = vec![HashMap::new(); self.projects.len()];
+        // The origins fixed where they stand (not calls: their builders'
+        // fixes repair them), for the check that they were.
+        let mut fixed_in: Vec<HashMap<Oid, usize>> = vec![HashMap::new(); self.projects.len()];
+        for ((p, mine), sites) in mine.iter().enumerate().zip(&sites) {
+            for (&(j, slot), per_file) in mine.iter().zip(sites) {
+                let path = self.projects[p].module_path(slot).to_path_buf();
+                let calls: Vec<(Range<usize>, Vec<BuilderId>)> =
+                    if findings[j].iter().any(|f| f.code == Code::BuilderCall) {
+                        source::with_text(&path, |text| {
+                            self.builder_call_findings_with_roots(&path, text, &Rules::CONTRACT)
+                                .into_iter()
+                                .map(|(f, roots)| (f.entry, roots))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    };
+                for (f, FindingReads { origin, .. }) in findings[j].iter().zip(per_file) {
+                    let oid = (slot, origin.start, origin.end);
+                    let mut ok = match f.fixable {
+                        Some(Applicability::Safe) => true,
+                        Some(Applicability::Unsafe) => options.unsafe_fixes(j),
+                        None => false,
+                    };
+                    if f.code == Code::BuilderCall {
+                        let roots: Vec<BuilderId> = calls
+                            .iter()
+                            .filter(|(entry, _)| *entry == f.entry)
+                            .flat_map(|(_, r)| r.iter().cloned())
+                            .collect();
+                        ok &= !roots.is_empty() && roots.iter().all(|r| self.files.contains_key(r.path.as_os_str()));
+                        roots_of[p].entry(oid).or_default().extend(roots);
+                    }
+                    *applies[p].entry(oid).or_insert(true) &= ok;
+                    file_of[p].insert(oid, j);
+                    if f.code != Code::BuilderCall {
+                        fixed_in[p].insert(oid, j);
+                    }
+                }
+            }
+        }
+        // Which fixes apply once their reads are known, and which reads are
+        // rewritten: a fix with a read left is unsafe (for every call of a
+        // builder whose call's key is read), until nothing changes.
+        let mut applied = applies.clone();
+        let rewritten = |p: usize, site: &ReadSite, applied: &HashMap<Oid, bool>| -> Result<(), String> {
+            let rewrite = site.rewrite.as_ref().map_err(Clone::clone)?;
+            if !options.rewrite {
+                return Err("rewriting reads is off (--no-rewrite-reads)".into());
+            }
+            if !checked_at[p].contains_key(&site.module) {
+                let path = self.display(self.projects[p].module_path(site.module));
+                return Err(format!("{path} is not among the paths given: include it to rewrite the read"));
+            }
+            match rewrite.needs.iter().find(|o| !applied.get(o).copied().unwrap_or(false)) {
+                Some(_) => Err("a fix that gives the result its json block is not applied".into()),
+                None => Ok(()),
+            }
+        };
+        loop {
+            let mut next = applies.clone();
+            for ((p, mine), sites) in mine.iter().enumerate().zip(&sites) {
+                let mut blocked_roots: Vec<&BuilderId> = Vec::new();
+                for (&(_, slot), per_file) in mine.iter().zip(sites) {
+                    for FindingReads { origin, reads } in per_file {
+                        let oid = (slot, origin.start, origin.end);
+                        let left: Vec<&ReadSite> = reads
+                            .iter()
+                            .filter(|r| r.form != ReadForm::Block && rewritten(p, r, &applied[p]).is_err())
+                            .collect();
+                        if left.is_empty() {
+                            continue;
+                        }
+                        // A read left keeps its own fix from applying, and
+                        // every fix that shapes the results it sees: all of
+                        // them apply in one run, or none does (a later run
+                        // could not tell the shape of a result fixed before).
+                        let mut blocked = vec![oid];
+                        for r in left {
+                            blocked.extend(r.rewrite.iter().flat_map(|w| w.needs.iter().copied()));
+                        }
+                        for o in blocked {
+                            let unsafe_ok = file_of[p].get(&o).is_some_and(|&j| options.unsafe_fixes(j));
+                            if !unsafe_ok {
+                                next[p].insert(o, false);
+                                blocked_roots.extend(roots_of[p].get(&o).into_iter().flatten());
+                            }
+                        }
+                    }
+                }
+                for (oid, roots) in &roots_of[p] {
+                    let unsafe_ok = file_of[p].get(oid).is_some_and(|&j| options.unsafe_fixes(j));
+                    if !unsafe_ok && roots.iter().any(|r| blocked_roots.contains(&r)) {
+                        next[p].insert(*oid, false);
+                    }
+                }
+            }
+            if next == applied {
+                break;
+            }
+            applied = next;
+        }
         let mut builder_reasons: Vec<(usize, BuilderId, String)> = Vec::new();
         for ((p, mine), sites) in mine.iter().enumerate().zip(sites) {
             for (&(j, slot), per_file) in mine.iter().zip(sites) {
-                let path = self.projects[p].module_path(slot).to_path_buf();
-                // The roots of the builder calls whose keys are read.
-                let calls_read =
-                    findings[j].iter().zip(&per_file).any(|(f, r)| f.code == Code::BuilderCall && !r.reads.is_empty());
-                let roots: Vec<(Range<usize>, Vec<BuilderId>)> = if calls_read {
-                    source::with_text(&path, |text| {
-                        self.builder_call_findings_with_roots(&path, text, &Rules::CONTRACT)
-                            .into_iter()
-                            .map(|(f, roots)| (f.entry, roots))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-                } else {
-                    Vec::new()
-                };
                 for (f, FindingReads { origin, reads }) in findings[j].iter_mut().zip(per_file) {
-                    for r in &reads {
-                        let reason = format!(
-                            "{}:{} reads {}",
-                            self.display(self.projects[p].module_path(r.module)),
-                            r.start.line,
-                            r.text
-                        );
-                        if f.code == Code::BuilderCall {
-                            for (_, ids) in roots.iter().filter(|(entry, _)| *entry == f.entry) {
-                                builder_reasons.extend(ids.iter().map(|id| (p, id.clone(), reason.clone())));
+                    let oid = (slot, origin.start, origin.end);
+                    let mut refs = Vec::new();
+                    for r in reads {
+                        let path = self.display(self.projects[p].module_path(r.module));
+                        let verdict = rewritten(p, &r, &applied[p]);
+                        match (&verdict, &r.rewrite) {
+                            // A block read keeps the block's text as it is.
+                            _ if r.form == ReadForm::Block => {
+                                if fixed_in[p].contains_key(&oid) && !keep_text[j].contains(&origin) {
+                                    keep_text[j].push(origin.clone());
+                                }
                             }
-                        } else if !self.read_reasons[j].iter().any(|(o, why)| *o == origin && *why == reason) {
-                            self.read_reasons[j].push((origin.clone(), reason));
+                            (Ok(()), Ok(rewrite)) => {
+                                let k = checked_at[p][&r.module];
+                                let insert = (r.insert_at, rewrite.accessor(r.quote));
+                                if !read_rewrites[k].contains(&insert) {
+                                    read_rewrites[k].push(insert);
+                                }
+                                for need in &rewrite.needs {
+                                    let (at, range) = (fixed_in[p].get(need), need.1..need.2);
+                                    if let Some(&at) = at
+                                        && !expected_fixes[at].contains(&range)
+                                    {
+                                        expected_fixes[at].push(range);
+                                    }
+                                }
+                            }
+                            _ => {
+                                let why = verdict.clone().err().unwrap_or_default();
+                                let reason = format!("{path}:{} reads {} ({why})", r.start.line, r.text);
+                                if f.code == Code::BuilderCall {
+                                    for id in roots_of[p].get(&oid).into_iter().flatten() {
+                                        builder_reasons.push((p, id.clone(), reason.clone()));
+                                    }
+                                } else if !read_reasons[j].iter().any(|(o, w)| *o == origin && *w == reason) {
+                                    read_reasons[j].push((origin.clone(), reason));
+                                }
+                            }
                         }
-                    }
-                    f.reads = reads
-                        .into_iter()
-                        .map(|r| ReadRef {
-                            path: self.display(self.projects[p].module_path(r.module)),
+                        refs.push(ReadRef {
+                            path,
                             line: r.start.line,
                             column: r.start.column,
                             end_line: r.end.line,
                             end_column: r.end.column,
                             form: r.form.as_str(),
-                            key: r.key,
-                            rewritable: false,
-                        })
-                        .collect();
+                            key: r.key.clone(),
+                            rewritable: verdict.is_ok() && r.form != ReadForm::Block,
+                        });
+                    }
+                    f.reads = refs;
                 }
             }
         }
+        for rewrites in &mut read_rewrites {
+            rewrites.sort();
+        }
+        self.read_reasons = read_reasons;
+        self.read_rewrites = read_rewrites;
+        self.expected_fixes = expected_fixes;
+        self.keep_text = keep_text;
         // A read of a key passed through a builder makes the builder's fix
         // unsafe, for every call of it.
+        builder_reasons.sort();
+        builder_reasons.dedup();
         for (p, id, reason) in builder_reasons {
             self.projects[p].add_call_reason(&id, reason.clone());
             if let Some(BuilderRemedy::Fix(applicability, why)) = self.remedies.get_mut(&id)
@@ -307,6 +475,29 @@ impl Projects {
                 why.push(reason);
             }
         }
+    }
+
+    /// The displays in the checked file `j` whose content blocks the
+    /// project reads: their text is not augmented.
+    pub fn keep_text(&self, j: usize) -> &[Range<usize>] {
+        self.keep_text.get(j).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `fix` rewrites some read.
+    pub fn rewrites_reads(&self) -> bool {
+        self.read_rewrites.iter().any(|r| !r.is_empty())
+    }
+
+    /// The reads `fix` rewrites in the checked file `j`: where each
+    /// accessor is inserted, and the accessor (sorted).
+    pub fn read_rewrites(&self, j: usize) -> &[(usize, String)] {
+        self.read_rewrites.get(j).map_or(&[], Vec::as_slice)
+    }
+
+    /// The origins in the checked file `j` whose fixes the rewritten reads
+    /// depend on: `fix` checks that each of them applied.
+    pub fn expected_fixes(&self, j: usize) -> &[Range<usize>] {
+        self.expected_fixes.get(j).map_or(&[], Vec::as_slice)
     }
 
     /// The origins of the checked file `j` (in the order the plan was made

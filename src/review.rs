@@ -963,6 +963,8 @@ mod tests {
             rules: contract::Rules::CONTRACT,
             builders: Vec::new(),
             read_reasons: Vec::new(),
+            expected: Vec::new(),
+            keep_text: Vec::new(),
         }
     }
 

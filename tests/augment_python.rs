@@ -46,6 +46,8 @@ fn augmented_texts_compile_and_extend_the_original() {
             rules: Rules::CONTRACT,
             builders: Vec::new(),
             read_reasons: Vec::new(),
+            expected: Vec::new(),
+            keep_text: Vec::new(),
         };
         let fixed = fix_text(&source.text, &policy);
         for applied in &fixed.applied {

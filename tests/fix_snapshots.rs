@@ -74,6 +74,8 @@ fn report(name: &Path, src: &str) -> String {
             rules: Rules::CONTRACT,
             builders: Vec::new(),
             read_reasons: Vec::new(),
+            expected: Vec::new(),
+            keep_text: Vec::new(),
         };
         let fixed = fix_text(src, &policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);

@@ -50,8 +50,11 @@ fn reads_of(what: &str, json: &[u8]) -> BTreeMap<FindingId, Vec<Read>> {
             .as_array()
             .unwrap_or_else(|| panic!("{what}: a finding without `reads`: {f}"))
             .iter()
+            // Reads of the content list (`r["content"] == [...]`) are
+            // toolshape's alone: the reference does not model them yet.
+            .filter(|r| r["form"] != "content" && r["form"] != "block")
             .map(|r| {
-                assert_eq!(r["rewritable"], Value::Bool(false), "{what}: {r}");
+                assert!(r["rewritable"].is_boolean(), "{what}: {r}");
                 (
                     norm(r["path"].as_str().unwrap()),
                     num(&r["line"]),

@@ -145,6 +145,9 @@ pub struct PlanOptions {
     /// Origins (a display, a write statement) whose moved keys the project
     /// reads, each with the read: their fixes are unsafe for it.
     pub read_reasons: Vec<(Range<usize>, String)>,
+    /// Displays whose content blocks the project reads (`r["content"][0]`):
+    /// their text is not augmented.
+    pub keep_text: Vec<Range<usize>>,
 }
 
 impl PlanOptions {
@@ -157,6 +160,7 @@ impl PlanOptions {
             rules,
             builders: Vec::new(),
             read_reasons: Vec::new(),
+            keep_text: Vec::new(),
         }
     }
 
@@ -170,6 +174,7 @@ impl PlanOptions {
             rules,
             builders: Vec::new(),
             read_reasons: Vec::new(),
+            keep_text: Vec::new(),
         }
     }
 

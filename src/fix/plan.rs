@@ -107,6 +107,8 @@ struct Ctx<'s> {
     with_edits: bool,
     /// The result builders of the file ([`PlanOptions::builders`]).
     builders: &'s [BuilderSpec],
+    /// The project reads this dict's content blocks: its text stays.
+    keep_text: bool,
 }
 
 impl<'s> Ctx<'s> {
@@ -241,6 +243,7 @@ pub fn plan_dict(
         augment_text: options.augment_text,
         with_edits: options.with_edits,
         builders: &options.builders,
+        keep_text: options.keep_text.iter().any(|r| r.start <= dict.range.start && dict.range.end <= r.end),
     };
     match Planner::new(&ctx, root, node, dict) {
         Ok(planner) => planner.plan(),
@@ -416,6 +419,9 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     fn augmentation(&self) -> Result<augment::Augmentation, String> {
         if self.ctx.augment_text == AugmentText::Never {
             return Err("--augment-text=never".into());
+        }
+        if self.ctx.keep_text {
+            return Err("the project reads its content blocks".into());
         }
         let list = match &self.target {
             Target::Append(list) | Target::Merge { list, .. } => list,

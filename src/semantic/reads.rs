@@ -37,6 +37,12 @@ pub enum ReadForm {
     /// A use that sees every key: `**r`, `r.keys()`, `r.values()`,
     /// `r.items()`, `dict(r)`, `json.dumps(r)`.
     Whole,
+    /// `r["content"]` other than `r["content"][i]` (`i` a constant `>= 0`):
+    /// it sees the json block a fix appends.
+    Content,
+    /// `r["content"][i]` (`i` a constant `>= 0`): a block the fix leaves in
+    /// place, as long as it does not augment its text.
+    Block,
 }
 
 impl ReadForm {
@@ -51,6 +57,8 @@ impl ReadForm {
             ReadForm::In => "in",
             ReadForm::NotIn => "not-in",
             ReadForm::Whole => "whole",
+            ReadForm::Content => "content",
+            ReadForm::Block => "block",
         }
     }
 }
@@ -63,6 +71,11 @@ pub struct Read {
     pub key: Option<String>,
     /// The subscript, call, comparison or `**r` element.
     pub range: Range<usize>,
+    /// The receiver as written (parentheses around it included): a
+    /// rewrite of the read goes right after it.
+    pub receiver: Range<usize>,
+    /// The quote character of the key's literal (`"` or `'`).
+    pub quote: char,
 }
 
 /// A call with the reads of its result: on the call itself, and on the name
@@ -71,6 +84,12 @@ pub struct Read {
 pub struct CallReads {
     pub call: Range<usize>,
     pub reads: Vec<Read>,
+    /// Whether the reads are all the result is used for: the call is read
+    /// right where it stands, or every use of its name (none in a nested
+    /// scope) is a keyed read (`R["content"][i]` with `i` a constant `>= 0`
+    /// among them). Only then does the result keep, up to each read, the
+    /// shape its producer gave it.
+    pub exclusive: bool,
 }
 
 /// Every call of the tree `root` (of `src`, its model `model`) whose result
@@ -92,12 +111,15 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
             return;
         }
         let mut reads: Vec<Read> = read_of(node, src).into_iter().collect();
+        let mut exclusive = true;
         if let Some(name) = bound_name(node) {
-            reads.extend(name_reads(root, name, src, model, &owned));
+            let (of_name, only_reads) = name_reads(root, name, src, model, &owned);
+            reads.extend(of_name);
+            exclusive = only_reads;
         }
         if !reads.is_empty() {
             reads.sort_by_key(|r| (r.range.start, r.range.end));
-            out.push(CallReads { call: node.byte_range(), reads });
+            out.push(CallReads { call: node.byte_range(), reads, exclusive });
         }
     });
     out
@@ -120,34 +142,60 @@ fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The reads of the name `target` (bound by `R = call`) in the scope that
-/// owns it, when that is its only binding there.
+/// owns it, when that is its only binding there; and whether they are all
+/// its uses ([`CallReads::exclusive`]).
 fn name_reads(
     root: Node<'_>,
     target: Node<'_>,
     src: &str,
     model: &SemanticModel,
     owned: &HashMap<(ScopeId, &str), Vec<&Reference>>,
-) -> Vec<Read> {
+) -> (Vec<Read>, bool) {
     let name = &src[target.byte_range()];
     let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
-        return Vec::new();
+        return (Vec::new(), false);
     };
     let only = match bindings.as_slice() {
         [only] => &model.bindings[*only],
-        _ => return Vec::new(),
+        _ => return (Vec::new(), false),
     };
     if only.kind != BindingKind::Assignment || only.at != target.byte_range() {
-        return Vec::new();
+        return (Vec::new(), false);
     }
-    owned
-        .get(&(scope, name))
-        .into_iter()
-        .flatten()
-        .filter(|r| r.scope == scope)
-        .filter_map(|r| root.descendant_for_byte_range(r.at.start, r.at.end))
-        .filter(|n| n.kind() == "identifier")
-        .filter_map(|n| read_of(n, src))
-        .collect()
+    let mut reads = Vec::new();
+    let mut exclusive = true;
+    for r in owned.get(&(scope, name)).into_iter().flatten() {
+        let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind() == "identifier");
+        let read = node.filter(|_| r.scope == scope).and_then(|n| read_of(n, src));
+        match read {
+            Some(read) => {
+                exclusive &= read.key.is_some() || read.form == ReadForm::Block;
+                reads.push(read);
+            }
+            None => exclusive = false,
+        }
+    }
+    (reads, exclusive)
+}
+
+/// Whether the subscript `content` (`R["content"]`) is itself loaded at
+/// an index `i`, an integer constant `>= 0`: a block the fixes leave where
+/// it was.
+fn indexes_a_block(content: Node<'_>, src: &str) -> bool {
+    let mut outer = content;
+    while let Some(p) = outer.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        outer = p;
+    }
+    let Some(block) =
+        outer.parent().filter(|p| p.kind() == "subscript" && p.child_by_field_name("value") == Some(outer))
+    else {
+        return false;
+    };
+    let mut cursor = block.walk();
+    let indexes: Vec<Node<'_>> = block.children_by_field_name("subscript", &mut cursor).collect();
+    let [index] = indexes.as_slice() else { return false };
+    let index = &src[unparenthesize(*index).byte_range()];
+    !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) && subscript_form(block) == ReadForm::Subscript
 }
 
 /// The read that `receiver` (parentheses around it seen through) is the
@@ -158,15 +206,29 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
         e = p;
     }
     let parent = e.parent()?;
-    let keyed = |form, key: String, at: Node<'_>| Some(Read { form, key: Some(key), range: at.byte_range() });
-    let whole = |at: Node<'_>| Some(Read { form: ReadForm::Whole, key: None, range: at.byte_range() });
+    let receiver = e.byte_range();
+    let keyed = |form, key: String, at: Node<'_>, literal: Node<'_>| {
+        let quote = src[literal.byte_range()].chars().find(|c| matches!(c, '"' | '\'')).unwrap_or('"');
+        Some(Read { form, key: Some(key), range: at.byte_range(), receiver: receiver.clone(), quote })
+    };
+    let whole = |at: Node<'_>| {
+        Some(Read { form: ReadForm::Whole, key: None, range: at.byte_range(), receiver: receiver.clone(), quote: '"' })
+    };
     match parent.kind() {
         "subscript" if parent.child_by_field_name("value") == Some(e) => {
             let mut cursor = parent.walk();
             let subscripts: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut cursor).collect();
             let [key] = subscripts.as_slice() else { return None };
-            let key = constant_str(unparenthesize(*key), src)?;
-            keyed(subscript_form(parent), key, parent)
+            let literal = unparenthesize(*key);
+            let key = constant_str(literal, src)?;
+            if key == "content" {
+                if subscript_form(parent) != ReadForm::Subscript {
+                    return None;
+                }
+                let form = if indexes_a_block(parent, src) { ReadForm::Block } else { ReadForm::Content };
+                return Some(Read { form, key: None, range: parent.byte_range(), receiver, quote: '"' });
+            }
+            keyed(subscript_form(parent), key, parent, literal)
         }
         "attribute" if parent.child_by_field_name("object") == Some(e) => {
             let attr = &src[parent.child_by_field_name("attribute")?.byte_range()];
@@ -180,14 +242,19 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
                 args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
             // The key is the first argument (when it is not a keyword);
             // the others do not matter.
-            let first_key = || positional.first().and_then(|a| constant_str(unparenthesize(*a), src));
-            match attr {
-                "get" => keyed(ReadForm::Get, first_key()?, call),
-                "pop" => keyed(ReadForm::Pop, first_key()?, call),
-                "setdefault" => keyed(ReadForm::Setdefault, first_key()?, call),
-                "keys" | "values" | "items" => whole(call),
-                _ => None,
-            }
+            let first_key = || {
+                let literal = unparenthesize(*positional.first()?);
+                Some((constant_str(literal, src)?, literal))
+            };
+            let form = match attr {
+                "get" => ReadForm::Get,
+                "pop" => ReadForm::Pop,
+                "setdefault" => ReadForm::Setdefault,
+                "keys" | "values" | "items" => return whole(call),
+                _ => return None,
+            };
+            let (key, literal) = first_key()?;
+            keyed(form, key, call, literal)
         }
         "comparison_operator" => {
             // In a chain (`0 < "k" in r`), the pair whose right operand is
@@ -203,7 +270,8 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
                 ["not", "in"] => ReadForm::NotIn,
                 _ => return None,
             };
-            keyed(form, constant_str(unparenthesize(left), src)?, parent)
+            let literal = unparenthesize(left);
+            keyed(form, constant_str(literal, src)?, parent, literal)
         }
         // `**r` in a dict display or in the arguments of a call (not of a
         // class header).

@@ -18,6 +18,8 @@ pub const POLICY: FixPolicy = FixPolicy {
     rules: Rules::CONTRACT,
     builders: Vec::new(),
     read_reasons: Vec::new(),
+    expected: Vec::new(),
+    keep_text: Vec::new(),
 };
 
 /// The findings of `text`, as `check` reports them without configuration.

@@ -19,7 +19,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{ReadForm, call_reads};
 use crate::semantic::results::result_names;
-use crate::semantic::scope::SemanticModel;
+use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax::tree::unparenthesize;
 use crate::syntax::{self, LineIndex, Position};
 
@@ -33,6 +33,30 @@ pub struct ReadSite {
     pub key: Option<String>,
     /// The read as written (its first line).
     pub text: String,
+    /// Where a rewrite of the read inserts its accessor (right after the
+    /// receiver), and the quote its keys take.
+    pub insert_at: usize,
+    pub quote: char,
+    /// How the read can be rewritten, if the fixes it depends on apply.
+    pub rewrite: Result<Rewrite, String>,
+}
+
+/// A read rewritten to look its key up in the json block the fixes put it
+/// in: `r["content"][index]["json"]` instead of `r`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rewrite {
+    /// The block's index in the content list (`-1`: the last one).
+    pub index: i64,
+    /// The origins (module, start, end) whose fixes must all apply: every
+    /// fix that gives a result reaching the read its json blocks.
+    pub needs: Vec<(usize, usize, usize)>,
+}
+
+impl Rewrite {
+    /// The accessor inserted after the receiver.
+    pub fn accessor(&self, quote: char) -> String {
+        format!("[{quote}content{quote}][{}][{quote}json{quote}]", self.index)
+    }
 }
 
 /// The reads of one finding, with the range of its origin in its file.
@@ -63,6 +87,13 @@ struct Producer {
     chains: Vec<Callee>,
     /// Where its name stands in its `def`.
     name_at: usize,
+    /// What each of its returns gives (for the shapes of its results).
+    shapes: Vec<Return>,
+    /// Whether it always ends in a `return` or a `raise` (never falls off
+    /// its end, never yields).
+    total: bool,
+    /// How many write statements (TS004) into a result it holds.
+    writes: usize,
 }
 
 /// A call whose result is read.
@@ -73,6 +104,8 @@ struct Receiver {
     /// `X.tool.NAME(...)`: `NAME`.
     tool_name: Option<String>,
     reads: Vec<ReadSite>,
+    /// Whether its reads are all that uses the result.
+    exclusive: bool,
 }
 
 /// The keys of every origin, and the keyed write origins (TS004) by the
@@ -80,6 +113,40 @@ struct Receiver {
 struct Origins {
     keyed: HashMap<OriginId, Vec<String>>,
     writes: HashMap<OriginId, Vec<Keyed>>,
+    /// Every write statement (TS004, keyed or not) by the display it
+    /// writes into.
+    statements: HashMap<OriginId, Vec<Range<usize>>>,
+}
+
+/// A json block a fix gives a result, in the order the blocks are added.
+#[derive(Debug, Clone)]
+struct Block {
+    keys: Vec<String>,
+    /// The fix that adds it (`None`: the display already ends in it).
+    origin: Option<OriginId>,
+    /// Whether every result of its kind gets it (a write in a branch may
+    /// not run).
+    always: bool,
+}
+
+/// One kind of result a producer returns, as the fixes shape it: the json
+/// blocks appended to its content, and where the first one stands (the
+/// length of a content list display; `None` when unknown).
+#[derive(Debug, Clone)]
+struct Shape {
+    blocks: Vec<Block>,
+    base: Option<usize>,
+}
+
+/// What one `return` of a producer gives, for the shapes of its results.
+enum Return {
+    Shape(Shape),
+    /// A call of a result builder with keyed extras (the call's origin).
+    Builder(OriginId, Option<Callee>),
+    /// A call of another function: its results.
+    Chain(Callee),
+    /// Something toolshape does not follow: why.
+    Unknown(&'static str),
 }
 
 /// What one scanned file gives.
@@ -142,9 +209,16 @@ impl Project {
             }
         }
         let mut writes: HashMap<OriginId, Vec<Keyed>> = HashMap::new();
+        let mut statements: HashMap<OriginId, Vec<Range<usize>>> = HashMap::new();
         for (g, of_file) in origins.iter().enumerate() {
             for (i, o) in of_file.iter().enumerate() {
                 let f = &given[g].1[i];
+                if f.code == Code::LaterWrite {
+                    let at = statements.entry(origin(o.0, &f.dict)).or_default();
+                    if !at.contains(&(o.1..o.2)) {
+                        at.push(o.1..o.2);
+                    }
+                }
                 if let Some(key) = &f.key {
                     keyed_at.entry(o).or_default().push(key.clone());
                     if f.code == Code::LaterWrite {
@@ -154,7 +228,7 @@ impl Project {
             }
         }
         let keyed: HashMap<OriginId, Vec<String>> = keyed_at.into_iter().map(|(o, keys)| (*o, keys)).collect();
-        let known = Origins { keyed, writes };
+        let known = Origins { keyed, writes, statements };
         let keyed = &known.keyed;
         // Scan the given files, then every file naming a producer found so
         // far, until chains add no new name.
@@ -259,22 +333,55 @@ impl Project {
                 }
             }
         }
+        let shaper = Shaper::new(self, &scanned, &known);
         let mut modules: Vec<&usize> = scanned.keys().collect();
         modules.sort();
         for m in modules {
             for r in &scanned[m].receivers {
                 let mut reached: BTreeSet<Keyed> = BTreeSet::new();
+                // The kinds of result the receiver may be, once fixed.
+                let mut shapes: Vec<Result<Vec<Shape>, String>> = Vec::new();
                 if let Some(key) = r.callee.as_ref().and_then(|c| self.function_of(r.module, c)) {
-                    reached.extend(keys.get(&key).into_iter().flatten().cloned());
+                    let from = keys.get(&key).into_iter().flatten();
+                    if from.clone().next().is_some() {
+                        shapes.push(shaper.of_function(&key));
+                    }
+                    reached.extend(from.cloned());
                 }
                 let here: OriginId = origin(r.module, &r.call);
                 if let Some(ks) = keyed.get(&here) {
+                    shapes.push(shaper.of_builder_call(here, r.callee.as_ref()));
                     reached.extend(ks.iter().map(|k| (k.clone(), here)));
                 }
                 if let Some(name) = &r.tool_name {
+                    let named: Vec<&BuilderKey> = shaper.tools_named(name);
+                    if named.is_empty() {
+                        shapes.push(Err("no tool of that name gives its result".into()));
+                    }
+                    for key in named {
+                        shapes.push(shaper.of_function(key));
+                    }
                     reached.extend(tools.get(name.as_str()).into_iter().flatten().cloned());
                 }
+                // A call both of a builder and of a producer, or of tools of
+                // several shapes: each must be known.
+                let shapes: Result<Vec<Shape>, String> = match shapes.len() {
+                    0 => Err("toolshape cannot tell which function gives the result".into()),
+                    _ if r.callee.is_some() && keyed.contains_key(&here) && shapes.len() > 1 => {
+                        Err("the result's function both builds and returns results".into())
+                    }
+                    _ => shapes.into_iter().collect::<Result<Vec<Vec<Shape>>, String>>().map(|s| s.concat()),
+                };
                 for read in &r.reads {
+                    let mut read = read.clone();
+                    read.rewrite = match &shapes {
+                        _ if !r.exclusive => {
+                            Err("the result is used for more than reading keys there, so its shape is unknown".into())
+                        }
+                        Ok(shapes) => rewrite_for(shapes, &read),
+                        Err(why) => Err(why.clone()),
+                    };
+                    let read = &read;
                     let sees_all = read.key.is_none();
                     let origins: BTreeSet<&OriginId> = reached
                         .iter()
@@ -411,7 +518,22 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
             }
         }
         let tool = is_strands_tool(def, text);
-        producers.push(Producer { key: (m, class, name), tool, own, chains, name_at });
+        let shapes = return_statements(def)
+            .into_iter()
+            .map(|value| match value {
+                Some(value) => return_shape(m, value, scope, (root, text), &model, &names, origins),
+                None => Return::Unknown("a bare `return` gives None"),
+            })
+            .collect();
+        let total = def.child_by_field_name("body").is_some_and(always_returns) && !yields(def);
+        let writes = origins
+            .statements
+            .iter()
+            .filter(|((module, ..), _)| *module == m)
+            .flat_map(|(_, at)| at)
+            .filter(|at| def.start_byte() <= at.start && at.end <= def.end_byte())
+            .count();
+        producers.push(Producer { key: (m, class, name), tool, own, chains, name_at, shapes, total, writes });
     }
     // A partial parse knows only some module-level names.
     let mut facts = module_bindings(root, text, &model);
@@ -419,6 +541,308 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         facts.bindings.retain(|_, b| !matches!(b, super::Bound::Other));
     }
     Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial }
+}
+
+/// What the `return` of `value` (in the function whose scope is `scope`,
+/// of module `m`) gives, once its fixes apply.
+fn return_shape(
+    m: usize,
+    value: Node<'_>,
+    scope: usize,
+    (root, text): (Node<'_>, &str),
+    model: &SemanticModel,
+    names: &[crate::semantic::results::ResultName],
+    origins: &Origins,
+) -> Return {
+    let value = unparenthesize(value);
+    let keys_at = |range: &Range<usize>| origins.keyed.get(&origin(m, range));
+    match value.kind() {
+        "dictionary" => match keys_at(&value.byte_range()) {
+            Some(keys) => match content_base(value, text) {
+                Ok(base) => {
+                    let block =
+                        Block { keys: keys.clone(), origin: Some(origin(m, &value.byte_range())), always: true };
+                    Return::Shape(Shape { blocks: vec![block], base })
+                }
+                Err(why) => Return::Unknown(why),
+            },
+            // A result no fix changes: the json block it ends in, if any.
+            None => match content_base(value, text) {
+                Ok(Some(base)) if has_json_block_at(value, text, base) => Return::Shape(Shape {
+                    blocks: vec![Block { keys: Vec::new(), origin: None, always: true }],
+                    base: Some(base),
+                }),
+                Ok(base) => Return::Shape(Shape { blocks: Vec::new(), base }),
+                Err(why) => Return::Unknown(why),
+            },
+        },
+        "identifier" => {
+            let n = &text[value.byte_range()];
+            let Some(rn) = names.iter().find(|r| r.scope == scope && r.name == n) else {
+                return Return::Unknown("it returns a name toolshape does not follow");
+            };
+            let [display] = rn.displays.as_slice() else {
+                return Return::Unknown("it returns a name bound to more than one result");
+            };
+            name_shape(m, n, display, scope, (root, text), model, origins)
+        }
+        "call" => {
+            let callee = callee_of(value, text, model);
+            match (keys_at(&value.byte_range()), callee) {
+                (Some(_), callee) => Return::Builder(origin(m, &value.byte_range()), callee),
+                (None, Some(callee)) => Return::Chain(callee),
+                (None, None) => Return::Unknown("it returns the result of a call toolshape cannot resolve"),
+            }
+        }
+        _ => Return::Unknown("it returns something other than a result, a name or a call"),
+    }
+}
+
+/// The shape of the result name `name` (its one display `display`, in
+/// `scope`) as it is returned: the display's own block, then one block per
+/// write statement into it. Every use of the name must be one of those
+/// writes or a `return name`: any other use may change its content.
+fn name_shape(
+    m: usize,
+    name: &str,
+    display: &Range<usize>,
+    scope: usize,
+    (root, text): (Node<'_>, &str),
+    model: &SemanticModel,
+    origins: &Origins,
+) -> Return {
+    let Resolution::Bindings { bindings, .. } = model.resolve(name, scope) else {
+        return Return::Unknown("it returns a name toolshape does not follow");
+    };
+    if bindings.len() != 1 {
+        return Return::Unknown("it returns a name bound more than once");
+    }
+    let at = origin(m, display);
+    let mut statements: Vec<Range<usize>> = origins.statements.get(&at).cloned().unwrap_or_default();
+    statements.sort_by_key(|r| r.start);
+    let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
+    // The `return name` statements, and whether every use is one.
+    let mut returns: Vec<usize> = Vec::new();
+    for r in model.references.iter().filter(|r| r.name == name) {
+        if !matches!(model.resolve(name, r.scope), Resolution::Bindings { scope: s, .. } if s == scope) {
+            continue;
+        }
+        if r.scope != scope {
+            return Return::Unknown("a nested scope uses the result");
+        }
+        if statements.iter().any(|s| s.start <= r.at.start && r.at.end <= s.end) {
+            continue;
+        }
+        let returned =
+            node_at(&r.at).and_then(|n| n.parent()).filter(|p| p.kind() == "return_statement").map(|p| p.start_byte());
+        match returned {
+            Some(start) => returns.push(start),
+            None => return Return::Unknown("the function uses the result for more than its writes and return"),
+        }
+    }
+    let base = match node_at(display).filter(|d| d.kind() == "dictionary").map(|d| content_base(d, text)) {
+        Some(Ok(base)) => base,
+        Some(Err(why)) => return Return::Unknown(why),
+        None => None,
+    };
+    let mut blocks: Vec<Block> = Vec::new();
+    if let Some(keys) = origins.keyed.get(&at) {
+        blocks.push(Block { keys: keys.clone(), origin: Some(at), always: true });
+    }
+    for statement in &statements {
+        let keys: Vec<String> = origins
+            .writes
+            .get(&at)
+            .into_iter()
+            .flatten()
+            .filter(|(_, o)| *o == origin(m, statement))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if keys.is_empty() {
+            return Return::Unknown("a write adds keys toolshape cannot name");
+        }
+        // A write runs for every result when it stands in the function's
+        // own body and every `return` of the name comes after it.
+        // (The smallest node over the statement may be its expression.)
+        let mut node = node_at(statement);
+        while let Some(n) = node.filter(|n| n.kind() != "expression_statement" && !n.kind().ends_with("_statement")) {
+            node = n.parent().filter(|p| p.byte_range() == n.byte_range());
+        }
+        let in_body = node
+            .and_then(|s| s.parent())
+            .is_some_and(|b| b.kind() == "block" && b.parent().is_some_and(|d| d.kind() == "function_definition"));
+        let always = in_body && returns.iter().all(|&r| r >= statement.end);
+        blocks.push(Block { keys, origin: Some(origin(m, statement)), always });
+    }
+    if blocks.is_empty() {
+        return Return::Unknown("it may return a result whose keys no fix moves");
+    }
+    Return::Shape(Shape { blocks, base })
+}
+
+/// Where the first json block a fix adds to the display `dict` stands in
+/// its content: after the elements of a content list display (or in its
+/// last element, a json block it merges into); `None` for content that is
+/// not a list display (the block is appended to it all the same).
+fn content_base(dict: Node<'_>, text: &str) -> Result<Option<usize>, &'static str> {
+    let mut cursor = dict.walk();
+    let content = dict.named_children(&mut cursor).filter(|p| p.kind() == "pair").find(|p| {
+        p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
+            == Some("content")
+    });
+    let Some(value) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else {
+        return Ok(None);
+    };
+    if value.kind() != "list" {
+        return Ok(None);
+    }
+    let mut cursor = value.walk();
+    let elements: Vec<Node<'_>> = value.named_children(&mut cursor).filter(|e| e.kind() != "comment").collect();
+    if elements.iter().any(|e| e.kind() == "list_splat") {
+        return Ok(None);
+    }
+    let is_json_block = |e: &Node<'_>| {
+        let e = unparenthesize(*e);
+        let mut cursor = e.walk();
+        e.kind() == "dictionary"
+            && e.named_children(&mut cursor).any(|p| {
+                p.kind() == "pair"
+                    && p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
+                        == Some("json")
+            })
+    };
+    match elements.iter().rposition(is_json_block) {
+        None => Ok(Some(elements.len())),
+        Some(i) if i + 1 == elements.len() => Ok(Some(i)),
+        Some(_) => Err("its content holds a json block before other blocks"),
+    }
+}
+
+/// Whether the content list display of `dict` has a json block at `at`
+/// (its last element, as [`content_base`] found it).
+fn has_json_block_at(dict: Node<'_>, text: &str, at: usize) -> bool {
+    let mut cursor = dict.walk();
+    let content = dict.named_children(&mut cursor).filter(|p| p.kind() == "pair").find(|p| {
+        p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
+            == Some("content")
+    });
+    let Some(list) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else { return false };
+    let mut cursor = list.walk();
+    let elements: Vec<Node<'_>> = list.named_children(&mut cursor).filter(|e| e.kind() != "comment").collect();
+    at < elements.len()
+}
+
+/// The read's rewrite, given every kind of result that reaches it
+/// (`shapes`): the index of the block that holds its key in each of them,
+/// the last one where that is always right, else one from the start.
+fn rewrite_for(shapes: &[Shape], read: &ReadSite) -> Result<Rewrite, String> {
+    let Some(key) = &read.key else {
+        return Err(match read.form {
+            ReadForm::Content => "it reads the content list, which the fix extends".into(),
+            _ => "it uses the whole result".into(),
+        });
+    };
+    if shapes.is_empty() {
+        return Err("toolshape cannot tell which function gives the result".into());
+    }
+    // On a result without the key, a store or a `setdefault` writes it
+    // into that result's last json block, where the other rewritten reads
+    // of the receiver look for it: as on the top level before.
+    let holding = |shape: &Shape| shape.blocks.iter().position(|b| b.keys.contains(key));
+    let last_ok = shapes.iter().all(|shape| match holding(shape) {
+        Some(i) => {
+            let block = &shape.blocks[i];
+            i + 1 == shape.blocks.len() && (block.always || shape.blocks[..i].iter().any(|b| b.always))
+        }
+        // Without the key, the last block must still be a json block.
+        None => shape.blocks.iter().any(|b| b.always),
+    });
+    let index = if last_ok {
+        Some(-1)
+    } else {
+        let at = |shape: &Shape| -> Option<i64> {
+            let i = holding(shape)?;
+            let base = shape.base?;
+            shape.blocks[..=i].iter().all(|b| b.always).then_some((base + i) as i64)
+        };
+        let first = at(&shapes[0]);
+        first.filter(|_| shapes.iter().all(|s| at(s) == first))
+    };
+    let Some(index) = index else {
+        return Err("the key does not stand in the same json block of every result that reaches the read".into());
+    };
+    let mut needs: Vec<OriginId> = shapes.iter().flat_map(|s| &s.blocks).filter_map(|b| b.origin).collect();
+    needs.sort();
+    needs.dedup();
+    Ok(Rewrite { index, needs })
+}
+
+/// The shapes of the results of the project's producers.
+struct Shaper<'a> {
+    project: &'a Project,
+    functions: HashMap<&'a BuilderKey, &'a Producer>,
+    keyed: &'a HashMap<OriginId, Vec<String>>,
+}
+
+impl<'a> Shaper<'a> {
+    fn new(project: &'a Project, scanned: &'a HashMap<usize, Scanned>, origins: &'a Origins) -> Self {
+        let functions = scanned.values().flat_map(|s| &s.producers).map(|p| (&p.key, p)).collect();
+        Shaper { project, functions, keyed: &origins.keyed }
+    }
+
+    /// The tools named `name`.
+    fn tools_named(&self, name: &str) -> Vec<&'a BuilderKey> {
+        let mut keys: Vec<&BuilderKey> =
+            self.functions.values().filter(|p| p.tool && p.key.2 == name).map(|p| &p.key).collect();
+        keys.sort();
+        keys
+    }
+
+    /// Every kind of result the function `key` returns.
+    fn of_function(&self, key: &BuilderKey) -> Result<Vec<Shape>, String> {
+        self.follow(key, &mut Vec::new())
+    }
+
+    fn follow(&self, key: &BuilderKey, path: &mut Vec<BuilderKey>) -> Result<Vec<Shape>, String> {
+        let name = &key.2;
+        let Some(f) = self.functions.get(key) else {
+            return Err(format!("toolshape does not know the results of `{name}()`"));
+        };
+        if path.contains(key) {
+            return Err(format!("`{name}()` returns its own results"));
+        }
+        if !f.total {
+            return Err(format!("`{name}()` may end without returning a result"));
+        }
+        path.push(key.clone());
+        let mut out = Vec::new();
+        for r in &f.shapes {
+            match r {
+                Return::Shape(shape) => out.push(shape.clone()),
+                Return::Builder(call, callee) => out.extend(self.of_builder_call(*call, callee.as_ref())?),
+                Return::Chain(callee) => match self.project.function_of(key.0, callee) {
+                    Some(to) => out.extend(self.follow(&to, path)?),
+                    None => return Err(format!("`{name}()` returns the result of a call toolshape cannot resolve")),
+                },
+                Return::Unknown(why) => return Err(format!("`{name}()`: {why}")),
+            }
+        }
+        path.pop();
+        Ok(out)
+    }
+
+    /// The result of a call of a result builder with keyed extras: the
+    /// builder's fix appends one json block of them, when the builder has
+    /// no keys of its own and no other write.
+    fn of_builder_call(&self, call: OriginId, callee: Option<&Callee>) -> Result<Vec<Shape>, String> {
+        let builder = callee.and_then(|c| self.project.function_of(call.0, c)).and_then(|k| self.functions.get(&k));
+        let Some(builder) = builder else { return Err("toolshape does not know the builder's body".into()) };
+        if !builder.own.is_empty() || builder.writes > 1 || !builder.chains.is_empty() {
+            return Err(format!("`{}()` gives its results more than the extras' json block", builder.key.2));
+        }
+        let keys = self.keyed.get(&call).cloned().unwrap_or_default();
+        Ok(vec![Shape { blocks: vec![Block { keys, origin: Some(call), always: true }], base: None }])
+    }
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
@@ -440,7 +864,17 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
                 let (start, end) = index.span(text, &r.range);
                 let written = text[r.range.clone()].lines().next().unwrap_or_default();
                 let text: String = written.chars().take(60).collect();
-                ReadSite { module: m, start, end, form: r.form, key: r.key.clone(), text }
+                ReadSite {
+                    module: m,
+                    start,
+                    end,
+                    form: r.form,
+                    key: r.key.clone(),
+                    text,
+                    insert_at: r.receiver.end,
+                    quote: r.quote,
+                    rewrite: Err(String::new()),
+                }
             })
             .collect();
         receivers.push(Receiver {
@@ -449,6 +883,7 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
             callee: callee_of(call, text, &model),
             tool_name: direct_tool_name(call, text),
             reads,
+            exclusive: cr.exclusive,
         });
     }
     receivers
@@ -533,20 +968,86 @@ fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)>
     out
 }
 
-/// The values of the `return` statements in `def`'s own scope.
-fn returns(def: Node<'_>) -> Vec<Node<'_>> {
+/// Each `return` statement in `def`'s own scope, with its value.
+fn return_statements(def: Node<'_>) -> Vec<Option<Node<'_>>> {
     let mut out = Vec::new();
-    let Some(body) = def.child_by_field_name("body") else { return out };
+    own_scope_nodes(def, |node| {
+        if node.kind() == "return_statement" {
+            let mut cursor = node.walk();
+            out.push(node.named_children(&mut cursor).find(|c| c.kind() != "comment"));
+        }
+    });
+    out
+}
+
+/// Whether `def` is a generator: a `yield` in its own scope.
+fn yields(def: Node<'_>) -> bool {
+    let mut found = false;
+    own_scope_nodes(def, |node| found |= node.kind() == "yield");
+    found
+}
+
+/// Calls `visit` on every node of `def`'s body outside nested scopes.
+fn own_scope_nodes<'t>(def: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let Some(body) = def.child_by_field_name("body") else { return };
     let mut stack = vec![body];
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             match child.kind() {
                 "function_definition" | "lambda" | "class_definition" => {}
-                "return_statement" => out.extend(child.named_child(0)),
-                _ => stack.push(child),
+                _ => {
+                    visit(child);
+                    stack.push(child);
+                }
             }
         }
     }
-    out
+}
+
+/// Whether the statements of `block` always end in a `return` or a
+/// `raise`: its last statement is one, or an `if` with an `else` (a `try`,
+/// a `with`) whose every branch always does.
+fn always_returns(block: Node<'_>) -> bool {
+    let mut cursor = block.walk();
+    let Some(last) = block.named_children(&mut cursor).filter(|c| c.kind() != "comment").last() else {
+        return false;
+    };
+    fn body_of(n: Node<'_>) -> Option<Node<'_>> {
+        n.child_by_field_name("body").or_else(|| n.child_by_field_name("consequence"))
+    }
+    match last.kind() {
+        "return_statement" | "raise_statement" => true,
+        "if_statement" => {
+            let mut cursor = last.walk();
+            let branches: Vec<Node<'_>> = last.children_by_field_name("alternative", &mut cursor).collect();
+            body_of(last).is_some_and(always_returns)
+                && branches.iter().any(|b| b.kind() == "else_clause")
+                && branches.iter().all(|b| body_of(*b).is_some_and(always_returns))
+        }
+        "with_statement" => body_of(last).is_some_and(always_returns),
+        "try_statement" => {
+            let mut cursor = last.walk();
+            let mut ok = body_of(last).is_some_and(always_returns);
+            for clause in last.named_children(&mut cursor) {
+                match clause.kind() {
+                    "except_clause" | "except_group_clause" => {
+                        let mut c = clause.walk();
+                        let block = clause.named_children(&mut c).filter(|n| n.kind() == "block").last();
+                        ok &= block.is_some_and(always_returns);
+                    }
+                    // An `else` runs only when the body did not return.
+                    "else_clause" => ok = false,
+                    _ => {}
+                }
+            }
+            ok
+        }
+        _ => false,
+    }
+}
+
+/// The values of the `return` statements in `def`'s own scope.
+fn returns(def: Node<'_>) -> Vec<Node<'_>> {
+    return_statements(def).into_iter().flatten().collect()
 }
