@@ -50,6 +50,20 @@ pub struct Options {
     pub line_length: Option<LineLength>,
     /// Extra top-level keys the project tolerates in tool results.
     pub allowed_keys: Option<Vec<String>>,
+    /// The project's accessor of a result's json payload
+    /// (`"module.path:function"`), for rewritten reads of moved keys.
+    pub json_accessor: Option<Accessor>,
+}
+
+/// A `json-accessor` as written in a configuration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accessor(pub crate::fix::reads::JsonAccessor);
+
+impl<'de> Deserialize<'de> for Accessor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map(Accessor).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A rule code as written in a configuration file.
@@ -283,6 +297,11 @@ impl Settings {
 
     /// The fix policy for these files: the command line's flags win over
     /// the configuration, which wins over the defaults.
+    /// The project's accessor of a result's json payload, if configured.
+    pub fn json_accessor(&self) -> Option<crate::fix::reads::JsonAccessor> {
+        self.config.options.json_accessor.as_ref().map(|a| a.0.clone())
+    }
+
     pub fn fix_policy(&self, overrides: Overrides) -> FixPolicy {
         let options = &self.config.options;
         FixPolicy {
@@ -474,6 +493,15 @@ mod tests {
         assert!(config.excludes(Path::new("/p/gen/a.py")));
         assert!(!config.excludes(Path::new("/p/gen/deeper/a.py")), "`*` stays within a folder");
         assert!(!config.excludes(Path::new("/elsewhere/gen/a.py")));
+    }
+
+    #[test]
+    fn a_json_accessor_names_a_module_and_a_function() {
+        let config = parse("json-accessor = 'tests.support:tool_json'\n", false).unwrap().unwrap();
+        let accessor = config.options.json_accessor.unwrap().0;
+        assert_eq!((accessor.module.as_str(), accessor.name.as_str()), ("tests.support", "tool_json"));
+        let bad = parse("json-accessor = 'tests.support.tool_json'\n", false).unwrap_err();
+        assert!(bad.contains("module.path:function"), "{bad}");
     }
 
     #[test]

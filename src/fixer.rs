@@ -159,7 +159,7 @@ pub fn first_look(bytes: &[u8], text: &str, options: &FixOptions, settings: &Set
 #[derive(Debug, Clone, Default)]
 pub struct FileReads {
     pub reasons: Vec<(std::ops::Range<usize>, String)>,
-    pub rewrites: Vec<(usize, String)>,
+    pub rewrites: Vec<crate::fix::reads::ReadRewrite>,
     pub expected: Vec<std::ops::Range<usize>>,
     pub keep_text: Vec<std::ops::Range<usize>>,
 }
@@ -200,11 +200,8 @@ pub fn fix_file(
             _ => source::with_bytes(path, |b| b.to_vec())?,
         };
         let source = SourceText::decode(bytes.clone())?;
-        let edits: Vec<crate::diagnostics::Edit> = reads
-            .rewrites
-            .iter()
-            .map(|(at, accessor)| crate::diagnostics::Edit { range: *at..*at, replacement: accessor.clone() })
-            .collect();
+        let accessor = settings.json_accessor();
+        let edits = crate::fix::reads::read_edits(&source.text, &reads.rewrites, accessor.as_ref());
         let text = crate::fix::apply_edits(&source.text, &edits);
         for (range, _) in &mut policy.read_reasons {
             *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
@@ -212,7 +209,7 @@ pub fn fix_file(
         for range in policy.expected.iter_mut().chain(&mut policy.keep_text) {
             *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
         }
-        Some((bytes, text, edits.len()))
+        Some((bytes, text, reads.rewrites.len()))
     };
     // Calls of result builders are repaired in their builders' files; those
     // that this run does not repair are left, with why.

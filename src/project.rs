@@ -56,7 +56,7 @@ pub struct Projects {
     read_reasons: Vec<Vec<(Range<usize>, String)>>,
     /// Per checked file: the reads `fix` rewrites there (where the
     /// accessor goes, and the accessor).
-    read_rewrites: Vec<Vec<(usize, String)>>,
+    read_rewrites: Vec<Vec<fix::reads::ReadRewrite>>,
     /// Per checked file: the origins whose fixes the rewritten reads need.
     expected_fixes: Vec<Vec<Range<usize>>>,
     /// Per checked file: the displays whose content blocks are read.
@@ -252,7 +252,7 @@ impl Projects {
     /// applied; the other reads make their fixes unsafe.
     pub fn attach_reads(&mut self, findings: &mut [Vec<Finding>], options: &ReadOptions) {
         let mut read_reasons: Vec<Vec<(Range<usize>, String)>> = vec![Vec::new(); findings.len()];
-        let mut read_rewrites: Vec<Vec<(usize, String)>> = vec![Vec::new(); findings.len()];
+        let mut read_rewrites: Vec<Vec<fix::reads::ReadRewrite>> = vec![Vec::new(); findings.len()];
         let mut expected_fixes: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
         let mut keep_text: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
         self.keep_text = keep_text.clone();
@@ -350,7 +350,7 @@ impl Projects {
                 return Err(format!("{path} is not among the paths given: include it to rewrite the read"));
             }
             match rewrite.needs.iter().find(|o| !applied.get(o).copied().unwrap_or(false)) {
-                Some(_) => Err("a fix that gives the result its json block is not applied".into()),
+                Some(_) => Err("rewritten only together with the fixes of every result it may read, and one of those is not applied".into()),
                 None => Ok(()),
             }
         };
@@ -415,7 +415,11 @@ impl Projects {
                             }
                             (Ok(()), Ok(rewrite)) => {
                                 let k = checked_at[p][&r.module];
-                                let insert = (r.insert_at, rewrite.accessor(r.quote));
+                                let insert = fix::reads::ReadRewrite {
+                                    receiver: r.receiver.0..r.receiver.1,
+                                    index: rewrite.index,
+                                    quote: r.quote,
+                                };
                                 if !read_rewrites[k].contains(&insert) {
                                     read_rewrites[k].push(insert);
                                 }
@@ -456,7 +460,7 @@ impl Projects {
             }
         }
         for rewrites in &mut read_rewrites {
-            rewrites.sort();
+            rewrites.sort_by_key(|r| (r.receiver.start, r.receiver.end));
         }
         self.read_reasons = read_reasons;
         self.read_rewrites = read_rewrites;
@@ -488,9 +492,8 @@ impl Projects {
         self.read_rewrites.iter().any(|r| !r.is_empty())
     }
 
-    /// The reads `fix` rewrites in the checked file `j`: where each
-    /// accessor is inserted, and the accessor (sorted).
-    pub fn read_rewrites(&self, j: usize) -> &[(usize, String)] {
+    /// The reads `fix` rewrites in the checked file `j`, in source order.
+    pub fn read_rewrites(&self, j: usize) -> &[fix::reads::ReadRewrite] {
         self.read_rewrites.get(j).map_or(&[], Vec::as_slice)
     }
 

@@ -75,19 +75,99 @@ fn changed_test_lines(before: &[(String, Vec<u8>)], dir: &Path) -> Vec<(String, 
     out
 }
 
-#[test]
-fn fixing_the_readers_fixture_keeps_its_suite_green() {
-    let Some(python) = python_or_skip("fixing_the_readers_fixture_keeps_its_suite_green") else { return };
+/// Python with pytest, or `None` (the test then says SKIPPED).
+fn pytest_or_skip(test: &str) -> Option<String> {
+    let python = python_or_skip(test)?;
     let has_pytest = Command::new(&python).args(["-c", "import pytest"]).output().is_ok_and(|o| o.status.success());
     if !has_pytest {
-        skip("fixing_the_readers_fixture_keeps_its_suite_green", "pytest is not installed (pip install pytest)");
-        return;
+        skip(test, "pytest is not installed (pip install pytest)");
+        return None;
     }
+    Some(python)
+}
+
+#[test]
+fn fixing_the_readers_fixture_keeps_its_suite_green() {
+    let Some(python) = pytest_or_skip("fixing_the_readers_fixture_keeps_its_suite_green") else { return };
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&manifest_dir().join("tests/fixtures/readers"), dir.path());
-    let tests = suite_passes(&python, dir.path(), "before the fix");
+    fix_in_steps(&python, dir.path(), None);
+}
 
-    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+/// With `json-accessor` configured, reads go through the project's own
+/// accessor, imported once in each file that needs it.
+#[test]
+fn a_configured_accessor_keeps_the_suite_green_too() {
+    let Some(python) = pytest_or_skip("a_configured_accessor_keeps_the_suite_green_too") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&manifest_dir().join("tests/fixtures/readers"), dir.path());
+    let pyproject = dir.path().join("pyproject.toml");
+    let config = std::fs::read_to_string(&pyproject).unwrap();
+    std::fs::write(&pyproject, format!("{config}\n[tool.toolshape]\njson-accessor = \"tests.support:tool_json\"\n"))
+        .unwrap();
+    std::fs::write(dir.path().join("tests/__init__.py"), "").unwrap();
+    std::fs::write(
+        dir.path().join("tests/support.py"),
+        "def tool_json(result):\n    \"\"\"The json payload of a fixed tool result.\"\"\"\n    return result[\"content\"][-1][\"json\"]\n",
+    )
+    .unwrap();
+    fix_in_steps(&python, dir.path(), Some("tool_json"));
+    // The same fix without the accessor, for comparison.
+    let plain = tempfile::tempdir().unwrap();
+    copy_tree(&manifest_dir().join("tests/fixtures/readers"), plain.path());
+    toolshape(plain.path(), &["fix", "."]);
+    toolshape(plain.path(), &["fix", "--unsafe-fixes", "."]);
+    let plain = snapshot_tree(plain.path());
+    let mut wrapped = 0;
+    for (path, text) in snapshot_tree(dir.path()) {
+        let text = String::from_utf8_lossy(&text).into_owned();
+        let Some((_, theirs)) = plain.iter().find(|(p, _)| *p == path) else { continue };
+        if !path.starts_with("tests/test_") {
+            continue;
+        }
+        let import = "from tests.support import tool_json\n";
+        if text.contains("tool_json(") {
+            wrapped += 1;
+            assert_eq!(text.matches(import).count(), 1, "{path}:\n{text}");
+        }
+        // Each `tool_json(r)` stands where the plain fix wrote
+        // `r["content"][-1]["json"]`; nothing else differs.
+        assert_eq!(unwrapped(&text.replacen(import, "", 1), "tool_json"), String::from_utf8_lossy(theirs), "{path}");
+    }
+    assert!(wrapped >= 4, "only {wrapped} test files use the accessor");
+}
+
+/// `text` with each `name(X)` written as `X["content"][-1]["json"]`.
+fn unwrapped(text: &str, name: &str) -> String {
+    let call = format!("{name}(");
+    let mut out = text.to_owned();
+    while let Some(at) = out.find(&call) {
+        let open = at + call.len();
+        let mut depth = 1;
+        let close = out[open..]
+            .char_indices()
+            .find(|&(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            })
+            .map(|(i, _)| open + i)
+            .expect("unbalanced call");
+        out = format!("{}{}[\"content\"][-1][\"json\"]{}", &out[..at], &out[open..close], &out[close + 1..]);
+    }
+    out
+}
+
+/// The sequence on the fixture copied to `dir`: green, `fix`,
+/// green, `fix --unsafe-fixes`, green, nothing left, idempotent. Rewritten
+/// reads go through `accessor` where it serves.
+fn fix_in_steps(python: &str, dir: &Path, accessor: Option<&str>) {
+    let tests = suite_passes(python, dir, "before the fix");
+
+    let check = toolshape(dir, &["check", "--format", "json", "."]);
     let findings = check.json();
     assert_eq!(findings.len(), 23, "{check:?}");
     let read: Vec<_> = findings.iter().filter(|f| !f["reads"].as_array().unwrap().is_empty()).collect();
@@ -104,7 +184,7 @@ fn fixing_the_readers_fixture_keeps_its_suite_green() {
     assert!(safe >= 5, "only {safe} fixes whose reads are all rewritten are safe: {check:?}");
 
     // The text output names the first read and counts the others.
-    let text = toolshape(dir.path(), &["check", "."]);
+    let text = toolshape(dir, &["check", "."]);
     for f in &read {
         let reads = f["reads"].as_array().unwrap();
         let at =
@@ -117,27 +197,30 @@ fn fixing_the_readers_fixture_keeps_its_suite_green() {
     }
 
     // The safe fixes, with their reads rewritten.
-    let original = snapshot_tree(dir.path());
-    let fixed = toolshape(dir.path(), &["fix", "."]);
+    let original = snapshot_tree(dir);
+    let fixed = toolshape(dir, &["fix", "."]);
     assert!(fixed.stdout.contains("rewrote "), "no read was rewritten: {fixed:?}");
     assert!(fixed.stdout.contains(" reads json.dumps("), "no leftover names the read that keeps it: {fixed:?}");
-    assert_eq!(suite_passes(&python, dir.path(), "after `toolshape fix`"), tests);
-    let rewritten = changed_test_lines(&original, dir.path());
+    assert_eq!(suite_passes(python, dir, "after `toolshape fix`"), tests);
+    let rewritten = changed_test_lines(&original, dir);
     assert!(rewritten.len() >= 20, "only {} lines of the tests were rewritten: {rewritten:?}", rewritten.len());
     for (was, now) in &rewritten {
-        // Each read gains the accessor of its key's json block, nothing else.
-        assert_eq!(&without_accessors(now), was, "{was:?} -> {now:?}");
+        // Each read gains the lookup of its key's json block, nothing else
+        // (with an accessor, see `unwrapped`).
+        if accessor.is_none() {
+            assert_eq!(&without_accessors(now), was, "{was:?} -> {now:?}");
+        }
     }
 
     // The unsafe ones too: the reads they move keys from are rewritten
     // with them, and the suite stays green.
-    let all = toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
+    let all = toolshape(dir, &["fix", "--unsafe-fixes", "."]);
     assert!(all.stdout.contains("rewrote "), "{all:?}");
-    assert_eq!(suite_passes(&python, dir.path(), "after `toolshape fix --unsafe-fixes`"), tests);
-    let clean = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(suite_passes(python, dir, "after `toolshape fix --unsafe-fixes`"), tests);
+    let clean = toolshape(dir, &["check", "--format", "json", "."]);
     assert!(clean.json().is_empty(), "fixable findings are left: {clean:?}");
 
-    let before = snapshot_tree(dir.path());
-    let again = toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
-    assert_eq!(before, snapshot_tree(dir.path()), "a further fix changed files: {again:?}");
+    let before = snapshot_tree(dir);
+    let again = toolshape(dir, &["fix", "--unsafe-fixes", "."]);
+    assert_eq!(before, snapshot_tree(dir), "a further fix changed files: {again:?}");
 }

@@ -13,6 +13,7 @@
 mod augment;
 pub(crate) mod layout;
 mod plan;
+pub mod reads;
 mod safety;
 mod writes;
 

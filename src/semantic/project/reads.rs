@@ -33,9 +33,10 @@ pub struct ReadSite {
     pub key: Option<String>,
     /// The read as written (its first line).
     pub text: String,
-    /// Where a rewrite of the read inserts its accessor (right after the
-    /// receiver), and the quote its keys take.
-    pub insert_at: usize,
+    /// The receiver as written (start, end): a rewrite of the read goes
+    /// around it.
+    pub receiver: (usize, usize),
+    /// The quote character of the read's key.
     pub quote: char,
     /// How the read can be rewritten, if the fixes it depends on apply.
     pub rewrite: Result<Rewrite, String>,
@@ -50,13 +51,6 @@ pub struct Rewrite {
     /// The origins (module, start, end) whose fixes must all apply: every
     /// fix that gives a result reaching the read its json blocks.
     pub needs: Vec<(usize, usize, usize)>,
-}
-
-impl Rewrite {
-    /// The accessor inserted after the receiver.
-    pub fn accessor(&self, quote: char) -> String {
-        format!("[{quote}content{quote}][{}][{quote}json{quote}]", self.index)
-    }
 }
 
 /// The reads of one finding, with the range of its origin in its file.
@@ -871,7 +865,7 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
                     form: r.form,
                     key: r.key.clone(),
                     text,
-                    insert_at: r.receiver.end,
+                    receiver: (r.receiver.start, r.receiver.end),
                     quote: r.quote,
                     rewrite: Err(String::new()),
                 }
