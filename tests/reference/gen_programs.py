@@ -53,8 +53,9 @@ section below).  Every finding of the manifest then has "reads" (the reads
 of its origin, as scan.py --reads reports them), the manifest counts them
 (expected_reads: distinct reads; read_links: finding-read pairs;
 reads_by_form, reads_by_receiver), and --verify runs scan.py --reads and
-compares the reads too, and checks that every read form, receiver kind and
-decoy is in the corpus.
+compares the reads too, and checks that every read form (the reads of the
+content list, `block` and `content`, among them), receiver kind and decoy is
+in the corpus.
 
 Output is a function of the arguments only.
 """
@@ -1591,10 +1592,12 @@ def generate_program(seed, index, outrel, with_readers=False):
 # `self`.  Consumers read the results in every read form, through every
 # receiver kind (a call resolving to a producer, a builder call with extra
 # keywords or a dict-parameter display, `X.tool.NAME(...)`, a name bound once
-# to one of these), next to decoys: keys that are not moved, computed keys,
-# uses that are no read, names bound twice or not by a one-target plain
-# assignment, reads in nested scopes, a module name read in a function,
-# awaited calls, unresolvable callees, `agent.tools.NAME`, undecorated tools.
+# to one of these), the content list among them (`E["content"][0]`: block,
+# `E["content"]` otherwise: content, `E["content"] = []`: no read), next to
+# decoys: keys that are not moved, computed keys, uses that are no read, names
+# bound twice or not by a one-target plain assignment, reads in nested scopes,
+# a module name read in a function, awaited calls, unresolvable callees,
+# `agent.tools.NAME`, undecorated tools.
 #
 # The generator keeps, for every read it writes, the receiver as a Recv (its
 # origin tags, the producers it reaches, the tool names it calls); the reads
@@ -1631,7 +1634,28 @@ class Recv:
 
 NO_RECV = None  # a receiver that is none: what it returns is not followed
 
-READ_FORMS = ["subscript", "store", "delete", "get", "pop", "setdefault", "in", "not-in", "whole"]
+READ_FORMS = ["subscript", "store", "delete", "get", "pop", "setdefault", "in", "not-in", "whole", "content",
+              "block"]
+# the content list (docs/rules.md): `E["content"]` reads it, form block when it
+# is the value of a load `E["content"][i]` with i a decimal literal, else content
+CONTENT = "content"
+# (index text, a decimal literal?)
+CONTENT_INDEXES = [("0", True), ("1", True), ("12", True), ("(0)", True), ("( 2 )", True), ("00", True),
+                   ("-1", False), ("0x1", False), ("1_0", False), ("i", False), ("0:1", False), ("1:", False),
+                   ("True", False), ("0, 1", False), ("len(x)", False)]
+# (text before, text after) `E["content"][i]` that keeps it a load: a block read
+# for a decimal i
+CONTENT_ITEM_USES = [("x = ", ""), ("assert ", " is not None"), ("", '["text"]'), ("x = ", '.get("text")'),
+                     ("", '["text"] = "x"'), ("assert ", ' == {"text": "ok"}'), ('print("fertig ✓", ', ")")]
+# (text before, text after) `E["content"]`, the list itself: a content read
+CONTENT_LIST_USES = [("x = ", ""), ("assert ", ' == [{"text": "ok"}]'), ("x = len(", ")"), ("for k in ", ":"),
+                     ("", '.append({"json": {}})'), ("x = [k for k in ", "]"), ("emit(", ")")]
+# (text before, text after) `E["content"][i]` as a target: its inner `E["content"]`
+# is still a load, a content read whatever i
+CONTENT_ITEM_TARGETS = [("", " = {}"), ("", " += [1]"), ("del ", "")]
+# (kind, text before, text after) `E["content"]` as a target: no read at all
+CONTENT_TARGETS = [("assign", "", " = []"), ("aug", "", " += []"), ("delete", "del ", ""),
+                   ("annotated", "", ": list = []"), ("for", "for ", " in [[]]:")]
 RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "name:producer-call",
                   "name:builder-call", "name:direct-tool-call"]
 # constructs the corpus must hold (verify checks each is written at least once)
@@ -1645,6 +1669,9 @@ READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", 
                   "reads-method-classmethod-chain", "reads-method-self-chain", "reads-facade-chain",
                   "reads-producer-chain-name", "reads-producer-empty", "reads-producer-branches",
                   "reads-key-concatenated", "reads-key-parenthesized", "reads-key-u-prefix"]
+               + ["reads-content-" + k for k in ("item", "list", "index", "item-target", "receiver-parenthesized",
+                                                 "subscript-parenthesized", "key-not-moved")]
+               + ["reads-decoy-content-" + k for k, _, _ in CONTENT_TARGETS]
                + ["reads-access-" + k for k in ("from_abs", "from_abs_alias", "import_as", "from_pkg_module",
                                                 "from_rel", "from_dot_module", "reexport")])
 
@@ -2051,9 +2078,10 @@ class Consumer:
                            "get-default", "pop", "pop-default", "setdefault", "in", "not-in", "in-if",
                            "whole-dict", "whole-call", "whole-keys", "whole-values", "whole-items",
                            "whole-items-for", "whole-dict-call", "whole-json", "whole-json-indent",
-                           "paren-subscript", "no-read", "no-read"])
+                           "paren-subscript", "no-read", "no-read", "content-item", "content-item",
+                           "content-list", "content-target"])
         key = K = None
-        if not form.startswith(("whole", "no-read")):
+        if not form.startswith(("whole", "no-read", "content")):
             key, _ = self.key_for(pool)
             K = self.key_text(key)
         read = None  # (form, key, start, end)
@@ -2073,7 +2101,12 @@ class Consumer:
                 w.put(")")
             elif lead == "assert ":
                 w.put(" is not None")
-            read = ("subscript", key, s, e)
+            if key == CONTENT:
+                # a key not moved, but the content list: never a keyed read
+                read = ("content", None, s, e)
+                p.forms["reads-content-key-not-moved"] += 1
+            else:
+                read = ("subscript", key, s, e)
         elif form in ("store", "store-aug", "delete"):
             if form == "delete":
                 w.put("del ")
@@ -2081,7 +2114,8 @@ class Consumer:
             r = put()
             _, e = w.put("[" + K + "]")
             w.put(" = 1" if form == "store" else " += 1" if form == "store-aug" else "")
-            read = ("delete" if form == "delete" else "store", key, s, e)
+            # the content list as a target is no read at all
+            read = None if key == CONTENT else ("delete" if form == "delete" else "store", key, s, e)
         elif form in ("get", "get-default", "pop", "pop-default", "setdefault"):
             w.put(rng.choice(["x = ", "", "assert "]))
             s = w.put("")[0]
@@ -2143,6 +2177,8 @@ class Consumer:
                 r = put()
                 _, e = w.put(", indent=2)" if form == "whole-json-indent" else ")")
             read = ("whole", None, s, e)
+        elif form.startswith("content"):
+            r, read = self.content_stmt(ind, put, form)
         else:
             # uses that are no read: nothing is reported
             kind = rng.choice(["len", "list", "copy", "index", "computed", "update", "str", "dump",
@@ -2162,6 +2198,59 @@ class Consumer:
             p.reads.append((self.rel, r, read[0], read[1], (read[2], read[3])))
             p.forms["reads-written-" + form] += 1
             p.forms["reads-through-" + (r.kind if r is not None else "nothing")] += 1
+
+    def content_stmt(self, ind, put, form):
+        """The rest of a statement using the content list of the receiver
+        ``put()`` writes: ``content-item`` an item ``E["content"][i]`` (a block
+        read for a decimal literal i, else a content read), ``content-list``
+        the list (a content read; also an item that is a target), or
+        ``content-target`` ``E["content"]`` as a target (no read).  Returns
+        (the Recv of ``put()``, the read (form, None, start, end) or None)."""
+        p, rng, w = self.p, self.rng, self.w
+        K = self.key_text(CONTENT)
+        if form == "content-target":
+            kind, pre, post = rng.choice(CONTENT_TARGETS)
+            p.forms["reads-decoy-content-" + kind] += 1
+            w.put(pre)
+            r = put()
+            w.put("[" + K + "]" + post)
+            if post.endswith(":"):
+                w.end()
+                w.put(ind + "    pass")
+            return r, None
+        if form == "content-item":
+            decimal = rng.random() < 0.6
+            index = rng.choice([i for i, d in CONTENT_INDEXES if d == decimal])
+            pre, post = rng.choice(CONTENT_ITEM_USES)
+            kind = "item" if decimal else "index"
+        elif rng.random() < 0.25:
+            index, _ = rng.choice(CONTENT_INDEXES)
+            pre, post = rng.choice(CONTENT_ITEM_TARGETS)
+            kind = "item-target"
+        else:
+            index = None
+            pre, post = rng.choice(CONTENT_LIST_USES)
+            kind = "list"
+        p.forms["reads-content-" + kind] += 1
+        w.put(pre)
+        # `(E["content"])[i]`: the span stays inside the parentheses;
+        # `(E)["content"]`: it starts at the receiver's "("
+        wrapped = rng.random() < 0.15
+        parenthesized = rng.random() < 0.15
+        if wrapped:
+            w.put("(")
+            p.forms["reads-content-subscript-parenthesized"] += 1
+        s = w.put("(" if parenthesized else "")[0]
+        r = put()
+        if parenthesized:
+            w.put(")")
+            p.forms["reads-content-receiver-parenthesized"] += 1
+        _, e = w.put("[" + K + "]")
+        w.put((")" if wrapped else "") + ("" if index is None else "[" + index + "]") + post)
+        if post.endswith(":"):
+            w.end()
+            w.put(ind + "    pass")
+        return r, ("block" if kind == "item" else "content", None, s, e)
 
     # -- blocks ------------------------------------------------------------
 
@@ -2445,6 +2534,16 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
         write_consumer(rd, "%s/%s/use_reads.py" % (p.outrel, pkg), relative=True)
 
 
+def is_content_subscript(text):
+    """Is ``text`` one subscript ``E["content"]`` (any constant spelling)?"""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    return (node.__class__ is ast.Subscript and node.slice.__class__ is ast.Constant
+            and node.slice.value == CONTENT)
+
+
 def check_reads(p, texts):
     """The generator's own sanity checks of the reads it wrote: the text of
     each span is what its form says."""
@@ -2457,7 +2556,9 @@ def check_reads(p, texts):
               "setdefault": ".setdefault(" in text and text.endswith(")"),
               "in": " in " in text and " not in " not in text, "not-in": " not in " in text,
               "whole": text.startswith("**") or text.startswith("dict(") or text.startswith("json.dumps(")
-              or text.endswith((".keys()", ".values()", ".items()"))}[form]
+              or text.endswith((".keys()", ".values()", ".items()")),
+              "content": key is None and is_content_subscript(text),
+              "block": key is None and is_content_subscript(text)}[form]
         if not ok:
             raise AssertionError("%s:%d:%d: read %s %r spans %r" % (rel, line, col, form, key, text))
 

@@ -9,9 +9,11 @@ over each and compares, finding by finding, the exact reads reported with the
 ones written down here: every read form on a tool result, a builder called
 with extra keywords, a dict-parameter builder, a dispatcher chain across
 modules and through `self`, direct tool calls `X.tool.NAME(...)`, whole-result
-uses, and decoys that must give nothing (non-moved keys, names bound twice or
-not by a one-target plain assignment, reads in nested scopes, suppressed
-keys, undecorated or otherwise decorated tools, `agent.tools.NAME`).
+uses, reads of the content list (`r["content"][0]`: block, `r["content"]`
+otherwise: content), and decoys that must give nothing (non-moved keys, names
+bound twice or not by a one-target plain assignment, reads in nested scopes,
+suppressed keys, undecorated or otherwise decorated tools, `agent.tools.NAME`,
+`r["content"]` as a target).
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -108,6 +110,9 @@ def whole(path):
 
 
 T = "tests/test_scan.py"
+# `r["content"][0]["text"]`: no keyed read (content is allowed), but a read of
+# the content list (form block), which every finding of the display gets
+CONTENT_BLOCK = (T, "allowed2", 'r["content"]', "block", None)
 TOOL_LITERAL_EXPECT = {
     ("pkg/tools.py", "scan", "TS001", "devices"): [
         (T, "sub", 'r["devices"]', "subscript", "devices"),
@@ -120,6 +125,7 @@ TOOL_LITERAL_EXPECT = {
         (T, "notin", '"dev" "ices" not in r', "not-in", "devices"),
         (T, "alias", 'T.scan("y")["devices"]', "subscript", "devices"),
         (T, "frompkg", 'tools.scan("z")["devices"]', "subscript", "devices"),
+        CONTENT_BLOCK,
     ] + whole(T),
     ("pkg/tools.py", "scan", "TS001", "elapsed"): [
         (T, "del", 'r["elapsed"]', "delete", "elapsed"),
@@ -128,10 +134,11 @@ TOOL_LITERAL_EXPECT = {
         (T, "paren", '(r)["elapsed"]', "subscript", "elapsed"),
         (T, "call", 'scan("x")["elapsed"]', "subscript", "elapsed"),
         (T, "reexport", 'scan2("w")["elapsed"]', "subscript", "elapsed"),
+        CONTENT_BLOCK,
     ] + whole(T),
 }
 TOOL_LITERAL_FORMS = {"subscript": 6, "store": 2, "delete": 1, "get": 2, "pop": 2, "setdefault": 1,
-                      "in": 1, "not-in": 1, "whole": 8}
+                      "in": 1, "not-in": 1, "whole": 8, "block": 1}
 
 # with --allowed-key devices: "devices" is no finding, so nothing reads it
 TOOL_LITERAL_ALLOWED_EXPECT = {
@@ -493,6 +500,104 @@ WHOLE_EXPECT = {
 }
 WHOLE_FORMS = {"whole": 3, "subscript": 1}
 
+# the content list: `E["content"]` as a load is a `block` read (the value of a
+# load `E["content"][i]`, i a decimal literal) or a `content` read, span the
+# inner subscript, key null; as a target it is no read.  Like whole reads they
+# belong to every finding of every origin of the receiver.
+CONTENT = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\
+def probe(q, **extra):
+    return {"status": "success", "content": [{"text": q}], "rssi": -40, **extra}  # @probe
+
+
+def late(q):
+    res = {"status": "success", "content": []}
+    res["eta"] = 1  # @etawrite
+    return res
+
+
+def plain(q):
+    return {"status": "success", "content": []}
+''',
+    "tests/test_content.py": '''\
+from pkg.t import probe, late, plain
+
+
+def test_block():
+    r = probe("a")
+    r["content"][0]  # @k1
+    (r)["content"][(1)]  # @k2
+    (r["content"])[12]  # @k3
+    r["con" "tent"][00]  # @k4
+    r["content"][0]["text"] = "x"  # @k5
+    probe("b")['content'][0]  # @k6
+
+
+def test_content():
+    r = probe("a")
+    assert r["content"] == [{"text": "a"}]  # @n1
+    assert len(r["content"]) == 1  # @n2
+    r["content"][-1]  # @n3
+    r["content"][0:1]  # @n4
+    r["content"][i]  # @n5
+    r["content"][0x1]  # @n6
+    r["content"][1_0]  # @n7
+    r["content"][True]  # @n8
+    r["content"][0, 1]  # @n9
+    r["content"][0] = {}  # @n10
+    del r["content"][0]  # @n11
+    r[("content")].append({})  # @n12
+    for block in r["content"]:  # @n13
+        pass
+
+
+def test_targets():
+    r = probe("a")
+    r["content"] = []  # @x1
+    del r["content"]  # @x2
+    r["content"] += []  # @x3
+    r["content"]: list = []  # @x4
+    for r["content"] in [[]]:  # @x5
+        pass
+    r.get("content")  # @x6
+    "content" in r  # @x7
+    plain("p")["content"][0]  # @x8
+    r["Content"][0]  # @x9
+
+    def inner():
+        return r["content"][0]  # @x10
+
+
+def test_write_origin():
+    s = late("q")
+    s["content"][0]  # @w1
+    len(s["content"])  # @w2
+''',
+}
+TK = "tests/test_content.py"
+CONTENT_READS = [
+    (TK, "k1", 'r["content"]', "block", None),
+    (TK, "k2", '(r)["content"]', "block", None),
+    (TK, "k3", 'r["content"]', "block", None),
+    (TK, "k4", 'r["con" "tent"]', "block", None),
+    (TK, "k5", 'r["content"]', "block", None),
+    (TK, "k6", 'probe("b")[\'content\']', "block", None),
+] + [(TK, "n%d" % i, 'r["content"]', "content", None) for i in range(1, 14) if i != 12] + [
+    (TK, "n12", 'r[("content")]', "content", None),
+]
+CONTENT_EXPECT = {
+    # every finding of the origin display, keyed or not (its `**extra` too)
+    ("pkg/t.py", "probe", "TS001", "rssi"): CONTENT_READS,
+    ("pkg/t.py", "probe", "TS002", None): CONTENT_READS,
+    ("pkg/t.py", "etawrite", "TS004", "eta"): [
+        (TK, "w1", 's["content"]', "block", None),
+        (TK, "w2", 's["content"]', "content", None),
+    ],
+}
+CONTENT_FORMS = {"block": 7, "content": 14}
+
 # the readings chosen where docs/rules.md leaves a choice (see the report list)
 CHOICES = {
     "pyproject.toml": "",
@@ -588,12 +693,13 @@ CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
     ("tool_literal_allowed", TOOL_LITERAL, ["--allowed-key", "devices"], TOOL_LITERAL_ALLOWED_EXPECT,
-     {"delete": 1, "get": 1, "pop": 1, "subscript": 3, "whole": 8}),
+     {"delete": 1, "get": 1, "pop": 1, "subscript": 3, "whole": 8, "block": 1}),
     ("builder", BUILDER, [], BUILDER_EXPECT, BUILDER_FORMS),
     ("dispatch", DISPATCH, [], DISPATCH_EXPECT, DISPATCH_FORMS),
     ("direct_tool", DIRECT, [], DIRECT_EXPECT, DIRECT_FORMS),
     ("decoys", DECOYS, [], DECOYS_EXPECT, DECOYS_FORMS),
     ("whole", WHOLE, [], WHOLE_EXPECT, WHOLE_FORMS),
+    ("content", CONTENT, [], CONTENT_EXPECT, CONTENT_FORMS),
     ("choices", CHOICES, [], CHOICES_EXPECT, CHOICES_FORMS),
 ]
 
@@ -730,6 +836,7 @@ def mutants(scan):
     orig_tool = scan.is_tool_decorator
     orig_nodes = scan.module_nodes
     orig_const = scan.const_str
+    orig_index = scan.decimal_index
 
     def swap_in(mod, E, parent, parents):
         return [("in" if f == "not-in" else f, k, s) for f, k, s in orig_reads_at(mod, E, parent, parents)]
@@ -740,6 +847,30 @@ def mutants(scan):
     def store_as_load(mod, E, parent, parents):
         return [("subscript" if f in ("store", "delete") else f, k, s)
                 for f, k, s in orig_reads_at(mod, E, parent, parents)]
+
+    def no_content(mod, E, parent, parents):
+        return [r for r in orig_reads_at(mod, E, parent, parents) if r[0] not in ("content", "block")]
+
+    def block_as_content(mod, E, parent, parents):
+        return [("content" if f == "block" else f, k, s) for f, k, s in orig_reads_at(mod, E, parent, parents)]
+
+    def is_content_subscript(E, P):
+        return P.__class__ is scan.ast.Subscript and P.value is E and orig_const(P.slice) == "content"
+
+    def content_targets_read(mod, E, parent, parents):
+        # `r["content"] = []`, `del r["content"]`: read as if they were loads
+        if is_content_subscript(E, parent) and parent.ctx.__class__ is not scan.ast.Load:
+            return [("content", None, parent)]
+        return orig_reads_at(mod, E, parent, parents)
+
+    def outer_targets_block(mod, E, parent, parents):
+        # `r["content"][0] = v`, `del r["content"][0]`: blocks, whatever the outer context
+        out = orig_reads_at(mod, E, parent, parents)
+        G = parents.get(id(parent))
+        if (out and out[0][0] == "content" and G.__class__ is scan.ast.Subscript and G.value is parent
+                and orig_index(mod, G.slice)):
+            return [("block", None, parent)]
+        return out
 
     def flat_scopes(mod):
         # every node in the module scope: reads in functions look nested, names bound there are lost
@@ -767,9 +898,16 @@ def mutants(scan):
         ("all nodes in the module scope", "module_nodes", flat_scopes),
         ("nested scopes followed", "module_nodes", nested_followed),
         ("keys misspelled", "const_str", any_str),
+        ("no content or block reads", "reads_at", no_content),
+        ("blocks as content reads", "reads_at", block_as_content),
+        ("content targets read", "reads_at", content_targets_read),
+        ("outer targets give blocks", "reads_at", outer_targets_block),
+        ("any index is a decimal literal", "decimal_index", lambda mod, node: True),
+        ("an index by its value, not its text", "decimal_index",
+         lambda mod, node: node.__class__ is scan.ast.Constant and node.value.__class__ is int),
     ]
     originals = {"reads_at": orig_reads_at, "is_tool_decorator": orig_tool, "module_nodes": orig_nodes,
-                 "const_str": orig_const}
+                 "const_str": orig_const, "decimal_index": orig_index}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -57,11 +57,12 @@ stripped, lines split on \\r\\n, \\r and \\n only).  Sorted by
 --reads adds to every finding its "reads" (docs/rules.md "Reads of moved
 keys"): a list of {"path", "line", "column", "end_line", "end_column",
 "form", "key", "rewritable"} (columns as above; form one of subscript, store,
-delete, get, pop, setdefault, in, not-in, whole; key null for whole;
-rewritable always false), sorted by path and position.  Every file of each
-project is taken as given: all its findings are origins.  With --stats the
-count of distinct reads is "reads".  The readings chosen where the rules
-leave a choice are listed at the "--reads" section below.
+delete, get, pop, setdefault, in, not-in, whole, content, block; key null for
+whole, content and block; rewritable always false), sorted by path and
+position.  Every file of each project is taken as given: all its findings are
+origins.  With --stats the count of distinct reads is "reads".  The readings
+chosen where the rules leave a choice are listed at the "--reads" section
+below.
 
 Files that ast.parse rejects are reported on stderr as ``skip: PATH: reason``
 and contribute nothing.  The exit status is 0, or 2 on bad usage / a PATH
@@ -1321,14 +1322,18 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 # carry keyed origins (cases 1-4, a fixpoint); receivers are the calls that
 # resolve to a producer, calls of a builder with TS003 key findings, direct
 # tool calls `X.tool.NAME(...)` and names bound exactly once by `R = C`.
-# The read forms are looked for around each receiver.
+# The read forms are looked for around each receiver: the keyed ones, the
+# whole uses and the reads of the content list (`E["content"]`, form content
+# or block, which every fix changes); the last two, like whole reads, carry
+# no key.
 #
 # Readings chosen where docs/rules.md leaves a choice (the conservative one,
 # more reads, unless the text is explicit):
-#  * whole reads reach every finding of an origin, keyed or not: the TS002
-#    spreads of an origin display, the dynamic TS004 findings of an origin
-#    write statement, the `**m` / dynamic dict-parameter findings of an
-#    origin call (a TS002 / dynamic finding is an origin only this way);
+#  * whole (and content / block) reads reach every finding of an origin,
+#    keyed or not: the TS002 spreads of an origin display, the dynamic TS004
+#    findings of an origin write statement, the `**m` / dynamic
+#    dict-parameter findings of an origin call (a TS002 / dynamic finding is
+#    an origin only this way);
 #  * a TS004 origin is the smallest statement holding the write (for
 #    `print(N.update(k=1))` the whole statement);
 #  * suppressed (and --ignore'd) findings are no origins;
@@ -1339,6 +1344,9 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    keywords is no call argument;
 #  * any Store subscript is `store` (`E["k"]: T = v`, `for E["k"] in ...`,
 #    and the bare annotation `E["k"]: T`);
+#  * likewise `E["content"]` is a read (`content` / `block`) only as a Load:
+#    any Store or Del subscript of it (the targets above, `with ... as
+#    E["content"]`, a comprehension's target) is no read at all;
 #  * in a chained comparison each `"k" in E` pair is a read, span the whole
 #    comparison;
 #  * literal where the text is explicit: `R: T = C` (annotated), `a = R = C`,
@@ -1428,6 +1436,20 @@ def const_str(node):
 
 KEYED_METHODS = ("get", "pop", "setdefault")
 WHOLE_METHODS = ("keys", "values", "items")
+# the key of the content list: `E["content"]` reads it (form content / block)
+CONTENT_KEY = "content"
+_DECIMAL_DIGITS = frozenset("0123456789")
+
+
+def decimal_index(mod, node):
+    """Is ``node`` (a subscript's index, parentheses seen through as ast
+    does) an integer literal written with decimal digits only?  By its source
+    text: ``0``, ``12`` are; ``-1`` (a unary minus), ``0x1``, ``1_0``, ``True``,
+    a name or a slice are not."""
+    if node.__class__ is not _Constant or node.value.__class__ is not int:
+        return False
+    text = mod.text(node)
+    return bool(text) and all(ch in _DECIMAL_DIGITS for ch in text)
 
 
 def reads_at(mod, E, parent, parents):
@@ -1440,6 +1462,17 @@ def reads_at(mod, E, parent, parents):
         if k is None:
             return []
         ctx = P.ctx.__class__
+        if k == CONTENT_KEY:
+            # the content list, never a keyed read: as a target no read at all;
+            # a load is `block` when it is the value of a load `E["content"][i]`
+            # with a decimal literal i, else `content`; the span is P either way
+            if ctx is not ast.Load:
+                return []
+            G = parents.get(id(P))
+            if (G is not None and G.__class__ is ast.Subscript and G.value is P
+                    and G.ctx.__class__ is ast.Load and decimal_index(mod, G.slice)):
+                return [("block", None, P)]
+            return [("content", None, P)]
         form = "subscript" if ctx is ast.Load else "store" if ctx is ast.Store else "delete"
         return [(form, k, P)]
     if cls is ast.Attribute and P.value is E:
