@@ -125,6 +125,9 @@ pub struct ReadRef {
     pub key: Option<String>,
     /// Whether `fix` rewrites it with the fix.
     pub rewritable: bool,
+    /// A read on a result toolshape cannot trace to its producer, but which
+    /// is plainly a tool result (`tool_result["k"]`): never rewritten.
+    pub possible: bool,
 }
 
 /// How a dropped key reaches a tool result.

@@ -453,6 +453,7 @@ impl Projects {
                             form: r.form.as_str(),
                             key: r.key.clone(),
                             rewritable: verdict.is_ok() && r.form != ReadForm::Block,
+                            possible: r.possible,
                         });
                     }
                     f.reads = refs;

@@ -125,6 +125,95 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
     out
 }
 
+/// The keyed reads of the *possible* receivers of `root` (`docs/rules.md`,
+/// "Possible reads"): results that no producer can be traced to but that
+/// are plainly tool results the SDK hands on (`tool_result`, `toolResult`,
+/// `X["toolResult"]`, a parameter annotated `ToolResult`, a hook event's
+/// `result`), in source order.
+pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Read> {
+    let marked = |name: &str| name.contains("tool_result") || name.contains("toolResult");
+    let mut out = Vec::new();
+    let mut keyed = |n: Node<'_>| {
+        if let Some(read) = read_of(n, src).filter(|r| r.key.is_some()) {
+            out.push(read);
+        }
+    };
+    // Names: marked, or parameters annotated `ToolResult`; attributes:
+    // marked, or a hook event's `result`.
+    let annotated = |binding: usize, names: &[&str]| {
+        let b = &model.bindings[binding];
+        b.kind == BindingKind::Parameter
+            && root
+                .descendant_for_byte_range(b.at.start, b.at.end)
+                .and_then(|n| n.parent())
+                .filter(|p| matches!(p.kind(), "typed_parameter" | "typed_default_parameter"))
+                .and_then(|p| p.child_by_field_name("type"))
+                .is_some_and(|t| {
+                    let t = src[t.byte_range()].trim();
+                    names.iter().any(|n| t == *n || t.ends_with(&format!(".{n}")))
+                })
+    };
+    // A parameter of the scope `r` is read in, annotated one of `names`.
+    let parameter_of = |r: &Reference, names: &[&str]| match model.resolve(&r.name, r.scope) {
+        Resolution::Bindings { scope, bindings } if scope == r.scope => bindings.iter().any(|&b| annotated(b, names)),
+        _ => false,
+    };
+    for r in &model.references {
+        let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind() == "identifier")
+        else {
+            continue;
+        };
+        if (marked(&r.name) && !bound_once_to_a_call(&r.name, r.scope, root, model)) || parameter_of(r, &["ToolResult"])
+        {
+            keyed(node);
+        }
+        // `event.result`, `event` a hook's event.
+        if let Some(attribute) = node.parent().filter(|p| {
+            p.kind() == "attribute"
+                && p.child_by_field_name("object") == Some(node)
+                && p.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
+        }) && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"])
+        {
+            keyed(attribute);
+        }
+    }
+    syntax::for_each_node(root, |node| match node.kind() {
+        "attribute" if node.child_by_field_name("attribute").is_some_and(|a| marked(&src[a.byte_range()])) => {
+            keyed(node)
+        }
+        "subscript" => {
+            let mut cursor = node.walk();
+            let keys: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
+            if let [key] = keys.as_slice()
+                && constant_str(unparenthesize(*key), src).as_deref() == Some("toolResult")
+                && subscript_form(node) == ReadForm::Subscript
+            {
+                keyed(node);
+            }
+        }
+        _ => {}
+    });
+    out.sort_by_key(|r| (r.range.start, r.range.end));
+    out.dedup();
+    out
+}
+
+/// Whether the scope that owns `name` (used in `scope`) binds it exactly
+/// once, by a plain assignment of a call with one target.
+fn bound_once_to_a_call(name: &str, scope: ScopeId, root: Node<'_>, model: &SemanticModel) -> bool {
+    let Resolution::Bindings { bindings, .. } = model.resolve(name, scope) else { return false };
+    let [only] = bindings.as_slice() else { return false };
+    let b = &model.bindings[*only];
+    b.kind == BindingKind::Assignment
+        && root
+            .descendant_for_byte_range(b.at.start, b.at.end)
+            .and_then(|n| n.parent())
+            .filter(|a| a.kind() == "assignment")
+            .and_then(|a| a.child_by_field_name("right"))
+            .map(unparenthesize)
+            .is_some_and(|v| v.kind() == "call" && bound_name(v).is_some_and(|t| t.byte_range() == b.at))
+}
+
 /// The name `call` is assigned to by a plain one-target assignment
 /// statement (`R = call`), if it is.
 fn bound_name(call: Node<'_>) -> Option<Node<'_>> {

@@ -17,7 +17,7 @@ use tree_sitter::Node;
 use super::{BuilderKey, Callee, Project, callee_of, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
-use crate::semantic::reads::{ReadForm, call_reads};
+use crate::semantic::reads::{ReadForm, call_reads, possible_reads};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax::tree::unparenthesize;
@@ -40,6 +40,30 @@ pub struct ReadSite {
     pub quote: char,
     /// How the read can be rewritten, if the fixes it depends on apply.
     pub rewrite: Result<Rewrite, String>,
+    /// A read on a result no producer is traced to, but which is plainly
+    /// a tool result (`tool_result[...]`): never rewritten.
+    pub possible: bool,
+}
+
+impl ReadSite {
+    /// The read `r` of module `m`'s `text` (its lines `index`), not yet
+    /// judged for a rewrite.
+    fn of(m: usize, text: &str, index: &LineIndex, r: &crate::semantic::reads::Read) -> Self {
+        let (start, end) = index.span(text, &r.range);
+        let written = text[r.range.clone()].lines().next().unwrap_or_default();
+        ReadSite {
+            module: m,
+            start,
+            end,
+            form: r.form,
+            key: r.key.clone(),
+            text: written.chars().take(60).collect(),
+            receiver: (r.receiver.start, r.receiver.end),
+            quote: r.quote,
+            rewrite: Err(String::new()),
+            possible: false,
+        }
+    }
 }
 
 /// A read rewritten to look its key up in the json block the fixes put it
@@ -391,6 +415,37 @@ impl Project {
                         }
                     }
                 }
+            }
+        }
+        // Possible reads, of every finding of their key.
+        let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+        for (g, (_, findings)) in given.iter().enumerate() {
+            for (i, f) in findings.iter().enumerate() {
+                if let Some(key) = &f.key {
+                    with_key.entry(key.as_str()).or_default().push((g, i));
+                }
+            }
+        }
+        let texts: HashMap<usize, &String> = scanned_texts.iter().map(|(m, t)| (*m, t)).collect();
+        let keys: Vec<&String> = given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.key.as_ref())).collect();
+        let possible: Vec<Vec<ReadSite>> = (0..self.modules.len())
+            .into_par_iter()
+            .filter_map(|m| {
+                let owned;
+                let text = match texts.get(&m) {
+                    Some(text) => text.as_str(),
+                    None => {
+                        owned = read(&self.modules[m].path)?;
+                        owned.as_str()
+                    }
+                };
+                possible_in(m, text, &keys)
+            })
+            .collect();
+        for site in possible.into_iter().flatten() {
+            let key = site.key.clone().unwrap_or_default();
+            for &(g, i) in with_key.get(key.as_str()).into_iter().flatten() {
+                out[g][i].reads.push(site.clone());
             }
         }
         for per_file in &mut out {
@@ -839,6 +894,34 @@ impl<'a> Shaper<'a> {
     }
 }
 
+/// The markers of a possible receiver, for the prefilter.
+const POSSIBLE: [&str; 5] = ["tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent"];
+
+/// The possible reads of `keys` in module `m`'s `text` (`None` when the
+/// text cannot hold one).
+fn possible_in(m: usize, text: &str, keys: &[&String]) -> Option<Vec<ReadSite>> {
+    static MARKERS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let markers = MARKERS.get_or_init(|| aho_corasick::AhoCorasick::new(POSSIBLE).expect("literal patterns"));
+    if !markers.is_match(text) || NameSearch::new(keys.iter().copied()).hits(text).next().is_none() {
+        return None;
+    }
+    let tree = syntax::parse(text);
+    let root = tree.root_node();
+    let model = SemanticModel::build(root, text);
+    let index = LineIndex::new(text);
+    let wanted: BTreeSet<&str> = keys.iter().map(|k| k.as_str()).collect();
+    let sites: Vec<ReadSite> = possible_reads(root, text, &model)
+        .into_iter()
+        .filter(|r| r.key.as_deref().is_some_and(|k| wanted.contains(k)))
+        .map(|r| ReadSite {
+            rewrite: Err("a possible read: the result is not traced to its producer".into()),
+            possible: true,
+            ..ReadSite::of(m, text, &index, &r)
+        })
+        .collect();
+    (!sites.is_empty()).then_some(sites)
+}
+
 /// The receivers of module `m`'s `text`: its calls whose results are read.
 fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
     let tree = syntax::parse(text);
@@ -851,26 +934,7 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
         else {
             continue;
         };
-        let reads = cr
-            .reads
-            .iter()
-            .map(|r| {
-                let (start, end) = index.span(text, &r.range);
-                let written = text[r.range.clone()].lines().next().unwrap_or_default();
-                let text: String = written.chars().take(60).collect();
-                ReadSite {
-                    module: m,
-                    start,
-                    end,
-                    form: r.form,
-                    key: r.key.clone(),
-                    text,
-                    receiver: (r.receiver.start, r.receiver.end),
-                    quote: r.quote,
-                    rewrite: Err(String::new()),
-                }
-            })
-            .collect();
+        let reads = cr.reads.iter().map(|r| ReadSite::of(m, text, &index, r)).collect();
         receivers.push(Receiver {
             module: m,
             call: cr.call.clone(),
