@@ -46,6 +46,9 @@ pub struct AppliedFix {
     pub applicability: Applicability,
     pub moves: Vec<String>,
     pub text: fix::TextAugment,
+    /// The reads of its keys it leaves as they are (an unsafe fix applied
+    /// with `--unsafe-fixes`): each may now fail.
+    pub reads_left: Vec<String>,
 }
 
 impl AppliedFix {
@@ -273,6 +276,12 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
                     applicability: f.applicability,
                     moves: f.moves.clone(),
                     text: f.text.clone(),
+                    reads_left: f
+                        .unsafe_reasons
+                        .iter()
+                        .filter(|why| options.read_reasons.iter().any(|(_, r)| r == *why))
+                        .cloned()
+                        .collect(),
                 });
             }
         }

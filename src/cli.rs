@@ -732,8 +732,10 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
         let problems = file.problems();
         errors += problems.len();
         let leftovers = fixer::leftover_lines(&path, &file.fixed.leftovers, palette);
+        let reads_left = if args.tree.quiet { Vec::new() } else { fixer::reads_left_lines(&path, &file.fixed.applied) };
         if problems.is_empty()
             && leftovers.is_empty()
+            && reads_left.is_empty()
             && (!args.diff || (file.fixed.applied.is_empty() && file.reads_rewritten == 0))
         {
             return;
@@ -754,6 +756,9 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
                 }
             }
             let _ = out.flush();
+            for line in &reads_left {
+                eprintln!("{line}");
+            }
             for problem in &problems {
                 report_error(&shown, problem);
             }

@@ -312,6 +312,8 @@ pub struct FixTally {
     /// Reads of moved keys rewritten with their fixes.
     pub reads: usize,
     pub files_read: usize,
+    /// Reads of moved keys that applied unsafe fixes leave as they are.
+    pub reads_left: usize,
 }
 
 impl FixTally {
@@ -319,6 +321,7 @@ impl FixTally {
         self.fixed += file.fixed.applied.len();
         self.files_fixed += usize::from(!file.fixed.applied.is_empty());
         self.reads += file.reads_rewritten;
+        self.reads_left += file.fixed.applied.iter().map(|f| f.reads_left.len()).sum::<usize>();
         self.files_read += usize::from(file.reads_rewritten > 0);
         for left in &file.fixed.leftovers {
             match left.why {
@@ -348,6 +351,12 @@ impl FixTally {
                 "{verb} {} of their moved keys in {}",
                 report::plural(self.reads, "read"),
                 report::plural(self.files_read, "file")
+            ));
+        }
+        if self.reads_left > 0 {
+            parts.push(format!(
+                "{} of moved keys left as they are, which may now fail (see the warnings)",
+                report::plural(self.reads_left, "read")
             ));
         }
         if self.unsafe_left > 0 {
@@ -445,6 +454,22 @@ pub fn left_reason(why: &LeftBecause) -> String {
 }
 
 /// One line per finding left unfixed, saying why.
+/// One warning per applied fix that leaves reads of its keys as they are.
+pub fn reads_left_lines(path: &Path, applied: &[apply::AppliedFix]) -> Vec<String> {
+    applied
+        .iter()
+        .filter(|f| !f.reads_left.is_empty())
+        .map(|f| {
+            format!(
+                "warning: {}:{}: the unsafe fix leaves reads of its keys as they are, which may now fail: {}",
+                path.display(),
+                f.final_line,
+                f.reads_left.join("; ")
+            )
+        })
+        .collect()
+}
+
 pub fn leftover_lines(path: &Path, leftovers: &[Leftover], palette: Palette) -> Vec<String> {
     let mut lines = Vec::new();
     for left in leftovers {
@@ -472,6 +497,7 @@ mod tests {
             elsewhere: 0,
             reads: 0,
             files_read: 0,
+            reads_left: 0,
         };
         assert_eq!(
             tally.summary(false),

@@ -427,7 +427,10 @@ impl Project {
             }
         }
         let texts: HashMap<usize, &String> = scanned_texts.iter().map(|(m, t)| (*m, t)).collect();
-        let keys: Vec<&String> = given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.key.as_ref())).collect();
+        let keys: BTreeSet<&String> = given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.key.as_ref())).collect();
+        let quoted = aho_corasick::AhoCorasick::new(keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]))
+            .expect("literal patterns");
+        let keys: Vec<&String> = keys.into_iter().collect();
         let possible: Vec<Vec<ReadSite>> = (0..self.modules.len())
             .into_par_iter()
             .filter_map(|m| {
@@ -439,7 +442,7 @@ impl Project {
                         owned.as_str()
                     }
                 };
-                possible_in(m, text, &keys)
+                possible_in(m, text, &keys, &quoted)
             })
             .collect();
         for site in possible.into_iter().flatten() {
@@ -898,14 +901,23 @@ impl<'a> Shaper<'a> {
 const POSSIBLE: [&str; 5] = ["tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent"];
 
 /// The possible reads of `keys` in module `m`'s `text` (`None` when the
-/// text cannot hold one).
-fn possible_in(m: usize, text: &str, keys: &[&String]) -> Option<Vec<ReadSite>> {
+/// text cannot hold one: it names no marker, or no key between quotes,
+/// `quoted`). Every possible receiver, and each of its reads, stands in a
+/// top-level statement that names a marker: only the definitions around
+/// the markers are parsed (the whole file if that parse is not clean).
+fn possible_in(m: usize, text: &str, keys: &[&String], quoted: &aho_corasick::AhoCorasick) -> Option<Vec<ReadSite>> {
     static MARKERS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     let markers = MARKERS.get_or_init(|| aho_corasick::AhoCorasick::new(POSSIBLE).expect("literal patterns"));
-    if !markers.is_match(text) || NameSearch::new(keys.iter().copied()).hits(text).next().is_none() {
+    if !quoted.is_match(text) {
         return None;
     }
-    let tree = syntax::parse(text);
+    let regions: Vec<Range<usize>> =
+        markers.find_iter(text).map(|m| m.range()).filter(|r| may_start_a_read(text, r)).collect();
+    if regions.is_empty() {
+        return None;
+    }
+    let part = syntax::parse_ranges(text, &super::definition_spans(text, &regions));
+    let tree = if part.root_node().has_error() { syntax::parse(text) } else { part };
     let root = tree.root_node();
     let model = SemanticModel::build(root, text);
     let index = LineIndex::new(text);
@@ -920,6 +932,39 @@ fn possible_in(m: usize, text: &str, keys: &[&String]) -> Option<Vec<ReadSite>> 
         })
         .collect();
     (!sites.is_empty()).then_some(sites)
+}
+
+/// Whether the marker at `at` in `text` may stand in a possible receiver
+/// with a read, read from the bytes around it: the word (or string) it is
+/// in is followed, past closing brackets and blanks, by `[` or `.`, or
+/// preceded, past opening brackets, blanks and a dotted name, by `in` or
+/// by the `:` of an annotation. A guess that only ever says yes too often:
+/// a receiver's read, or the annotation of its parameter, always passes.
+fn may_start_a_read(text: &str, at: &Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let blank = |b: u8| b.is_ascii_whitespace() || b == b'\\';
+    // Forwards: the rest of the word, a string's closing quote and `]`.
+    let mut end = at.end;
+    while end < bytes.len() && word(bytes[end]) {
+        end += 1;
+    }
+    while end < bytes.len() && (blank(bytes[end]) || matches!(bytes[end], b')' | b']' | b'"' | b'\'')) {
+        end += 1;
+    }
+    if end < bytes.len() && matches!(bytes[end], b'[' | b'.') {
+        return true;
+    }
+    // Backwards: the dotted name it is in, opening brackets.
+    let mut start = at.start;
+    while start > 0 && (word(bytes[start - 1]) || bytes[start - 1] == b'.') {
+        start -= 1;
+    }
+    while start > 0 && (blank(bytes[start - 1]) || bytes[start - 1] == b'(') {
+        start -= 1;
+    }
+    let before = &bytes[..start];
+    before.ends_with(b":") || (before.ends_with(b"in") && (before.len() == 2 || !word(before[before.len() - 3])))
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
