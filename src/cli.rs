@@ -726,8 +726,11 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
             }
         };
         tally.add(&file);
-        if args.summary_md.is_some() && (!file.fixed.applied.is_empty() || !file.fixed.leftovers.is_empty()) {
-            reported.push((path.clone(), file.fixed.applied.clone(), file.fixed.leftovers.clone()));
+        if args.summary_md.is_some() {
+            let report = fixer::FileReport::of(&path, &file);
+            if !report.is_empty() {
+                reported.push(report);
+            }
         }
         let problems = file.problems();
         errors += problems.len();

@@ -379,7 +379,30 @@ impl FixTally {
 }
 
 /// A file's fixes applied and left, for the Markdown summary.
-pub type FileReport = (std::path::PathBuf, Vec<apply::AppliedFix>, Vec<Leftover>);
+pub struct FileReport {
+    pub path: std::path::PathBuf,
+    pub applied: Vec<apply::AppliedFix>,
+    pub leftovers: Vec<Leftover>,
+    /// How many reads of moved keys were rewritten in it.
+    pub reads_rewritten: usize,
+}
+
+impl FileReport {
+    /// What the summary lists of `file`, fixed at `path`.
+    pub fn of(path: &Path, file: &FileFix) -> Self {
+        FileReport {
+            path: path.to_path_buf(),
+            applied: file.fixed.applied.clone(),
+            leftovers: file.fixed.leftovers.clone(),
+            reads_rewritten: file.reads_rewritten,
+        }
+    }
+
+    /// Whether the summary has anything to say of it.
+    pub fn is_empty(&self) -> bool {
+        self.applied.is_empty() && self.leftovers.is_empty() && self.reads_rewritten == 0
+    }
+}
 
 /// Escapes text for a Markdown table cell or list item.
 fn md(text: &str) -> String {
@@ -403,9 +426,9 @@ pub fn summary_markdown(files: &[FileReport], summary: &str, link_base: Option<&
         };
         format!("[`{shown}:{line}`]({target}#L{line})")
     };
-    if files.iter().any(|(_, applied, _)| !applied.is_empty()) {
+    if files.iter().any(|f| !f.applied.is_empty()) {
         out.push_str("\n### Fixed\n\n| where | moved into json | text block |\n|---|---|---|\n");
-        for (path, applied, _) in files {
+        for FileReport { path, applied, .. } in files {
             for fix in applied {
                 let unsafe_mark = if fix.applicability == crate::fix::Applicability::Unsafe { " (unsafe)" } else { "" };
                 out.push_str(&format!(
@@ -417,9 +440,28 @@ pub fn summary_markdown(files: &[FileReport], summary: &str, link_base: Option<&
             }
         }
     }
-    if files.iter().any(|(_, _, left)| !left.is_empty()) {
+    let rewritten: Vec<&FileReport> = files.iter().filter(|f| f.reads_rewritten > 0).collect();
+    let reads_left: Vec<(&Path, &apply::AppliedFix)> = files
+        .iter()
+        .flat_map(|f| f.applied.iter().filter(|a| !a.reads_left.is_empty()).map(|a| (f.path.as_path(), a)))
+        .collect();
+    if !rewritten.is_empty() || !reads_left.is_empty() {
+        out.push_str("\n### Reads of moved keys\n\n");
+        for f in rewritten {
+            let reads = report::plural(f.reads_rewritten, "read");
+            out.push_str(&format!("- {}: {reads} rewritten to look in the json block\n", link(&f.path, 1)));
+        }
+        for (path, fix) in reads_left {
+            out.push_str(&format!(
+                "- {} (unsafe) leaves reads as they are, which may now fail: {}\n",
+                link(path, fix.final_line),
+                md(&fix.reads_left.join("; "))
+            ));
+        }
+    }
+    if files.iter().any(|f| !f.leftovers.is_empty()) {
         out.push_str("\n### Left for a person\n\n");
-        for (path, _, leftovers) in files {
+        for FileReport { path, leftovers, .. } in files {
             for left in leftovers {
                 let why = left_reason(&left.why);
                 for f in &left.findings {

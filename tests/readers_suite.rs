@@ -198,7 +198,12 @@ fn fix_in_steps(python: &str, dir: &Path, accessor: Option<&str>) {
 
     // The safe fixes, with their reads rewritten.
     let original = snapshot_tree(dir);
-    let fixed = toolshape(dir, &["fix", "."]);
+    let notes = tempfile::tempdir().unwrap();
+    let summary = notes.path().join("summary.md");
+    let fixed = toolshape(dir, &["fix", "--summary-md", summary.to_str().unwrap(), "."]);
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(summary.contains("### Reads of moved keys"), "{summary}");
+    assert!(summary.contains("reads rewritten to look in the json block"), "{summary}");
     assert!(fixed.stdout.contains("rewrote "), "no read was rewritten: {fixed:?}");
     assert!(fixed.stdout.contains(" reads json.dumps("), "no leftover names the read that keeps it: {fixed:?}");
     assert_eq!(suite_passes(python, dir, "after `toolshape fix`"), tests);
@@ -216,6 +221,9 @@ fn fix_in_steps(python: &str, dir: &Path, accessor: Option<&str>) {
     // with them, and the suite stays green.
     let all = toolshape(dir, &["fix", "--unsafe-fixes", "."]);
     assert!(all.stdout.contains("rewrote "), "{all:?}");
+    // Its reads are all rewritten, or survive the fix (whole-result reads
+    // written for that); each such fix says which reads it leaves.
+    assert!(all.stderr.contains("leaves reads of its keys as they are"), "{all:?}");
     assert_eq!(suite_passes(python, dir, "after `toolshape fix --unsafe-fixes`"), tests);
     let clean = toolshape(dir, &["check", "--format", "json", "."]);
     assert!(clean.json().is_empty(), "fixable findings are left: {clean:?}");
