@@ -179,7 +179,8 @@ pub fn check_files(
     // unless a configuration says so.
     let read_options = ReadOptions {
         unsafe_fixes: held.iter().map(|(f, _)| f.settings.fix_policy(Default::default()).unsafe_fixes).collect(),
-        rewrite: true,
+        rewrite: Ok(()),
+        overlay: None,
     };
     projects.attach_reads(&mut findings, &read_options);
     // Reads make fixes unsafe: the files they touch are judged again.
@@ -215,7 +216,12 @@ pub fn attach_fix_reads(
     }
     let read_options = ReadOptions {
         unsafe_fixes: files.iter().map(|f| f.settings.fix_policy(options.overrides).unsafe_fixes).collect(),
-        rewrite: options.rewrite_reads,
+        rewrite: if options.rewrite_reads {
+            Ok(())
+        } else {
+            Err("reads are not rewritten in this run (--no-rewrite-reads, or the review)")
+        },
+        overlay: None,
     };
     let mut findings: Vec<Vec<Finding>> = files
         .par_iter()
@@ -271,6 +277,49 @@ fn judge_with_reads(
         }
     }
     again
+}
+
+/// The reads of the keys that the fixes of stdin's source (`text`, under
+/// the name `name`: the one checked file of `projects`) move, attached to
+/// its `findings`, which are judged again: reads elsewhere cannot be
+/// rewritten from stdin, so a fix whose keys are read is unsafe. Returns
+/// the findings and the read reasons (for `fix`).
+pub fn stdin_reads(
+    mut findings: Vec<Finding>,
+    projects: &mut Projects,
+    (name, text): (&Path, &str),
+    options: &CheckOptions,
+    (rules, unsafe_fixes): (&Rules, bool),
+) -> (Vec<Finding>, Vec<(std::ops::Range<usize>, String)>) {
+    if findings.iter().all(|f| f.key.is_none()) {
+        return (findings, Vec::new());
+    }
+    let read_options = ReadOptions {
+        unsafe_fixes: vec![unsafe_fixes],
+        rewrite: Err("reads in other files cannot be rewritten from stdin"),
+        overlay: Some((name.to_owned(), text.to_owned())),
+    };
+    let mut all = vec![std::mem::take(&mut findings)];
+    projects.attach_reads(&mut all, &read_options);
+    let mut found = all.pop().unwrap_or_default();
+    found.sort_by_key(|f| (f.entry.start, f.code));
+    let reasons = projects.read_reasons(0);
+    if reasons.is_empty() {
+        return (found, reasons);
+    }
+    let builders = projects.builder_specs(name);
+    let mut again = check_with_facts(text, options, rules, false, builders, reasons.clone()).0;
+    again.extend(projects.builder_call_findings(name, text, rules));
+    again.sort_by_key(|f| (f.entry.start, f.code));
+    if again.len() != found.len() {
+        return (found, reasons);
+    }
+    for (new, old) in again.iter_mut().zip(found) {
+        if (new.code, &new.entry) == (old.code, &old.entry) {
+            new.reads = old.reads;
+        }
+    }
+    (again, reasons)
 }
 
 /// The first phase of a run over `files`, in parallel: `learn` reads each

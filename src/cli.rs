@@ -467,14 +467,14 @@ fn run_check(args: &CheckArgs) -> i32 {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
                 let known = vec![Some(crate::semantic::project::Known::of(&text, true))];
-                check::add_project_findings(
-                    &mut findings,
-                    &walk(plan).index(known, vec![rules.clone()]),
-                    &name,
-                    &text,
-                    &options,
-                    &rules,
-                );
+                let mut projects = walk(plan).index(known, vec![rules.clone()]);
+                check::add_project_findings(&mut findings, &projects, &name, &text, &options, &rules);
+                let unsafe_fixes = match args.tree.stdin_settings(&name) {
+                    Ok(Some(settings)) => settings.fix_policy(Default::default()).unsafe_fixes,
+                    _ => false,
+                };
+                let (findings, _) =
+                    check::stdin_reads(findings, &mut projects, (&name, &text), &options, (&rules, unsafe_fixes));
                 Ok(findings)
             });
             sink(FileOutcome { path: name, result });
@@ -608,9 +608,18 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let projects = args.tree.projects(vec![(name.to_path_buf(), policy.rules.clone())]);
+    let mut projects = args.tree.projects(vec![(name.to_path_buf(), policy.rules.clone())]);
     let mut policy = policy;
     policy.builders = projects.builder_specs(name);
+    // The project's reads of the keys its fixes move keep those fixes
+    // unsafe: the reads stand in other files, which stdin cannot rewrite.
+    let options = CheckOptions::new(args.tree.scope());
+    let mut found =
+        check::check_with_facts(&source.text, &options, &policy.rules, false, policy.builders.clone(), Vec::new()).0;
+    found.extend(projects.builder_call_findings(name, &source.text, &policy.rules));
+    let (_, reasons) =
+        check::stdin_reads(found, &mut projects, (name, &source.text), &options, (&policy.rules, policy.unsafe_fixes));
+    policy.read_reasons = reasons;
     let mut fixed = crate::apply::fix_text(&source.text, &policy);
     fixed.leftovers.extend(projects.builder_call_leftovers(name, &fixed.text, &policy));
     let bytes = match source.encode(&fixed.text) {

@@ -64,12 +64,15 @@ pub struct Projects {
 }
 
 /// How `fix` treats the reads of moved keys.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ReadOptions {
     /// Per checked file: whether its unsafe fixes apply.
     pub unsafe_fixes: Vec<bool>,
-    /// Whether reads are rewritten (`--no-rewrite-reads` turns it off).
-    pub rewrite: bool,
+    /// Whether reads are rewritten, or why not (`--no-rewrite-reads`).
+    pub rewrite: Result<(), &'static str>,
+    /// A checked file whose text is not on disk (stdin's, under its
+    /// `--stdin-filename`), and that text.
+    pub overlay: Option<(PathBuf, String)>,
 }
 
 impl ReadOptions {
@@ -262,7 +265,12 @@ impl Projects {
         if findings.iter().all(|f| f.iter().all(|f| f.key.is_none())) {
             return;
         }
-        let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+        let overlay = options.overlay.as_ref().map(|(p, text)| (canonical(&self.cwd, p), text));
+        let cwd = self.cwd.clone();
+        let read = |p: &Path| match &overlay {
+            Some((at, text)) if canonical(&cwd, p) == *at => Some((*text).clone()),
+            _ => source::with_text(p, |text| text.to_owned()).ok(),
+        };
         // Each project's checked files with findings: (file, module).
         let mut mine: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.projects.len()];
         // Each project's checked modules: module → checked file.
@@ -341,10 +349,8 @@ impl Projects {
         // builder whose call's key is read), until nothing changes.
         let mut applied = applies.clone();
         let rewritten = |p: usize, site: &ReadSite, applied: &HashMap<Oid, bool>| -> Result<(), String> {
+            options.rewrite.map_err(str::to_owned)?;
             let rewrite = site.rewrite.as_ref().map_err(Clone::clone)?;
-            if !options.rewrite {
-                return Err("rewriting reads is off (--no-rewrite-reads)".into());
-            }
             if !checked_at[p].contains_key(&site.module) {
                 let path = self.display(self.projects[p].module_path(site.module));
                 return Err(format!("{path} is not among the paths given: include it to rewrite the read"));

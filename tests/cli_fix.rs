@@ -638,3 +638,35 @@ fn summary_links_point_at_the_lines_of_the_fixed_files() {
     let run = toolshape(dir.path(), &["fix", "--summary-link-base", base]);
     assert_eq!(run.code, 2, "the link base needs --summary-md: {run:?}");
 }
+
+/// From stdin, a fix whose keys the project reads is unsafe: those reads
+/// stand in other files, which a fix of stdin cannot rewrite.
+#[test]
+fn stdin_mode_keeps_fixes_whose_keys_are_read_unsafe() {
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "[project]\nname = 'p'\n");
+    let tool = "def probe():\n    return {\"status\": \"success\", \"content\": [{\"text\": \"x\"}], \"depth\": 3}\n";
+    write(dir.path(), "pkg/tools.py", tool);
+    write(
+        dir.path(),
+        "tests/test_tools.py",
+        "from pkg.tools import probe\n\n\ndef test():\n    assert probe()[\"depth\"] == 3\n",
+    );
+    let (code, out, err) = with_stdin(dir.path(), &["fix", "--stdin-filename", "pkg/tools.py", "-"], tool);
+    assert_eq!((code, out.as_str()), (1, tool), "{err}");
+    assert!(
+        err.contains(
+            "tests/test_tools.py:5 reads probe()[\"depth\"] (reads in other files cannot be rewritten from stdin)"
+        ),
+        "{err}"
+    );
+    let (code, out, _) =
+        with_stdin(dir.path(), &["check", "--format", "json", "--stdin-filename", "pkg/tools.py", "-"], tool);
+    assert_eq!(code, 1);
+    let findings: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(findings[0]["fixable"], "unsafe", "{out}");
+    assert_eq!(findings[0]["reads"][0]["path"], "tests/test_tools.py", "{out}");
+    // Given as a path instead, the same fix is safe: the read is rewritten.
+    let run = support::toolshape(dir.path(), &["fix", "."]);
+    assert!(run.stdout.contains("rewrote 1 read"), "{run:?}");
+}

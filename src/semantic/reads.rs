@@ -184,8 +184,10 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
         "subscript" => {
             let mut cursor = node.walk();
             let keys: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
+            // The key as written: one plain literal (a marker the
+            // prefilter sees).
             if let [key] = keys.as_slice()
-                && constant_str(unparenthesize(*key), src).as_deref() == Some("toolResult")
+                && matches!(&src[unparenthesize(*key).byte_range()], "\"toolResult\"" | "'toolResult'")
                 && subscript_form(node) == ReadForm::Subscript
             {
                 keyed(node);
