@@ -53,9 +53,11 @@ section below).  Every finding of the manifest then has "reads" (the reads
 of its origin, as scan.py --reads reports them), the manifest counts them
 (expected_reads: distinct reads; read_links: finding-read pairs;
 reads_by_form, reads_by_receiver), and --verify runs scan.py --reads and
-compares the reads too, and checks that every read form (the reads of the
-content list, `block` and `content`, among them), receiver kind and decoy is
-in the corpus.
+compares the reads too (each with its "possible" flag: the front ends also
+read results the SDK hands on, see "possible reads" below), and checks that
+every read form (the reads of the content list, `block` and `content`, among
+them), receiver kind (the possible receivers among them) and decoy is in the
+corpus.
 
 Output is a function of the arguments only.
 """
@@ -182,6 +184,8 @@ class Prog:
         self.producers = []
         self.base_producers = []
         self.reads = []
+        # the possible reads written, as (rel, receiver kind, form, key, span)
+        self.possible_reads = []
 
     def fresh(self, stem):
         self.uid += 1
@@ -1572,7 +1576,10 @@ def generate_program(seed, index, outrel, with_readers=False):
     if with_readers:
         # a stream of its own: the program above is the one written without readers
         p.rng = random.Random("%d/%d/readers" % (seed, index))
-        write_readers(p, pkg, has_init, reexports, builders, helpers)
+        rd = write_readers(p, pkg, has_init, reexports, builders, helpers)
+        # the front ends (possible reads) last, from a stream of their own again
+        p.rng = rd.rng = random.Random("%d/%d/possible" % (seed, index))
+        write_frontends(rd)
     return p
 
 
@@ -2532,6 +2539,447 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
     write_consumer(rd, "%s/tests/test_reads.py" % p.outrel, relative=False)
     if p.rng.random() < 0.4:
         write_consumer(rd, "%s/%s/use_reads.py" % (p.outrel, pkg), relative=True)
+    return rd
+
+
+# --------------------------------------------------------------------------
+# possible reads (--with-readers): front ends reading results the SDK hands on
+# (docs/rules.md "**Possible reads.**")
+#
+# Sometimes a program also gets `PKG/sdk_hooks.py`, a front end reading tool
+# results that no producer is traced to: marked names (`tool_result`, a
+# parameter or a name bound otherwise than by one `R = call`), marked
+# attributes (`message.toolResult`, `make_view().tool_result`), subscripts
+# `X["toolResult"]`, parameters annotated `ToolResult` / `X.ToolResult`
+# (also those of a nested def) and `event.result` of a parameter annotated
+# `AfterToolCallEvent` / `AfterToolInvocationEvent` (or `hooks.` ones).  Their
+# keyed reads of a key some finding has are possible reads of every finding
+# of that key; next to decoys: the same receivers' whole / content / block
+# uses, keys that no finding has, a marked name bound once by `R = call` (an
+# unresolved call: nothing; a producer call: the call's reads, none
+# possible), the annotated parameters read from nested defs, lambdas,
+# comprehensions and class bodies, `*args` / `**kwargs`, string and
+# `Optional[...]` annotations, other events and unannotated ones, names
+# differing in case, `X["toolResult"]` as a target, a call of a marked
+# attribute.  Only a file whose text holds a marker and a moved key between
+# quotes as written is searched: sometimes `PKG/hook_spelled.py` holds a
+# possible read whose key is spelled so that the text does not hold it
+# (implicit concatenation, an escape), alone (not searched), next to a quoted
+# moved key (a comment, another read: searched) or a key of suppressed
+# findings only (not searched); or `X[I]` with `I` a `"toolResult"` spelled
+# so (no possible receiver, the file searched or not).  `X[I]` is a possible
+# receiver only when `I` (parentheses seen through) is written exactly
+# `"toolResult"` or `'toolResult'`: `sdk_hooks.py` holds `X[("toolResult")]`
+# and, as decoys, indexes concatenated, escaped, prefixed or triple-quoted.  The keys of the front ends are
+# spelled in every way too.  The front ends are written last, from a random
+# stream of their own.
+
+POSSIBLE_KINDS = ["possible:name", "possible:attribute", "possible:subscript", "possible:annotated",
+                  "possible:event"]
+POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
+    "not-keyed", "key-not-moved", "bound-call", "traced", "nested-def", "nested-lambda", "nested-comp",
+    "nested-class", "star", "string-annotation", "optional", "other-event", "unannotated-event", "case",
+    "target", "marked-call")] + ["reads-possible-" + k for k in (
+        "param", "rebound", "annotated-binding", "for", "from-subscript", "call-attribute", "nested-own",
+        "comp-iter", "attribute-annotation", "marked-and-annotated", "spelled-key-alone", "spelled-key-comment",
+        "spelled-key-other-read", "spelled-receiver-alone", "spelled-receiver-searched", "paren-index")] + [
+            "reads-possible-decoy-index-spelling"]
+# a file is searched for possible receivers only when its text holds one of
+# these and a moved key between quotes as written
+FILE_MARKERS = ("tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent")
+# attributes and names marked as tool results
+MARKED_NAMES = ["tool_result", "last_tool_result", "tool_results", "toolResult", "prev_toolResult"]
+MARKED_ATTRS = ["toolResult", "tool_result", "last_tool_result", "toolResults"]
+# an index `toolResult` by value, not written exactly `"toolResult"` or
+# `'toolResult'`: `X[I]` is no possible receiver
+SPELLED_TOOL_RESULT = ['"tool" "Result"', "'tool' 'Result'", '("tool" "Result")', 'r"toolResult"',
+                       "R'toolResult'", 'u"toolResult"', '"tool\\x52esult"', "'\\u0074oolResult'",
+                       '"""toolResult"""', "'''toolResult'''", '"toolResult" ""']
+
+
+class Frontend:
+    """Writes `PKG/sdk_hooks.py`: possible receivers and their decoys."""
+
+    def __init__(self, rd, rel, w):
+        self.rd = rd
+        self.p = rd.p
+        self.rng = rd.rng
+        self.rel = rel
+        self.w = w
+        self.keys = sorted({f["key"] for _, f in self.p.findings if f["key"] is not None})
+        self.consumer = Consumer(rd, rel, w, [])
+
+    def key(self):
+        rng = self.rng
+        if self.keys and rng.random() < 0.75:
+            return rng.choice(self.keys)
+        self.p.forms["reads-possible-decoy-key-not-moved"] += 1
+        return rng.choice(NOT_MOVED_KEYS + ["unrelated_%d" % rng.randint(1, 9)])
+
+    def stmt(self, ind, put, kind):
+        """One statement using the possible receiver ``put()`` writes (of
+        receiver ``kind``, or None: no possible receiver); records the
+        possible read it makes, if any."""
+        p, rng, w = self.p, self.rng, self.w
+        form = rng.choice(["subscript", "subscript", "store", "store-aug", "delete", "get", "get-default", "pop",
+                           "pop-default", "setdefault", "in", "not-in", "not-keyed"])
+        w.put(ind)
+        read = None
+        if form == "not-keyed":
+            # whole, content and block uses: no possible reads
+            p.forms["reads-possible-decoy-not-keyed"] += 1
+            pre, post = rng.choice([("x = list(", ".keys())"), ("x = json.dumps(", ")"), ("x = {**", "}"),
+                                    ("x = ", '["content"][0]'), ("x = len(", '["content"])'),
+                                    ("for k, v in ", ".items():"), ("x = dict(", ")"), ("", '["content"] = []')])
+            w.put(pre)
+            put()
+            w.put(post)
+            if post.endswith(":"):
+                w.end()
+                w.put(ind + "    pass")
+            w.end()
+            return
+        key = self.key()
+        K = self.consumer.key_text(key)
+        if form in ("subscript", "store", "store-aug", "delete"):
+            lead = {"subscript": rng.choice(["x = ", "assert ", ""]), "delete": "del "}.get(form, "")
+            w.put(lead)
+            s = w.put("")[0]
+            put()
+            _, e = w.put("[" + K + "]")
+            w.put(" = 1" if form == "store" else " += 1" if form == "store-aug" else "")
+            if lead == "assert ":
+                w.put(" is not None")
+            f = "subscript" if form == "subscript" else "delete" if form == "delete" else "store"
+            # `E["content"]`: the content list, never a keyed read
+            read = None if key == CONTENT else (f, s, e)
+        elif form in ("get", "get-default", "pop", "pop-default", "setdefault"):
+            w.put(rng.choice(["x = ", ""]))
+            s = w.put("")[0]
+            put()
+            m = form.split("-")[0]
+            arg = {"get": K, "get-default": K + ", None", "pop": K, "pop-default": K + ", 0",
+                   "setdefault": K + ", []"}[form]
+            _, e = w.put(".%s(%s)" % (m, arg))
+            read = (m, s, e)
+        else:
+            lead = rng.choice(["x = ", "assert ", "if "])
+            w.put(lead)
+            s, _ = w.put(K)
+            w.put(" not in " if form == "not-in" else " in ")
+            put()
+            e = w.put("")[0]
+            read = (form, s, e)
+            if lead == "if ":
+                w.put(":")
+                w.end()
+                w.put(ind + "    pass")
+        w.end()
+        if read is not None and kind is not None:
+            p.possible_reads.append((self.rel, kind, read[0], key, (read[1], read[2])))
+            p.forms["reads-possible-written-" + read[0]] += 1
+
+    def reads(self, ind, text, kind, n=None):
+        """A few statements using the receiver ``text``."""
+        for _ in range(n or self.rng.randint(1, 3)):
+            self.stmt(ind, lambda: self.w.put(text), kind)
+
+    # -- functions ---------------------------------------------------------
+
+    def write(self):
+        p, rng, w = self.p, self.rng, self.w
+        w.lineof('"""A front end reading the tool results the SDK hands on."""')
+        w.lineof("import json")
+        w.lineof("from typing import Optional")
+        w.lineof("from strands import hooks")
+        w.lineof("from strands.hooks import AfterToolCallEvent, AfterToolInvocationEvent, BeforeToolCallEvent")
+        w.lineof("from strands.types import tools as sdk_types")
+        w.lineof("from strands.types.tools import ToolResult")
+        bound = {"json", "Optional", "hooks", "AfterToolCallEvent", "AfterToolInvocationEvent",
+                 "BeforeToolCallEvent", "sdk_types", "ToolResult", "x", "k", "v"}
+        traced = []
+        pool = [t for t in self.rd.probes + self.rd.base]
+        for rel_t, prod, args in rng.sample(pool, min(len(pool), rng.randint(0, 2))):
+            traced.append((access(self.rd, rel_t, prod.name, bound, True, w), prod, args))
+        w.end()
+        w.end()
+        writers = [self.write_marked, self.write_annotated, self.write_event, self.write_decoys]
+        for fn in rng.sample(writers, rng.randint(2, 4)) + [self.write_marked]:
+            fn(traced)
+            w.end()
+            w.end()
+
+    def write_marked(self, traced):
+        """Marked names and attributes, `X["toolResult"]`."""
+        p, rng, w = self.p, self.rng, self.w
+        name = rng.choice(MARKED_NAMES)
+        msg = rng.choice(["message", "msg", "block"])
+        w.lineof("def %s(%s, %s):" % (p.fresh("render"), name, msg))
+        p.forms["reads-possible-param"] += 1
+        for _ in range(rng.randint(2, 5)):
+            choice = rng.choice(["name", "name", "attr", "attr-call", "subscript", "subscript-content",
+                                 "subscript-paren", "subscript-paren-index", "rebound", "annotated-binding",
+                                 "for", "from-subscript", "case", "target", "marked-call", "index-spelling"])
+            if choice == "name":
+                self.reads("    ", name, "possible:name")
+            elif choice == "attr":
+                self.reads("    ", "%s.%s" % (msg, rng.choice(MARKED_ATTRS)), "possible:attribute")
+            elif choice == "attr-call":
+                p.forms["reads-possible-call-attribute"] += 1
+                self.reads("    ", "make_view(%s).%s" % (msg, rng.choice(MARKED_ATTRS)), "possible:attribute")
+            elif choice == "subscript":
+                q = rng.choice(['"toolResult"', "'toolResult'"])
+                self.reads("    ", "%s[%s]" % (msg, q), "possible:subscript")
+            elif choice == "subscript-content":
+                self.reads("    ", '%s["content"][0]["toolResult"]' % msg, "possible:subscript")
+            elif choice == "subscript-paren":
+                self.reads("    ", '(%s)["toolResult"]' % msg, "possible:subscript")
+            elif choice == "subscript-paren-index":
+                p.forms["reads-possible-paren-index"] += 1
+                q = rng.choice(['("toolResult")', "('toolResult')", '( ("toolResult") )'])
+                self.reads("    ", "%s[%s]" % (msg, q), "possible:subscript")
+            elif choice == "rebound":
+                self.bound_marked("rebound", ["    %s = fetch_result(" + msg + ")"] * 2)
+            elif choice == "annotated-binding":
+                self.bound_marked("annotated-binding", ["    %s: dict = fetch_result(" + msg + ")"])
+            elif choice == "for":
+                self.bound_marked("for", ["    for %s in " + name + ":"], "        ")
+            elif choice == "from-subscript":
+                self.bound_marked("from-subscript", ["    %s = " + msg + '["toolResult"]'])
+            elif choice == "index-spelling":
+                # `X[I]` with I a toolResult not written exactly `"toolResult"`
+                # or `'toolResult'`: no possible receiver
+                p.forms["reads-possible-decoy-index-spelling"] += 1
+                self.reads("    ", "%s[%s]" % (msg, rng.choice(SPELLED_TOOL_RESULT)), None)
+            elif choice == "case":
+                p.forms["reads-possible-decoy-case"] += 1
+                self.reads("    ", rng.choice(["TOOL_RESULT", "ToolResult", "tool_Result", "toolresult",
+                                               '%s["toolresult"]' % msg, '%s["ToolResult"]' % msg,
+                                               "%s.ToolResult" % msg]), None)
+            elif choice == "target":
+                p.forms["reads-possible-decoy-target"] += 1
+                if rng.random() < 0.5:
+                    w.lineof('    %s["toolResult"] = {%s: 1}' % (msg, json.dumps(self.key(), ensure_ascii=False)))
+                else:
+                    w.lineof('    del %s["toolResult"]' % msg)
+            else:
+                p.forms["reads-possible-decoy-marked-call"] += 1
+                self.reads("    ", "%s.%s()" % (msg, rng.choice(MARKED_ATTRS)), None)
+        self.write_bound(traced, "    ")
+        w.lineof("    return None")
+
+    def bound_marked(self, form, lines, ind="    "):
+        """A fresh marked name ``R`` bound by ``lines`` (each with one ``%s``
+        for R), not by one `R = call`: read as a possible receiver."""
+        R = self.p.fresh("tool_result")
+        for line in lines:
+            self.w.lineof(line % R)
+        self.p.forms["reads-possible-" + form] += 1
+        self.reads(ind, R, "possible:name")
+
+    def write_bound(self, traced, ind):
+        """A marked name bound once by `R = call`: no possible receiver."""
+        p, rng, w = self.p, self.rng, self.w
+        if rng.random() < 0.5:
+            return
+        R = p.fresh("tool_result")
+        if traced and rng.random() < 0.6:
+            callee, prod, args = rng.choice(traced)
+            w.lineof("%s%s = %s%s" % (ind, R, callee, args))
+            p.forms["reads-possible-decoy-traced"] += 1
+            recv = Recv("name:producer-call", via=[prod])
+
+            def put():
+                w.put(R)
+                return recv
+            for _ in range(rng.randint(1, 2)):
+                self.consumer.read_stmt(ind, put, recv)
+        else:
+            w.lineof("%s%s = fetch_result(agent)" % (ind, R))
+            p.forms["reads-possible-decoy-bound-call"] += 1
+            self.reads(ind, R, None)
+
+    def write_annotated(self, traced):
+        """Parameters annotated `ToolResult`, read in the function's own scope only."""
+        p, rng, w = self.p, self.rng, self.w
+        P = rng.choice(["result", "res", "tr", "payload"])
+        ann = rng.choice(["ToolResult", "sdk_types.ToolResult"])
+        if ann != "ToolResult":
+            p.forms["reads-possible-attribute-annotation"] += 1
+        head = "%s: %s" % (P, ann)
+        extra = []
+        if rng.random() < 0.4:
+            Q = rng.choice(MARKED_NAMES)
+            extra.append("%s: ToolResult" % Q)
+            p.forms["reads-possible-marked-and-annotated"] += 1
+        else:
+            Q = None
+        decoy = rng.choice(["string", "optional", None])
+        if decoy == "string":
+            extra.append('quoted: "ToolResult"')
+            p.forms["reads-possible-decoy-string-annotation"] += 1
+        elif decoy == "optional":
+            extra.append("quoted: Optional[ToolResult]")
+            p.forms["reads-possible-decoy-optional"] += 1
+        star = rng.random() < 0.3
+        if star:
+            extra.append("*more: ToolResult")
+            extra.append("**named: ToolResult")
+            p.forms["reads-possible-decoy-star"] += 1
+        w.lineof("def %s(%s):" % (p.fresh("handle"), ", ".join([head] + extra)))
+        self.reads("    ", P, "possible:annotated")
+        if Q is not None:
+            self.reads("    ", Q, "possible:annotated", 1)
+        if decoy is not None:
+            self.reads("    ", "quoted", None, 1)
+        if star:
+            self.reads("    ", rng.choice(["more", "named"]), None, 1)
+        for _ in range(rng.randint(1, 3)):
+            nested = rng.choice(["def", "lambda", "comp", "class", "comp-iter", "own"])
+            k = json.dumps(self.key(), ensure_ascii=False)
+            if nested == "def":
+                w.lineof("    def %s():" % p.fresh("inner"))
+                self.reads("        ", P, None, 1)
+                w.lineof("        return None")
+            elif nested == "lambda":
+                w.lineof("    hook = lambda: %s[%s]" % (P, k))
+            elif nested == "comp":
+                w.lineof("    x = [%s[%s] for _ in range(2)]" % (P, k))
+            elif nested == "class":
+                w.lineof("    class %s:" % p.fresh("Inner"))
+                self.reads("        ", P, None, 1)
+            elif nested == "comp-iter":
+                # the first iterable stands in the function's own scope: a possible read
+                key = self.key()
+                w.put("    x = [k for k in ")
+                s = w.put("")[0]
+                _, e = w.put("%s.get(%s, ())" % (P, json.dumps(key, ensure_ascii=False)))
+                w.put("]")
+                w.end()
+                p.possible_reads.append((self.rel, "possible:annotated", "get", key, (s, e)))
+                p.forms["reads-possible-comp-iter"] += 1
+                continue
+            else:
+                # a nested def's own annotated parameter: read in its own scope
+                w.lineof("    def %s(inner_result: ToolResult):" % p.fresh("inner"))
+                self.reads("        ", "inner_result", "possible:annotated", 1)
+                w.lineof("        return None")
+                p.forms["reads-possible-nested-own"] += 1
+                continue
+            p.forms["reads-possible-decoy-nested-" + nested] += 1
+        w.lineof("    return None")
+
+    def write_event(self, traced):
+        """`event.result` of a hook event parameter."""
+        p, rng, w = self.p, self.rng, self.w
+        ann = rng.choice(["AfterToolCallEvent", "AfterToolInvocationEvent", "hooks.AfterToolCallEvent",
+                          "hooks.AfterToolInvocationEvent"])
+        E = rng.choice(["event", "ev", "hook_event"])
+        extra = ""
+        if rng.random() < 0.4:
+            extra = ", before: BeforeToolCallEvent"
+            p.forms["reads-possible-decoy-other-event"] += 1
+        if rng.random() < 0.4:
+            extra += ", plain"
+            p.forms["reads-possible-decoy-unannotated-event"] += 1
+        w.lineof("def %s(%s: %s%s):" % (p.fresh("on_after_tool"), E, ann, extra))
+        self.reads("    ", E + ".result", "possible:event")
+        if "before" in extra:
+            self.reads("    ", "before.result", None, 1)
+        if "plain" in extra:
+            self.reads("    ", "plain.result", None, 1)
+        if rng.random() < 0.5:
+            self.reads("    ", E + rng.choice([".results", ".tool_use", ".invocation_state"]), None, 1)
+        if rng.random() < 0.4:
+            w.lineof("    def %s():" % p.fresh("inner"))
+            self.reads("        ", E + ".result", None, 1)
+            w.lineof("        return None")
+            p.forms["reads-possible-decoy-nested-def"] += 1
+        w.lineof("    return None")
+
+    def write_decoys(self, traced):
+        p, rng, w = self.p, self.rng, self.w
+        w.lineof("def %s(agent, message):" % p.fresh("relay"))
+        self.write_bound(traced, "    ")
+        self.write_bound(traced, "    ")
+        self.reads("    ", rng.choice(["message.result", "agent.result", 'message["result"]']), None, 1)
+        w.lineof("    return None")
+
+
+def write_spelled(rd, rel):
+    """`PKG/hook_spelled.py`: a possible read whose key the file's text does
+    not hold as written (implicit concatenation, an escape): the file is
+    searched only when it holds a marker and some moved key between quotes
+    otherwise (a comment, a read of another key), not for a key of
+    suppressed findings alone; or a receiver `block[I]`, `I` a
+    `"toolResult"` spelled so: no possible receiver."""
+    p, rng = rd.p, rd.rng
+    silenced = set()
+    for r, f in p.findings:
+        comments = p.modules[r].comments
+        if silencers(comments, f["line"], f["code"]) + silencers(comments, f["dict_line"], f["code"]):
+            silenced.add(id(f))
+    keys = sorted({f["key"] for _, f in p.findings if f["key"] is not None and f["key"].isascii()
+                   and len(f["key"]) > 1})
+    if not keys:
+        return
+    moved = {f["key"] for _, f in p.findings if f["key"] is not None and id(f) not in silenced}
+    suppressed_only = sorted({f["key"] for _, f in p.findings if f["key"] is not None} - moved)
+    key = rng.choice(keys)
+    w = W()
+    p.modules[rel] = w
+
+    def spell(k):
+        i = rng.randint(1, len(k) - 1)
+        if rng.random() < 0.5:
+            return '"%s" "%s"' % (k[:i], k[i:])
+        return '"%s\\x%02x%s"' % (k[:i - 1], ord(k[i - 1]), k[i:])
+
+    hows = ["key-alone", "key-comment", "key-other-read", "receiver-alone", "receiver-searched"]
+    if suppressed_only:
+        hows.append("key-suppressed")
+    how = rng.choice(hows)
+    p.forms["reads-possible-spelled-" + how] += 1
+    if how in ("receiver-alone", "receiver-searched"):
+        # `block[I]` with I a spelled toolResult is no possible receiver at
+        # all (its index not written exactly `"toolResult"`), alone (no marker
+        # in the file: not searched either) or next to `block["toolResult"]`
+        # (a marker: searched)
+        w.lineof("def on_block(block):")
+        if how == "receiver-searched":
+            w.put("    x = ")
+            s = w.put("")[0]
+            _, e = w.put('block["toolResult"][%s]' % json.dumps(key))
+            w.end()
+            p.possible_reads.append((rel, "possible:subscript", "subscript", key, (s, e)))
+        w.lineof("    return block[%s][%s]" % (spell("toolResult"), json.dumps(key)))
+        return
+    if how == "key-comment":
+        w.lineof('# the "%s" key of the results handed on' % rng.choice(keys))
+    w.lineof("def on_result(tool_result):")
+    if how in ("key-other-read", "key-suppressed"):
+        other = rng.choice(keys if how == "key-other-read" else suppressed_only)
+        w.put("    ")
+        s = w.put("")[0]
+        _, e = w.put("tool_result[%s]" % json.dumps(other))
+        w.end()
+        p.possible_reads.append((rel, "possible:name", "subscript", other, (s, e)))
+    w.put("    return ")
+    s = w.put("")[0]
+    _, e = w.put("tool_result[%s]" % spell(key))
+    w.end()
+    p.possible_reads.append((rel, "possible:name", "subscript", key, (s, e)))
+
+
+def write_frontends(rd):
+    p = rd.p
+    if p.rng.random() < 0.6:
+        rel = "%s/%s/sdk_hooks.py" % (p.outrel, rd.pkg)
+        w = W()
+        p.modules[rel] = w
+        Frontend(rd, rel, w).write()
+    if p.rng.random() < 0.25:
+        write_spelled(rd, "%s/%s/hook_spelled.py" % (p.outrel, rd.pkg))
 
 
 def is_content_subscript(text):
@@ -2547,7 +2995,7 @@ def is_content_subscript(text):
 def check_reads(p, texts):
     """The generator's own sanity checks of the reads it wrote: the text of
     each span is what its form says."""
-    for rel, recv, form, key, ((line, col), (eline, ecol)) in p.reads:
+    for rel, recv, form, key, ((line, col), (eline, ecol)) in p.reads + p.possible_reads:
         if line != eline:
             raise AssertionError("%s:%d: a read over several lines" % (rel, line))
         text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
@@ -2607,8 +3055,29 @@ def expected_reads(p, suppressed):
         if not targets:
             continue
         rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
-               "key": key, "rewritable": False}
+               "key": key, "rewritable": False, "possible": False}
         records.append((rec, recv.kind))
+        for f in targets:
+            f["reads"].append(rec)
+    # possible reads: every finding (not suppressed) of their key
+    by_key = {}
+    for rel, f in p.findings:
+        if id(f) not in suppressed and f["key"] is not None:
+            by_key.setdefault(f["key"], []).append(f)
+    searched = {}
+    for rel, kind, form, key, ((line, col), (eline, ecol)) in p.possible_reads:
+        targets = by_key.get(key)
+        if not targets:
+            continue
+        if rel not in searched:
+            text = p.modules[rel].text()
+            searched[rel] = (any(m in text for m in FILE_MARKERS)
+                             and any('"%s"' % k in text or "'%s'" % k in text for k in by_key))
+        if not searched[rel]:
+            continue
+        rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
+               "key": key, "rewritable": False, "possible": True}
+        records.append((rec, kind))
         for f in targets:
             f["reads"].append(rec)
     for rel, f in p.findings:
@@ -2617,7 +3086,8 @@ def expected_reads(p, suppressed):
 
 
 def read_sort_key(r):
-    return (r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"] or "")
+    return (r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"] or "",
+            r["possible"])
 
 
 # --------------------------------------------------------------------------
@@ -2770,7 +3240,7 @@ def comparable(f, with_reads=False):
            f["dict_line"], f["dict_column"], f["line"], f["column"], f["end_line"], f["end_column"])
     if with_reads:
         out += (tuple((r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"],
-                       r["rewritable"]) for r in f["reads"]),)
+                       r["rewritable"], r["possible"]) for r in f["reads"]),)
     return out
 
 
@@ -2833,8 +3303,8 @@ def verify(outdir, manifest):
             sys.stderr.write("verify: distinct reads: scan.py %s, generator %d\n"
                              % (stats.get("reads"), manifest["expected_reads"]))
         # the corpus must hold every read form and receiver kind, and the decoys
-        for what, names in (("reads_by_form", READ_FORMS), ("reads_by_receiver", RECEIVER_KINDS),
-                            ("constructs", READ_DECOYS)):
+        for what, names in (("reads_by_form", READ_FORMS), ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS),
+                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

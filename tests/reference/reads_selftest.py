@@ -13,11 +13,26 @@ uses, reads of the content list (`r["content"][0]`: block, `r["content"]`
 otherwise: content), and decoys that must give nothing (non-moved keys, names
 bound twice or not by a one-target plain assignment, reads in nested scopes,
 suppressed keys, undecorated or otherwise decorated tools, `agent.tools.NAME`,
-`r["content"]` as a target).
+`r["content"]` as a target), and the possible reads (`"possible": true`) on
+results the SDK hands on: every receiver kind (a marked name or attribute,
+`X["toolResult"]`, a parameter annotated `ToolResult`, `P.result` of an
+annotated hook event) in every keyed form, reaching every finding of the key
+whatever its code; next to their decoys: a marked name bound once by
+`R = call` (its reads the call's), a marked attribute on a call result (still
+one), `X["toolResult"]` as a target or with its index not written exactly
+`"toolResult"` / `'toolResult'` (concatenated, escaped, prefixed,
+triple-quoted; parentheses are seen through), the annotated parameters read from
+nested functions, lambdas, comprehensions and class bodies (and a nested
+def's own annotated parameters), `*args` / `**kwargs` annotated, string or
+`Optional[...]` annotations, other events, `global` / `nonlocal`; and only in
+the files that hold a marker and a moved key between quotes as written (a key
+spelled by concatenation or escapes alone, a key of a suppressed finding, a
+file without a marker: not searched; a quoted key in a comment, `'k'`,
+`u"k"`, a triple-quoted k: searched).
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
-form and key.  Every finding not listed must have no reads at all.
+form and key (and True for a possible read).  Every finding not listed must have no reads at all.
 
 --mutants also runs scan.py in-process with parts of the reads analysis
 broken on purpose and checks that each break makes this test fail (the
@@ -689,6 +704,359 @@ CHOICES_EXPECT = {
 }
 CHOICES_FORMS = {"subscript": 6, "store": 1, "whole": 4, "get": 1, "in": 1}
 
+# possible reads (docs/rules.md "**Possible reads.**"): keyed reads on results
+# the SDK hands on, which no producer is traced to; each is a read, with
+# "possible": true, of every finding of its key (its code and origin aside)
+POSSIBLE = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tools.py": '''\
+from strands import tool
+
+
+@tool
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40, "band": 5}  # @probe
+
+
+def late(q):
+    r = {"status": "success", "content": []}
+    r["rssi"] = 1  # @rssiwrite
+    return r
+
+
+def quiet(q):
+    return {"status": "success", "content": [], "muted": 1}  # toolshape: ignore[TS001]
+
+
+def wrapped(q):
+    return {"status": "success", "content": [], "toolResult": {}}  # @wrapped
+
+
+def _ok(text, **extra):
+    return {"status": "success", "content": [{"text": text}], **extra}
+
+
+def listing():
+    return _ok("x", band=2)  # @bandcall
+''',
+    "pkg/frontend.py": '''\
+import json
+from typing import Optional
+from strands import hooks
+from strands.hooks import AfterToolCallEvent, BeforeToolCallEvent
+from strands.types import tools as T
+from strands.types.tools import ToolResult
+
+
+def render(tool_result, message):
+    tool_result["rssi"]  # @p1
+    tool_result.get("band")  # @p2
+    "rssi" in tool_result  # @p3
+    "band" not in tool_result  # @p4
+    tool_result["rssi"] = 2  # @p5
+    tool_result['band'] += 1  # @p6
+    del tool_result["rssi"]  # @p7
+    tool_result.pop("band", None)  # @p8
+    tool_result.setdefault("rs" "si", 0)  # @p9
+    tool_result["other"]  # @n1
+    tool_result["muted"]  # @n2
+    tool_result["content"][0]  # @n3
+    len(tool_result["content"])  # @n4
+    list(tool_result.keys())  # @n5
+    json.dumps(tool_result)  # @n6
+    x = {**tool_result}  # @n7
+    tool_result["status"]  # @n8
+    message.toolResult["rssi"]  # @p10
+    message.last_tool_result.get("band")  # @p11
+    message["toolResult"]["rssi"]  # @p12
+    message['toolResult'].get("band")  # @p13
+    message["content"][0]["toolResult"]["rssi"]  # @p14
+    make().tool_result["rssi"]  # @p15
+    tool_results["band"]  # @p16
+    tool_result["toolResult"]["rssi"]  # @p17
+    ToolResult["rssi"]  # @n9
+    TOOL_RESULT["rssi"]  # @n10
+    message["toolresult"]["rssi"]  # @n11
+    message["toolResult"] = {"rssi": 1}  # @n12
+    del message["toolResult"]  # @n13
+    message.toolResult()["rssi"]  # @n14
+    message.tool_result_of["rssi"]  # @p18
+    (message.toolResult)["band"]  # @p19
+    for item in tool_result:
+        item["rssi"]  # @n15
+
+
+def on_result(p: ToolResult, /, result: ToolResult, other: T.ToolResult, opt: "ToolResult",
+              maybe: Optional[ToolResult], kw: ToolResult, *rest: ToolResult, only: ToolResult,
+              **more: ToolResult):
+    p["band"]  # @a3
+    kw.get("band")  # @a8
+    "band" in only  # @a9
+    more["band"]  # @n31
+    result["rssi"]  # @a1
+    other.get("band")  # @a2
+    opt["rssi"]  # @n16
+    maybe["rssi"]  # @n17
+    rest["band"]  # @n30
+    [result["rssi"] for _ in range(1)]  # @n18
+    [k for k in result.get("band", ())]  # @a4
+
+    def inner(x=result["band"]):  # @a5
+        return result["rssi"]  # @n19
+
+    def inner2(res: ToolResult, result):
+        res["band"]  # @a6
+        return result["rssi"]  # @n20
+
+    def inner3():
+        return res["band"]  # @n21
+    f = lambda: result["rssi"]  # @n22
+
+    class C:
+        v = result["rssi"]  # @n23
+    result["toolResult"]  # @a7
+
+
+def after(event: AfterToolCallEvent, ev2: hooks.AfterToolInvocationEvent, ev3: BeforeToolCallEvent, plain,
+          *evs: AfterToolCallEvent):
+    evs.result["rssi"]  # @n32
+    event.result["rssi"]  # @e1
+    ev2.result.get("band")  # @e2
+    ev3.result["rssi"]  # @n24
+    plain.result["rssi"]  # @n25
+    event.results["rssi"]  # @n26
+    event.result["content"][0]  # @n27
+    [event.result["band"] for _ in range(1)]  # @n28
+    event.tool_result["rssi"]  # @e3
+
+    def nested():
+        return event.result["rssi"]  # @n29
+
+
+def both(tool_result: ToolResult):
+    tool_result["rssi"]  # @b1
+
+
+def exclusions(agent):
+    tool_result = agent.run()
+    tool_result["rssi"]  # @x1
+
+    def nested():
+        return tool_result["band"]  # @x2
+    last_tool_result = fetch()
+    last_tool_result = fetch()
+    last_tool_result["rssi"]  # @y1
+    typed_tool_result: dict = fetch()
+    typed_tool_result["rssi"]  # @y2
+    a_tool_result = b_tool_result = fetch()
+    a_tool_result["rssi"]  # @y3
+    dict_tool_result = {"rssi": 1}
+    dict_tool_result["rssi"]  # @y4
+    for loop_tool_result in fetch():
+        loop_tool_result["band"]  # @y5
+
+
+async def awaited(agent):
+    aw_tool_result = await agent.run()
+    aw_tool_result["rssi"]  # @y6
+
+
+tool_result_cache = load()
+tool_result_cache["rssi"]  # @x3
+
+
+def g1():
+    tool_result_cache["band"]  # @x4
+
+
+def g2():
+    global tool_result_g
+    tool_result_g = fetch()
+
+
+tool_result_g["rssi"]  # @x5
+
+
+def g3():
+    tool_result_n = fetch()
+
+    def inner():
+        nonlocal tool_result_n
+        tool_result_n = other()
+    tool_result_n["rssi"]  # @y7
+
+
+class Holder:
+    tool_result_h = fetch()
+    v = tool_result_h["band"]  # @x6
+
+    def m(self):
+        return tool_result_h["rssi"]  # @y8
+''',
+    "tests/test_front.py": '''\
+from pkg.tools import probe
+
+
+def test_traced():
+    traced_tool_result = probe("q")
+    traced_tool_result["rssi"]  # @t1
+    r = probe("q")
+    assert "rssi" in r == "rssi" in tool_result  # @t2
+''',
+}
+FE = "pkg/frontend.py"
+TF = "tests/test_front.py"
+_RSSI = [(FE, "p1", 'tool_result["rssi"]', "subscript"), (FE, "p3", '"rssi" in tool_result', "in"),
+         (FE, "p5", 'tool_result["rssi"]', "store"), (FE, "p7", 'tool_result["rssi"]', "delete"),
+         (FE, "p9", 'tool_result.setdefault("rs" "si", 0)', "setdefault"),
+         (FE, "p10", 'message.toolResult["rssi"]', "subscript"),
+         (FE, "p12", 'message["toolResult"]["rssi"]', "subscript"),
+         (FE, "p14", 'message["content"][0]["toolResult"]["rssi"]', "subscript"),
+         (FE, "p15", 'make().tool_result["rssi"]', "subscript"),
+         (FE, "p17", 'tool_result["toolResult"]["rssi"]', "subscript"),
+         (FE, "p18", 'message.tool_result_of["rssi"]', "subscript"),
+         (FE, "a1", 'result["rssi"]', "subscript"), (FE, "e1", 'event.result["rssi"]', "subscript"),
+         (FE, "e3", 'event.tool_result["rssi"]', "subscript"), (FE, "b1", 'tool_result["rssi"]', "subscript"),
+         (FE, "y1", 'last_tool_result["rssi"]', "subscript"), (FE, "y2", 'typed_tool_result["rssi"]', "subscript"),
+         (FE, "y3", 'a_tool_result["rssi"]', "subscript"), (FE, "y4", 'dict_tool_result["rssi"]', "subscript"),
+         (FE, "y6", 'aw_tool_result["rssi"]', "subscript"), (FE, "y7", 'tool_result_n["rssi"]', "subscript"),
+         (FE, "y8", 'tool_result_h["rssi"]', "subscript"),
+         # a chained comparison: each pair a read, span the whole comparison
+         (TF, "t2", '"rssi" in r == "rssi" in tool_result', "in")]
+_BAND = [(FE, "p2", 'tool_result.get("band")', "get"), (FE, "p4", '"band" not in tool_result', "not-in"),
+         (FE, "p6", "tool_result['band']", "store"), (FE, "p8", 'tool_result.pop("band", None)', "pop"),
+         (FE, "p11", 'message.last_tool_result.get("band")', "get"),
+         (FE, "p13", "message['toolResult'].get(\"band\")", "get"),
+         (FE, "p16", 'tool_results["band"]', "subscript"), (FE, "p19", '(message.toolResult)["band"]', "subscript"),
+         (FE, "a2", 'other.get("band")', "get"), (FE, "a3", 'p["band"]', "subscript"),
+         (FE, "a8", 'kw.get("band")', "get"), (FE, "a9", '"band" in only', "in"),
+         (FE, "a4", 'result.get("band", ())', "get"), (FE, "a5", 'result["band"]', "subscript"),
+         (FE, "a6", 'res["band"]', "subscript"), (FE, "e2", 'ev2.result.get("band")', "get"),
+         (FE, "y5", 'loop_tool_result["band"]', "subscript")]
+POSSIBLE_RSSI = [r + ("rssi", True) for r in _RSSI]
+POSSIBLE_BAND = [r + ("band", True) for r in _BAND]
+POSSIBLE_EXPECT = {
+    ("pkg/tools.py", "probe", "TS001", "rssi"): POSSIBLE_RSSI + [
+        # the traced receivers' reads: the call's, not possible (`r` and a
+        # marked name bound once by `R = C`)
+        (TF, "t1", 'traced_tool_result["rssi"]', "subscript", "rssi"),
+        (TF, "t2", '"rssi" in r == "rssi" in tool_result', "in", "rssi"),
+    ],
+    ("pkg/tools.py", "rssiwrite", "TS004", "rssi"): POSSIBLE_RSSI,
+    ("pkg/tools.py", "probe", "TS001", "band"): POSSIBLE_BAND,
+    ("pkg/tools.py", "bandcall", "TS003", "band"): POSSIBLE_BAND,
+    # a key `toolResult` is a key like any other: `X["toolResult"]` on a
+    # possible receiver reads it (and is a possible receiver itself)
+    ("pkg/tools.py", "wrapped", "TS001", "toolResult"): [
+        (FE, "p17", 'tool_result["toolResult"]', "subscript", "toolResult", True),
+        (FE, "a7", 'result["toolResult"]', "subscript", "toolResult", True),
+    ],
+}
+POSSIBLE_FORMS = {"subscript": 27, "store": 2, "delete": 1, "get": 7, "pop": 1, "setdefault": 1, "in": 4,
+                  "not-in": 1}
+
+# the files searched for possible receivers: those whose text holds a marker
+# and a moved key between quotes as written
+POSSIBLE_FILES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tools.py": '''\
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40, "band": 5}  # @probe
+
+
+def quiet(q):
+    return {"status": "success", "content": [], "muted": 1}  # toolshape: ignore[TS001]
+''',
+    "pkg/f_spelled.py": '''\
+def on_result(tool_result):
+    return tool_result["rs" "si"]  # @s1
+''',
+    "pkg/f_comment.py": '''\
+# reads "rssi" of the results handed on
+def on_result(tool_result):
+    return tool_result["rs" "si"]  # @s2
+''',
+    "pkg/f_other.py": '''\
+def on_result(tool_result):
+    tool_result["band"]  # @s3
+    return tool_result["r\\x73si"]  # @s4
+''',
+    "pkg/f_no_marker.py": '''\
+def on_block(block):
+    return block["tool" "Result"]["rssi"]  # @s5
+''',
+    "pkg/f_suppressed_key.py": '''\
+def on_result(tool_result):
+    tool_result["muted"]  # @s6
+    return tool_result["rs" "si"]  # @s7
+''',
+    "pkg/f_quotes.py": """\
+def on_result(tool_result):
+    tool_result['rssi']  # @s8
+    tool_result[u"band"]  # @s9
+    return tool_result[\"\"\"rssi\"\"\"]  # @s10
+""",
+    "pkg/f_marker_comment.py": '''\
+"""A ToolResult handler."""
+
+
+def on_block(block):
+    return block["tool" "Result"]["rssi"]  # @s11
+''',
+    # `X["toolResult"]` by its index as written: exactly `"toolResult"` or
+    # `'toolResult'`, parentheses seen through; no concatenation, prefix,
+    # escape or triple quotes (the file is searched: it holds the marker)
+    "pkg/f_index_spelling.py": '''\
+def on_message(message):
+    message["toolResult"]["rssi"]  # @i1
+    message['toolResult']["rssi"]  # @i2
+    message[("toolResult")]["rssi"]  # @i3
+    message[( ('toolResult') )].get("band")  # @i4
+    message["tool" "Result"]["rssi"]  # @i5
+    message[r"toolResult"]["rssi"]  # @i6
+    message["tool\\x52esult"]["rssi"]  # @i7
+    message[u'toolResult'].get("band")  # @i8
+    message["""toolResult"""]["band"]  # @i9
+    message[("tool" "Result")]["band"]  # @i10
+    message[b"toolResult"]["band"]  # @i11
+    return message[R"toolResult"]["band"]  # @i12
+''',
+    # `X["toolResult"]` only as the right of `in` / `not in`: a possible
+    # receiver like any other (no other use of it in the file needed)
+    "pkg/f_in_only.py": '''\
+def on_message(message):
+    return "rssi" in message["toolResult"] or 'band' not in message["toolResult"]  # @i13
+''',
+    "pkg/f_unclosed.py": '''\
+def on_result(tool_result):
+    return tool_result["\\x72ssi"], "\\x72ssi"  # @s12
+# "rssi
+''',
+}
+_FILES_RSSI = [("pkg/f_comment.py", "s2", 'tool_result["rs" "si"]', "subscript"),
+               ("pkg/f_other.py", "s4", 'tool_result["r\\x73si"]', "subscript"),
+               ("pkg/f_quotes.py", "s8", "tool_result['rssi']", "subscript"),
+               ("pkg/f_quotes.py", "s10", 'tool_result["""rssi"""]', "subscript"),
+               # s11: `block["tool" "Result"]` is no possible receiver (its index
+               # not written exactly `"toolResult"`), the ToolResult docstring
+               # aside; nor are i5-i7
+               ("pkg/f_index_spelling.py", "i1", 'message["toolResult"]["rssi"]', "subscript"),
+               ("pkg/f_index_spelling.py", "i2", 'message[\'toolResult\']["rssi"]', "subscript"),
+               ("pkg/f_index_spelling.py", "i3", 'message[("toolResult")]["rssi"]', "subscript"),
+               ("pkg/f_in_only.py", "i13", '"rssi" in message["toolResult"]', "in")]
+_FILES_BAND = [("pkg/f_other.py", "s3", 'tool_result["band"]', "subscript"),
+               ("pkg/f_quotes.py", "s9", 'tool_result[u"band"]', "subscript"),
+               # i8-i12: a prefix, triple quotes, concatenation in parentheses, bytes
+               ("pkg/f_index_spelling.py", "i4", 'message[( (\'toolResult\') )].get("band")', "get"),
+               ("pkg/f_in_only.py", "i13", '\'band\' not in message["toolResult"]', "not-in")]
+POSSIBLE_FILES_EXPECT = {
+    ("pkg/tools.py", "probe", "TS001", "rssi"): [r + ("rssi", True) for r in _FILES_RSSI],
+    ("pkg/tools.py", "probe", "TS001", "band"): [r + ("band", True) for r in _FILES_BAND],
+}
+POSSIBLE_FILES_FORMS = {"subscript": 9, "get": 1, "in": 1, "not-in": 1}
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -701,6 +1069,8 @@ CASES = [
     ("whole", WHOLE, [], WHOLE_EXPECT, WHOLE_FORMS),
     ("content", CONTENT, [], CONTENT_EXPECT, CONTENT_FORMS),
     ("choices", CHOICES, [], CHOICES_EXPECT, CHOICES_FORMS),
+    ("possible", POSSIBLE, [], POSSIBLE_EXPECT, POSSIBLE_FORMS),
+    ("possible_files", POSSIBLE_FILES, [], POSSIBLE_FILES_EXPECT, POSSIBLE_FILES_FORMS),
 ]
 
 
@@ -725,12 +1095,12 @@ def tag_line(files, rel, tag):
     return hits[0]
 
 
-def expected_read(files, rel, tag, span_text, form, key):
+def expected_read(files, rel, tag, span_text, form, key, possible=False):
     line, text = tag_line(files, rel, tag)
     col = text.find(span_text)
     if col < 0 or text.find(span_text, col + 1) >= 0:
         raise AssertionError("span %r not once on the line of @%s: %r" % (span_text, tag, text))
-    return (rel, line, col + 1, line, col + 1 + len(span_text), form, key)
+    return (rel, line, col + 1, line, col + 1 + len(span_text), form, key, possible)
 
 
 def run_cli(root, extra):
@@ -750,7 +1120,7 @@ def check_case(name, files, got, expect, forms, log):
     """The problems of scan.py's output ``got`` for one project (a list of strings)."""
     problems = []
     read_tuple = lambda r: (norm(r["path"]), r["line"], r["column"], r["end_line"], r["end_column"],
-                            r["form"], r["key"])
+                            r["form"], r["key"], r.get("possible"))
     matched = set()
     for (rel, tag, code, key), reads in expect.items():
         line, _ = tag_line(files, rel, tag)
@@ -764,14 +1134,16 @@ def check_case(name, files, got, expect, forms, log):
         f = got[cands[0]]
         want = sorted(expected_read(files, *r) for r in reads)
         have = [read_tuple(r) for r in f.get("reads", [])]
-        if have != sorted(have, key=lambda t: (t[0], t[1], t[2], t[3], t[4], t[5], t[6] or "")):
+        if have != sorted(have, key=lambda t: (t[0], t[1], t[2], t[3], t[4], t[5], t[6] or "", t[7])):
             problems.append("%s: reads of %s %r not sorted by path and position" % (name, code, key))
         if sorted(have, key=repr) != sorted(want, key=repr):
             problems.append("%s: reads of %s %s %r at @%s:\n      want %s\n      have %s"
                             % (name, code, rel, key, tag, want, have))
         for r in f.get("reads", []):
-            if r.get("rewritable") is not False or set(r) != {"path", "line", "column", "end_line",
-                                                              "end_column", "form", "key", "rewritable"}:
+            if (r.get("rewritable") is not False or r.get("possible") not in (True, False)
+                    or set(r) != {"path", "line", "column", "end_line", "end_column", "form", "key",
+                                  "rewritable", "possible"}
+                    or (r["possible"] and r["form"] in ("whole", "content", "block"))):
                 problems.append("%s: bad read record %r" % (name, r))
     for i, f in enumerate(got):
         if "reads" not in f:
@@ -889,7 +1261,162 @@ def mutants(scan):
         v = orig_const(node)
         return v if v is None else v.rstrip("s")  # a spelling of another key
 
+    # possible reads
+    orig_possible_recv = scan.is_possible_receiver
+    orig_once = scan.bound_once_to_call
+    orig_param = scan.annotated_param
+    orig_marked = scan.is_marked
+    orig_ann = scan.annotated_as
+    orig_possible = scan.possible_reads
+    orig_record = scan.read_record
+    ast_ = scan.ast
+
+    def never_possible(mod, node, sc):
+        return False
+
+    def flag_lost(m, span, form, key, possible):
+        return orig_record(m, span, form, key, False)
+
+    def any_single_binding(mod, sc, name):
+        owner = scan.lookup(sc, name, mod.module_scope)
+        return owner is not None and len(owner.owned.get(name, ())) == 1
+
+    def reading_scope_only(mod, sc, name):
+        # the reading scope's own bindings, not the scope owning the name
+        bs = sc.owned.get(name, ())
+        return (len(bs) == 1 and bs[0].kind == "assign" and bs[0].stmt.__class__ is ast_.Assign
+                and len(bs[0].stmt.targets) == 1 and bs[0].value.__class__ is ast_.Call)
+
+    def any_assignment_to_call(mod, sc, name):
+        # `R: T = C` and `a = R = C` taken for `R = C`
+        owner = scan.lookup(sc, name, mod.module_scope)
+        bs = owner.owned.get(name, ()) if owner is not None else ()
+        return len(bs) == 1 and bs[0].kind == "assign" and bs[0].value.__class__ is ast_.Call
+
+    def enclosing_params(sc, name, names):
+        # the parameters of every enclosing def, read from nested scopes too
+        s = sc
+        while s is not None:
+            if orig_param(s, name, names):
+                return True
+            s = s.parent
+        return False
+
+    def star_params(sc, name, names):
+        if orig_param(sc, name, names):
+            return True
+        if sc.kind != "function" or sc.node.__class__ not in scan._FUNCTION_NODES:
+            return False
+        a = sc.node.args
+        return any(x is not None and x.arg == name and orig_ann(x.annotation, names) for x in (a.vararg, a.kwarg))
+
+    def string_annotations(ann, names):
+        return orig_ann(ann, names) or (ann.__class__ is ast_.Constant and ann.value in names)
+
+    def any_result_attribute(mod, node, sc):
+        # `X.result` for any name X, annotated or not
+        if (node.__class__ is ast_.Attribute and node.attr == "result" and node.value.__class__ is ast_.Name
+                and node.ctx.__class__ is ast_.Load):
+            return True
+        return orig_possible_recv(mod, node, sc)
+
+    def any_event_attribute(mod, node, sc):
+        # `P.A` for any attribute A of an annotated event
+        if (node.__class__ is ast_.Attribute and node.value.__class__ is ast_.Name
+                and orig_param(sc, node.value.id, scan.EVENT_ANNOTATIONS)):
+            return True
+        return orig_possible_recv(mod, node, sc)
+
+    def marked_attribute_on_names(mod, node, sc):
+        if node.__class__ is ast_.Attribute and node.value.__class__ is not ast_.Name:
+            return False
+        return orig_possible_recv(mod, node, sc)
+
+    def ts001_only(m, by_key, reads_of):
+        return orig_possible(m, {k: [f for f in fs if f["code"] == "TS001"] for k, fs in by_key.items()}, reads_of)
+
+    def tool_result_targets(m, by_key, reads_of):
+        # `X["toolResult"] = v` / `del X["toolResult"]` taken for reads of a key toolResult
+        orig_possible(m, by_key, reads_of)
+        for node, par, sc in scan.module_nodes(m):
+            if (node.__class__ is ast_.Subscript and node.ctx.__class__ is not ast_.Load
+                    and orig_const(node.slice) == "toolResult"):
+                form = "store" if node.ctx.__class__ is ast_.Store else "delete"
+                rec = orig_record(m, node, form, "toolResult", True)
+                for f in by_key.get("toolResult", ()):
+                    reads_of.setdefault(id(f), []).append(rec)
+
+    def marked_and_annotated_twice(m, by_key, reads_of):
+        # a name both marked and annotated `ToolResult`: its reads once per reason
+        orig_possible(m, by_key, reads_of)
+        nodes = scan.module_nodes(m)
+        parents = {id(n): p for n, p, _ in nodes}
+        for node, par, sc in nodes:
+            if (node.__class__ is ast_.Name and par is not None and orig_marked(node.id)
+                    and orig_param(sc, node.id, scan.TOOL_RESULT_ANNOTATIONS)):
+                for form, key, span in orig_reads_at(m, node, par, parents):
+                    if form in scan.KEYED_FORMS and key in by_key:
+                        rec = orig_record(m, span, form, key, True)
+                        for f in by_key[key]:
+                            reads_of.setdefault(id(f), []).append(rec)
+
+    orig_searched = scan.searched_for_possible
+    orig_tr_index = scan.tool_result_index
+
+    def tool_result_index_by_value(mod, node):
+        # `X["toolResult"]` judged by the index's value, not its text
+        return orig_const(node) == "toolResult"
+
+    def markers_only(m, keys):
+        return any(mk in m.data for mk in scan.FILE_MARKERS)
+
+    def read_key_quoted(m, by_key, reads_of):
+        # the file must hold the key of each read, not just some moved key
+        data = m.data
+        quoted = {k: fs for k, fs in by_key.items()
+                  if ('"%s"' % k).encode("utf-8", "surrogatepass") in data
+                  or ("'%s'" % k).encode("utf-8", "surrogatepass") in data}
+        return orig_possible(m, quoted, reads_of)
+
+    def code_only(m, keys):
+        # comments left out of the text looked at
+        class Stripped:
+            data = b"\n".join(line.split(b"#")[0] for line in m.data.split(b"\n"))
+        return orig_searched(Stripped, keys)
+
+    def decoded_constants(m, keys):
+        # the key by its value among the string constants, not as written
+        if not any(mk in m.data for mk in scan.FILE_MARKERS):
+            return False
+        consts = {n.value for n, _, _ in scan.module_nodes(m) if n.__class__ is ast_.Constant}
+        return any(k in consts for k in keys)
+
     setters = [
+        ("every file searched", "searched_for_possible", lambda m, keys: True),
+        ("files searched for a marker alone", "searched_for_possible", markers_only),
+        ("files searched for the read's own key", "possible_reads", read_key_quoted),
+        ("comments not searched for keys", "searched_for_possible", code_only),
+        ("keys by their decoded value", "searched_for_possible", decoded_constants),
+        ("no possible receivers", "is_possible_receiver", never_possible),
+        ("possible reads not flagged", "read_record", flag_lost),
+        ("no R = C exclusion", "bound_once_to_call", lambda mod, sc, name: False),
+        ("the exclusion for any single binding", "bound_once_to_call", any_single_binding),
+        ("the exclusion judged in the reading scope", "bound_once_to_call", reading_scope_only),
+        ("the exclusion for annotated and chained assignments", "bound_once_to_call", any_assignment_to_call),
+        ("annotated parameters read from nested scopes", "annotated_param", enclosing_params),
+        ("star parameters annotated", "annotated_param", star_params),
+        ("string annotations", "annotated_as", string_annotations),
+        ("markers case-insensitive", "is_marked", lambda text: "tool_result" in text.lower()
+         or "toolresult" in text.lower()),
+        ("X.result on any name", "is_possible_receiver", any_result_attribute),
+        ("any attribute of an event", "is_possible_receiver", any_event_attribute),
+        ("marked attributes on names only", "is_possible_receiver", marked_attribute_on_names),
+        ("possible reads reach TS001 findings only", "possible_reads", ts001_only),
+        ("toolResult targets read", "possible_reads", tool_result_targets),
+        ("the toolResult index by its value, not its text", "tool_result_index", tool_result_index_by_value),
+        ("the toolResult index in double quotes only", "tool_result_index",
+         lambda mod, node: orig_tr_index(mod, node) and mod.text(node) == '"toolResult"'),
+        ("a marked annotated parameter read twice", "possible_reads", marked_and_annotated_twice),
         ("in for not-in", "reads_at", swap_in),
         ("no whole reads", "reads_at", no_whole),
         ("stores and deletes as loads", "reads_at", store_as_load),
@@ -907,7 +1434,11 @@ def mutants(scan):
          lambda mod, node: node.__class__ is scan.ast.Constant and node.value.__class__ is int),
     ]
     originals = {"reads_at": orig_reads_at, "is_tool_decorator": orig_tool, "module_nodes": orig_nodes,
-                 "const_str": orig_const, "decimal_index": orig_index}
+                 "const_str": orig_const, "decimal_index": orig_index,
+                 "is_possible_receiver": orig_possible_recv, "bound_once_to_call": orig_once,
+                 "annotated_param": orig_param, "is_marked": orig_marked, "annotated_as": orig_ann,
+                 "possible_reads": orig_possible, "read_record": orig_record,
+                 "searched_for_possible": orig_searched, "tool_result_index": orig_tr_index}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -56,11 +56,13 @@ stripped, lines split on \\r\\n, \\r and \\n only).  Sorted by
 
 --reads adds to every finding its "reads" (docs/rules.md "Reads of moved
 keys"): a list of {"path", "line", "column", "end_line", "end_column",
-"form", "key", "rewritable"} (columns as above; form one of subscript, store,
-delete, get, pop, setdefault, in, not-in, whole, content, block; key null for
-whole, content and block; rewritable always false), sorted by path and
-position.  Every file of each project is taken as given: all its findings are
-origins.  With --stats the count of distinct reads is "reads".  The readings
+"form", "key", "rewritable", "possible"} (columns as above; form one of
+subscript, store, delete, get, pop, setdefault, in, not-in, whole, content,
+block; key null for whole, content and block; rewritable always false;
+possible true for a possible read, a keyed read on a result the SDK hands on
+that no producer is traced to, in a file holding a marker and a quoted moved
+key), sorted by path and position.  Every file of each project is taken as
+given: all its findings are origins.  With --stats the count of distinct reads is "reads".  The readings
 chosen where the rules leave a choice are listed at the "--reads" section
 below.
 
@@ -648,6 +650,16 @@ def lookup(scope, name, module_scope):
     return None
 
 
+def sole_binding(mod, scope, name):
+    """The one binding of ``name`` by the scope a load of it in ``scope``
+    resolves to (None: a builtin, or bound not exactly once there)."""
+    owner = lookup(scope, name, mod.module_scope)
+    if owner is None:
+        return None
+    bs = owner.owned.get(name, ())
+    return bs[0] if len(bs) == 1 else None
+
+
 def result_names(scope):
     """{name: [assign Bindings in source order]} of the result names of ``scope``."""
     out = {}
@@ -1038,13 +1050,8 @@ class Project:
 
     def _resolve_callee(self, mod, func, scope):
         if func.__class__ is ast.Name:
-            owner = lookup(scope, func.id, mod.module_scope)
-            if owner is None:
-                return None
-            bs = owner.owned.get(func.id, ())
-            if len(bs) != 1:
-                return None
-            return self.binding_target(mod, bs[0], set())
+            b = sole_binding(mod, scope, func.id)
+            return None if b is None else self.binding_target(mod, b, set())
         if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Name:
             return None
         base, attr = func.value.id, func.attr
@@ -1058,13 +1065,9 @@ class Project:
             if len(bs) != 1 or bs[0].kind != "def":
                 return None
             return mod.candidates.get(id(bs[0].node))
-        owner = lookup(scope, base, mod.module_scope)
-        if owner is None:
+        b = sole_binding(mod, scope, base)
+        if b is None:
             return None
-        bs = owner.owned.get(base, ())
-        if len(bs) != 1:
-            return None
-        b = bs[0]
         if b.kind == "import":
             if b.node.asname is None and "." in b.node.name:
                 return None
@@ -1355,6 +1358,68 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    `@tool(name=...)` argument; a producer may be a method or `async def`;
 #    a name's binding may stand in a nested scope (`global` / `nonlocal`)
 #    and its reads may come before it.
+#
+# Possible reads ("**Possible reads.**"): the possible receivers are looked
+# for in every project file that holds a marker and a quoted moved key (see
+# below), whatever the receivers above.  Readings chosen:
+#  * "a file that holds": its bytes as read (comments, strings and docstrings
+#    included; the BOM too), case-sensitive: a marker is one of the bytes
+#    `tool_result`, `toolResult`, `ToolResult`, `ToolCallEvent`,
+#    `ToolInvocationEvent` anywhere; "some moved key between quotes as
+#    written": for a key `k` of the project's findings (suppressed ones are
+#    no findings, so their keys are not moved), the UTF-8 bytes of `"k"` or
+#    `'k'` anywhere (so `u"k"`, `"""k"""` and a comment `# the "k" key` hold
+#    it; `"k" "..."` holds `"k"`, the key `k`); any moved key will do, not
+#    only the key of the read: "a key spelled by implicit concatenation or
+#    escapes is not seen there" is read as "does not make the file
+#    searched", so in a file searched a read of a key spelled `"fr" "ames"`
+#    or with escapes is a possible read (keys are "any constant string
+#    spelling");
+#  * one node is one receiver: a name both marked (`tool_result`) and a
+#    parameter annotated `ToolResult` gives each of its reads once;
+#  * the markers `tool_result` / `toolResult` are case-sensitive substrings
+#    of the name's or the attribute's text (`tool_results`, `last_toolResult`
+#    are marked; `ToolResult`, `TOOL_RESULT` are not);
+#  * a marked name counts wherever it is read (the scope rule is only for
+#    the annotated parameters and `P.result`), also when it is a parameter
+#    (a parameter is no `R = C`), an import, a `for` target or unbound;
+#  * the exclusion `R = C` is judged on the scope owning the name where it is
+#    read (`global` / `nonlocal` followed, a class body not seen from its
+#    methods), so a marked name bound once by `R = C` is no possible
+#    receiver in nested scopes either; `R: T = C` (annotated), `a = R = C`,
+#    `R = await C` or a name bound twice are no such assignment, so their
+#    marked names stay possible receivers (as for the traced names, the text
+#    is explicit: "a plain assignment `R = C` with one target");
+#  * `X["toolResult"]`: a load whose one index, parentheses seen through, is
+#    written exactly `"toolResult"` or `'toolResult'`, judged by the index's
+#    source text (the string constant's own span, which leaves out the
+#    parentheses around it, as `ast.get_source_segment` does); `X` anything
+#    (a call, a name, another subscript).  Not the index's value: implicit
+#    concatenation (`"tool" "Result"`), escapes (`"tool\x52esult"`), a
+#    prefix (`r"toolResult"`, `u"toolResult"`) or triple quotes give no
+#    possible receiver, unlike the keys read and `"content"` ("any constant
+#    spelling");
+#  * the parameter is a positional-only, positional or keyword-only one;
+#    not `*args: ToolResult` or `**kwargs: ToolResult`, whose annotation
+#    types each argument: the name is a tuple or a dict of them, plainly
+#    no tool result ("is plainly a tool result handed on by the SDK"), and
+#    `args["k"]` no read of a key `k` of one; "annotated `ToolResult`": the
+#    annotation is exactly the name `ToolResult` or an attribute whose name
+#    is `ToolResult` (not a string, `Optional[ToolResult]`, a subscript);
+#    likewise for `AfterToolCallEvent` / `AfterToolInvocationEvent`;
+#  * "read in that function's own scope": the name (for `P.result`, the name
+#    `P`) stands in the `def`'s own scope, not in a nested function, lambda,
+#    class body or comprehension (whose first iterable stands in the
+#    enclosing scope, so it counts); defaults and annotations of a nested
+#    `def` stand in the enclosing scope; a rebinding of the parameter in the
+#    function does not stop it being the parameter;
+#  * `P.result`: an attribute named exactly `result` of the name `P`; a
+#    marked attribute `X.A` also when `X` is a call (`make().tool_result`);
+#  * only the eight keyed forms of a possible receiver are possible reads,
+#    and only of keys that some finding of the project has (every such
+#    finding gets them, whatever its code or origin); suppressed findings
+#    are no findings; a possible read is a read record of its own even when
+#    the same span is also a read of a traced receiver.
 
 READS = False
 _ORIGINS = {}  # id(finding) -> (finding, source): ("display", Dict) / ("call", Call) / ("write", node, S, N)
@@ -1519,6 +1584,94 @@ def reads_at(mod, E, parent, parents):
     return []
 
 
+MARKERS = ("tool_result", "toolResult")
+# a file is searched for possible receivers only when its text holds one of
+# these and a moved key between quotes
+FILE_MARKERS = (b"tool_result", b"toolResult", b"ToolResult", b"ToolCallEvent", b"ToolInvocationEvent")
+TOOL_RESULT_ANNOTATIONS = ("ToolResult",)
+EVENT_ANNOTATIONS = ("AfterToolCallEvent", "AfterToolInvocationEvent")
+# the index of a possible receiver `X["toolResult"]`, as written
+TOOL_RESULT_INDEX_TEXTS = ('"toolResult"', "'toolResult'")
+KEYED_FORMS = ("subscript", "store", "delete", "get", "pop", "setdefault", "in", "not-in")
+
+
+def is_marked(text):
+    return any(m in text for m in MARKERS)
+
+
+def annotated_as(ann, names):
+    """Is the annotation ``ann`` the name NAME or an attribute ``X.NAME``, NAME in ``names``?"""
+    if ann is None:
+        return False
+    if ann.__class__ is ast.Name:
+        return ann.id in names
+    return ann.__class__ is ast.Attribute and ann.attr in names
+
+
+def annotated_param(sc, name, names):
+    """Is ``name`` a parameter of the ``def`` whose own scope is ``sc``
+    (not its ``*args`` / ``**kwargs``), annotated with one of ``names``?"""
+    if sc.kind != "function" or sc.node.__class__ not in _FUNCTION_NODES:
+        return False
+    a = sc.node.args
+    for x in a.posonlyargs + a.args + a.kwonlyargs:
+        if x.arg == name and annotated_as(x.annotation, names):
+            return True
+    return False
+
+
+def bound_once_to_call(mod, sc, name):
+    """Does the scope owning ``name`` (read in ``sc``) bind it exactly once, by a
+    plain assignment ``R = C`` with one target and ``C`` a call?"""
+    b = sole_binding(mod, sc, name)
+    return (b is not None and b.kind == "assign" and b.stmt.__class__ is ast.Assign and len(b.stmt.targets) == 1
+            and b.value.__class__ is ast.Call)
+
+
+def tool_result_index(mod, node):
+    """Is ``node`` (a subscript's index, parentheses seen through as ast
+    does) a string literal written exactly ``"toolResult"`` or
+    ``'toolResult'``?  By its source text: no prefix, no implicit
+    concatenation, no escapes, no triple quotes."""
+    return (node.__class__ is _Constant and node.value.__class__ is str
+            and mod.text(node) in TOOL_RESULT_INDEX_TEXTS)
+
+
+def is_possible_receiver(mod, node, sc):
+    """Is ``node`` (standing in scope ``sc``) plainly a tool result handed on by the SDK?"""
+    cls = node.__class__
+    if cls is ast.Name:
+        if node.ctx.__class__ is not ast.Load:
+            return False
+        if not (is_marked(node.id) or annotated_param(sc, node.id, TOOL_RESULT_ANNOTATIONS)):
+            return False
+        return not bound_once_to_call(mod, sc, node.id)
+    if cls is ast.Attribute:
+        if node.ctx.__class__ is not ast.Load:
+            return False
+        if is_marked(node.attr):
+            return True
+        v = node.value
+        return (node.attr == "result" and v.__class__ is ast.Name and v.ctx.__class__ is ast.Load
+                and annotated_param(sc, v.id, EVENT_ANNOTATIONS))
+    if cls is ast.Subscript:
+        return node.ctx.__class__ is ast.Load and tool_result_index(mod, node.slice)
+    return False
+
+
+def read_record(m, span, form, key, possible):
+    src = m.src
+    if isinstance(span, tuple):
+        start, end = span
+    else:
+        start = src.offset(span.lineno, span.col_offset)
+        end = src.offset(span.end_lineno, span.end_col_offset)
+    (sline, scol), (eline, ecol) = src.position(start), src.position(end)
+    return {"path": m.path, "line": sline, "column": scol + 1, "end_line": eline,
+            "end_column": ecol + 1, "form": form, "key": key, "rewritable": False,
+            "possible": possible}
+
+
 def project_reads(proj, reads_of):
     """Find the reads of project ``proj``; ``reads_of[id(finding)]`` gets each
     finding's read records."""
@@ -1604,8 +1757,17 @@ def project_reads(proj, reads_of):
         if k and any(is_tool_decorator(d) for d in c.node.decorator_list):
             tools.setdefault(c.node.name, set()).update(k)
 
+    # possible reads: every finding of a key gets the possible reads of that key
+    by_key = {}
+    for fs in by_origin.values():
+        for f in fs:
+            if f["key"] is not None:
+                by_key.setdefault(f["key"], []).append(f)
+
     # receivers and their reads
     for m in mods:
+        if by_key:
+            possible_reads(m, by_key, reads_of)
         recv = {}
         for S in m.scopes:
             for C in S.calls:
@@ -1632,7 +1794,6 @@ def project_reads(proj, reads_of):
                     names[(id(S), R)] = recv[id(b.value)]
         nodes = module_nodes(m)
         parents = {id(n): p for n, p, _ in nodes}
-        src = m.src
         for node, par, sc in nodes:
             cls = node.__class__
             if cls is ast.Call:
@@ -1644,14 +1805,7 @@ def project_reads(proj, reads_of):
             if not k or par is None:
                 continue
             for form, key, span in reads_at(m, node, par, parents):
-                if isinstance(span, tuple):
-                    start, end = span
-                else:
-                    start = src.offset(span.lineno, span.col_offset)
-                    end = src.offset(span.end_lineno, span.end_col_offset)
-                (sline, scol), (eline, ecol) = src.position(start), src.position(end)
-                rec = {"path": m.path, "line": sline, "column": scol + 1, "end_line": eline,
-                       "end_column": ecol + 1, "form": form, "key": key, "rewritable": False}
+                rec = read_record(m, span, form, key, False)
                 okeys = {o for kk, o in k if key is None or kk == key}
                 for o in okeys:
                     for f in by_origin[o]:
@@ -1659,8 +1813,44 @@ def project_reads(proj, reads_of):
                             reads_of.setdefault(id(f), []).append(rec)
 
 
+def searched_for_possible(m, keys):
+    """Does the text of module ``m`` hold a marker and one of the moved
+    ``keys`` between quotes, as written?"""
+    data = m.data
+    if not any(mk in data for mk in FILE_MARKERS):
+        return False
+    for k in keys:
+        for quoted in ('"%s"' % k, "'%s'" % k):
+            if quoted.encode("utf-8", "surrogatepass") in data:
+                return True
+    return False
+
+
+def possible_reads(m, by_key, reads_of):
+    """The possible reads of module ``m``: the keyed reads, of a key in
+    ``by_key`` (key -> [finding]), on its possible receivers."""
+    if not searched_for_possible(m, by_key):
+        return
+    nodes = module_nodes(m)
+    parents = None
+    for node, par, sc in nodes:
+        if par is None or node.__class__ not in (ast.Name, ast.Attribute, ast.Subscript):
+            continue
+        if not is_possible_receiver(m, node, sc):
+            continue
+        if parents is None:
+            parents = {id(n): p for n, p, _ in nodes}
+        for form, key, span in reads_at(m, node, par, parents):
+            if form not in KEYED_FORMS or key not in by_key:
+                continue
+            rec = read_record(m, span, form, key, True)
+            for f in by_key[key]:
+                reads_of.setdefault(id(f), []).append(rec)
+
+
 def read_sort_key(r):
-    return (r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"] or "")
+    return (r["path"], r["line"], r["column"], r["end_line"], r["end_column"], r["form"], r["key"] or "",
+            r["possible"])
 
 
 def module_findings(mod, stats):
