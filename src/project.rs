@@ -349,8 +349,10 @@ impl Projects {
         // builder whose call's key is read), until nothing changes.
         let mut applied = applies.clone();
         let rewritten = |p: usize, site: &ReadSite, applied: &HashMap<Oid, bool>| -> Result<(), String> {
-            options.rewrite.map_err(str::to_owned)?;
+            // The read's own reason first: it says more than that rewriting
+            // is off.
             let rewrite = site.rewrite.as_ref().map_err(Clone::clone)?;
+            options.rewrite.map_err(str::to_owned)?;
             if !checked_at[p].contains_key(&site.module) {
                 let path = self.display(self.projects[p].module_path(site.module));
                 return Err(format!("{path} is not among the paths given: include it to rewrite the read"));

@@ -107,11 +107,41 @@ struct Producer {
     name_at: usize,
     /// What each of its returns gives (for the shapes of its results).
     shapes: Vec<Return>,
+    /// Per return (aligned with `shapes`): its own keyed origins, the
+    /// callee it returns the result of, and when it can run (`docs/rules.md`,
+    /// "Dispatch by a constant").
+    returns: Vec<ReturnKeys>,
+    /// The parameters a call may dispatch on by a constant.
+    dispatch: Vec<String>,
     /// Whether it always ends in a `return` or a `raise` (never falls off
     /// its end, never yields).
     total: bool,
     /// How many write statements (TS004) into a result it holds.
     writes: usize,
+}
+
+/// What one `return` of a producer gives its receivers.
+struct ReturnKeys {
+    own: Vec<Keyed>,
+    chain: Option<Callee>,
+    /// `(P, C, true)`: runs only when `P == C`; `(P, C, false)`: only when
+    /// `P != C`.
+    when: Vec<(String, String, bool)>,
+}
+
+impl Producer {
+    /// Whether a call passing `keywords` dispatches on one of its
+    /// parameters.
+    fn dispatches(&self, keywords: &[(String, String)]) -> bool {
+        keywords.iter().any(|(k, _)| self.dispatch.contains(k))
+    }
+}
+
+impl ReturnKeys {
+    /// Whether the return can run for a call passing `keywords`.
+    fn can_run(&self, keywords: &[(String, String)]) -> bool {
+        self.when.iter().all(|(p, c, eq)| keywords.iter().filter(|(k, _)| k == p).all(|(_, v)| (v == c) == *eq))
+    }
 }
 
 /// A call whose result is read.
@@ -124,6 +154,8 @@ struct Receiver {
     reads: Vec<ReadSite>,
     /// Whether its reads are all that uses the result.
     exclusive: bool,
+    /// Its keyword arguments whose values are constant strings.
+    keywords: Vec<(String, String)>,
 }
 
 /// The keys of every origin, and the keyed write origins (TS004) by the
@@ -342,15 +374,6 @@ impl Project {
                 }
             }
         }
-        // Direct tool calls reach the tools of that name.
-        let mut tools: HashMap<&str, BTreeSet<Keyed>> = HashMap::new();
-        for s in scanned.values() {
-            for p in s.producers.iter().filter(|p| p.tool) {
-                if let Some(k) = keys.get(&p.key) {
-                    tools.entry(p.key.2.as_str()).or_default().extend(k.iter().cloned());
-                }
-            }
-        }
         let shaper = Shaper::new(self, &scanned, &known);
         let mut modules: Vec<&usize> = scanned.keys().collect();
         modules.sort();
@@ -360,11 +383,11 @@ impl Project {
                 // The kinds of result the receiver may be, once fixed.
                 let mut shapes: Vec<Result<Vec<Shape>, String>> = Vec::new();
                 if let Some(key) = r.callee.as_ref().and_then(|c| self.function_of(r.module, c)) {
-                    let from = keys.get(&key).into_iter().flatten();
-                    if from.clone().next().is_some() {
-                        shapes.push(shaper.of_function(&key));
+                    let from = shaper.reached(&key, &r.keywords, &keys);
+                    if !from.is_empty() {
+                        shapes.push(shaper.of_call(&key, &r.keywords));
                     }
-                    reached.extend(from.cloned());
+                    reached.extend(from);
                 }
                 let here: OriginId = origin(r.module, &r.call);
                 if let Some(ks) = keyed.get(&here) {
@@ -377,9 +400,9 @@ impl Project {
                         shapes.push(Err("no tool of that name gives its result".into()));
                     }
                     for key in named {
-                        shapes.push(shaper.of_function(key));
+                        shapes.push(shaper.of_call(key, &r.keywords));
+                        reached.extend(shaper.reached(key, &r.keywords, &keys));
                     }
-                    reached.extend(tools.get(name.as_str()).into_iter().flatten().cloned());
                 }
                 // A call both of a builder and of a producer, or of tools of
                 // several shapes: each must be known.
@@ -545,9 +568,19 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         let name_at = name_range.start;
         let name = text[name_range].to_owned();
         let scope = scope_of.get(&def.start_byte()).copied().unwrap_or_default();
-        let mut own = Vec::new();
-        let mut chains = Vec::new();
-        for value in returns(def) {
+        let dispatch = dispatch_parameters(def, scope, text, &model);
+        let mut per_return = Vec::new();
+        let mut shapes = Vec::new();
+        for (statement, value) in return_statements_at(def) {
+            let mut own = Vec::new();
+            let mut chain = None;
+            let when = if dispatch.is_empty() { Vec::new() } else { dispatch_when(def, statement, &dispatch, text) };
+            let Some(value) = value else {
+                shapes.push(Return::Unknown("a bare `return` gives None"));
+                per_return.push(ReturnKeys { own, chain, when });
+                continue;
+            };
+            shapes.push(return_shape(m, value, scope, (root, text), &model, &names, origins));
             let value = unparenthesize(value);
             match value.kind() {
                 "dictionary" => own.extend(keyed_of(value.byte_range())),
@@ -562,21 +595,15 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
                 }
                 "call" => {
                     own.extend(keyed_of(value.byte_range()));
-                    if let Some(c) = callee_of(value, text, &model) {
-                        chains.push(c);
-                    }
+                    chain = callee_of(value, text, &model);
                 }
                 _ => {}
             }
+            per_return.push(ReturnKeys { own, chain, when });
         }
+        let own: Vec<Keyed> = per_return.iter().flat_map(|r| r.own.iter().cloned()).collect();
+        let chains: Vec<Callee> = per_return.iter().filter_map(|r| r.chain.clone()).collect();
         let tool = is_strands_tool(def, text);
-        let shapes = return_statements(def)
-            .into_iter()
-            .map(|value| match value {
-                Some(value) => return_shape(m, value, scope, (root, text), &model, &names, origins),
-                None => Return::Unknown("a bare `return` gives None"),
-            })
-            .collect();
         let total = def.child_by_field_name("body").is_some_and(always_returns) && !yields(def);
         let writes = origins
             .statements
@@ -585,7 +612,18 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
             .flat_map(|(_, at)| at)
             .filter(|at| def.start_byte() <= at.start && at.end <= def.end_byte())
             .count();
-        producers.push(Producer { key: (m, class, name), tool, own, chains, name_at, shapes, total, writes });
+        producers.push(Producer {
+            key: (m, class, name),
+            tool,
+            own,
+            chains,
+            name_at,
+            shapes,
+            returns: per_return,
+            dispatch,
+            total,
+            writes,
+        });
     }
     // A partial parse knows only some module-level names.
     let mut facts = module_bindings(root, text, &model);
@@ -850,12 +888,39 @@ impl<'a> Shaper<'a> {
         keys
     }
 
-    /// Every kind of result the function `key` returns.
-    fn of_function(&self, key: &BuilderKey) -> Result<Vec<Shape>, String> {
-        self.follow(key, &mut Vec::new())
+    /// The keyed origins a call of the function `key` passing `keywords`
+    /// reaches (`keys`: every producer's, chains followed): those of the
+    /// returns that can run for them.
+    fn reached(
+        &self,
+        key: &BuilderKey,
+        keywords: &[(String, String)],
+        keys: &HashMap<BuilderKey, BTreeSet<Keyed>>,
+    ) -> Vec<Keyed> {
+        let all = || keys.get(key).into_iter().flatten().cloned().collect();
+        let Some(f) = self.functions.get(key).filter(|f| f.dispatches(keywords)) else { return all() };
+        let mut out: BTreeSet<Keyed> = BTreeSet::new();
+        for r in f.returns.iter().filter(|r| r.can_run(keywords)) {
+            out.extend(r.own.iter().cloned());
+            if let Some(to) = r.chain.as_ref().and_then(|c| self.project.function_of(key.0, c)) {
+                out.extend(keys.get(&to).into_iter().flatten().cloned());
+            }
+        }
+        out.into_iter().collect()
     }
 
-    fn follow(&self, key: &BuilderKey, path: &mut Vec<BuilderKey>) -> Result<Vec<Shape>, String> {
+    /// Every kind of result a call of the function `key` passing
+    /// `keywords` gets.
+    fn of_call(&self, key: &BuilderKey, keywords: &[(String, String)]) -> Result<Vec<Shape>, String> {
+        self.follow(key, &mut Vec::new(), keywords)
+    }
+
+    fn follow(
+        &self,
+        key: &BuilderKey,
+        path: &mut Vec<BuilderKey>,
+        keywords: &[(String, String)],
+    ) -> Result<Vec<Shape>, String> {
         let name = &key.2;
         let Some(f) = self.functions.get(key) else {
             return Err(format!("toolshape does not know the results of `{name}()`"));
@@ -868,12 +933,16 @@ impl<'a> Shaper<'a> {
         }
         path.push(key.clone());
         let mut out = Vec::new();
-        for r in &f.shapes {
+        let dispatched = f.dispatches(keywords);
+        for (r, when) in f.shapes.iter().zip(&f.returns) {
+            if dispatched && !when.can_run(keywords) {
+                continue;
+            }
             match r {
                 Return::Shape(shape) => out.push(shape.clone()),
                 Return::Builder(call, callee) => out.extend(self.of_builder_call(*call, callee.as_ref())?),
                 Return::Chain(callee) => match self.project.function_of(key.0, callee) {
-                    Some(to) => out.extend(self.follow(&to, path)?),
+                    Some(to) => out.extend(self.follow(&to, path, &[])?),
                     None => return Err(format!("`{name}()` returns the result of a call toolshape cannot resolve")),
                 },
                 Return::Unknown(why) => return Err(format!("`{name}()`: {why}")),
@@ -942,6 +1011,10 @@ fn possible_in(m: usize, text: &str, keys: &[&String], quoted: &aho_corasick::Ah
 /// a receiver's read, or the annotation of its parameter, always passes.
 fn may_start_a_read(text: &str, at: &Range<usize>) -> bool {
     let bytes = text.as_bytes();
+    // `X["toolResult"]`: a receiver by itself.
+    if at.start > 0 && matches!(bytes[at.start - 1], b'"' | b'\'') {
+        return true;
+    }
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let blank = |b: u8| b.is_ascii_whitespace() || b == b'\\';
     // Forwards: the rest of the word, a string's closing quote and `]`.
@@ -987,6 +1060,7 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
             tool_name: direct_tool_name(call, text),
             reads,
             exclusive: cr.exclusive,
+            keywords: constant_keywords(call, text),
         });
     }
     receivers
@@ -1025,6 +1099,20 @@ impl<'n> NameSearch<'n> {
             None
         })
     }
+}
+
+/// The keyword arguments of `call` whose values are constant strings.
+fn constant_keywords(call: Node<'_>, text: &str) -> Vec<(String, String)> {
+    let Some(args) = call.child_by_field_name("arguments") else { return Vec::new() };
+    let mut cursor = args.walk();
+    args.named_children(&mut cursor)
+        .filter(|a| a.kind() == "keyword_argument")
+        .filter_map(|a| {
+            let name = a.child_by_field_name("name")?;
+            let value = crate::syntax::tree::constant_str(a.child_by_field_name("value")?, text)?;
+            Some((text[name.byte_range()].to_owned(), value))
+        })
+        .collect()
 }
 
 /// `NAME` of a direct tool call `X.tool.NAME(...)`.
@@ -1072,15 +1160,119 @@ fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)>
 }
 
 /// Each `return` statement in `def`'s own scope, with its value.
-fn return_statements(def: Node<'_>) -> Vec<Option<Node<'_>>> {
+fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<'_>>)> {
     let mut out = Vec::new();
     own_scope_nodes(def, |node| {
         if node.kind() == "return_statement" {
             let mut cursor = node.walk();
-            out.push(node.named_children(&mut cursor).find(|c| c.kind() != "comment"));
+            out.push((node, node.named_children(&mut cursor).find(|c| c.kind() != "comment")));
         }
     });
     out
+}
+
+/// The parameters of `def` (its scope `scope`) a call may dispatch on: not
+/// `*args` or `**kwargs`, and bound in the function only as parameters.
+fn dispatch_parameters(def: Node<'_>, scope: usize, text: &str, model: &SemanticModel) -> Vec<String> {
+    use crate::semantic::scope::BindingKind;
+    let Some(parameters) = def.child_by_field_name("parameters") else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut cursor = parameters.walk();
+    for p in parameters.named_children(&mut cursor) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+            _ => None,
+        };
+        let Some(name) = name.map(|n| &text[n.byte_range()]) else { continue };
+        let only_parameter = matches!(model.resolve(name, scope), Resolution::Bindings { scope: s, bindings }
+            if s == scope && bindings.iter().all(|&b| model.bindings[b].kind == BindingKind::Parameter));
+        if only_parameter {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// `(P, C)` when `test` (parentheses seen through) is `P == C` or `C == P`,
+/// `P` one of `parameters`, `C` a constant string.
+fn dispatch_test(test: Node<'_>, parameters: &[String], text: &str) -> Option<(String, String)> {
+    let test = unparenthesize(test);
+    if test.kind() != "comparison_operator" {
+        return None;
+    }
+    let mut cursor = test.walk();
+    let operands: Vec<Node<'_>> = test.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
+    let [a, b] = operands.as_slice() else { return None };
+    if text[a.end_byte()..b.start_byte()].trim() != "==" {
+        return None;
+    }
+    let (a, b) = (unparenthesize(*a), unparenthesize(*b));
+    let (name, constant) = if a.kind() == "identifier" { (a, b) } else { (b, a) };
+    let name = &text[name.byte_range()];
+    let constant = crate::syntax::tree::constant_str(constant, text)?;
+    parameters.iter().any(|p| p == name).then(|| (name.to_owned(), constant))
+}
+
+/// When the return `statement` of `def` can run, as constraints on the
+/// dispatch `parameters` (`docs/rules.md`, "Dispatch by a constant").
+fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text: &str) -> Vec<(String, String, bool)> {
+    let mut when = Vec::new();
+    // Up from the statement: the `if`/`elif` bodies it is in, and the
+    // clauses it follows.
+    let mut child = statement;
+    while let Some(parent) = child.parent() {
+        if parent.id() == def.id() {
+            break;
+        }
+        match parent.kind() {
+            "if_statement" | "elif_clause" if parent.child_by_field_name("consequence") == Some(child) => {
+                if let Some((p, c)) =
+                    parent.child_by_field_name("condition").and_then(|t| dispatch_test(t, parameters, text))
+                {
+                    when.push((p, c, true));
+                }
+            }
+            "if_statement" if matches!(child.kind(), "elif_clause" | "else_clause") => {
+                // The tests of the `if` and of the `elif`s before `child`.
+                let mut tests = vec![parent.child_by_field_name("condition")];
+                let mut cursor = parent.walk();
+                for clause in parent.children_by_field_name("alternative", &mut cursor) {
+                    if clause.id() == child.id() {
+                        break;
+                    }
+                    tests.push(clause.child_by_field_name("condition"));
+                }
+                for (p, c) in tests.into_iter().flatten().filter_map(|t| dispatch_test(t, parameters, text)) {
+                    when.push((p, c, false));
+                }
+            }
+            _ => {}
+        }
+        child = parent;
+    }
+    // After an `if P == C:` in the body itself whose body ends in a
+    // `return` or a `raise`.
+    if let Some(body) = def.child_by_field_name("body") {
+        let mut cursor = body.walk();
+        for s in body
+            .named_children(&mut cursor)
+            .filter(|s| s.kind() == "if_statement" && s.end_byte() <= statement.start_byte())
+        {
+            let ends = s.child_by_field_name("consequence").and_then(|b| {
+                let mut c = b.walk();
+                b.named_children(&mut c).filter(|n| n.kind() != "comment").last()
+            });
+            if ends.is_some_and(|e| matches!(e.kind(), "return_statement" | "raise_statement"))
+                && let Some((p, c)) =
+                    s.child_by_field_name("condition").and_then(|t| dispatch_test(t, parameters, text))
+            {
+                when.push((p, c, false));
+            }
+        }
+    }
+    when
 }
 
 /// Whether `def` is a generator: a `yield` in its own scope.
@@ -1148,9 +1340,4 @@ fn always_returns(block: Node<'_>) -> bool {
         }
         _ => false,
     }
-}
-
-/// The values of the `return` statements in `def`'s own scope.
-fn returns(def: Node<'_>) -> Vec<Node<'_>> {
-    return_statements(def).into_iter().flatten().collect()
 }
