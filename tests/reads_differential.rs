@@ -22,8 +22,8 @@ use support::{describe, manifest_dir, python_or_skip, run, truncate};
 const SEED: u64 = 20_261_201;
 const PROGRAMS: u64 = 400;
 
-/// One read: (path, line, column, end line, end column, form, key).
-type Read = (String, u64, u64, u64, u64, String, Option<String>);
+/// One read: (path, line, column, end line, end column, form, key, possible).
+type Read = (String, u64, u64, u64, u64, String, Option<String>, bool);
 /// A finding: (path, line, column, code, key).
 type FindingId = (String, u64, u64, String, Option<String>);
 
@@ -50,9 +50,6 @@ fn reads_of(what: &str, json: &[u8]) -> BTreeMap<FindingId, Vec<Read>> {
             .as_array()
             .unwrap_or_else(|| panic!("{what}: a finding without `reads`: {f}"))
             .iter()
-            // Possible reads (on untraced results) are toolshape's alone:
-            // the reference does not model them yet.
-            .filter(|r| r["possible"] != true)
             .map(|r| {
                 assert!(r["rewritable"].is_boolean(), "{what}: {r}");
                 (
@@ -63,6 +60,7 @@ fn reads_of(what: &str, json: &[u8]) -> BTreeMap<FindingId, Vec<Read>> {
                     num(&r["end_column"]),
                     text(&r["form"]).unwrap(),
                     text(&r["key"]),
+                    r["possible"].as_bool().unwrap_or_else(|| panic!("{what}: `possible` not a boolean: {r}")),
                 )
             })
             .collect();
