@@ -705,7 +705,7 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
         if missed > 0 {
             progress.finish();
             eprintln!(
-                "warning: {} that rewritten reads depend on did not apply; fixing again without rewriting reads",
+                "warning: {} that rewritten reads depend on did not apply (or a rewrite would break the syntax); fixing again without rewriting reads",
                 crate::report::plural(missed, "fix")
             );
             return run_fix_tree(args, false);

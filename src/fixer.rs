@@ -226,6 +226,14 @@ pub fn fix_file(
         })
     };
     if let Some((bytes, text, rewritten)) = rewritten {
+        // The re-parse guard: rewritten reads that add a syntax error (a
+        // toolshape bug) are dropped, and the run starts again without
+        // rewriting reads (a missed expectation says so).
+        let original = SourceText::decode(bytes.clone())?.text;
+        if apply::syntax_error_count(&text) > apply::syntax_error_count(&original) {
+            let fixed = FixedText { text: original, applied: Vec::new(), leftovers: Vec::new(), missed: 1 };
+            return finish(path, options, bytes, fixed, builder_calls);
+        }
         let fixed = match check::violating_pieces(&text, options.scope, &policy.rules) {
             Some(pieces) => apply::fix_parsed(&text, pieces, &policy, options.planner),
             None => FixedText { text, applied: Vec::new(), leftovers: Vec::new(), missed: policy.expected.len() },
@@ -576,5 +584,45 @@ mod tests {
         fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, FileReads::default())
             .unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
+    }
+
+    /// A fix that a rewritten read depends on and that does not apply, or
+    /// a rewrite that breaks the syntax, is counted as missed (the run then
+    /// starts again without rewriting reads) and nothing is written.
+    #[test]
+    fn rewrites_whose_fixes_do_not_apply_are_missed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tool.py");
+        let src = "def f(n):\n    return {'status': 'ok', 'content': [], 'n': n}\n\nx = f(1)['n']\n";
+        std::fs::write(&path, src).unwrap();
+        let at = src.find("f(1)").unwrap();
+        let dict = src.find('{').unwrap()..src.find('}').unwrap() + 1;
+        let reads = FileReads {
+            rewrites: vec![crate::fix::reads::ReadRewrite { receiver: at..at + 4, index: -1, quote: '"' }],
+            expected: vec![dict],
+            ..FileReads::default()
+        };
+        let options = FixOptions {
+            overrides: Overrides { unsafe_fixes: Some(true), augment_text: Some(AugmentText::Never) },
+            write: false,
+            scope: ParseScope::Candidates,
+            planner: crate::apply::tests::breaking_planner,
+            rewrite_reads: true,
+        };
+        let run = |options: &FixOptions, reads: FileReads| {
+            fix_file(&path, options, &Settings::default(), &Projects::default(), Seen::Unseen, reads).unwrap()
+        };
+        assert_eq!(run(&options, reads.clone()).fixed.missed, 1, "the fix broke the syntax and was dropped");
+        let options = FixOptions { planner: crate::fix::plan_source, ..options };
+        let file = run(&options, reads.clone());
+        assert_eq!(file.fixed.missed, 0);
+        assert!(file.fixed.text.ends_with("x = f(1)[\"content\"][-1][\"json\"]['n']\n"), "{}", file.fixed.text);
+        // A rewrite that would add a syntax error: inside `def`.
+        let broken = FileReads {
+            rewrites: vec![crate::fix::reads::ReadRewrite { receiver: 0..3, index: -1, quote: '"' }],
+            ..reads
+        };
+        let file = run(&options, broken);
+        assert_eq!((file.fixed.missed, file.fixed.text.as_str()), (1, src));
     }
 }
