@@ -33,6 +33,9 @@ pub struct FixPolicy {
     pub expected: Vec<Range<usize>>,
     /// Displays whose text stays ([`PlanOptions::keep_text`]).
     pub keep_text: Vec<Range<usize>>,
+    /// Origins with the reads of their keys that are rewritten with them:
+    /// each applied fix lists its own ([`AppliedFix::reads_rewritten`]).
+    pub rewritten_reads: Vec<(Range<usize>, String)>,
 }
 
 /// A fix that was applied.
@@ -49,6 +52,8 @@ pub struct AppliedFix {
     /// The reads of its keys it leaves as they are (an unsafe fix applied
     /// with `--unsafe-fixes`): each may now fail.
     pub reads_left: Vec<String>,
+    /// The reads of its keys rewritten with it.
+    pub reads_rewritten: Vec<String>,
 }
 
 impl AppliedFix {
@@ -224,8 +229,10 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     // Dict ranges (in the current text) whose fix broke the syntax.
     let mut broken: Vec<Range<usize>> = Vec::new();
     let mut round = 0;
-    // The expected fixes not applied yet (ranges in the current text).
+    // The expected fixes not applied yet (ranges in the current text), and
+    // the reads rewritten with each origin.
     let mut expected = policy.expected.clone();
+    let mut rewritten_reads = policy.rewritten_reads.clone();
     loop {
         let plans = planner(&text, &pieces, &options);
         let mut chosen = select(&plans, policy, &broken);
@@ -282,6 +289,11 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
                         .filter(|why| options.read_reasons.iter().any(|(_, r)| r == *why))
                         .cloned()
                         .collect(),
+                    reads_rewritten: rewritten_reads
+                        .iter()
+                        .filter(|(o, _)| inside(o, r) || inside(r, o))
+                        .map(|(_, note)| note.clone())
+                        .collect(),
                 });
             }
         }
@@ -296,6 +308,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         }
         // The origins of read keys move with the text.
         for (range, _) in &mut options.read_reasons {
+            *range = shifted(range.start, &edits)..shifted(range.end, &edits);
+        }
+        for (range, _) in &mut rewritten_reads {
             *range = shifted(range.start, &edits)..shifted(range.end, &edits);
         }
         for range in expected.iter_mut().chain(&mut options.keep_text) {
@@ -404,6 +419,7 @@ pub(crate) mod tests {
         read_reasons: Vec::new(),
         expected: Vec::new(),
         keep_text: Vec::new(),
+        rewritten_reads: Vec::new(),
     };
 
     #[test]

@@ -313,6 +313,7 @@ impl Settings {
             read_reasons: Vec::new(),
             expected: Vec::new(),
             keep_text: Vec::new(),
+            rewritten_reads: Vec::new(),
         }
     }
 }

@@ -162,6 +162,8 @@ pub struct FileReads {
     pub rewrites: Vec<crate::fix::reads::ReadRewrite>,
     pub expected: Vec<std::ops::Range<usize>>,
     pub keep_text: Vec<std::ops::Range<usize>>,
+    /// Each origin in the file with a read of its keys rewritten with it.
+    pub rewritten: Vec<(std::ops::Range<usize>, String)>,
 }
 
 impl FileReads {
@@ -172,6 +174,7 @@ impl FileReads {
             rewrites: projects.read_rewrites(j).to_vec(),
             expected: projects.expected_fixes(j).to_vec(),
             keep_text: projects.keep_text(j).to_vec(),
+            rewritten: projects.rewritten_reads(j).to_vec(),
         }
     }
 }
@@ -190,6 +193,7 @@ pub fn fix_file(
     policy.read_reasons = reads.reasons;
     policy.expected = reads.expected;
     policy.keep_text = reads.keep_text;
+    policy.rewritten_reads = reads.rewritten;
     // Reads are rewritten first; the fixes are planned on the result.
     let mut seen = seen;
     let rewritten = if reads.rewrites.is_empty() {
@@ -203,7 +207,7 @@ pub fn fix_file(
         let accessor = settings.json_accessor();
         let edits = crate::fix::reads::read_edits(&source.text, &reads.rewrites, accessor.as_ref());
         let text = crate::fix::apply_edits(&source.text, &edits);
-        for (range, _) in &mut policy.read_reasons {
+        for (range, _) in policy.read_reasons.iter_mut().chain(&mut policy.rewritten_reads) {
             *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
         }
         for range in policy.expected.iter_mut().chain(&mut policy.keep_text) {
@@ -453,8 +457,19 @@ pub fn summary_markdown(files: &[FileReport], summary: &str, link_base: Option<&
         .iter()
         .flat_map(|f| f.applied.iter().filter(|a| !a.reads_left.is_empty()).map(|a| (f.path.as_path(), a)))
         .collect();
+    let reads_with: Vec<(&Path, &apply::AppliedFix)> = files
+        .iter()
+        .flat_map(|f| f.applied.iter().filter(|a| !a.reads_rewritten.is_empty()).map(|a| (f.path.as_path(), a)))
+        .collect();
     if !rewritten.is_empty() || !reads_left.is_empty() {
         out.push_str("\n### Reads of moved keys\n\n");
+        for (path, fix) in reads_with {
+            out.push_str(&format!(
+                "- {} rewrites the reads of its keys: {}\n",
+                link(path, fix.final_line),
+                md(&fix.reads_rewritten.join("; "))
+            ));
+        }
         for f in rewritten {
             let reads = report::plural(f.reads_rewritten, "read");
             out.push_str(&format!("- {}: {reads} rewritten to look in the json block\n", link(&f.path, 1)));

@@ -61,6 +61,9 @@ pub struct Projects {
     expected_fixes: Vec<Vec<Range<usize>>>,
     /// Per checked file: the displays whose content blocks are read.
     keep_text: Vec<Vec<Range<usize>>>,
+    /// Per checked file: each origin fixed there, with the reads of its
+    /// keys rewritten with it (`path:line reads ...`).
+    rewritten_reads: Vec<Vec<(Range<usize>, String)>>,
 }
 
 /// How `fix` treats the reads of moved keys.
@@ -241,6 +244,7 @@ impl ProjectPlan {
             read_rewrites: Vec::new(),
             expected_fixes: Vec::new(),
             keep_text: Vec::new(),
+            rewritten_reads: Vec::new(),
         }
     }
 }
@@ -258,7 +262,9 @@ impl Projects {
         let mut read_rewrites: Vec<Vec<fix::reads::ReadRewrite>> = vec![Vec::new(); findings.len()];
         let mut expected_fixes: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
         let mut keep_text: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
+        let mut rewritten_reads: Vec<Vec<(Range<usize>, String)>> = vec![Vec::new(); findings.len()];
         self.keep_text = keep_text.clone();
+        self.rewritten_reads = rewritten_reads.clone();
         self.read_reasons = read_reasons.clone();
         self.read_rewrites = read_rewrites.clone();
         self.expected_fixes = expected_fixes.clone();
@@ -431,6 +437,10 @@ impl Projects {
                                 if !read_rewrites[k].contains(&insert) {
                                     read_rewrites[k].push(insert);
                                 }
+                                let note = (origin.clone(), format!("{path}:{} reads {}", r.start.line, r.text));
+                                if fixed_in[p].contains_key(&oid) && !rewritten_reads[j].contains(&note) {
+                                    rewritten_reads[j].push(note);
+                                }
                                 for need in &rewrite.needs {
                                     let (at, range) = (fixed_in[p].get(need), need.1..need.2);
                                     if let Some(&at) = at
@@ -475,6 +485,7 @@ impl Projects {
         self.read_rewrites = read_rewrites;
         self.expected_fixes = expected_fixes;
         self.keep_text = keep_text;
+        self.rewritten_reads = rewritten_reads;
         // A read of a key passed through a builder makes the builder's fix
         // unsafe, for every call of it.
         builder_reasons.sort();
@@ -494,6 +505,12 @@ impl Projects {
     /// project reads: their text is not augmented.
     pub fn keep_text(&self, j: usize) -> &[Range<usize>] {
         self.keep_text.get(j).map_or(&[], Vec::as_slice)
+    }
+
+    /// The origins fixed in the checked file `j`, each with a read of its
+    /// keys that `fix` rewrites with it.
+    pub fn rewritten_reads(&self, j: usize) -> &[(Range<usize>, String)] {
+        self.rewritten_reads.get(j).map_or(&[], Vec::as_slice)
     }
 
     /// Whether `fix` rewrites some read.

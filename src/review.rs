@@ -965,6 +965,7 @@ mod tests {
             read_reasons: Vec::new(),
             expected: Vec::new(),
             keep_text: Vec::new(),
+            rewritten_reads: Vec::new(),
         }
     }
 

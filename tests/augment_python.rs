@@ -48,6 +48,7 @@ fn augmented_texts_compile_and_extend_the_original() {
             read_reasons: Vec::new(),
             expected: Vec::new(),
             keep_text: Vec::new(),
+            rewritten_reads: Vec::new(),
         };
         let fixed = fix_text(&source.text, &policy);
         for applied in &fixed.applied {

@@ -76,6 +76,7 @@ fn report(name: &Path, src: &str) -> String {
             read_reasons: Vec::new(),
             expected: Vec::new(),
             keep_text: Vec::new(),
+            rewritten_reads: Vec::new(),
         };
         let fixed = fix_text(src, &policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);

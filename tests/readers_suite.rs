@@ -204,6 +204,7 @@ fn fix_in_steps(python: &str, dir: &Path, accessor: Option<&str>) {
     let summary = std::fs::read_to_string(&summary).unwrap();
     assert!(summary.contains("### Reads of moved keys"), "{summary}");
     assert!(summary.contains("reads rewritten to look in the json block"), "{summary}");
+    assert!(summary.contains("rewrites the reads of its keys: ./tests/test_adb.py:"), "{summary}");
     assert!(fixed.stdout.contains("rewrote "), "no read was rewritten: {fixed:?}");
     assert!(fixed.stdout.contains(" reads json.dumps("), "no leftover names the read that keeps it: {fixed:?}");
     assert_eq!(suite_passes(python, dir, "after `toolshape fix`"), tests);

@@ -20,6 +20,7 @@ pub const POLICY: FixPolicy = FixPolicy {
     read_reasons: Vec::new(),
     expected: Vec::new(),
     keep_text: Vec::new(),
+    rewritten_reads: Vec::new(),
 };
 
 /// The findings of `text`, as `check` reports them without configuration.
