@@ -54,7 +54,9 @@ of its origin, as scan.py --reads reports them), the manifest counts them
 (expected_reads: distinct reads; read_links: finding-read pairs;
 reads_by_form, reads_by_receiver), and --verify runs scan.py --reads and
 compares the reads too (each with its "possible" flag: the front ends also
-read results the SDK hands on, see "possible reads" below), and checks that
+read results the SDK hands on, see "possible reads" below; dispatchers
+selecting their returns by a constant keyword are called with and without
+one, see "dispatchers" below), and checks that
 every read form (the reads of the content list, `block` and `content`, among
 them), receiver kind (the possible receivers among them) and decoy is in the
 corpus.
@@ -165,6 +167,8 @@ class Producer:
         self.tags = list(tags)
         self.via = [v for v in via if v is not None]
         self.decorated = decorated  # @tool / @strands.tool / @strands.tools.tool
+        # a dispatcher's Dispatch (its returns and the parameters that narrow it), else None
+        self.dispatch = None
 
 
 class Prog:
@@ -1632,11 +1636,16 @@ class Recv:
     builder call's own TS003 findings), the producers it resolves to, the
     names of the tools it calls directly."""
 
-    def __init__(self, kind, tags=(), via=(), tools=()):
+    def __init__(self, kind, tags=(), via=(), tools=(), ckws=None, wide=None):
         self.kind = kind
         self.tags = list(tags)
         self.via = [v for v in via if v is not None]
         self.tools = list(tools)
+        # the call's keywords P=C with C a constant string ({P: C}): they
+        # narrow the tools it calls (each by its own parameters)
+        self.ckws = dict(ckws or {})
+        # the producers the call names, before narrowing (for the key choice)
+        self.wide = wide
 
 
 NO_RECV = None  # a receiver that is none: what it returns is not followed
@@ -1709,6 +1718,8 @@ class Readers:
         self.dbuilders = [b for b in sync if b.dparams]
         self.probes = []      # (module rel, Producer, argument text) a consumer may call
         self.base = [(rel, prod, args) for rel, prod, args in p.base_producers]
+        self.dispatchers = []  # (module rel, Producer) of the dispatchers, called with keywords chosen per call
+        self.tool_dispatchers = {}  # NAME -> [dispatchers decorated as tools named NAME]
 
     # -- what a producer / receiver may carry (before suppressions) --------
 
@@ -1726,7 +1737,7 @@ class Readers:
     def recv_pool(self, recv):
         if recv is None:
             return set()
-        keys = self.pool(Producer("", "", recv.tags, recv.via))
+        keys = self.pool(Producer("", "", recv.tags, recv.via if recv.wide is None else recv.wide))
         for name in recv.tools:
             for prod in self.p.producers:
                 if prod.decorated and prod.name == name:
@@ -1923,6 +1934,50 @@ class Readers:
         w.end()
         w.end()
 
+    # -- dispatch.py -------------------------------------------------------
+
+    def write_dispatch(self, rel, alt=False):
+        """A module of dispatchers (see "dispatchers" below); with ``alt``
+        often tools named as tools written before."""
+        p, rng = self.p, self.rng
+        w = W()
+        p.modules[rel] = w
+        w.lineof('"""Tools dispatching on a constant action."""')
+        w.lineof("import functools")
+        w.lineof("import strands")
+        w.lineof("from strands import tool")
+        bound = {"functools", "strands", "tool", "query", "action", "verb", "mode", "kwargs", "opts", "note",
+                 "fh", "_", "_normalize"} | set(DISPATCH_NAMES)
+        imported = set()
+        for b in self.kbuilders + self.dbuilders:
+            if b.name not in imported:
+                imported.add(b.name)
+                bound.add(b.name)
+                w.lineof("from .%s import %s" % (b.rel.rsplit("/", 1)[1][:-3], b.name))
+        chains = []
+        for rel_t, prod, args in rng.sample(self.probes, min(len(self.probes), rng.randint(0, 3))):
+            chains.append((access(self, rel_t, prod.name, bound, True, w), prod))
+        w.end()
+        w.end()
+        dw = DispatchWriter(self, rel, w, chains)
+        names = rng.sample(DISPATCH_NAMES, rng.randint(1, 3))
+        same = []
+        if alt and self.tool_dispatchers:
+            same = rng.sample(sorted(self.tool_dispatchers), min(len(self.tool_dispatchers), rng.randint(1, 2)))
+            names = same + [n for n in names if n not in same][:1]
+        for name in names:
+            if name in same:
+                p.forms["reads-dispatch-same-name-tools"] += 1
+            dw.dispatcher(name, tool=name in same)
+        return rel
+
+    def dispatch_args(self, prod, keyword=False):
+        return dispatch_args(self, prod, keyword)
+
+    def note_narrowing(self, prod, via):
+        self.p.forms["reads-dispatch-" + ("not-narrowed" if via == [prod] else "narrowed" if via
+                                          else "narrowed-empty")] += 1
+
     # -- facade.py ---------------------------------------------------------
 
     def write_facade(self):
@@ -1955,6 +2010,400 @@ class Readers:
             w.end()
             w.end()
         return rel
+
+
+# --------------------------------------------------------------------------
+# dispatchers (--with-readers): tools selecting what they return by a
+# constant keyword (docs/rules.md "**Dispatch by a constant.**")
+#
+# Sometimes a program gets `PKG/dispatch.py`, and then sometimes
+# `PKG/dispatch_alt.py` whose dispatchers may be tools of the same names (a
+# direct tool call reaches each, narrowed by its own parameters).  A
+# dispatcher `def NAME(action, query="q", mode="fast", **kwargs)` (its
+# dispatch parameter also `verb`, keyword-only or positional-only; as
+# decoys rebound by `P = ...`, `P += ...` or a nested `nonlocal P`, or the
+# name of its `*args` / `**kwargs`) selects its returns by tests of `P`,
+# `mode` and `query` against constants: `if P == C: return ...` in the body
+# (the returns after it cannot run when P == C), `if` / `elif` / `else`
+# chains (an `else:` holding an `if` among them), an `if` that raises, one
+# whose body does not end in a return, an `if` nested in a loop, `with`,
+# `try` or another `if` (no exclusion after it), two tests nested, tests
+# written `C == P` and parenthesized, constants in every spelling, and decoy
+# tests that are none (`!=`, `or`, `and`, `in`, `not`, a chained comparison,
+# a method call, a non-string constant, two names).  What each return gives
+# is a display, a builder call, a result name with a write, a chain onto a
+# probe or onto another dispatcher called with a constant keyword (chains
+# are followed whole), or nothing.  Consumers call the dispatchers, by name
+# and as direct tool calls, with keywords chosen at each call: constants
+# (known to its tests or not, in every spelling, one, two or three of them,
+# next to `**opts` or a keyword no parameter takes) and, not narrowing, a
+# positional argument, no argument, a name, an f-string, `"a" + "b"`, bytes.
+# The generator records the constraints of each return as it writes it
+# (("ne", P, C): not when P is another constant; ("eq", P, C): not when
+# P == C) and narrows each call by them (``narrowed``).
+
+DISPATCH_NAMES = ["adb", "device_action", "run_action", "fastboot", "emulator_ctl"]
+DISPATCH_CONSTS = ["list", "shell", "is_locked", "reboot", "get_prop", "größe", "pull files", "wipe"]
+MODE_CONSTS = ["fast", "slow", "raw"]
+DISPATCH_SIGS = ["plain", "plain", "plain", "kwonly", "posonly", "rebound", "rebound-aug", "nonlocal",
+                 "kwargs-name", "args-name"]
+DISPATCH_DECORATORS = [("@tool", True), ("@strands.tool", True), ('@tool(name="dispatch")', True),
+                       ("@strands.tools.tool()", True), (None, False), ("@functools.cache", False)]
+DISPATCH_BLOCKS = ["if-return", "if-return", "if-raise", "if-fallthrough", "elif-chain", "elif-chain",
+                   "nested-depth", "nested-dispatch", "decoy-test", "query-test"]
+DISPATCH_WRAPPERS = ["for", "if-query", "while", "with", "try"]
+DISPATCH_RETURNS = ["display", "display", "display", "builder", "chain", "chain-dispatch", "none", "result"]
+DISPATCH_CALLS = ["kw", "kw", "kw", "kw", "kw-unknown", "kw2", "kw-query", "kw-all", "positional", "none",
+                  "name", "fstring", "binop", "bytes", "star", "extra"]
+DISPATCH_TESTS = ["forward", "forward", "reversed", "parenthesized", "parenthesized-name", "parenthesized-const"]
+# tests that are none: no constraint on the returns in their bodies or after them
+DISPATCH_DECOY_TESTS = [("not-equal", "{P} != {C}"), ("or", "{P} == {C} or query"), ("and", "{P} == {C} and query"),
+                        ("in", "{P} in ({C},)"), ("not", "not {P} == {C}"), ("chained", "{P} == {C} == query"),
+                        ("method", "{P}.startswith({C})"), ("int", "{P} == 1"), ("none", "{P} == None"),
+                        ("bytes", '{P} == b"list"'), ("names", "query == {P}")]
+DISPATCH_CONSTRUCTS = (["reads-dispatch-sig-" + k for k in sorted(set(DISPATCH_SIGS))]
+                       + ["reads-dispatch-block-" + k for k in sorted(set(DISPATCH_BLOCKS))]
+                       + ["reads-dispatch-wrapper-" + k for k in DISPATCH_WRAPPERS]
+                       + ["reads-dispatch-return-" + k for k in sorted(set(DISPATCH_RETURNS))]
+                       + ["reads-dispatch-call-" + k for k in sorted(set(DISPATCH_CALLS))]
+                       + ["reads-dispatch-test-" + k for k in sorted(set(DISPATCH_TESTS))]
+                       + ["reads-dispatch-decoy-test-" + k for k, _ in DISPATCH_DECOY_TESTS]
+                       + ["reads-dispatch-spelled-" + k for k in ("concatenated", "u-prefix", "parenthesized",
+                                                                  "escape", "single")]
+                       + ["reads-dispatch-" + k for k in ("else", "else-if", "elif-decoy", "narrowed",
+                                                          "narrowed-empty", "not-narrowed", "same-name-tools",
+                                                          "tool-call", "tail-return", "tail-raise", "tail-none",
+                                                          "after-nested-if", "handler-return")])
+
+
+class Dispatch:
+    """What the generator knows of a dispatcher: ``P`` its dispatch
+    parameter, ``dparams`` the parameters a constant keyword narrows it by,
+    ``consts`` the constants its tests use ({name: [C]}), ``returns`` its
+    returns as [(Producer of what the return gives, [(op, name, C)])]."""
+
+    def __init__(self, P, dparams, consts):
+        self.P = P
+        self.dparams = set(dparams)
+        self.consts = consts
+        self.returns = []
+
+
+def narrowed(prod, ckws):
+    """What a call of ``prod`` with the constant keywords ``ckws`` ({P: C})
+    reaches: [prod], or for a dispatcher with keywords among its dispatch
+    parameters the Producers of the returns no constraint rules out."""
+    d = prod.dispatch
+    if d is None:
+        return [prod]
+    kws = {P: C for P, C in ckws.items() if P in d.dparams}
+    if not kws:
+        return [prod]
+    out = []
+    for sub, cons in d.returns:
+        if any(P in kws and ((kws[P] != C) if op == "ne" else (kws[P] == C)) for op, P, C in cons):
+            continue
+        out.append(sub)
+    return out
+
+
+def spell_const(p, C):
+    """A string literal of value ``C``, in some spelling."""
+    rng = p.rng
+    r = rng.random()
+    if r < 0.5:
+        return json.dumps(C, ensure_ascii=False)
+    if r < 0.62:
+        p.forms["reads-dispatch-spelled-single"] += 1
+        return "'%s'" % C
+    if r < 0.74 and len(C) > 1:
+        i = rng.randint(1, len(C) - 1)
+        p.forms["reads-dispatch-spelled-concatenated"] += 1
+        return '"%s" "%s"' % (C[:i], C[i:])
+    if r < 0.84:
+        p.forms["reads-dispatch-spelled-u-prefix"] += 1
+        return 'u"%s"' % C
+    if r < 0.92:
+        p.forms["reads-dispatch-spelled-parenthesized"] += 1
+        return "(%s)" % json.dumps(C, ensure_ascii=False)
+    p.forms["reads-dispatch-spelled-escape"] += 1
+    c = C[0]
+    return '"%s%s"' % ("\\x%02x" % ord(c) if ord(c) < 256 else "\\u%04x" % ord(c), C[1:])
+
+
+class ModuleWriter:
+    """Writes into one module `rel` (its writer `w`) for the readers `rd`."""
+
+    def __init__(self, rd, rel, w):
+        self.rd = rd
+        self.p = rd.p
+        self.rng = rd.rng
+        self.rel = rel
+        self.w = w
+
+
+class DispatchWriter(ModuleWriter):
+    """Writes the dispatchers of one module (see above)."""
+
+    def __init__(self, rd, rel, w, chains):
+        super().__init__(rd, rel, w)
+        self.chains = chains  # (callee, Producer) of the probes it may chain onto
+        self.made = []        # the dispatchers of this module so far
+
+    def test(self, P, C):
+        """A dispatch test ``P == C`` in some form."""
+        form = self.rng.choice(DISPATCH_TESTS)
+        self.p.forms["reads-dispatch-test-" + form] += 1
+        c = spell_const(self.p, C)
+        return {"forward": "%s == %s", "reversed": "%s == %s", "parenthesized": "(%s == %s)",
+                "parenthesized-name": "(%s) == %s", "parenthesized-const": "%s == (%s)"}[form] % (
+                    (c, P) if form == "reversed" else (P, c))
+
+    def decoy_test(self, P, C):
+        label, text = self.rng.choice(DISPATCH_DECOY_TESTS)
+        self.p.forms["reads-dispatch-decoy-test-" + label] += 1
+        return text.format(P=P, C=spell_const(self.p, C))
+
+    def name(self, d):
+        """The parameter a block tests: mostly the dispatch parameter."""
+        r = self.rng.random()
+        return d.P if r < 0.75 else "mode" if r < 0.92 else "query"
+
+    def ret(self, ind, d, cons):
+        """One return statement; records what it gives and its constraints."""
+        p, rng, w, rd = self.p, self.rng, self.w, self.rd
+        kind = rng.choice(DISPATCH_RETURNS)
+        if kind == "builder" and not (rd.kbuilders or rd.dbuilders):
+            kind = "display"
+        if kind == "chain" and not self.chains:
+            kind = "display"
+        if kind == "chain-dispatch" and not self.made:
+            kind = "display"
+        p.forms["reads-dispatch-return-" + kind] += 1
+        sub = Producer("", self.rel)
+        if kind == "builder":
+            b = rng.choice(rd.kbuilders + rd.dbuilders)
+            w.put(ind + "return ")
+            recv = rd.builder_call(self.rel, w, b.name, b)
+            w.end(p.maybe_comment(0.1))
+            sub.tags.extend(recv.tags)
+            sub.via.extend(recv.via)
+        elif kind == "chain":
+            callee, g = rng.choice(self.chains)
+            w.lineof(ind + "return %s(query)" % callee)
+            sub.via.append(g)
+        elif kind == "chain-dispatch":
+            # a chain followed whole, whatever the constant keyword it passes
+            g = rng.choice(self.made)
+            args, _ = rd.dispatch_args(g, keyword=True)
+            w.lineof(ind + "return %s%s" % (g.name, args))
+            sub.via.append(g)
+        elif kind == "none":
+            w.lineof(ind + rng.choice(["return", "return None"]))
+        elif kind == "result":
+            N = p.fresh("r")
+            start = len(p.findings)
+            w.put(ind + N + " = ")
+            brace, _ = p.display(self.rel, w, p.shaped_entries("query"))
+            w.end()
+            write_one(p, self.rel, w, ind, N, brace, rng.choice(["sub_key", "update_kw"]))
+            w.lineof(ind + "return " + N)
+            sub.tags.append(("d", self.rel, brace))
+            sub.tags.extend(tag_of(r, f) for r, f in p.findings[start:])
+        else:
+            rd.display_return(self.rel, w, ind, sub)
+        d.returns.append((sub, list(cons)))
+
+    def block(self, d, kind, after):
+        """One statement of the dispatcher's body; ``after`` gains the
+        constraints of the returns after it."""
+        p, rng, w = self.p, self.rng, self.w
+        p.forms["reads-dispatch-block-" + kind] += 1
+        ind, ind2, ind3 = "    ", "        ", "            "
+        base = list(after)
+        P = "query" if kind == "query-test" else self.name(d)
+        C = rng.choice(d.consts[P])
+        if kind in ("if-return", "query-test"):
+            w.lineof(ind + "if %s:" % self.test(P, C))
+            if rng.random() < 0.3:
+                w.lineof(ind2 + "note = len(query)")
+            self.ret(ind2, d, base + [("ne", P, C)])
+            after.append(("eq", P, C))
+        elif kind == "if-raise":
+            w.lineof(ind + "if %s:" % self.test(P, C))
+            w.lineof(ind2 + "raise ValueError(query)")
+            after.append(("eq", P, C))
+        elif kind == "if-fallthrough":
+            # the body does not end in a return: nothing after it is ruled out
+            w.lineof(ind + "if %s:" % self.test(P, C))
+            w.lineof(ind2 + "if query:")
+            self.ret(ind3, d, base + [("ne", P, C)])
+            w.lineof(ind2 + "note = 1")
+        elif kind == "elif-chain":
+            pool = d.consts[P] + [c for c in DISPATCH_CONSTS if c not in d.consts[P]][:2]
+            Cs = rng.sample(pool, min(len(pool), rng.randint(2, 4)))
+            else_if = rng.random() < 0.25
+            prior = []
+            for i, Ci in enumerate(Cs):
+                if i and rng.random() < 0.15:
+                    test, body, nxt = self.decoy_test(P, Ci), [], []
+                    p.forms["reads-dispatch-elif-decoy"] += 1
+                else:
+                    test, body, nxt = self.test(P, Ci), [("ne", P, Ci)], [("eq", P, Ci)]
+                if i == 0:
+                    w.lineof(ind + "if %s:" % test)
+                    at = ind2
+                elif else_if and i == len(Cs) - 1:
+                    # `else:` holding an `if`: in the else clause, and an if's body
+                    w.lineof(ind + "else:")
+                    w.lineof(ind2 + "if %s:" % test)
+                    at = ind3
+                    p.forms["reads-dispatch-else-if"] += 1
+                else:
+                    w.lineof(ind + "elif %s:" % test)
+                    at = ind2
+                self.ret(at, d, base + prior + body)
+                if i == 0:
+                    after.extend(nxt)  # the first `if` stands in the body and its body returns
+                if not (else_if and i == len(Cs) - 1):
+                    prior = prior + nxt
+            if else_if:
+                if rng.random() < 0.6:
+                    # after the nested if, in the else clause: not after an if of the body
+                    self.ret(ind2, d, base + prior)
+                    p.forms["reads-dispatch-after-nested-if"] += 1
+            elif rng.random() < 0.6:
+                w.lineof(ind + "else:")
+                self.ret(ind2, d, base + prior)
+                p.forms["reads-dispatch-else"] += 1
+        elif kind == "nested-depth":
+            wrapper = rng.choice(DISPATCH_WRAPPERS)
+            p.forms["reads-dispatch-wrapper-" + wrapper] += 1
+            w.lineof(ind + {"for": "for _ in range(1):", "if-query": "if query:", "while": "while query:",
+                            "with": "with open(query) as fh:", "try": "try:"}[wrapper])
+            w.lineof(ind2 + "if %s:" % self.test(P, C))
+            self.ret(ind3, d, base + [("ne", P, C)])
+            if rng.random() < 0.5:
+                # after an if that is not in the body itself: not ruled out
+                self.ret(ind2, d, base)
+                p.forms["reads-dispatch-after-nested-if"] += 1
+            if wrapper == "try":
+                w.lineof(ind + "except ValueError:")
+                if rng.random() < 0.5:
+                    self.ret(ind2, d, base)
+                    p.forms["reads-dispatch-handler-return"] += 1
+                else:
+                    w.lineof(ind2 + "pass")
+        elif kind == "nested-dispatch":
+            Q = rng.choice([n for n in (d.P, "mode", "query") if n != P])
+            M = rng.choice(d.consts[Q])
+            w.lineof(ind + "if %s:" % self.test(P, C))
+            w.lineof(ind2 + "if %s:" % self.test(Q, M))
+            self.ret(ind3, d, base + [("ne", P, C), ("ne", Q, M)])
+            self.ret(ind2, d, base + [("ne", P, C)])
+            after.append(("eq", P, C))
+        else:  # decoy-test
+            w.lineof(ind + "if %s:" % self.decoy_test(P, C))
+            self.ret(ind2, d, base)
+
+    def dispatcher(self, name, tool=False):
+        p, rng, w, rd = self.p, self.rng, self.w, self.rd
+        dec, is_tool = ("@tool", True) if tool else rng.choice(DISPATCH_DECORATORS)
+        P = rng.choice(["action", "action", "action", "verb"])
+        sig = rng.choice(DISPATCH_SIGS)
+        p.forms["reads-dispatch-sig-" + sig] += 1
+        head = {"kwonly": 'query="q", *, %s="list", mode="fast"',
+                "posonly": '%s, /, query="q", mode="fast", **kwargs',
+                "kwargs-name": 'query="q", mode="fast", **%s',
+                "args-name": '*%s, query="q", mode="fast"'}.get(sig, '%s, query="q", mode="fast", **kwargs') % P
+        # the parameters bound only as parameters: a constant keyword narrows by them
+        dparams = {"query", "mode"} | ({P} if sig in ("plain", "kwonly", "posonly") else set())
+        consts = {P: rng.sample(DISPATCH_CONSTS, rng.randint(2, 4)), "mode": rng.sample(MODE_CONSTS, 2),
+                  "query": ["q", rng.choice(["all", "none"])]}
+        d = Dispatch(P, dparams, consts)
+        if dec:
+            w.lineof(dec)
+        w.lineof("def %s(%s):" % (name, head))
+        prod = p.producer(name, self.rel, decorated=is_tool)
+        if sig == "rebound":
+            w.lineof("    %s = %s.strip()" % (P, P))
+        elif sig == "rebound-aug":
+            w.lineof('    %s += ""' % P)
+        elif sig == "nonlocal":
+            w.lineof("    def _normalize():")
+            w.lineof("        nonlocal %s" % P)
+            w.lineof("        %s = %s.lower()" % (P, P))
+            w.lineof("    _normalize()")
+        after = []
+        for _ in range(rng.randint(1, 4)):
+            self.block(d, rng.choice(DISPATCH_BLOCKS), after)
+        tail = rng.choice(["return", "return", "return", "raise", "none"])
+        p.forms["reads-dispatch-tail-" + tail] += 1
+        if tail == "return":
+            self.ret("    ", d, after)
+        elif tail == "raise":
+            w.lineof("    raise ValueError(query)")
+        else:
+            w.lineof("    note = None")
+        prod.tags = [t for sub, _ in d.returns for t in sub.tags]
+        prod.via = [v for sub, _ in d.returns for v in sub.via]
+        prod.dispatch = d
+        if is_tool:
+            rd.tool_dispatchers.setdefault(name, []).append(prod)
+        rd.dispatchers.append((self.rel, prod))
+        self.made.append(prod)
+        w.end()
+        w.end()
+        return prod
+
+
+def dispatch_args(rd, prod, keyword=False):
+    """The arguments of a call of dispatcher ``prod`` (text with the
+    parentheses) and its constant keywords {P: C}."""
+    p, rng = rd.p, rd.rng
+    d = prod.dispatch
+    P = d.P
+    kind = rng.choice(["kw", "kw2", "kw-query"] if keyword else DISPATCH_CALLS)
+    p.forms["reads-dispatch-call-" + kind] += 1
+    parts = []
+    ckws = {}
+
+    def kw(name, C):
+        parts.append("%s=%s" % (name, spell_const(p, C)))
+        ckws[name] = C
+
+    known = rng.choice(d.consts[P])
+    if kind in ("kw", "star", "extra"):
+        kw(P, known)
+    elif kind == "kw-unknown":
+        kw(P, rng.choice([c for c in DISPATCH_CONSTS if c not in d.consts[P]]))
+    elif kind == "kw2":
+        kw(P, known)
+        kw("mode", rng.choice(d.consts["mode"] + ["raw"]))
+        rng.shuffle(parts)
+    elif kind == "kw-query":
+        kw("query", rng.choice(d.consts["query"] + ["q"]))
+    elif kind == "kw-all":
+        kw(P, known if rng.random() < 0.8 else rng.choice(DISPATCH_CONSTS))
+        kw("mode", rng.choice(d.consts["mode"]))
+        kw("query", rng.choice(d.consts["query"]))
+        rng.shuffle(parts)
+    elif kind == "positional":
+        parts.append(spell_const(p, known))
+    elif kind == "name":
+        parts.append("%s=query" % P)
+    elif kind == "fstring":
+        parts.append('%s=f"%s"' % (P, known))
+    elif kind == "binop":
+        parts.append('%s="%s" + "%s"' % (P, known[:1], known[1:]))
+    elif kind == "bytes":
+        parts.append('%s=b"%s"' % (P, rng.choice([c for c in d.consts[P] if c.isascii()] or ["list"])))
+    if kind == "star":
+        parts.append("**opts")
+    elif kind == "extra":
+        kw("serial", "emulator-5554")
+    return "(" + ", ".join(parts) + ")", ckws
+
 
 
 def access(rd, rel_t, name, bound, relative, w):
@@ -2015,23 +2464,20 @@ class Target:
     ("builder", callee, None, Builder), ("tool", prefix, args, NAME) or
     ("dead", callee, args, None) (no receiver: unresolvable)."""
 
-    def __init__(self, kind, callee, args, what, label=None):
+    def __init__(self, kind, callee, args, what, label=None, ckws=None):
         self.kind = kind
         self.callee = callee
-        self.args = args
+        self.args = args  # None: a dispatcher's, chosen at each call (Readers.dispatch_args)
         self.what = what
         self.label = label or kind
+        self.ckws = ckws or {}
 
 
-class Consumer:
+class Consumer(ModuleWriter):
     """Writes reads of results into one module."""
 
     def __init__(self, rd, rel, w, targets):
-        self.rd = rd
-        self.p = rd.p
-        self.rng = rd.rng
-        self.rel = rel
-        self.w = w
+        super().__init__(rd, rel, w)
         self.targets = targets
 
     # -- receivers -----------------------------------------------------
@@ -2041,11 +2487,22 @@ class Consumer:
         w = self.w
         if t.kind == "builder":
             return self.rd.builder_call(self.rel, w, t.callee, t.what, keys)
+        if t.args is None:
+            # a dispatcher (or a tool named as one): its keywords chosen here
+            spec = t.what if t.kind == "producer" else self.rd.tool_dispatchers[t.what][0]
+            args, ckws = self.rd.dispatch_args(spec)
+            w.put(t.callee + args)
+            if t.kind == "producer":
+                via = narrowed(t.what, ckws)
+                self.rd.note_narrowing(t.what, via)
+                return Recv("producer-call", via=via, wide=[t.what])
+            self.p.forms["reads-dispatch-tool-call"] += 1
+            return Recv("direct-tool-call", tools=[t.what], ckws=ckws)
         w.put(t.callee + t.args)
         if t.kind == "producer":
             return Recv("producer-call", via=[t.what])
         if t.kind == "tool":
-            return Recv("direct-tool-call", tools=[t.what])
+            return Recv("direct-tool-call", tools=[t.what], ckws=t.ckws)
         return NO_RECV
 
     # -- reads -----------------------------------------------------------
@@ -2287,7 +2744,8 @@ class Consumer:
 
         def put_name(recv):
             # a read through the name: the call's origins, kept apart in the counts
-            named = None if recv is None else Recv("name:" + recv.kind, recv.tags, recv.via, recv.tools)
+            named = None if recv is None else Recv("name:" + recv.kind, recv.tags, recv.via, recv.tools,
+                                                   recv.ckws, recv.wide)
 
             def put():
                 w.put(R)
@@ -2403,14 +2861,22 @@ def consumer_targets(rd, w, rel, relative):
     for b in rng.sample(rd.kbuilders + rd.dbuilders, min(len(rd.kbuilders + rd.dbuilders), 2)):
         callee = access(rd, b.rel, b.name, bound, relative, w)
         targets.append(Target("builder", callee, None, b, "builder-" + ("chain" if b.producer else b.family)))
+    # dispatchers, their keywords chosen at each call
+    for rel_t, prod in rng.sample(rd.dispatchers, min(len(rd.dispatchers), rng.randint(1, 3))):
+        callee = access(rd, rel_t, prod.name, bound, relative, w)
+        targets.append(Target("producer", callee, None, prod, "dispatch"))
+    for name in rng.sample(sorted(rd.tool_dispatchers), min(len(rd.tool_dispatchers), 2)):
+        prefix = rng.choice(["agent.tool.", "self.agent.tool."])
+        targets.append(Target("tool", prefix + name, None, name, "tool-dispatch"))
     # direct tool calls: decorated producers, and names that are none
     names = sorted({prod.name for prod in rd.p.producers if prod.decorated})
     others = sorted({prod.name for prod in rd.p.producers if not prod.decorated} - set(names))
     for name in rng.sample(names, min(len(names), 2)):
         prefix = rng.choice(["agent.tool.", "self.agent.tool.", "make_agent().tool."])
-        targets.append(Target("tool", prefix + name, '(query="q")', name, "tool"))
+        targets.append(Target("tool", prefix + name, '(query="q")', name, "tool", {"query": "q"}))
     for name in rng.sample(others, min(len(others), 1)):
-        targets.append(Target("tool", "agent.tool." + name, '(query="q")', name, "tool-undecorated"))
+        targets.append(Target("tool", "agent.tool." + name, '(query="q")', name, "tool-undecorated",
+                              {"query": "q"}))
     # unresolvable callees: a star import, a name bound twice, a dotted import, not `.tool`
     dead = rng.sample(["star", "twice", "dotted", "tools", "bare", "instance"], rng.randint(1, 3))
     prods = [t for t in rd.probes if t[0] == rd.probes_rel]
@@ -2520,7 +2986,8 @@ def write_consumer(rd, rel, relative):
         w.end()
     if rng.random() < 0.3:
         # a local shadowing an imported producer: the call resolves to the local
-        t = rng.choice([t for t in targets if t.kind == "producer" and "." not in t.callee] or [None])
+        t = rng.choice([t for t in targets if t.kind == "producer" and "." not in t.callee and t.args is not None]
+                       or [None])
         if t is not None:
             w.lineof("def test_shadowed(agent):")
             w.lineof("    %s = make_other()" % t.callee)
@@ -2536,6 +3003,10 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
     rd.write_probes()
     if p.rng.random() < 0.6:
         rd.write_facade()
+    if p.rng.random() < 0.6:
+        rd.write_dispatch("%s/%s/dispatch.py" % (p.outrel, pkg))
+        if p.rng.random() < 0.3:
+            rd.write_dispatch("%s/%s/dispatch_alt.py" % (p.outrel, pkg), alt=True)
     write_consumer(rd, "%s/tests/test_reads.py" % p.outrel, relative=False)
     if p.rng.random() < 0.4:
         write_consumer(rd, "%s/%s/use_reads.py" % (p.outrel, pkg), relative=True)
@@ -2597,15 +3068,11 @@ SPELLED_TOOL_RESULT = ['"tool" "Result"', "'tool' 'Result'", '("tool" "Result")'
                        '"""toolResult"""', "'''toolResult'''", '"toolResult" ""']
 
 
-class Frontend:
+class Frontend(ModuleWriter):
     """Writes `PKG/sdk_hooks.py`: possible receivers and their decoys."""
 
     def __init__(self, rd, rel, w):
-        self.rd = rd
-        self.p = rd.p
-        self.rng = rd.rng
-        self.rel = rel
-        self.w = w
+        super().__init__(rd, rel, w)
         self.keys = sorted({f["key"] for _, f in self.p.findings if f["key"] is not None})
         self.consumer = Consumer(rd, rel, w, [])
 
@@ -3035,10 +3502,10 @@ def expected_reads(p, suppressed):
         memo[id(prod)] = k
         return k
 
-    tools = {}
+    tools = {}  # NAME -> the producers named NAME decorated as tools
     for prod in p.producers:
         if prod.decorated:
-            tools.setdefault(prod.name, set()).update(prod_keys(prod))
+            tools.setdefault(prod.name, []).append(prod)
     records = []
     for rel, recv, form, key, ((line, col), (eline, ecol)) in p.reads:
         if recv is None:
@@ -3047,7 +3514,10 @@ def expected_reads(p, suppressed):
         for v in recv.via:
             K |= prod_keys(v)
         for name in recv.tools:
-            K |= tools.get(name, set())
+            # each tool narrowed by the call's constant keywords, by its own parameters
+            for prod in tools.get(name, ()):
+                for v in narrowed(prod, recv.ckws):
+                    K |= prod_keys(v)
         if not K:
             continue
         origins = {t for k, t in K if key is None or k == key}
@@ -3304,7 +3774,7 @@ def verify(outdir, manifest):
                              % (stats.get("reads"), manifest["expected_reads"]))
         # the corpus must hold every read form and receiver kind, and the decoys
         for what, names in (("reads_by_form", READ_FORMS), ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS),
-                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS)):
+                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

@@ -28,7 +28,16 @@ def's own annotated parameters), `*args` / `**kwargs` annotated, string or
 the files that hold a marker and a moved key between quotes as written (a key
 spelled by concatenation or escapes alone, a key of a suppressed finding, a
 file without a marker: not searched; a quoted key in a comment, `'k'`,
-`u"k"`, a triple-quoted k: searched).
+`u"k"`, a triple-quoted k: searched); and the dispatch by a constant
+(`adb(action="list")` reaching only the returns that can run when
+`action == "list"`): `if` chains, `elif` chains, `else` clauses, the returns
+after a returning `if` in the body (not after one nested deeper, nor after
+one whose body does not end in `return` / `raise`), tests written
+`"c" == P`, keys in any constant spelling, a direct tool call (each tool
+narrowed by its own parameters), a method through `self`, two keywords, a
+chained producer followed whole; next to the calls that are not narrowed: a
+positional argument, a rebound parameter (also through `nonlocal`),
+`*args` / `**kwargs` names, a value that is a name, an f-string or bytes.
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -1057,6 +1066,300 @@ POSSIBLE_FILES_EXPECT = {
 }
 POSSIBLE_FILES_FORMS = {"subscript": 9, "get": 1, "in": 1, "not-in": 1}
 
+# dispatch by a constant ("**Dispatch by a constant.**"): a receiver call
+# with a keyword P=C reaches only the returns that can run when P == C
+def _d(key):
+    return '{"status": "success", "content": [], "%s": 1}' % key
+
+
+CONST_DISPATCH = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/handlers.py": """\
+def _list():
+    return {"status": "success", "content": [], "serials": []}  # @list
+
+
+def _locked(serial):
+    return {"status": "success", "content": [], "locked": True}  # @locked
+
+
+def _shell(cmd):
+    r = {"status": "success", "content": []}
+    r["stdout"] = ""  # @stdout
+    return r
+""",
+    "pkg/adb.py": """\
+from strands import tool
+from .handlers import _list, _locked, _shell
+
+
+@tool
+def adb(action, serial=None, **kwargs):
+    note = kwargs.get("note")
+    if action == "list":
+        return _list()
+    if "locked" == action:
+        return _locked(serial)
+    if (action == "shell"):
+        return _shell(kwargs.get("command"))
+    return {"status": "error", "content": [], "supported": []}  # @unknown
+
+
+def chain(action):
+    if action == "a":
+        return %(alpha)s  # @alpha
+    elif action == 'b':
+        return %(beta)s  # @beta
+    elif action == "c" or action == "d":
+        return %(gamma)s  # @gamma
+    else:
+        return %(omega)s  # @omega
+
+
+def nested(mode, level="lo"):
+    if mode == "x":
+        if level == "hi":
+            return %(x_hi)s  # @xhi
+        return %(x_lo)s  # @xlo
+    else:
+        for _ in range(1):
+            if mode != "y":
+                return %(not_x)s  # @notx
+    with open("f") as fh:
+        if "z" == mode:
+            return %(z_key)s  # @zkey
+    return %(tail)s  # @tail
+""" % {k: _d(k) for k in ("alpha", "beta", "gamma", "omega", "x_hi", "x_lo", "not_x", "z_key", "tail")},
+    "pkg/more_tools.py": """\
+from strands import tool
+
+
+@tool
+def adb(verb, **kwargs):
+    if verb == "list":
+        return %(verb_list)s  # @verblist
+    return %(verb_other)s  # @verbother
+""" % {k: _d(k) for k in ("verb_list", "verb_other")},
+    "pkg/guards.py": """\
+from .adb import chain
+
+
+def guarded(mode):
+    if mode == "strict":
+        raise ValueError(mode)
+    return %(lenient)s  # @lenient
+
+
+def fallthrough(mode):
+    if mode == "a":
+        print(mode)
+    return %(ft)s  # @ft
+
+
+def rebound(action):
+    action = action.lower()
+    if action == "a":
+        return %(ra)s  # @ra
+    return %(rb)s  # @rb
+
+
+def rebound_nested(action):
+    def fix():
+        nonlocal action
+        action = "a"
+    fix()
+    if action == "a":
+        return %(na)s  # @na
+    return %(nb)s  # @nb
+
+
+def by_kwargs(**action):
+    if action == "a":
+        return %(kwa)s  # @kwa
+    return %(kwb)s  # @kwb
+
+
+def by_args(*action):
+    if action == "a":
+        return %(aa)s  # @aa
+    return %(ab)s  # @ab
+
+
+def positional_only(action, /, **rest):
+    if action == "a":
+        return %(poa)s  # @poa
+    return %(pob)s  # @pob
+
+
+def two(kind, mode):
+    if kind == "k1":
+        if mode == "m1":
+            return %(k1m1)s  # @k1m1
+        return %(k1other)s  # @k1other
+    if mode == "m2":
+        return %(m2)s  # @m2
+    return %(rest)s  # @rest
+
+
+def outer(action):
+    if action == "a":
+        return chain(action)
+    return %(outer_b)s  # @outerb
+
+
+def outer_const():
+    return chain(action="b")
+
+
+class Dev:
+    def run(self, op):
+        if op == "x":
+            return %(run_x)s  # @runx
+        return %(run_y)s  # @runy
+
+    def check(self):
+        self.run(op="x")["run_x"]  # @s1
+        return self.run(op="x")["run_y"]  # @s2
+""" % {k: _d(k) for k in ("lenient", "ft", "ra", "rb", "na", "nb", "kwa", "kwb", "aa", "ab", "poa", "pob",
+                         "k1m1", "k1other", "m2", "rest", "outer_b", "run_x", "run_y")},
+    "tests/test_dispatch.py": """\
+from pkg.adb import adb, chain, nested
+from pkg.guards import (guarded, fallthrough, rebound, rebound_nested, by_kwargs, by_args, positional_only,
+                        two, outer, outer_const)
+
+ACTION = "a"
+
+
+def test_adb(agent):
+    r = adb(action="list")
+    r["serials"]  # @t1
+    r["locked"]  # @t2
+    r.get("supported")  # @t3
+    adb(action="locked", serial="s")["locked"]  # @t4
+    adb(action="locked")["serials"]  # @t5
+    adb(action="shell", command="ls")["stdout"]  # @t6
+    adb(action="reboot")["supported"]  # @t7
+    adb(action="reboot")["serials"]  # @t8
+    adb("list")["supported"]  # @t9
+    adb(action=ACTION)["supported"]  # @t10
+    adb(action=f"list")["supported"]  # @t11
+    adb(action="li" "st")["serials"]  # @t12
+    adb(action="\\x6cist")["supported"]  # @t13
+    agent.tool.adb(action="list")["serials"]  # @t14
+    agent.tool.adb(action="list")["supported"]  # @t15
+    agent.tool.adb(action="list")["verb_list"]  # @t16
+    agent.tool.adb(verb="list")["verb_other"]  # @t17
+    agent.tool.adb(verb="list")["supported"]  # @t18
+    list(adb(action="list").keys())  # @t19
+    adb(action="reboot", **opts)["supported"]  # @t20
+    adb(action="list", **opts)["supported"]  # @t21
+
+
+def test_chain():
+    c = chain(action="a")
+    c["alpha"]  # @c1
+    c["beta"]  # @c2
+    c["gamma"]  # @c3
+    c["omega"]  # @c4
+    chain(action="b")["beta"]  # @c5
+    chain(action="b")["gamma"]  # @c6
+    chain(action="c")["gamma"]  # @c7
+    chain(action="c")["omega"]  # @c8
+    chain(action="c")["alpha"]  # @c9
+    chain(action="z").keys()  # @c10
+    chain(action=b"a")["beta"]  # @c11
+    chain(action=u'a')["beta"]  # @c12
+
+
+def test_nested():
+    nested(mode="x")["x_lo"]  # @n1
+    nested(mode="x")["tail"]  # @n2
+    nested(mode="x")["not_x"]  # @n3
+    nested(mode="x", level="hi")["x_lo"]  # @n4
+    nested(mode="x", level="lo")["x_hi"]  # @n5
+    nested(mode="z")["not_x"]  # @n6
+    nested(mode="z")["z_key"]  # @n7
+    nested(mode="z")["tail"]  # @n8
+    nested(mode="y")["z_key"]  # @n9
+    nested(mode="y")["not_x"]  # @n10
+
+
+def test_guards():
+    guarded(mode="strict").keys()  # @g1
+    guarded(mode="strict")["lenient"]  # @g2
+    guarded(mode="soft")["lenient"]  # @g3
+    fallthrough(mode="a")["ft"]  # @g4
+    rebound(action="a")["rb"]  # @g5
+    rebound_nested(action="b")["na"]  # @g6
+    by_kwargs(action="b")["kwa"]  # @g7
+    by_args(action="b")["aa"]  # @g8
+    positional_only(action="b")["poa"]  # @g9
+    two(kind="k1", mode="m1")["k1other"]  # @g10
+    two(kind="k1", mode="m1")["m2"]  # @g11
+    two(kind="k2", mode="m2")["m2"]  # @g12
+    two(kind="k2", mode="m2")["rest"]  # @g13
+    two(kind="k2", mode="m1")["rest"]  # @g14
+    two(kind="k2", mode="m1")["m2"]  # @g15
+    two(mode="m1", kind="k1")["k1m1"]  # @g16
+    two(kind="k1")["k1m1"]  # @g17
+    outer(action="a")["beta"]  # @g18
+    outer(action="a")["outer_b"]  # @g19
+    outer_const()["alpha"]  # @g20
+""",
+}
+TQ = "tests/test_dispatch.py"
+TG = "pkg/guards.py"
+
+
+def _sub(tag, recv, key, rel=TQ):
+    return (rel, tag, '%s["%s"]' % (recv, key), "subscript", key)
+
+
+CONST_DISPATCH_EXPECT = {
+    ("pkg/handlers.py", "list", "TS001", "serials"): [
+        _sub("t1", "r", "serials"), _sub("t12", 'adb(action="li" "st")', "serials"),
+        _sub("t14", 'agent.tool.adb(action="list")', "serials"),
+        (TQ, "t19", 'adb(action="list").keys()', "whole", None)],
+    ("pkg/handlers.py", "locked", "TS001", "locked"): [_sub("t4", 'adb(action="locked", serial="s")', "locked")],
+    ("pkg/handlers.py", "stdout", "TS004", "stdout"): [_sub("t6", 'adb(action="shell", command="ls")', "stdout")],
+    ("pkg/adb.py", "unknown", "TS001", "supported"): [
+        _sub("t7", 'adb(action="reboot")', "supported"), _sub("t9", 'adb("list")', "supported"),
+        _sub("t10", "adb(action=ACTION)", "supported"), _sub("t11", 'adb(action=f"list")', "supported"),
+        _sub("t18", 'agent.tool.adb(verb="list")', "supported"),
+        _sub("t20", 'adb(action="reboot", **opts)', "supported")],
+    ("pkg/more_tools.py", "verblist", "TS001", "verb_list"): [
+        _sub("t16", 'agent.tool.adb(action="list")', "verb_list")],
+    ("pkg/adb.py", "alpha", "TS001", "alpha"): [_sub("c1", "c", "alpha"), _sub("g20", "outer_const()", "alpha")],
+    ("pkg/adb.py", "beta", "TS001", "beta"): [
+        _sub("c5", 'chain(action="b")', "beta"), _sub("c11", 'chain(action=b"a")', "beta"),
+        _sub("g18", 'outer(action="a")', "beta")],
+    ("pkg/adb.py", "gamma", "TS001", "gamma"): [
+        _sub("c7", 'chain(action="c")', "gamma"), (TQ, "c10", 'chain(action="z").keys()', "whole", None)],
+    ("pkg/adb.py", "omega", "TS001", "omega"): [
+        _sub("c8", 'chain(action="c")', "omega"), (TQ, "c10", 'chain(action="z").keys()', "whole", None)],
+    ("pkg/adb.py", "xlo", "TS001", "x_lo"): [
+        _sub("n1", 'nested(mode="x")', "x_lo"), _sub("n4", 'nested(mode="x", level="hi")', "x_lo")],
+    ("pkg/adb.py", "notx", "TS001", "not_x"): [
+        _sub("n6", 'nested(mode="z")', "not_x"), _sub("n10", 'nested(mode="y")', "not_x")],
+    ("pkg/adb.py", "zkey", "TS001", "z_key"): [_sub("n7", 'nested(mode="z")', "z_key")],
+    ("pkg/adb.py", "tail", "TS001", "tail"): [_sub("n8", 'nested(mode="z")', "tail")],
+    (TG, "lenient", "TS001", "lenient"): [_sub("g3", 'guarded(mode="soft")', "lenient")],
+    (TG, "ft", "TS001", "ft"): [_sub("g4", 'fallthrough(mode="a")', "ft")],
+    (TG, "rb", "TS001", "rb"): [_sub("g5", 'rebound(action="a")', "rb")],
+    (TG, "na", "TS001", "na"): [_sub("g6", 'rebound_nested(action="b")', "na")],
+    (TG, "kwa", "TS001", "kwa"): [_sub("g7", 'by_kwargs(action="b")', "kwa")],
+    (TG, "aa", "TS001", "aa"): [_sub("g8", 'by_args(action="b")', "aa")],
+    (TG, "k1other", "TS001", "k1other"): [_sub("g10", 'two(kind="k1", mode="m1")', "k1other")],
+    (TG, "m2", "TS001", "m2"): [_sub("g12", 'two(kind="k2", mode="m2")', "m2")],
+    (TG, "rest", "TS001", "rest"): [_sub("g14", 'two(kind="k2", mode="m1")', "rest")],
+    (TG, "k1m1", "TS001", "k1m1"): [
+        _sub("g16", 'two(mode="m1", kind="k1")', "k1m1"), _sub("g17", 'two(kind="k1")', "k1m1")],
+    (TG, "runx", "TS001", "run_x"): [_sub("s1", 'self.run(op="x")', "run_x", TG)],
+}
+CONST_DISPATCH_FORMS = {"subscript": 37, "whole": 2}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -1071,6 +1374,7 @@ CASES = [
     ("choices", CHOICES, [], CHOICES_EXPECT, CHOICES_FORMS),
     ("possible", POSSIBLE, [], POSSIBLE_EXPECT, POSSIBLE_FORMS),
     ("possible_files", POSSIBLE_FILES, [], POSSIBLE_FILES_EXPECT, POSSIBLE_FILES_FORMS),
+    ("const_dispatch", CONST_DISPATCH, [], CONST_DISPATCH_EXPECT, CONST_DISPATCH_FORMS),
 ]
 
 
@@ -1183,7 +1487,7 @@ def run_all(base, runner):
 
 
 def run_inprocess(scan, root, extra):
-    for cache in (scan._projects, scan._project_roots, scan._ORIGINS):
+    for cache in (scan._projects, scan._project_roots, scan._ORIGINS, scan._EXCLUSIONS):
         cache.clear()
     scan.READS = False
     scan.ALLOWED_KEYS.clear()
@@ -1391,7 +1695,131 @@ def mutants(scan):
         consts = {n.value for n, _, _ in scan.module_nodes(m) if n.__class__ is ast_.Constant}
         return any(k in consts for k in keys)
 
+    # dispatch by a constant
+    orig_kws = scan.dispatch_keywords
+    orig_test = scan.dispatch_test
+    orig_walk = scan._exclusion_walk
+    orig_excluded = scan.excluded
+    orig_narrowed = scan.narrowed_keys
+
+    def keywords_with(values=None, params=None, bindings=False):
+        """dispatch_keywords with ``values(node)`` taken for constants too,
+        ``params(c)`` the parameters, or (``bindings``) any binding of P."""
+        def fn(c, call):
+            out = orig_kws(c, call)
+            a = c.node.args
+            ps = params(c) if params else {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+            for kw in call.keywords:
+                if kw.arg is None or kw.arg not in ps or kw.arg in out:
+                    continue
+                v = values(kw.value) if values else orig_const(kw.value)
+                if v is None:
+                    continue
+                bs = c.scope.owned.get(kw.arg, ())
+                if bindings or params or (len(bs) == 1 and bs[0].kind == "param"):
+                    out[kw.arg] = v
+            return out
+        return fn
+
+    def fstring_const(node):
+        if node.__class__ is ast_.JoinedStr and all(v.__class__ is ast_.Constant for v in node.values):
+            return "".join(v.value for v in node.values)
+        return orig_const(node)
+
+    def bytes_const(node):
+        if node.__class__ is ast_.Constant and node.value.__class__ is bytes:
+            return node.value.decode()
+        return orig_const(node)
+
+    def star_param_names(c):
+        a = c.node.args
+        return {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v]}
+
+    def no_posonly(c, call):
+        out = orig_kws(c, call)
+        for x in c.node.args.posonlyargs:
+            out.pop(x.arg, None)
+        return out
+
+    def walker(rule1=True, rule2=True, rule3=True, rule3_deep=False, rule3_any_end=False):
+        """A copy of scan._exclusion_walk with one rule changed."""
+        def walk(stmts, cons, out, top):
+            after = []
+            for st in stmts:
+                cur = cons + after
+                cls = st.__class__
+                if cls is ast_.Return:
+                    out[id(st)] = cur
+                elif cls in scan._FUNCTION_NODES or cls is ast_.ClassDef:
+                    continue
+                elif cls is ast_.If:
+                    t = scan.dispatch_test(st.test)
+                    walk(st.body, cur + ([("ne",) + t] if t and rule1 else []), out, False)
+                    walk(st.orelse, cur + ([("eq",) + t] if t and rule2 else []), out, False)
+                    if (t and rule3 and (top or rule3_deep) and st.body
+                            and (rule3_any_end or st.body[-1].__class__ in (ast_.Return, ast_.Raise))):
+                        after.append(("eq",) + t)
+                else:
+                    for field in ("body", "orelse", "finalbody"):
+                        walk(getattr(st, field, None) or [], cur, out, False)
+                    for h in getattr(st, "handlers", None) or ():
+                        walk(h.body, cur, out, False)
+                    for case in getattr(st, "cases", None) or ():
+                        walk(case.body, cur, out, False)
+        return walk
+
+    def left_name_only(test):
+        t = orig_test(test)
+        return t if t is not None and test.left.__class__ is ast_.Name else None
+
+    def not_equal_too(test):
+        if (test.__class__ is ast_.Compare and len(test.ops) == 1 and test.ops[0].__class__ is ast_.NotEq
+                and test.left.__class__ is ast_.Name and orig_const(test.comparators[0]) is not None):
+            return test.left.id, orig_const(test.comparators[0])
+        return orig_test(test)
+
+    def first_keyword_only(cons, kws):
+        first = dict(list(kws.items())[:1])
+        return orig_excluded(cons, first)
+
+    def chains_narrowed(c, call, keys, ret_own, ret_link, seen=None):
+        # a return's producer G narrowed by the receiver's keywords too
+        seen = set() if seen is None else seen
+        if id(c.node) in seen or not scan.dispatch_keywords(c, call):
+            return keys[id(c.node)]
+        seen.add(id(c.node))
+        excl = scan.return_exclusions(c)
+        k = set()
+        for ret in c.scope.returns:
+            if scan.excluded(excl.get(id(ret), ()), scan.dispatch_keywords(c, call)):
+                continue
+            k |= ret_own.get(id(ret), set())
+            t = ret_link.get(id(ret))
+            if t is not None:
+                k |= chains_narrowed(t, call, keys, ret_own, ret_link, seen)
+        return k
+
+    def chains_dropped(c, call, keys, ret_own, ret_link):
+        # a narrowed call follows no chain
+        return orig_narrowed(c, call, keys, ret_own, {} if scan.dispatch_keywords(c, call) else ret_link)
+
     setters = [
+        ("no dispatch narrowing", "dispatch_keywords", lambda c, call: {}),
+        ("constant f-strings dispatch", "dispatch_keywords", keywords_with(values=fstring_const)),
+        ("bytes dispatch", "dispatch_keywords", keywords_with(values=bytes_const)),
+        ("rebound parameters dispatch", "dispatch_keywords", keywords_with(bindings=True)),
+        ("*args and **kwargs dispatch", "dispatch_keywords", keywords_with(params=star_param_names)),
+        ("positional-only parameters do not dispatch", "dispatch_keywords", no_posonly),
+        ("tests C == P not seen", "dispatch_test", left_name_only),
+        ("tests P != C taken for P == C", "dispatch_test", not_equal_too),
+        ("no exclusion in the body of another constant's if", "_exclusion_walk", walker(rule1=False)),
+        ("no exclusion in the clauses after P == C", "_exclusion_walk", walker(rule2=False)),
+        ("no exclusion after a returning if", "_exclusion_walk", walker(rule3=False)),
+        ("exclusion after a returning if at any depth", "_exclusion_walk", walker(rule3_deep=True)),
+        ("exclusion after an if whatever its body's end", "_exclusion_walk", walker(rule3_any_end=True)),
+        ("only the first dispatch keyword", "excluded", first_keyword_only),
+        ("chains narrowed too", "narrowed_keys", chains_narrowed),
+        ("chains not followed when narrowed", "narrowed_keys", chains_dropped),
         ("every file searched", "searched_for_possible", lambda m, keys: True),
         ("files searched for a marker alone", "searched_for_possible", markers_only),
         ("files searched for the read's own key", "possible_reads", read_key_quoted),
@@ -1438,7 +1866,9 @@ def mutants(scan):
                  "is_possible_receiver": orig_possible_recv, "bound_once_to_call": orig_once,
                  "annotated_param": orig_param, "is_marked": orig_marked, "annotated_as": orig_ann,
                  "possible_reads": orig_possible, "read_record": orig_record,
-                 "searched_for_possible": orig_searched, "tool_result_index": orig_tr_index}
+                 "searched_for_possible": orig_searched, "tool_result_index": orig_tr_index,
+                 "dispatch_keywords": orig_kws, "dispatch_test": orig_test, "_exclusion_walk": orig_walk,
+                 "excluded": orig_excluded, "narrowed_keys": orig_narrowed}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -1420,6 +1420,33 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    finding gets them, whatever its code or origin); suppressed findings
 #    are no findings; a possible read is a read record of its own even when
 #    the same span is also a read of a traced receiver.
+#
+# Dispatch by a constant ("**Dispatch by a constant.**"): a receiver call of
+# a producer F (resolved, or each producer of a direct tool call, narrowed by
+# its own parameters) with keywords P=C reaches the returns of F's own scope
+# that can run under all of them.  Readings chosen:
+#  * C is a `str` constant by value (implicit concatenation, escapes and
+#    prefixes are constants); an f-string, bytes, a name or `"a" + "b"` are
+#    none; a call's other arguments (positional ones, `**kw`) do not stop a
+#    keyword narrowing;
+#  * "a parameter of F other than *args and **kwargs": a positional-only
+#    parameter is one (the text does not leave it out); "binds only as that
+#    parameter": F's own scope owns exactly one binding of P, the parameter
+#    (a nested scope's `nonlocal P` binding, a `del P`, a `for P`, an
+#    `except ... as P`, a walrus in a comprehension bind it too);
+#  * a test `P == C2` is one `ast.Compare` with one `ast.Eq` between a name
+#    `P` and a `str` constant (either side, any spelling); `!=`, `is`, `in`,
+#    chained comparisons, `and` / `or` and `not` are no such tests;
+#  * Python's ast writes `elif` as an `if` alone in `orelse`, as it writes
+#    `else:` holding only an `if`: both are in the `else` clause (at any
+#    depth) and that `if`'s body is the body of an `if`, so the two readings
+#    agree; the rules apply to an `if` at any depth in F's own scope (in a
+#    loop, `with`, `try`, `match`), except the third: its `if` stands in F's
+#    body itself (whatever its `elif` / `else`), its body's last statement a
+#    `return` (bare or not) or `raise`, and the returns after it are those
+#    of the statements that follow it in F's body;
+#  * a call's keys from builder findings (origin the call) are not narrowed;
+#    a return `G(...)` gives keys(G) whole, whatever its own keywords.
 
 READS = False
 _ORIGINS = {}  # id(finding) -> (finding, source): ("display", Dict) / ("call", Call) / ("write", node, S, N)
@@ -1672,6 +1699,127 @@ def read_record(m, span, form, key, possible):
             "possible": possible}
 
 
+def dispatch_keywords(c, call):
+    """{P: C} of the keywords ``P=C`` of ``call`` that dispatch producer
+    ``c`` ("**Dispatch by a constant.**"): ``C`` a constant string, ``P`` a
+    parameter of ``c`` other than ``*args`` / ``**kwargs`` that ``c``'s scope
+    binds only as that parameter (no ``global`` / ``nonlocal`` naming it)."""
+    a = c.node.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    sc = c.scope
+    out = {}
+    for kw in call.keywords:
+        P = kw.arg
+        if P is None or P not in params:
+            continue
+        C = const_str(kw.value)
+        if C is None:
+            continue
+        bs = sc.owned.get(P, ())
+        if len(bs) != 1 or bs[0].kind != "param" or P in sc.glob or P in sc.nonloc:
+            continue
+        out[P] = C
+    return out
+
+
+def dispatch_test(test):
+    """(P, C) when ``test`` is one ``==`` comparison of a name ``P`` and a
+    constant string ``C`` (either side; parentheses are no nodes), else None."""
+    if test.__class__ is not ast.Compare or len(test.ops) != 1 or test.ops[0].__class__ is not ast.Eq:
+        return None
+    left, right = test.left, test.comparators[0]
+    for name, const in ((left, right), (right, left)):
+        if name.__class__ is ast.Name:
+            C = const_str(const)
+            if C is not None:
+                return name.id, C
+    return None
+
+
+_STMT_LISTS = ("body", "orelse", "finalbody")
+
+
+def _exclusion_walk(stmts, cons, out, top):
+    after = []
+    for st in stmts:
+        cur = cons + after if after else cons
+        cls = st.__class__
+        if cls is ast.Return:
+            out[id(st)] = cur
+        elif cls in _FUNCTION_NODES or cls is ast.ClassDef:
+            continue  # their returns are no returns of this scope
+        elif cls is ast.If:
+            t = dispatch_test(st.test)
+            if t is None:
+                _exclusion_walk(st.body, cur, out, False)
+                _exclusion_walk(st.orelse, cur, out, False)
+            else:
+                # the body: not when P is another constant; the elif / else
+                # clauses that follow: not when P == C
+                _exclusion_walk(st.body, cur + [("ne",) + t], out, False)
+                _exclusion_walk(st.orelse, cur + [("eq",) + t], out, False)
+                if top and st.body and st.body[-1].__class__ in (ast.Return, ast.Raise):
+                    after.append(("eq",) + t)
+        else:
+            for field in _STMT_LISTS:
+                sub = getattr(st, field, None)
+                if sub:
+                    _exclusion_walk(sub, cur, out, False)
+            for h in getattr(st, "handlers", None) or ():
+                _exclusion_walk(h.body, cur, out, False)
+            if cls is ast.Match:
+                for case in st.cases:
+                    _exclusion_walk(case.body, cur, out, False)
+
+
+_EXCLUSIONS = {}
+
+
+def return_exclusions(c):
+    """{id(return): [(op, P, C)]} of the returns of producer ``c``'s own
+    scope: a return cannot run when, for some (op, P, C) and the dispatch
+    keyword P=V, ``op`` is "ne" and V != C (it stands in the body of an
+    ``if`` / ``elif`` testing ``P == C``) or "eq" and V == C (in a clause
+    following such a test, or after such an ``if`` in ``c``'s body whose body
+    ends in ``return`` / ``raise``)."""
+    hit = _EXCLUSIONS.get(id(c.node))
+    if hit is None or hit[0] is not c.node:
+        out = {}
+        _exclusion_walk(c.node.body, [], out, True)
+        hit = _EXCLUSIONS[id(c.node)] = (c.node, out)
+    return hit[1]
+
+
+def narrowed_keys(c, call, keys, ret_own, ret_link):
+    """The keys of producer ``c`` that the receiver ``call`` reaches:
+    ``keys[id(c.node)]`` (keys(c)), or with dispatch keywords the union of
+    what each return of ``c``'s own scope that can run under them gives:
+    ``ret_own[id(ret)]`` (cases 1-3) and the whole keys of the producer
+    ``ret_link[id(ret)]`` (case 4, chains followed whole)."""
+    kws = dispatch_keywords(c, call)
+    if not kws:
+        return keys[id(c.node)]
+    excl = return_exclusions(c)
+    k = set()
+    for ret in c.scope.returns:
+        if excluded(excl.get(id(ret), ()), kws):
+            continue
+        k |= ret_own.get(id(ret), set())
+        t = ret_link.get(id(ret))
+        if t is not None:
+            k |= keys.get(id(t.node), set())
+    return k
+
+
+def excluded(cons, kws):
+    """Can a return with exclusions ``cons`` not run under the dispatch keywords ``kws`` ({P: C})?"""
+    for op, P, C in cons:
+        V = kws.get(P)
+        if V is not None and ((V != C) if op == "ne" else (V == C)):
+            return True
+    return False
+
+
 def project_reads(proj, reads_of):
     """Find the reads of project ``proj``; ``reads_of[id(finding)]`` gets each
     finding's read records."""
@@ -1711,9 +1859,12 @@ def project_reads(proj, reads_of):
     def keyed(okey):
         return {(f["key"], okey) for f in by_origin.get(okey, ()) if f["key"] is not None}
 
-    # producers: cases 1-3, then case 4 until nothing changes
+    # producers: cases 1-3, then case 4 until nothing changes; what each
+    # return gives by itself (cases 1-3) and the producer it links to (case 4)
     keys = {}
     links = {}
+    ret_own = {}   # id(return) -> the keys of cases 1-3
+    ret_link = {}  # id(return) -> the producer G of case 4
     cands = [c for m in mods for c in m.candidates.values()]
     for c in cands:
         k = set()
@@ -1723,22 +1874,26 @@ def project_reads(proj, reads_of):
             E = ret.value
             if E is None:
                 continue
+            own = set()
             cls = E.__class__
             if cls is _Dict:
                 if is_shaped(E):
-                    k |= keyed(("display", id(E)))
+                    own |= keyed(("display", id(E)))
             elif cls is ast.Name:
                 if results is None:
                     results = result_names(c.scope)
                 if E.id in results:
                     for b in results[E.id]:
-                        k |= keyed(("display", id(b.value)))
-                    k |= writes_into.get((id(c.scope), E.id), set())
+                        own |= keyed(("display", id(b.value)))
+                    own |= writes_into.get((id(c.scope), E.id), set())
             elif cls is ast.Call:
-                k |= keyed(("call", id(E)))
+                own |= keyed(("call", id(E)))
                 t = proj.resolve_call(c.module, E, c.scope)
                 if t is not None:
                     link.append(id(t.node))
+                    ret_link[id(ret)] = t
+            ret_own[id(ret)] = own
+            k |= own
         keys[id(c.node)] = k
         links[id(c.node)] = link
     changed = True
@@ -1751,11 +1906,14 @@ def project_reads(proj, reads_of):
                 if extra and not extra <= k:
                     k |= extra
                     changed = True
-    tools = {}
+    tools = {}  # NAME -> [the producers named NAME decorated as tools]
     for c in cands:
         k = keys[id(c.node)]
         if k and any(is_tool_decorator(d) for d in c.node.decorator_list):
-            tools.setdefault(c.node.name, set()).update(k)
+            tools.setdefault(c.node.name, []).append(c)
+
+    def producer_keys(c, call):
+        return narrowed_keys(c, call, keys, ret_own, ret_link)
 
     # possible reads: every finding of a key gets the possible reads of that key
     by_key = {}
@@ -1773,12 +1931,13 @@ def project_reads(proj, reads_of):
             for C in S.calls:
                 k = keyed(("call", id(C)))
                 t = proj.resolve_call(m, C, S)
-                if t is not None:
-                    k |= keys.get(id(t.node), set())
+                if t is not None and keys.get(id(t.node)):
+                    k |= producer_keys(t, C)
                 f = C.func
                 if (f.__class__ is ast.Attribute and f.value.__class__ is ast.Attribute
                         and f.value.attr == "tool"):
-                    k |= tools.get(f.attr, set())
+                    for c in tools.get(f.attr, ()):
+                        k |= producer_keys(c, C)
                 if k:
                     recv[id(C)] = k
         if not recv:
