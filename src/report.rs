@@ -400,7 +400,7 @@ impl CheckTally {
             line.push_str(&format!(" [*] {} fixable with `toolshape fix`.", self.safe_fixable));
         }
         if self.unsafe_fixable > 0 {
-            line.push_str(&format!(" [~] {} more with `--unsafe-fixes`.", self.unsafe_fixable));
+            line.push_str(&format!(" [~] {} fixable with `toolshape fix --unsafe-fixes`.", self.unsafe_fixable));
         }
         line
     }
@@ -500,7 +500,7 @@ mod tests {
         assert_eq!(tally(1, 1, 1, 0), "Found 1 violation in 1 file. [*] 1 fixable with `toolshape fix`.");
         assert_eq!(
             tally(3, 1, 1, 2),
-            "Found 3 violations in 1 file. [*] 1 fixable with `toolshape fix`. [~] 2 more with `--unsafe-fixes`."
+            "Found 3 violations in 1 file. [*] 1 fixable with `toolshape fix`. [~] 2 fixable with `toolshape fix --unsafe-fixes`."
         );
     }
 }
