@@ -377,7 +377,10 @@ impl Projects {
                         let oid = (slot, origin.start, origin.end);
                         let left: Vec<&ReadSite> = reads
                             .iter()
-                            .filter(|r| r.form != ReadForm::Block && rewritten(p, r, &applied[p]).is_err())
+                            .filter(|r| match r.form {
+                                ReadForm::Block => r.rewrite.is_err(),
+                                _ => rewritten(p, r, &applied[p]).is_err(),
+                            })
                             .collect();
                         if left.is_empty() {
                             continue;
@@ -422,7 +425,7 @@ impl Projects {
                         let verdict = rewritten(p, &r, &applied[p]);
                         match (&verdict, &r.rewrite) {
                             // A block read keeps the block's text as it is.
-                            _ if r.form == ReadForm::Block => {
+                            _ if r.form == ReadForm::Block && r.rewrite.is_ok() => {
                                 if fixed_in[p].contains_key(&oid) && !keep_text[j].contains(&origin) {
                                     keep_text[j].push(origin.clone());
                                 }

@@ -76,6 +76,8 @@ pub struct Read {
     pub receiver: Range<usize>,
     /// The quote character of the key's literal (`"` or `'`).
     pub quote: char,
+    /// For [`ReadForm::Block`], the block's index.
+    pub block: Option<usize>,
 }
 
 /// A call with the reads of its result: on the call itself, and on the name
@@ -272,7 +274,7 @@ fn name_reads(
 /// Whether the subscript `content` (`R["content"]`) is itself loaded at
 /// an index `i`, an integer constant `>= 0`: a block the fixes leave where
 /// it was.
-fn indexes_a_block(content: Node<'_>, src: &str) -> bool {
+fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
     let mut outer = content;
     while let Some(p) = outer.parent().filter(|p| p.kind() == "parenthesized_expression") {
         outer = p;
@@ -280,13 +282,14 @@ fn indexes_a_block(content: Node<'_>, src: &str) -> bool {
     let Some(block) =
         outer.parent().filter(|p| p.kind() == "subscript" && p.child_by_field_name("value") == Some(outer))
     else {
-        return false;
+        return None;
     };
     let mut cursor = block.walk();
     let indexes: Vec<Node<'_>> = block.children_by_field_name("subscript", &mut cursor).collect();
-    let [index] = indexes.as_slice() else { return false };
+    let [index] = indexes.as_slice() else { return None };
     let index = &src[unparenthesize(*index).byte_range()];
-    !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) && subscript_form(block) == ReadForm::Subscript
+    let digits = !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit());
+    (digits && subscript_form(block) == ReadForm::Subscript).then(|| index.parse().unwrap_or(usize::MAX))
 }
 
 /// The read that `receiver` (parentheses around it seen through) is the
@@ -300,10 +303,17 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
     let receiver = e.byte_range();
     let keyed = |form, key: String, at: Node<'_>, literal: Node<'_>| {
         let quote = src[literal.byte_range()].chars().find(|c| matches!(c, '"' | '\'')).unwrap_or('"');
-        Some(Read { form, key: Some(key), range: at.byte_range(), receiver: receiver.clone(), quote })
+        Some(Read { form, key: Some(key), range: at.byte_range(), receiver: receiver.clone(), quote, block: None })
     };
     let whole = |at: Node<'_>| {
-        Some(Read { form: ReadForm::Whole, key: None, range: at.byte_range(), receiver: receiver.clone(), quote: '"' })
+        Some(Read {
+            form: ReadForm::Whole,
+            key: None,
+            range: at.byte_range(),
+            receiver: receiver.clone(),
+            quote: '"',
+            block: None,
+        })
     };
     match parent.kind() {
         "subscript" if parent.child_by_field_name("value") == Some(e) => {
@@ -316,8 +326,9 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
                 if subscript_form(parent) != ReadForm::Subscript {
                     return None;
                 }
-                let form = if indexes_a_block(parent, src) { ReadForm::Block } else { ReadForm::Content };
-                return Some(Read { form, key: None, range: parent.byte_range(), receiver, quote: '"' });
+                let block = block_index(parent, src);
+                let form = if block.is_some() { ReadForm::Block } else { ReadForm::Content };
+                return Some(Read { form, key: None, range: parent.byte_range(), receiver, quote: '"', block });
             }
             keyed(subscript_form(parent), key, parent, literal)
         }

@@ -43,6 +43,8 @@ pub struct ReadSite {
     /// A read on a result no producer is traced to, but which is plainly
     /// a tool result (`tool_result[...]`): never rewritten.
     pub possible: bool,
+    /// For a `block` read, the block's index.
+    pub block: Option<usize>,
 }
 
 impl ReadSite {
@@ -62,6 +64,7 @@ impl ReadSite {
             quote: r.quote,
             rewrite: Err(String::new()),
             possible: false,
+            block: r.block,
         }
     }
 }
@@ -113,6 +116,9 @@ struct Producer {
     returns: Vec<ReturnKeys>,
     /// The parameters a call may dispatch on by a constant.
     dispatch: Vec<String>,
+    /// The length of the content list display of every result it returns
+    /// (when all are displays, or names bound to one, of one length).
+    content_len: Option<usize>,
     /// Whether it always ends in a `return` or a `raise` (never falls off
     /// its end, never yields).
     total: bool,
@@ -177,6 +183,9 @@ struct Block {
     /// Whether every result of its kind gets it (a write in a branch may
     /// not run).
     always: bool,
+    /// The keys it holds that were never top-level keys (those of a json
+    /// block the result already had); `None`: unknown.
+    json_only: Option<Vec<String>>,
 }
 
 /// One kind of result a producer returns, as the fixes shape it: the json
@@ -601,6 +610,26 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
             }
             per_return.push(ReturnKeys { own, chain, when });
         }
+        let content_len = {
+            let lens: Vec<Option<usize>> = return_statements_at(def)
+                .into_iter()
+                .map(|(_, value)| {
+                    let value = unparenthesize(value?);
+                    let dict = match value.kind() {
+                        "dictionary" => value,
+                        "identifier" => {
+                            let n = &text[value.byte_range()];
+                            let rn = names.iter().find(|r| r.scope == scope && r.name == n)?;
+                            let [d] = rn.displays.as_slice() else { return None };
+                            root.descendant_for_byte_range(d.start, d.end).filter(|d| d.kind() == "dictionary")?
+                        }
+                        _ => return None,
+                    };
+                    content_list(dict, text).len
+                })
+                .collect();
+            lens.first().copied().flatten().filter(|n| lens.iter().all(|l| *l == Some(*n)))
+        };
         let own: Vec<Keyed> = per_return.iter().flat_map(|r| r.own.iter().cloned()).collect();
         let chains: Vec<Callee> = per_return.iter().filter_map(|r| r.chain.clone()).collect();
         let tool = is_strands_tool(def, text);
@@ -621,6 +650,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
             shapes,
             returns: per_return,
             dispatch,
+            content_len,
             total,
             writes,
         });
@@ -648,23 +678,23 @@ fn return_shape(
     let keys_at = |range: &Range<usize>| origins.keyed.get(&origin(m, range));
     match value.kind() {
         "dictionary" => match keys_at(&value.byte_range()) {
-            Some(keys) => match content_base(value, text) {
-                Ok(base) => {
-                    let block =
-                        Block { keys: keys.clone(), origin: Some(origin(m, &value.byte_range())), always: true };
-                    Return::Shape(Shape { blocks: vec![block], base })
-                }
+            Some(keys) => match display_block(value, text, keys.clone(), origin(m, &value.byte_range())) {
+                Ok((block, base)) => Return::Shape(Shape { blocks: vec![block], base }),
                 Err(why) => Return::Unknown(why),
             },
+            None if spreads(value) => Return::Unknown("a spread may give the result a json block"),
             // A result no fix changes: the json block it ends in, if any.
-            None => match content_base(value, text) {
-                Ok(Some(base)) if has_json_block_at(value, text, base) => Return::Shape(Shape {
-                    blocks: vec![Block { keys: Vec::new(), origin: None, always: true }],
-                    base: Some(base),
-                }),
-                Ok(base) => Return::Shape(Shape { blocks: Vec::new(), base }),
-                Err(why) => Return::Unknown(why),
-            },
+            None => {
+                let content = content_list(value, text);
+                match content.last_json {
+                    _ if content.other_json => Return::Unknown("its content holds a json block that is not a dict"),
+                    Some(json_only) => Return::Shape(Shape {
+                        blocks: vec![Block { keys: Vec::new(), origin: None, always: true, json_only }],
+                        base: content.len.map(|n| n - 1),
+                    }),
+                    None => Return::Shape(Shape { blocks: Vec::new(), base: content.len }),
+                }
+            }
         },
         "identifier" => {
             let n = &text[value.byte_range()];
@@ -730,15 +760,22 @@ fn name_shape(
             None => return Return::Unknown("the function uses the result for more than its writes and return"),
         }
     }
-    let base = match node_at(display).filter(|d| d.kind() == "dictionary").map(|d| content_base(d, text)) {
-        Some(Ok(base)) => base,
-        Some(Err(why)) => return Return::Unknown(why),
-        None => None,
+    let Some(dict) = node_at(display).filter(|d| d.kind() == "dictionary") else {
+        return Return::Unknown("it returns a name toolshape does not follow");
     };
     let mut blocks: Vec<Block> = Vec::new();
-    if let Some(keys) = origins.keyed.get(&at) {
-        blocks.push(Block { keys: keys.clone(), origin: Some(at), always: true });
-    }
+    let base = match origins.keyed.get(&at) {
+        Some(keys) => match display_block(dict, text, keys.clone(), at) {
+            Ok((block, base)) => {
+                blocks.push(block);
+                base
+            }
+            Err(why) => return Return::Unknown(why),
+        },
+        None if spreads(dict) => return Return::Unknown("a spread may give the result a json block"),
+        // The writes' blocks follow the display's own content.
+        None => content_list(dict, text).len,
+    };
     for statement in &statements {
         let keys: Vec<String> = origins
             .writes
@@ -762,7 +799,7 @@ fn name_shape(
             .and_then(|s| s.parent())
             .is_some_and(|b| b.kind() == "block" && b.parent().is_some_and(|d| d.kind() == "function_definition"));
         let always = in_body && returns.iter().all(|&r| r >= statement.end);
-        blocks.push(Block { keys, origin: Some(origin(m, statement)), always });
+        blocks.push(Block { keys, origin: Some(origin(m, statement)), always, json_only: Some(Vec::new()) });
     }
     if blocks.is_empty() {
         return Return::Unknown("it may return a result whose keys no fix moves");
@@ -770,62 +807,114 @@ fn name_shape(
     Return::Shape(Shape { blocks, base })
 }
 
-/// Where the first json block a fix adds to the display `dict` stands in
-/// its content: after the elements of a content list display (or in its
-/// last element, a json block it merges into); `None` for content that is
-/// not a list display (the block is appended to it all the same).
-fn content_base(dict: Node<'_>, text: &str) -> Result<Option<usize>, &'static str> {
-    let mut cursor = dict.walk();
-    let content = dict.named_children(&mut cursor).filter(|p| p.kind() == "pair").find(|p| {
-        p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
-            == Some("content")
-    });
-    let Some(value) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else {
-        return Ok(None);
+/// A shaped display's content list display, as far as the shapes of its
+/// fixed results need it.
+struct ContentList {
+    /// Its length (`None`: not a list display, or one with `*` elements).
+    len: Option<usize>,
+    /// Its last element is a json block whose value is a dict display: the
+    /// constant keys of that dict (`None`: some key is not a constant, or a
+    /// `**` stands in it). A fix merges into it.
+    last_json: Option<Option<Vec<String>>>,
+    /// A json block stands before its last element, or its last json
+    /// block's value is not a dict display.
+    other_json: bool,
+}
+
+/// The content of the display `dict`.
+fn content_list(dict: Node<'_>, text: &str) -> ContentList {
+    let key_is = |p: Node<'_>, name: &str| {
+        p.kind() == "pair"
+            && p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
+                == Some(name)
     };
+    let unknown = ContentList { len: None, last_json: None, other_json: false };
+    let mut cursor = dict.walk();
+    let content = dict.named_children(&mut cursor).find(|p| key_is(*p, "content"));
+    let Some(value) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else { return unknown };
     if value.kind() != "list" {
-        return Ok(None);
+        return unknown;
     }
     let mut cursor = value.walk();
     let elements: Vec<Node<'_>> = value.named_children(&mut cursor).filter(|e| e.kind() != "comment").collect();
     if elements.iter().any(|e| e.kind() == "list_splat") {
-        return Ok(None);
+        return unknown;
     }
-    let is_json_block = |e: &Node<'_>| {
-        let e = unparenthesize(*e);
+    // Each element's json value, if it is a json block.
+    fn json_of<'t>(e: Node<'t>, text: &str) -> Option<Node<'t>> {
+        let e = unparenthesize(e);
         let mut cursor = e.walk();
-        e.kind() == "dictionary"
-            && e.named_children(&mut cursor).any(|p| {
-                p.kind() == "pair"
-                    && p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
-                        == Some("json")
+        let pair = (e.kind() == "dictionary")
+            .then(|| {
+                e.named_children(&mut cursor).find(|p| {
+                    p.kind() == "pair"
+                        && p.child_by_field_name("key")
+                            .and_then(|k| crate::syntax::tree::constant_str(k, text))
+                            .as_deref()
+                            == Some("json")
+                })
             })
-    };
-    match elements.iter().rposition(is_json_block) {
-        None => Ok(Some(elements.len())),
-        Some(i) if i + 1 == elements.len() => Ok(Some(i)),
-        Some(_) => Err("its content holds a json block before other blocks"),
+            .flatten()?;
+        pair.child_by_field_name("value").map(unparenthesize)
     }
+    let jsons: Vec<(usize, Node<'_>)> =
+        elements.iter().enumerate().filter_map(|(i, e)| Some((i, json_of(*e, text)?))).collect();
+    let last = jsons.last().filter(|(i, v)| i + 1 == elements.len() && v.kind() == "dictionary");
+    let last_json = last.map(|(_, v)| {
+        let mut cursor = v.walk();
+        v.named_children(&mut cursor)
+            .filter(|p| p.kind() != "comment")
+            .map(|p| match p.kind() {
+                "pair" => p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()
+    });
+    let other_json = jsons.len() > usize::from(last.is_some());
+    ContentList { len: Some(elements.len()), last_json, other_json }
 }
 
-/// Whether the content list display of `dict` has a json block at `at`
-/// (its last element, as [`content_base`] found it).
-fn has_json_block_at(dict: Node<'_>, text: &str, at: usize) -> bool {
+/// Whether the display `dict` holds a `**` spread at its top level (a fix
+/// may add a json block of it, or not).
+fn spreads(dict: Node<'_>) -> bool {
     let mut cursor = dict.walk();
-    let content = dict.named_children(&mut cursor).filter(|p| p.kind() == "pair").find(|p| {
-        p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
-            == Some("content")
-    });
-    let Some(list) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else { return false };
-    let mut cursor = list.walk();
-    let elements: Vec<Node<'_>> = list.named_children(&mut cursor).filter(|e| e.kind() != "comment").collect();
-    at < elements.len()
+    dict.named_children(&mut cursor).any(|p| p.kind() == "dictionary_splat")
+}
+
+/// The json block the fix of the shaped display `dict` (an origin, with
+/// `keys`) gives its results, and where it stands: merged into the
+/// content's last json block, or appended.
+fn display_block(
+    dict: Node<'_>,
+    text: &str,
+    keys: Vec<String>,
+    origin: OriginId,
+) -> Result<(Block, Option<usize>), &'static str> {
+    let content = content_list(dict, text);
+    if content.other_json {
+        return Err("its content holds a json block the fix does not merge into");
+    }
+    Ok(match content.last_json {
+        Some(json_only) => (Block { keys, origin: Some(origin), always: true, json_only }, content.len.map(|n| n - 1)),
+        None => (Block { keys, origin: Some(origin), always: true, json_only: Some(Vec::new()) }, content.len),
+    })
 }
 
 /// The read's rewrite, given every kind of result that reaches it
 /// (`shapes`): the index of the block that holds its key in each of them,
 /// the last one where that is always right, else one from the start.
 fn rewrite_for(shapes: &[Shape], read: &ReadSite) -> Result<Rewrite, String> {
+    // A block read needs no rewrite: it is safe when the fixes leave its
+    // block where it was (its index below the first block a fix adds to
+    // or merges into, in every result a fix changes).
+    if read.form == ReadForm::Block {
+        let i = read.block.unwrap_or(usize::MAX);
+        let ok = shapes.iter().all(|s| s.blocks.iter().all(|b| b.origin.is_none()) || s.base.is_some_and(|b| i < b));
+        return match ok {
+            true => Ok(Rewrite { index: 0, needs: Vec::new() }),
+            false => Err("it reads a content block at an index where a fix may put the json block".into()),
+        };
+    }
     let Some(key) = &read.key else {
         return Err(match read.form {
             ReadForm::Content => "it reads the content list, which the fix extends".into(),
@@ -838,6 +927,16 @@ fn rewrite_for(shapes: &[Shape], read: &ReadSite) -> Result<Rewrite, String> {
     // On a result without the key, a store or a `setdefault` writes it
     // into that result's last json block, where the other rewritten reads
     // of the receiver look for it: as on the top level before.
+    // A block holding keys that were never top-level (a json block the
+    // result had already) must not hold this one.
+    let clean = shapes.iter().flat_map(|s| &s.blocks).all(|b| b.json_only.as_ref().is_some_and(|j| !j.contains(key)));
+    if !clean {
+        return Err("a result already holds that key, or keys toolshape cannot read, in a json block".into());
+    }
+    // A key written twice lands in two blocks (the last one wins before).
+    if shapes.iter().any(|s| s.blocks.iter().filter(|b| b.keys.contains(key)).count() > 1) {
+        return Err("the key is written more than once, into separate json blocks".into());
+    }
     let holding = |shape: &Shape| shape.blocks.iter().position(|b| b.keys.contains(key));
     let last_ok = shapes.iter().all(|shape| match holding(shape) {
         Some(i) => {
@@ -962,7 +1061,8 @@ impl<'a> Shaper<'a> {
             return Err(format!("`{}()` gives its results more than the extras' json block", builder.key.2));
         }
         let keys = self.keyed.get(&call).cloned().unwrap_or_default();
-        Ok(vec![Shape { blocks: vec![Block { keys, origin: Some(call), always: true }], base: None }])
+        let block = Block { keys, origin: Some(call), always: true, json_only: Some(Vec::new()) };
+        Ok(vec![Shape { blocks: vec![block], base: builder.content_len }])
     }
 }
 
