@@ -279,11 +279,7 @@ fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
     while let Some(p) = outer.parent().filter(|p| p.kind() == "parenthesized_expression") {
         outer = p;
     }
-    let Some(block) =
-        outer.parent().filter(|p| p.kind() == "subscript" && p.child_by_field_name("value") == Some(outer))
-    else {
-        return None;
-    };
+    let block = outer.parent().filter(|p| p.kind() == "subscript" && p.child_by_field_name("value") == Some(outer))?;
     let mut cursor = block.walk();
     let indexes: Vec<Node<'_>> = block.children_by_field_name("subscript", &mut cursor).collect();
     let [index] = indexes.as_slice() else { return None };
