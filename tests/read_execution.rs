@@ -29,7 +29,7 @@ use support::{BIN, describe, manifest_dir, output_with_timeout, python_or_skip, 
 
 const SEED: u64 = 4_242;
 /// How many programs (`TOOLSHAPE_READ_EXEC_PROGRAMS` overrides it).
-const PROGRAMS: u64 = 100;
+const PROGRAMS: u64 = 60;
 /// Fewer rewritable reads compared than this per program and the test is too
 /// weak (about 150 a program are).
 const MIN_REWRITABLE_PER_PROGRAM: u64 = 20;
