@@ -574,19 +574,25 @@ mod tests {
         );
     }
 
+    /// Options for `fix --unsafe-fixes` with a planner whose every fix
+    /// breaks the syntax.
+    fn breaking(augment_text: AugmentText, write: bool) -> FixOptions {
+        FixOptions {
+            overrides: Overrides { unsafe_fixes: Some(true), augment_text: Some(augment_text) },
+            write,
+            scope: ParseScope::Candidates,
+            planner: crate::apply::tests::breaking_planner,
+            rewrite_reads: true,
+        }
+    }
+
     #[test]
     fn nothing_is_written_when_the_reparse_guard_fails() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tool.py");
         let src = "def f(n):\n    return {'status': 'ok', 'content': [], 'n': n}\n";
         std::fs::write(&path, src).unwrap();
-        let options = FixOptions {
-            overrides: Overrides { unsafe_fixes: Some(true), augment_text: Some(AugmentText::Safe) },
-            write: true,
-            scope: ParseScope::Candidates,
-            planner: crate::apply::tests::breaking_planner,
-            rewrite_reads: true,
-        };
+        let options = breaking(AugmentText::Safe, true);
         let file =
             fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, FileReads::default())
                 .unwrap();
@@ -617,13 +623,7 @@ mod tests {
             expected: vec![dict],
             ..FileReads::default()
         };
-        let options = FixOptions {
-            overrides: Overrides { unsafe_fixes: Some(true), augment_text: Some(AugmentText::Never) },
-            write: false,
-            scope: ParseScope::Candidates,
-            planner: crate::apply::tests::breaking_planner,
-            rewrite_reads: true,
-        };
+        let options = breaking(AugmentText::Never, false);
         let run = |options: &FixOptions, reads: FileReads| {
             fix_file(&path, options, &Settings::default(), &Projects::default(), Seen::Unseen, reads).unwrap()
         };

@@ -80,6 +80,12 @@ pub struct Rewrite {
     pub needs: Vec<(usize, usize, usize)>,
 }
 
+impl Rewrite {
+    /// The verdict of a read that needs no rewrite to stay right: a
+    /// `block` read of a block the fixes leave where it was.
+    pub const UNNEEDED: Rewrite = Rewrite { index: 0, needs: Vec::new() };
+}
+
 /// The reads of one finding, with the range of its origin in its file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FindingReads {
@@ -302,6 +308,11 @@ impl Project {
             regions.insert(*m, r);
         }
         let mut partial: BTreeSet<usize> = BTreeSet::new();
+        // Files that may hold a possible read, kept from the first time
+        // every file is read (`prefiltered`), so none is read twice.
+        let possible_filter = PossibleFilter::new(given);
+        let mut prefiltered = false;
+        let mut possible_texts: HashMap<usize, String> = HashMap::new();
         let mut batch: Vec<(usize, String)> = texts;
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
@@ -343,7 +354,10 @@ impl Project {
             }
             let search = NameSearch::new(&new);
             let (scanned, partial) = (&scanned, &partial);
-            batch = (0..self.modules.len())
+            // The first round reads every file not scanned yet: it keeps
+            // those that may hold a possible read too (see below).
+            let first = !prefiltered;
+            let found: Vec<(usize, String, bool)> = (0..self.modules.len())
                 .into_par_iter()
                 .filter(|m| !scanned.contains_key(m) || partial.contains(m))
                 .filter_map(|m| {
@@ -355,9 +369,20 @@ impl Project {
                         false => BTreeSet::new(),
                     };
                     let names_one = search.hits(&text).any(|at| !own.contains(&at));
-                    names_one.then_some((m, text))
+                    let possible = first && possible_filter.may_hold(&text);
+                    (names_one || possible).then_some((m, text, names_one))
                 })
                 .collect();
+            prefiltered = true;
+            batch = Vec::new();
+            for (m, text, names_one) in found {
+                match names_one {
+                    true => batch.push((m, text)),
+                    false => {
+                        possible_texts.insert(m, text);
+                    }
+                }
+            }
             if batch.is_empty() {
                 break;
             }
@@ -458,23 +483,22 @@ impl Project {
                 }
             }
         }
-        let texts: HashMap<usize, &String> = scanned_texts.iter().map(|(m, t)| (*m, t)).collect();
-        let keys: BTreeSet<&String> = given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.key.as_ref())).collect();
-        let quoted = aho_corasick::AhoCorasick::new(keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]))
-            .expect("literal patterns");
-        let keys: Vec<&String> = keys.into_iter().collect();
+        let mut texts: HashMap<usize, &String> = possible_texts.iter().map(|(m, t)| (*m, t)).collect();
+        texts.extend(scanned_texts.iter().map(|(m, t)| (*m, t)));
         let possible: Vec<Vec<ReadSite>> = (0..self.modules.len())
             .into_par_iter()
             .filter_map(|m| {
                 let owned;
                 let text = match texts.get(&m) {
                     Some(text) => text.as_str(),
+                    // Read already, and ruled out.
+                    None if prefiltered => return None,
                     None => {
                         owned = read(&self.modules[m].path)?;
                         owned.as_str()
                     }
                 };
-                possible_in(m, text, &keys, &quoted)
+                possible_in(m, text, &possible_filter)
             })
             .collect();
         for site in possible.into_iter().flatten() {
@@ -911,7 +935,7 @@ fn rewrite_for(shapes: &[Shape], read: &ReadSite) -> Result<Rewrite, String> {
         let i = read.block.unwrap_or(usize::MAX);
         let ok = shapes.iter().all(|s| s.blocks.iter().all(|b| b.origin.is_none()) || s.base.is_some_and(|b| i < b));
         return match ok {
-            true => Ok(Rewrite { index: 0, needs: Vec::new() }),
+            true => Ok(Rewrite::UNNEEDED),
             false => Err("it reads a content block at an index where a fix may put the json block".into()),
         };
     }
@@ -1069,19 +1093,41 @@ impl<'a> Shaper<'a> {
 /// The markers of a possible receiver, for the prefilter.
 const POSSIBLE: [&str; 5] = ["tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent"];
 
-/// The possible reads of `keys` in module `m`'s `text` (`None` when the
-/// text cannot hold one: it names no marker, or no key between quotes,
-/// `quoted`). Every possible receiver, and each of its reads, stands in a
-/// top-level statement that names a marker: only the definitions around
-/// the markers are parsed (the whole file if that parse is not clean).
-fn possible_in(m: usize, text: &str, keys: &[&String], quoted: &aho_corasick::AhoCorasick) -> Option<Vec<ReadSite>> {
-    static MARKERS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    let markers = MARKERS.get_or_init(|| aho_corasick::AhoCorasick::new(POSSIBLE).expect("literal patterns"));
-    if !quoted.is_match(text) {
+/// Which texts may hold a possible read of the moved keys: a marker, and
+/// one of the keys between quotes.
+struct PossibleFilter {
+    keys: Vec<String>,
+    markers: aho_corasick::AhoCorasick,
+    quoted: aho_corasick::AhoCorasick,
+}
+
+impl PossibleFilter {
+    fn new(given: &[(usize, &[Finding])]) -> Self {
+        let keys: BTreeSet<String> = given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.key.clone())).collect();
+        let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
+        PossibleFilter {
+            markers: aho_corasick::AhoCorasick::new(POSSIBLE).expect("literal patterns"),
+            quoted: aho_corasick::AhoCorasick::new(quoted).expect("literal patterns"),
+            keys: keys.into_iter().collect(),
+        }
+    }
+
+    fn may_hold(&self, text: &str) -> bool {
+        self.quoted.is_match(text) && self.markers.is_match(text)
+    }
+}
+
+/// The possible reads of the moved keys in module `m`'s `text` (`None`
+/// when it cannot hold one, by `filter`). Every possible receiver, and
+/// each of its reads, stands in a top-level statement that names a
+/// marker: only the definitions around the markers are parsed (the whole
+/// file if that parse is not clean).
+fn possible_in(m: usize, text: &str, filter: &PossibleFilter) -> Option<Vec<ReadSite>> {
+    if !filter.may_hold(text) {
         return None;
     }
     let regions: Vec<Range<usize>> =
-        markers.find_iter(text).map(|m| m.range()).filter(|r| may_start_a_read(text, r)).collect();
+        filter.markers.find_iter(text).map(|m| m.range()).filter(|r| may_start_a_read(text, r)).collect();
     if regions.is_empty() {
         return None;
     }
@@ -1090,7 +1136,7 @@ fn possible_in(m: usize, text: &str, keys: &[&String], quoted: &aho_corasick::Ah
     let root = tree.root_node();
     let model = SemanticModel::build(root, text);
     let index = LineIndex::new(text);
-    let wanted: BTreeSet<&str> = keys.iter().map(|k| k.as_str()).collect();
+    let wanted: BTreeSet<&str> = filter.keys.iter().map(String::as_str).collect();
     let sites: Vec<ReadSite> = possible_reads(root, text, &model)
         .into_iter()
         .filter(|r| r.key.as_deref().is_some_and(|k| wanted.contains(k)))
