@@ -222,6 +222,23 @@ struct Scanned {
     facts: Option<super::Facts>,
     /// Scanned around its origins only (its facts are partial).
     partial: bool,
+    /// The whole file's tree and model, when it was parsed whole: the
+    /// receivers and possible reads use them again.
+    whole: Option<Parsed>,
+}
+
+/// A file's tree with its semantic model.
+struct Parsed {
+    tree: tree_sitter::Tree,
+    model: SemanticModel,
+}
+
+impl Parsed {
+    fn of(text: &str) -> Self {
+        let tree = syntax::parse(text);
+        let model = SemanticModel::build(tree.root_node(), text);
+        Parsed { tree, model }
+    }
 }
 
 impl Project {
@@ -397,10 +414,11 @@ impl Project {
         );
         if !callees.is_empty() {
             let search = NameSearch::new(&callees);
+            let whole = |m: &usize| scanned.get(m).and_then(|s| s.whole.as_ref());
             let found: Vec<(usize, Vec<Receiver>)> = scanned_texts
                 .par_iter()
                 .filter(|(_, text)| search.hits(text).next().is_some())
-                .map(|(m, text)| (*m, receivers_of(*m, text)))
+                .map(|(m, text)| (*m, receivers_of(*m, text, whole(m))))
                 .collect();
             for (m, receivers) in found {
                 if let Some(s) = scanned.get_mut(&m) {
@@ -498,7 +516,7 @@ impl Project {
                         owned.as_str()
                     }
                 };
-                possible_in(m, text, &possible_filter)
+                possible_in(m, text, &possible_filter, scanned.get(&m).and_then(|s| s.whole.as_ref()))
             })
             .collect();
         for site in possible.into_iter().flatten() {
@@ -576,13 +594,15 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
     // Only the definitions around `around`, when that parse is clean.
     let part = around.map(|r| syntax::parse_ranges(text, &super::definition_spans(text, r)));
     let partial = part.as_ref().is_some_and(|t| !t.root_node().has_error());
-    let tree = match part {
-        Some(t) if partial => t,
-        _ => syntax::parse(text),
+    let parsed = match part {
+        Some(tree) if partial => {
+            let model = SemanticModel::build(tree.root_node(), text);
+            Parsed { tree, model }
+        }
+        _ => Parsed::of(text),
     };
-    let root = tree.root_node();
-    let model = SemanticModel::build(root, text);
-    let names = result_names(&model, root, text);
+    let (root, model) = (parsed.tree.root_node(), &parsed.model);
+    let names = result_names(model, root, text);
     let keyed_of = |range: Range<usize>| -> Vec<Keyed> {
         let at = origin(m, &range);
         origins.keyed.get(&at).into_iter().flatten().map(|k| (k.clone(), at)).collect()
@@ -601,7 +621,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         let name_at = name_range.start;
         let name = text[name_range].to_owned();
         let scope = scope_of.get(&def.start_byte()).copied().unwrap_or_default();
-        let dispatch = dispatch_parameters(def, scope, text, &model);
+        let dispatch = dispatch_parameters(def, scope, text, model);
         let mut per_return = Vec::new();
         let mut shapes = Vec::new();
         for (statement, value) in return_statements_at(def) {
@@ -613,7 +633,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
                 per_return.push(ReturnKeys { own, chain, when });
                 continue;
             };
-            shapes.push(return_shape(m, value, scope, (root, text), &model, &names, origins));
+            shapes.push(return_shape(m, value, scope, (root, text), model, &names, origins));
             let value = unparenthesize(value);
             match value.kind() {
                 "dictionary" => own.extend(keyed_of(value.byte_range())),
@@ -628,7 +648,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
                 }
                 "call" => {
                     own.extend(keyed_of(value.byte_range()));
-                    chain = callee_of(value, text, &model);
+                    chain = callee_of(value, text, model);
                 }
                 _ => {}
             }
@@ -680,11 +700,12 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         });
     }
     // A partial parse knows only some module-level names.
-    let mut facts = module_bindings(root, text, &model);
+    let mut facts = module_bindings(root, text, model);
     if partial {
         facts.bindings.retain(|_, b| !matches!(b, super::Bound::Other));
     }
-    Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial }
+    let whole = (!partial).then_some(parsed);
+    Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial, whole }
 }
 
 /// What the `return` of `value` (in the function whose scope is `scope`,
@@ -1122,7 +1143,7 @@ impl PossibleFilter {
 /// each of its reads, stands in a top-level statement that names a
 /// marker: only the definitions around the markers are parsed (the whole
 /// file if that parse is not clean).
-fn possible_in(m: usize, text: &str, filter: &PossibleFilter) -> Option<Vec<ReadSite>> {
+fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Parsed>) -> Option<Vec<ReadSite>> {
     if !filter.may_hold(text) {
         return None;
     }
@@ -1131,13 +1152,21 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter) -> Option<Vec<Read
     if regions.is_empty() {
         return None;
     }
-    let part = syntax::parse_ranges(text, &super::definition_spans(text, &regions));
-    let tree = if part.root_node().has_error() { syntax::parse(text) } else { part };
-    let root = tree.root_node();
-    let model = SemanticModel::build(root, text);
+    let owned;
+    let parsed = match whole {
+        Some(parsed) => parsed,
+        None => {
+            let part = syntax::parse_ranges(text, &super::definition_spans(text, &regions));
+            let tree = if part.root_node().has_error() { syntax::parse(text) } else { part };
+            let model = SemanticModel::build(tree.root_node(), text);
+            owned = Parsed { tree, model };
+            &owned
+        }
+    };
+    let (root, model) = (parsed.tree.root_node(), &parsed.model);
     let index = LineIndex::new(text);
     let wanted: BTreeSet<&str> = filter.keys.iter().map(String::as_str).collect();
-    let sites: Vec<ReadSite> = possible_reads(root, text, &model)
+    let sites: Vec<ReadSite> = possible_reads(root, text, model)
         .into_iter()
         .filter(|r| r.key.as_deref().is_some_and(|k| wanted.contains(k)))
         .map(|r| ReadSite {
@@ -1187,13 +1216,19 @@ fn may_start_a_read(text: &str, at: &Range<usize>) -> bool {
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
-fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
-    let tree = syntax::parse(text);
-    let root = tree.root_node();
-    let model = SemanticModel::build(root, text);
+fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>) -> Vec<Receiver> {
+    let owned;
+    let parsed = match whole {
+        Some(parsed) => parsed,
+        None => {
+            owned = Parsed::of(text);
+            &owned
+        }
+    };
+    let (root, model) = (parsed.tree.root_node(), &parsed.model);
     let index = LineIndex::new(text);
     let mut receivers = Vec::new();
-    for cr in call_reads(root, text, &model) {
+    for cr in call_reads(root, text, model) {
         let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind() == "call")
         else {
             continue;
@@ -1202,7 +1237,7 @@ fn receivers_of(m: usize, text: &str) -> Vec<Receiver> {
         receivers.push(Receiver {
             module: m,
             call: cr.call.clone(),
-            callee: callee_of(call, text, &model),
+            callee: callee_of(call, text, model),
             tool_name: direct_tool_name(call, text),
             reads,
             exclusive: cr.exclusive,
