@@ -103,7 +103,7 @@ RUFF_SELECT="--no-respect-gitignore --config \"exclude=[$RUFF_EXCLUDE]\" --confi
 RG_SELECT="-u -g \"*.py\" -g \"*.pyi\" -g \"!{${SKIPPED_DIRS// /,}}/\""
 PEERS=(
     'toolshape|{TS} check --format json {TREE} > /dev/null; [ $? -le {TS_OK} ]'
-    "ruff|ruff check --select F401 --no-cache --isolated $RUFF_SELECT --exit-zero {TREE} > /dev/null"
+    "ruff|{RUFF} check --select F401 --no-cache --isolated $RUFF_SELECT --exit-zero {TREE} > /dev/null"
     'python-ast|{PY} {REF} --literal-only {PYTREE} > /dev/null; [ $? -le 1 ]'
     "rg|rg -l $RG_SELECT status {TREE} > /dev/null; [ \$? -le 1 ]"
     'toolshape-fix|{TS} fix --diff {TREE} > /dev/null 2>&1; [ $? -le {TS_OK} ]'
@@ -117,6 +117,7 @@ expand() {
     c=${c//\{TS_OK\}/$ts_ok}
     c=${c//\{TS\}/$(printf '%q' "$TS")}
     c=${c//\{PY\}/$(printf '%q' "$PY")}
+    c=${c//\{RUFF\}/$(printf '%q' "$RUFF")}
     c=${c//\{REF\}/$(printf '%q' "$REF")}
     printf '%s' "$c"
 }
@@ -126,6 +127,24 @@ expand() {
 need() { command -v "$1" > /dev/null 2>&1 || die "$1 not found${2:+ ($2)}"; }
 need hyperfine "apt-get install -y hyperfine"
 need ruff "pip install ruff"
+# The ruff executable itself: a version manager's shim on PATH (pyenv,
+# asdf) is a shell script that costs 50-70 ms per run, which would be
+# timed as ruff's work. `RUFF` overrides.
+resolve_ruff() {
+    local r real
+    r=$(command -v ruff)
+    if [ "$(head -c 2 "$r")" = '#!' ]; then
+        real=$(pyenv which ruff 2> /dev/null) ||
+            real=$("$PY" -c 'from ruff.__main__ import find_ruff_bin; print(find_ruff_bin())' 2> /dev/null) || real=
+        if [ -x "$real" ] && [ "$(head -c 2 "$real")" != '#!' ]; then
+            r=$real
+        else
+            log "warning: $r is a script, and its binary was not found: ruff's times include the script"
+        fi
+    fi
+    printf '%s' "$r"
+}
+RUFF=${RUFF:-$(resolve_ruff)}
 need rg "apt-get install -y ripgrep"
 need "$PY"
 TIME_BIN=/usr/bin/time
@@ -192,7 +211,7 @@ prepare_dense() {
 # --------------------------------------------------------------------------
 versions() {
     echo "toolshape=$("$TS" --version 2>/dev/null | sed -n 1p || echo '?')"
-    echo "ruff=$(ruff --version | sed -n 1p)"
+    echo "ruff=$("$RUFF" --version | sed -n 1p) ($RUFF)"
     echo "rg=$(rg --version | sed -n 1p)"
     echo "python=$("$PY" -c 'import platform; print(platform.python_implementation(), platform.python_version())')"
     echo "hyperfine=$(hyperfine --version | sed -n 1p)"
@@ -222,7 +241,7 @@ run_tree() {
         echo "tree=$tree"
         echo "roots=${roots[*]}"
         "$PY" "$REPORT" count "${roots[@]}"
-        echo "files_ruff=$(eval "ruff check --select F401 --no-cache --isolated $RUFF_SELECT --show-files $tree_q" 2>/dev/null | grep -c .)"
+        echo "files_ruff=$(eval "$(printf '%q' "$RUFF") check --select F401 --no-cache --isolated $RUFF_SELECT --show-files $tree_q" 2>/dev/null | grep -c .)"
         echo "files_rg=$(eval "rg --files $RG_SELECT $tree_q" | grep -c .)"
         echo "with_status=$(eval "rg -l $RG_SELECT status $tree_q" | grep -c .)"
         versions
