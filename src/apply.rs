@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::contract::Rules;
 use crate::diagnostics::Finding;
-use crate::fix::{self, Applicability, AugmentText, Plan, PlanOptions, Remedy};
+use crate::fix::{self, Applicability, AugmentText, Plan, PlanOptions, Remedy, Subject};
 use crate::syntax::{self, LineIndex};
 
 /// Rounds before giving up on nested fixes (each round fixes one level).
@@ -49,6 +49,8 @@ pub struct AppliedFix {
     pub applicability: Applicability,
     pub moves: Vec<String>,
     pub text: fix::TextAugment,
+    /// What a repair of the result's shape did ([`fix::Fix::repair`]).
+    pub repair: Option<String>,
     /// The reads of its keys it leaves as they are (an unsafe fix applied
     /// with `--unsafe-fixes`): each may now fail.
     pub reads_left: Vec<String>,
@@ -60,7 +62,12 @@ impl AppliedFix {
     /// One line for reviewers: what moved, and what happened to the text.
     pub fn note(&self) -> String {
         let unsafe_mark = if self.applicability == Applicability::Unsafe { " (unsafe)" } else { "" };
-        format!("{}: moves {} -> json{unsafe_mark}; {}", self.line, self.moves.join(", "), self.text.note())
+        match &self.repair {
+            Some(repair) => format!("{}: {repair}{unsafe_mark}", self.line),
+            None => {
+                format!("{}: moves {} -> json{unsafe_mark}; {}", self.line, self.moves.join(", "), self.text.note())
+            }
+        }
     }
 }
 
@@ -119,19 +126,41 @@ pub fn error_count(tree: &tree_sitter::Tree) -> usize {
 /// not overlap, outer dicts first. Linear: chosen dicts are disjoint and
 /// sorted, so a dict overlaps one of them exactly when it starts before the
 /// last one ends.
+///
+/// Repairs of a result's shape (TS006–TS009: a status, a content tuple, a
+/// block) go first: the moves of the dict around them are planned again
+/// on the repaired text in the next round.
 fn select(plans: &[Plan], policy: &FixPolicy, broken: &[Range<usize>]) -> Vec<usize> {
+    let allowed = |plan: &Plan| match &plan.remedy {
+        Remedy::Fix(fix) => {
+            (fix.applicability == Applicability::Safe || policy.unsafe_fixes) && !broken.contains(&plan.range)
+        }
+        Remedy::Manual(_) => false,
+    };
+    let shape = |plan: &Plan| matches!(plan.subject, Subject::Shape(_));
     let mut chosen: Vec<usize> = Vec::new();
     let mut reach = 0;
-    for (i, plan) in plans.iter().enumerate() {
-        let Remedy::Fix(fix) = &plan.remedy else { continue };
-        if (fix.applicability == Applicability::Unsafe && !policy.unsafe_fixes) || broken.contains(&plan.range) {
-            continue;
-        }
+    for (i, plan) in plans.iter().enumerate().filter(|(_, p)| shape(p) && allowed(p)) {
         if chosen.is_empty() || plan.range.start >= reach {
             chosen.push(i);
             reach = plan.range.end;
         }
     }
+    let repaired: Vec<Range<usize>> = chosen.iter().map(|&i| plans[i].range.clone()).collect();
+    let overlaps_a_repair = |r: &Range<usize>| {
+        let at = repaired.partition_point(|s| s.end <= r.start);
+        repaired.get(at).is_some_and(|s| s.start < r.end)
+    };
+    reach = 0;
+    let mut others: Vec<usize> = Vec::new();
+    for (i, plan) in plans.iter().enumerate().filter(|(_, p)| !shape(p) && allowed(p)) {
+        if (others.is_empty() || plan.range.start >= reach) && !overlaps_a_repair(&plan.range) {
+            others.push(i);
+            reach = plan.range.end;
+        }
+    }
+    chosen.extend(others);
+    chosen.sort_unstable();
     chosen
 }
 
@@ -283,6 +312,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
                     applicability: f.applicability,
                     moves: f.moves.clone(),
                     text: f.text.clone(),
+                    repair: f.repair.clone(),
                     reads_left: f
                         .unsafe_reasons
                         .iter()
@@ -333,7 +363,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
 
 fn leftovers(text: &str, plans: &[Plan], broken: &[Range<usize>], limit_hit: bool, broken_file: bool) -> Vec<Leftover> {
     let index = LineIndex::new(text);
-    plans
+    let mut left: Vec<Leftover> = plans
         .iter()
         .map(|plan| {
             let why = match &plan.remedy {
@@ -347,7 +377,11 @@ fn leftovers(text: &str, plans: &[Plan], broken: &[Range<usize>], limit_hit: boo
             };
             Leftover { findings: plan.findings(text, &index), why }
         })
-        .collect()
+        .collect();
+    // By position: a repair of a result's shape may stand before the
+    // entries of the dict around it.
+    left.sort_by_key(|l| l.findings.first().map(|f| (f.entry.start, f.code)));
+    left
 }
 
 /// Held (shared) by every write in progress; an interrupt takes it
@@ -414,7 +448,7 @@ pub(crate) mod tests {
         unsafe_fixes: false,
         line_length: 88,
         augment_text: AugmentText::Never,
-        rules: Rules::CONTRACT,
+        rules: Rules::moves_only(),
         builders: Vec::new(),
         read_reasons: Vec::new(),
         expected: Vec::new(),

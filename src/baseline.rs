@@ -447,7 +447,7 @@ mod tests {
     use crate::syntax::ParseScope;
 
     fn findings(src: &str) -> Vec<Finding> {
-        check_source(src, &CheckOptions::new(ParseScope::WholeFile), &Rules::CONTRACT)
+        check_source(src, &CheckOptions::new(ParseScope::WholeFile), &Rules::moves_only())
     }
 
     /// Adds ignores for every finding of `src` and checks that nothing but
@@ -663,7 +663,7 @@ mod tests {
         let once = add_ignores(clean, &findings(clean)).text;
         assert_eq!(once.matches("toolshape: ignore[").count(), 4, "{once}");
         let unused = CheckOptions { scope: ParseScope::WholeFile, report_unused_ignores: true };
-        assert_eq!(check_source(&once, &unused, &Rules::CONTRACT), vec![]);
+        assert_eq!(check_source(&once, &unused, &Rules::moves_only()), vec![]);
         assert_eq!(
             add_ignores(&once, &findings(&once)),
             AddedIgnores { text: once.clone(), added: 0, skipped: vec![] }
@@ -682,7 +682,7 @@ mod tests {
         let clean = dir.path().join("c.py");
         std::fs::write(&clean, "r = {'status': 1, 'content': []}\n").unwrap();
 
-        let done = add_ignores_to_file(&utf8, &options, &Rules::CONTRACT, &Projects::default()).unwrap();
+        let done = add_ignores_to_file(&utf8, &options, &Rules::moves_only(), &Projects::default()).unwrap();
         assert_eq!(done, FileIgnores { added: 1, skipped: vec![] });
         let written = std::fs::read(&utf8).unwrap();
         assert_eq!(
@@ -690,18 +690,18 @@ mod tests {
             "\u{feff}r = {'status': 1, 'content': [], 'x': 1}  # toolshape: ignore[TS001]\r\n".as_bytes()
         );
 
-        let done = add_ignores_to_file(&latin1, &options, &Rules::CONTRACT, &Projects::default()).unwrap();
+        let done = add_ignores_to_file(&latin1, &options, &Rules::moves_only(), &Projects::default()).unwrap();
         assert_eq!(done.added, 0);
         assert_eq!(done.skipped.len(), 2);
         assert!(done.skipped.iter().all(|(line, why)| *line == 2 && why.contains("ends inside a string")));
         assert_eq!(std::fs::read(&latin1).unwrap(), cookie);
 
         assert_eq!(
-            add_ignores_to_file(&clean, &options, &Rules::CONTRACT, &Projects::default()).unwrap(),
+            add_ignores_to_file(&clean, &options, &Rules::moves_only(), &Projects::default()).unwrap(),
             FileIgnores::default()
         );
         assert!(
-            add_ignores_to_file(&dir.path().join("missing.py"), &options, &Rules::CONTRACT, &Projects::default())
+            add_ignores_to_file(&dir.path().join("missing.py"), &options, &Rules::moves_only(), &Projects::default())
                 .is_err()
         );
     }

@@ -90,8 +90,16 @@ fn planned_findings(
 /// Whether the parsed `pieces` of `src` hold a violation a fix may repair
 /// (a shaped dict breaking the contract, or a later write into one).
 fn is_violating(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> bool {
-    contract::tool_results(src, pieces, rules).iter().any(|d| d.is_violating())
-        || !rules::later_writes(src, pieces, rules, file).is_empty()
+    let mut violating = false;
+    let index = std::cell::OnceCell::new();
+    contract::for_each_tool_result(src, pieces, rules, |node, piece, dict| {
+        violating = violating || dict.is_violating() || {
+            let index = index.get_or_init(|| LineIndex::new(src));
+            !rules::shape_findings(node, &dict, (&src[piece.offset..], piece.offset), src, index, rules, file)
+                .is_empty()
+        };
+    });
+    violating || !rules::later_writes(src, pieces, rules, file).is_empty()
 }
 
 /// The findings of the parsed `pieces` of `src` that a fix can repair,
@@ -128,6 +136,35 @@ pub fn violating_pieces_and_facts(
 pub struct FileOutcome {
     pub path: PathBuf,
     pub result: Result<Vec<Finding>, String>,
+    /// What the user should know that is neither a finding nor an error
+    /// (a file left as it is for its Python 2 syntax).
+    pub notes: Vec<String>,
+}
+
+/// The 1-based line of the first Python 2 construct in `text`, if any
+/// (`docs/rules.md`, "Legacy Python 2 files"): such a file gets no finding
+/// and no fix. A byte search first; a parse only when it may hold one.
+pub fn legacy_line(text: &str) -> Option<usize> {
+    if !syntax::legacy::may_hold(text.as_bytes()) {
+        return None;
+    }
+    let tree = syntax::parse(text);
+    syntax::legacy::first_legacy_node(tree.root_node(), text).map(|n| n.start_position().row + 1)
+}
+
+/// The note for a file left as it is for its Python 2 syntax at `line`.
+pub fn legacy_note(line: usize) -> String {
+    format!("legacy Python 2 syntax at line {line}: left as it is")
+}
+
+/// Drops the findings of a legacy Python 2 file (`text`), with a note.
+fn without_legacy(findings: &mut Vec<Finding>, text: &str, notes: &mut Vec<String>) {
+    if !findings.is_empty()
+        && let Some(line) = legacy_line(text)
+    {
+        findings.clear();
+        notes.push(legacy_note(line));
+    }
 }
 
 /// Checks `files` in parallel, each under its own settings, in the phases
@@ -149,13 +186,14 @@ pub fn check_files(
     });
     // Reads of moved keys need every file's findings first; without any
     // key to move (or builder call to find), outcomes stream.
-    let moves_keys = early.iter().flatten().flatten().any(|f| f.key.is_some());
+    let moves_keys = early.iter().flatten().flatten().any(|f| f.moved_key().is_some());
     let reads = moves_keys || projects.any_builders();
     let items: Vec<_> = files.into_iter().zip(early).collect();
     let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
     par_map_ordered(
         items,
         |(file, result)| {
+            let mut notes = Vec::new();
             let result = result.map(|mut findings| {
                 if projects.any_builders() {
                     let rules = file.settings.rules();
@@ -163,10 +201,13 @@ pub fn check_files(
                         add_project_findings(&mut findings, &projects, &file.path, text, options, &rules)
                     });
                 }
+                if !findings.is_empty() {
+                    let _ = source::with_text(&file.path, |text| without_legacy(&mut findings, text, &mut notes));
+                }
                 findings
             });
             let path = file.path.clone();
-            (file, FileOutcome { path, result })
+            (file, FileOutcome { path, result, notes })
         },
         |(file, outcome)| if reads { held.push((file, outcome)) } else { sink(outcome) },
     );
@@ -211,7 +252,7 @@ pub fn attach_fix_reads(
 ) {
     let own =
         |seen: &Result<crate::fixer::Seen, String>| seen.as_ref().map(|s| s.findings().to_vec()).unwrap_or_default();
-    if !projects.any_builders() && early.iter().all(|s| own(s).iter().all(|f| f.key.is_none())) {
+    if !projects.any_builders() && early.iter().all(|s| own(s).iter().all(|f| f.moved_key().is_none())) {
         return;
     }
     let read_options = ReadOptions {
@@ -291,7 +332,7 @@ pub fn stdin_reads(
     options: &CheckOptions,
     (rules, unsafe_fixes): (&Rules, bool),
 ) -> (Vec<Finding>, Vec<(std::ops::Range<usize>, String)>) {
-    if findings.iter().all(|f| f.key.is_none()) {
+    if findings.iter().all(|f| f.moved_key().is_none()) {
         return (findings, Vec::new());
     }
     let read_options = ReadOptions {
@@ -434,7 +475,7 @@ mod tests {
     #[test]
     fn candidate_and_whole_file_scopes_agree() {
         let src = "def f(x):\n    return {'status': 'ok', 'content': [], 'frames': x, **extra}\n\nlam = lambda: {\"status\": 1, \"content\": [{'status': 1, 'content': [], 'n': 2}]}\n";
-        let check = |scope| check_source(src, &CheckOptions::new(scope), &Rules::CONTRACT);
+        let check = |scope| check_source(src, &CheckOptions::new(scope), &Rules::moves_only());
         let fast = check(ParseScope::Candidates);
         assert_eq!(fast.len(), 3);
         assert_eq!(fast, check(ParseScope::WholeFile));

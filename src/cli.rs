@@ -422,8 +422,16 @@ fn run_check(args: &CheckArgs) -> i32 {
     let mut progress = Progress::new(files.len(), !args.tree.quiet);
     // SARIF and JUnit are single documents: their findings are kept.
     let mut kept: Vec<(PathBuf, crate::diagnostics::Finding)> = Vec::new();
-    let mut sink = |FileOutcome { path, result }: FileOutcome| {
+    let mut sink = |FileOutcome { path, result, notes }: FileOutcome| {
         progress.advance();
+        if !args.tree.quiet {
+            for note in &notes {
+                progress.suspend(|| {
+                    let _ = out.flush();
+                    eprintln!("warning: {}: {note}", path.display());
+                });
+            }
+        }
         match result {
             Err(message) => progress.suspend(|| {
                 let _ = out.flush();
@@ -463,6 +471,7 @@ fn run_check(args: &CheckArgs) -> i32 {
     };
     match stdin {
         Some((name, rules)) => {
+            let mut notes = Vec::new();
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
@@ -473,11 +482,17 @@ fn run_check(args: &CheckArgs) -> i32 {
                     Ok(Some(settings)) => settings.fix_policy(Default::default()).unsafe_fixes,
                     _ => false,
                 };
-                let (findings, _) =
+                let (mut findings, _) =
                     check::stdin_reads(findings, &mut projects, (&name, &text), &options, (&rules, unsafe_fixes));
+                if !findings.is_empty()
+                    && let Some(line) = check::legacy_line(&text)
+                {
+                    findings.clear();
+                    notes.push(check::legacy_note(line));
+                }
                 Ok(findings)
             });
-            sink(FileOutcome { path: name, result });
+            sink(FileOutcome { path: name, result, notes });
         }
         None => check::check_files(files, &options, plan, walk, &mut sink),
     }
@@ -744,7 +759,11 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
         let problems = file.problems();
         errors += problems.len();
         let leftovers = fixer::leftover_lines(&path, &file.fixed.leftovers, palette);
-        let reads_left = if args.tree.quiet { Vec::new() } else { fixer::reads_left_lines(&path, &file.fixed.applied) };
+        let mut reads_left =
+            if args.tree.quiet { Vec::new() } else { fixer::reads_left_lines(&path, &file.fixed.applied) };
+        if !args.tree.quiet {
+            reads_left.extend(file.notes.iter().map(|note| format!("warning: {shown}: {note}")));
+        }
         if problems.is_empty()
             && leftovers.is_empty()
             && reads_left.is_empty()

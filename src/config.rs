@@ -50,6 +50,14 @@ pub struct Options {
     pub line_length: Option<LineLength>,
     /// Extra top-level keys the project tolerates in tool results.
     pub allowed_keys: Option<Vec<String>>,
+    /// The statuses a tool result may carry (TS006), replacing the
+    /// contract's `success`, `error` and `degraded`.
+    pub statuses: Option<Vec<String>>,
+    /// The content block types (TS008), replacing the contract's.
+    pub block_types: Option<Vec<String>>,
+    /// The decorators (dotted names) that make a function a Strands tool
+    /// (TS005), replacing `tool`, `strands.tool` and `strands.tools.tool`.
+    pub tool_decorators: Option<Vec<String>>,
     /// The project's accessor of a result's json payload
     /// (`"module.path:function"`), for rewritten reads of moved keys.
     pub json_accessor: Option<Accessor>,
@@ -220,10 +228,16 @@ impl ProjectConfig {
     pub fn rules(&self) -> Rules {
         let codes = |list: &Option<Vec<RuleCode>>| list.as_ref().map(|l| l.iter().map(|c| c.0).collect::<Vec<_>>());
         let select = codes(&self.options.select);
+        let list = |l: &Option<Vec<String>>| l.clone().unwrap_or_default();
         Rules::new(
             select.as_deref(),
             &codes(&self.options.ignore).unwrap_or_default(),
-            self.options.allowed_keys.clone().unwrap_or_default(),
+            list(&self.options.allowed_keys),
+        )
+        .with_vocabulary(
+            list(&self.options.statuses),
+            list(&self.options.block_types),
+            list(&self.options.tool_decorators),
         )
     }
 
@@ -517,8 +531,8 @@ mod tests {
         let unknown = parse("[tool.toolshape]\nselct = ['TS001']\n", true).unwrap_err();
         assert!(unknown.contains("unknown field `selct`") && unknown.contains("`select`"), "{unknown}");
         assert!(unknown.contains("line 2"), "{unknown}");
-        let code = parse("select = ['TS009']\n", false).unwrap_err();
-        assert!(code.contains("TS009") && code.contains("TS001, TS002, TS003, TS004, TS100"), "{code}");
+        let code = parse("select = ['TS099']\n", false).unwrap_err();
+        assert!(code.contains("TS099") && code.contains("TS001, TS002, TS003, TS004, TS005"), "{code}");
         let augment = parse("augment-text = 'always'\n", false).unwrap_err();
         assert!(augment.contains("`safe`") && augment.contains("`never`"), "{augment}");
         let length = parse("line-length = 0\n", false).unwrap_err();

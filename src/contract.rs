@@ -23,6 +23,9 @@ pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
 /// The statuses of the contract.
 pub const STATUSES: [&str; 3] = ["success", "error", "degraded"];
 
+/// The content block types the SDK accepts: each block carries exactly one.
+pub const BLOCK_TYPES: [&str; 5] = ["text", "json", "image", "document", "video"];
+
 /// A project's reading of the contract: the rules it checks and the extra
 /// top-level keys it tolerates (`select`, `ignore` and `allowed-keys` in its
 /// configuration). The default is the contract itself.
@@ -31,6 +34,12 @@ pub struct Rules {
     /// Indexed by `Code as usize`.
     enabled: [bool; Code::ALL.len()],
     allowed_keys: Vec<String>,
+    /// The project's `statuses`, `block-types` and `tool-decorators`
+    /// (empty: the contract's own, [`STATUSES`], [`BLOCK_TYPES`] and
+    /// [`crate::semantic::TOOL_DECORATORS`]).
+    statuses: Vec<String>,
+    block_types: Vec<String>,
+    tool_decorators: Vec<String>,
 }
 
 impl Default for Rules {
@@ -41,14 +50,70 @@ impl Default for Rules {
 
 impl Rules {
     /// Every rule, no tolerated extra key: the contract as written.
-    pub const CONTRACT: Rules = Rules { enabled: [true; Code::ALL.len()], allowed_keys: Vec::new() };
+    pub const CONTRACT: Rules = Rules {
+        enabled: [true; Code::ALL.len()],
+        allowed_keys: Vec::new(),
+        statuses: Vec::new(),
+        block_types: Vec::new(),
+        tool_decorators: Vec::new(),
+    };
+
+    /// The rules about keys the runtime drops (TS001–TS004) and unused
+    /// suppressions: for tests of mechanisms that write filler statuses
+    /// and contents.
+    #[cfg(test)]
+    pub const fn moves_only() -> Rules {
+        let mut enabled = [false; Code::ALL.len()];
+        let mut i = 0;
+        while i < enabled.len() {
+            enabled[i] = matches!(
+                Code::ALL[i],
+                Code::ExtraKey | Code::Spread | Code::BuilderCall | Code::LaterWrite | Code::UnusedIgnore
+            );
+            i += 1;
+        }
+        Rules {
+            enabled,
+            allowed_keys: Vec::new(),
+            statuses: Vec::new(),
+            block_types: Vec::new(),
+            tool_decorators: Vec::new(),
+        }
+    }
 
     /// The rules `select` turns on (all when `None`) minus those in
     /// `ignore`, tolerating `allowed_keys` besides the contract's keys.
     pub fn new(select: Option<&[Code]>, ignore: &[Code], allowed_keys: Vec<String>) -> Self {
         let selected = select.unwrap_or(&Code::ALL);
         let enabled = Code::ALL.map(|c| selected.contains(&c) && !ignore.contains(&c));
-        Rules { enabled, allowed_keys }
+        Rules { enabled, allowed_keys, ..Rules::CONTRACT }
+    }
+
+    /// These rules with the project's own statuses, block types and tool
+    /// decorators (an empty list keeps the contract's).
+    pub fn with_vocabulary(
+        self,
+        statuses: Vec<String>,
+        block_types: Vec<String>,
+        tool_decorators: Vec<String>,
+    ) -> Self {
+        Rules { statuses, block_types, tool_decorators, ..self }
+    }
+
+    /// The statuses a tool result may carry.
+    pub fn statuses(&self) -> Vec<&str> {
+        pick(&self.statuses, &STATUSES)
+    }
+
+    /// The block types a content block may carry.
+    pub fn block_types(&self) -> Vec<&str> {
+        pick(&self.block_types, &BLOCK_TYPES)
+    }
+
+    /// The decorators (dotted names as written) that make a function a
+    /// Strands tool.
+    pub fn tool_decorators(&self) -> Vec<&str> {
+        pick(&self.tool_decorators, &crate::semantic::TOOL_DECORATORS)
     }
 
     pub fn enabled(&self, code: Code) -> bool {
@@ -73,6 +138,113 @@ impl Rules {
             _ => return None,
         };
         self.enabled(code).then_some(code)
+    }
+}
+
+/// The configured list, or the contract's when none is.
+fn pick<'a>(configured: &'a [String], default: &[&'static str]) -> Vec<&'a str> {
+    if configured.is_empty() { default.to_vec() } else { configured.iter().map(String::as_str).collect() }
+}
+
+/// What a value written in a tool result evidently is, by its syntax
+/// alone (parentheses seen through): the literals the contract's shape
+/// rules judge. Anything else (a name, a call, a comprehension) is
+/// [`Literal::Other`]: unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Literal {
+    /// A string literal of any prefix (`f` included), or a concatenation.
+    Str,
+    /// A bytes literal.
+    Bytes,
+    /// An integer, float or imaginary literal, or `-`/`+` of one.
+    Number,
+    Bool,
+    None,
+    /// A dict display.
+    Dict,
+    /// A set display.
+    Set,
+    /// A tuple display, `()` included.
+    Tuple,
+    /// A list display, and whether it has no element.
+    List {
+        empty: bool,
+    },
+    Other,
+}
+
+impl Literal {
+    /// Reads `node` (of `piece_src`).
+    pub fn of(node: Node<'_>, piece_src: &str) -> Literal {
+        let node = crate::syntax::tree::unparenthesize(node);
+        match node.kind() {
+            "string" | "concatenated_string" if crate::syntax::tree::is_bytes(node, piece_src) => Literal::Bytes,
+            "string" | "concatenated_string" => Literal::Str,
+            "integer" | "float" => Literal::Number,
+            "unary_operator" => {
+                let number = node
+                    .child_by_field_name("argument")
+                    .is_some_and(|a| matches!(crate::syntax::tree::unparenthesize(a).kind(), "integer" | "float"));
+                let sign = node.child_by_field_name("operator").is_some_and(|o| matches!(o.kind(), "-" | "+"));
+                if number && sign { Literal::Number } else { Literal::Other }
+            }
+            "true" | "false" => Literal::Bool,
+            "none" => Literal::None,
+            "dictionary" => Literal::Dict,
+            "set" => Literal::Set,
+            "tuple" => Literal::Tuple,
+            "list" => {
+                let mut cursor = node.walk();
+                let empty = !node.named_children(&mut cursor).any(|c| c.kind() != "comment");
+                Literal::List { empty }
+            }
+            _ => Literal::Other,
+        }
+    }
+
+    /// The literal in words, for messages: `a string`, `None`...
+    pub fn words(self) -> &'static str {
+        match self {
+            Literal::Str => "a string",
+            Literal::Bytes => "a bytes string",
+            Literal::Number => "a number",
+            Literal::Bool => "a bool",
+            Literal::None => "None",
+            Literal::Dict => "a dict",
+            Literal::Set => "a set",
+            Literal::Tuple => "a tuple",
+            Literal::List { empty: true } => "an empty list",
+            Literal::List { empty: false } => "a list",
+            Literal::Other => "an expression",
+        }
+    }
+
+    /// Whether content written so is not a non-empty list (TS007): every
+    /// literal but a non-empty list display.
+    pub fn breaks_content(self) -> bool {
+        !matches!(self, Literal::List { empty: false } | Literal::Other)
+    }
+}
+
+/// A constant status outside `rules`' statuses (TS006), decoded: one of
+/// the signs that a shaped dict may not be a Strands tool result.
+pub fn status_outside(value: Node<'_>, piece_src: &str, rules: &Rules) -> Option<String> {
+    constant_str(value, piece_src).filter(|s| !rules.statuses().contains(&s.as_str()))
+}
+
+/// Why a fix of a shaped dict with the status `status` (outside `rules`'
+/// statuses) is unsafe.
+pub fn outside_reason(status: &str, rules: &Rules) -> String {
+    format!("its status {status:?} is not {}, so it may not be a Strands tool result", or_list(&rules.statuses()))
+}
+
+/// `a, b or c`.
+pub fn or_list<S: AsRef<str>>(words: &[S]) -> String {
+    let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
+    match words.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
 
@@ -201,18 +373,33 @@ pub fn in_broken_statement(root: Node<'_>, node: Node<'_>) -> bool {
     root.has_error() && root.child_with_descendant(node).is_some_and(|top| top.has_error())
 }
 
-/// Every tool-result dict in the parsed pieces of `src`, in source order.
-pub fn tool_results(src: &str, pieces: &[ParsedPiece], rules: &Rules) -> Vec<ToolResultDict> {
-    let mut found = Vec::new();
+/// Calls `visit` with every tool-result dict in the parsed pieces of
+/// `src` (outside broken statements): its node, its piece and the dict as
+/// the contract reads it, piece by piece in tree order.
+pub fn for_each_tool_result<'p>(
+    src: &str,
+    pieces: &'p [ParsedPiece],
+    rules: &Rules,
+    mut visit: impl FnMut(Node<'p>, &'p ParsedPiece, ToolResultDict),
+) {
     for piece in pieces {
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
         piece.for_each_node(|node| {
-            if node.kind() == "dictionary" && !in_broken_statement(root, node) {
-                found.extend(tool_result_dict(node, piece_src, piece.offset, rules));
+            if node.kind() == "dictionary"
+                && !in_broken_statement(root, node)
+                && let Some(dict) = tool_result_dict(node, piece_src, piece.offset, rules)
+            {
+                visit(node, piece, dict);
             }
         });
     }
+}
+
+/// Every tool-result dict in the parsed pieces of `src`, in source order.
+pub fn tool_results(src: &str, pieces: &[ParsedPiece], rules: &Rules) -> Vec<ToolResultDict> {
+    let mut found = Vec::new();
+    for_each_tool_result(src, pieces, rules, |_, _, dict| found.push(dict));
     found.sort_by_key(|d| d.range.start);
     found
 }

@@ -20,6 +20,17 @@ pub enum Code {
     BuilderCall,
     /// TS004: a key added to a result name after it is built.
     LaterWrite,
+    /// TS005: a tool returns a dict with status or content but not both,
+    /// which the SDK rewraps as one success text block.
+    NotAResult,
+    /// TS006: a constant status outside the contract's.
+    Status,
+    /// TS007: content that is not a non-empty list.
+    Content,
+    /// TS008: a content block without exactly one block type.
+    Block,
+    /// TS009: a text block whose value is evidently not a string.
+    TextValue,
     /// TS100: a suppression comment that silences nothing (reported only
     /// with `--report-unused-ignores`).
     UnusedIgnore,
@@ -27,7 +38,18 @@ pub enum Code {
 
 impl Code {
     /// Every rule, in code order.
-    pub const ALL: [Code; 5] = [Code::ExtraKey, Code::Spread, Code::BuilderCall, Code::LaterWrite, Code::UnusedIgnore];
+    pub const ALL: [Code; 10] = [
+        Code::ExtraKey,
+        Code::Spread,
+        Code::BuilderCall,
+        Code::LaterWrite,
+        Code::NotAResult,
+        Code::Status,
+        Code::Content,
+        Code::Block,
+        Code::TextValue,
+        Code::UnusedIgnore,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -35,6 +57,11 @@ impl Code {
             Code::Spread => "TS002",
             Code::BuilderCall => "TS003",
             Code::LaterWrite => "TS004",
+            Code::NotAResult => "TS005",
+            Code::Status => "TS006",
+            Code::Content => "TS007",
+            Code::Block => "TS008",
+            Code::TextValue => "TS009",
             Code::UnusedIgnore => "TS100",
         }
     }
@@ -109,6 +136,21 @@ pub struct Finding {
     pub reads: Vec<ReadRef>,
 }
 
+impl Code {
+    /// Whether this rule's fixes move keys into a json block (TS001–TS004):
+    /// the keys whose reads the project pass looks for.
+    pub fn moves_keys(self) -> bool {
+        matches!(self, Code::ExtraKey | Code::Spread | Code::BuilderCall | Code::LaterWrite)
+    }
+}
+
+impl Finding {
+    /// The key this finding's fix moves, if it moves one.
+    pub fn moved_key(&self) -> Option<&String> {
+        self.key.as_ref().filter(|_| self.code.moves_keys())
+    }
+}
+
 /// A read of a moved key (`docs/rules.md`, "Reads of moved keys").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReadRef {
@@ -158,6 +200,31 @@ pub struct BuilderRef {
 pub struct Edit {
     pub range: Range<usize>,
     pub replacement: String,
+}
+
+/// What a rule proposes for one of its findings: edits with their
+/// applicability (and, when unsafe, why), or why a person must repair it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Proposal {
+    Edits { edits: Vec<Edit>, applicability: Applicability, unsafe_reasons: Vec<String>, title: String },
+    Manual(String),
+}
+
+impl Proposal {
+    /// A fix that is safe.
+    pub fn safe(edits: Vec<Edit>, title: impl Into<String>) -> Self {
+        Proposal::Edits { edits, applicability: Applicability::Safe, unsafe_reasons: Vec::new(), title: title.into() }
+    }
+
+    /// A fix that is unsafe, for `why`.
+    pub fn unsafe_for(edits: Vec<Edit>, title: impl Into<String>, why: impl Into<String>) -> Self {
+        Proposal::Edits {
+            edits,
+            applicability: Applicability::Unsafe,
+            unsafe_reasons: vec![why.into()],
+            title: title.into(),
+        }
+    }
 }
 
 /// Whether a fix may be applied without the user opting in.

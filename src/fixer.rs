@@ -43,6 +43,9 @@ pub struct FileFix {
     pub write_error: Option<String>,
     /// How many reads of moved keys were rewritten in it.
     pub reads_rewritten: usize,
+    /// What the user should know besides (a file left as it is for its
+    /// Python 2 syntax).
+    pub notes: Vec<String>,
 }
 
 impl FileFix {
@@ -98,6 +101,21 @@ impl FileFix {
 
     /// Problems to report as errors: failed writes and fixes that would have
     /// broken the syntax (toolshape bugs).
+    /// A file the fix leaves as it is (no text is kept), with what is
+    /// `left` in it and how many expected fixes it `missed`.
+    fn unchanged(left: Vec<Leftover>, missed: usize) -> Self {
+        let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers: left, missed };
+        FileFix {
+            bom: false,
+            encoding: None,
+            original: String::new(),
+            fixed,
+            write_error: None,
+            reads_rewritten: 0,
+            notes: Vec::new(),
+        }
+    }
+
     pub fn problems(&self) -> Vec<String> {
         let mut out: Vec<String> = self.write_error.iter().cloned().collect();
         for left in &self.fixed.leftovers {
@@ -119,6 +137,8 @@ pub enum Seen {
     Unseen,
     /// No violation of its own: only calls of result builders may be left.
     Clean,
+    /// Python 2 syntax at this line: left as it is.
+    Legacy(usize),
     /// A violation, in these bytes (a write must find them unchanged),
     /// already fixed as if the file defined no result builder and nothing
     /// read its keys; with its findings (for the project's reads).
@@ -145,6 +165,7 @@ pub fn first_look(bytes: &[u8], text: &str, options: &FixOptions, settings: &Set
     let (pieces, facts) = check::violating_pieces_and_facts(text, options.scope, &policy.rules);
     let seen = match pieces {
         None => Seen::Clean,
+        Some(_) if let Some(line) = check::legacy_line(text) => Seen::Legacy(line),
         Some(pieces) => {
             let findings = check::findings_in(text, &pieces, &policy.rules);
             Seen::Fixed(bytes.to_vec(), apply::fix_parsed(text, pieces, &policy, options.planner), findings)
@@ -194,6 +215,12 @@ pub fn fix_file(
     policy.expected = reads.expected;
     policy.keep_text = reads.keep_text;
     policy.rewritten_reads = reads.rewritten;
+    if let Seen::Legacy(line) = seen {
+        // Not Python 3: nothing in it is touched, read rewrites included.
+        let mut file = FileFix::unchanged(Vec::new(), policy.expected.len());
+        file.notes.push(check::legacy_note(line));
+        return Ok(file);
+    }
     // Reads are rewritten first; the fixes are planned on the result.
     let mut seen = seen;
     let rewritten = if reads.rewrites.is_empty() {
@@ -257,23 +284,12 @@ pub fn fix_file(
         }
         Seen::Fixed(bytes, fixed, _) => return finish(path, options, bytes, fixed, builder_calls),
         // Only calls of builders can be left in a file without violations.
-        Seen::Clean if !projects.any_builders() => Err(Vec::new()),
-        Seen::Clean => Err(source::with_text(path, builder_calls)?),
+        Seen::Clean | Seen::Legacy(_) if !projects.any_builders() => Err(Vec::new()),
+        Seen::Clean | Seen::Legacy(_) => Err(source::with_text(path, builder_calls)?),
     };
     let (bytes, pieces) = match found {
         Ok(found) => found,
-        Err(leftovers) => {
-            let fixed =
-                FixedText { text: String::new(), applied: Vec::new(), leftovers, missed: policy.expected.len() };
-            return Ok(FileFix {
-                bom: false,
-                encoding: None,
-                original: String::new(),
-                fixed,
-                write_error: None,
-                reads_rewritten: 0,
-            });
-        }
+        Err(leftovers) => return Ok(FileFix::unchanged(leftovers, policy.expected.len())),
     };
     let source = SourceText::decode(bytes.clone())?;
     let fixed = apply::fix_parsed(&source.text, pieces, &policy, options.planner);
@@ -303,6 +319,7 @@ fn finish(
         fixed,
         write_error,
         reads_rewritten: 0,
+        notes: Vec::new(),
     };
     if result.write_error.is_some() {
         // Nothing was written: report the file as it still is.
@@ -590,7 +607,7 @@ mod tests {
     fn nothing_is_written_when_the_reparse_guard_fails() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tool.py");
-        let src = "def f(n):\n    return {'status': 'ok', 'content': [], 'n': n}\n";
+        let src = "def f(n):\n    return {'status': 'success', 'content': [{'text': 't'}], 'n': n}\n";
         std::fs::write(&path, src).unwrap();
         let options = breaking(AugmentText::Safe, true);
         let file =
@@ -604,7 +621,7 @@ mod tests {
         let options = FixOptions { planner: crate::fix::plan_source, ..options };
         fix_file(&path, &options, &Settings::default(), &Projects::default(), Seen::Unseen, FileReads::default())
             .unwrap();
-        assert!(std::fs::read_to_string(&path).unwrap().contains("[{'json': {'n': n}}]"));
+        assert!(std::fs::read_to_string(&path).unwrap().contains("{'json': {'n': n}}]"));
     }
 
     /// A fix that a rewritten read depends on and that does not apply, or

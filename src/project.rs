@@ -268,7 +268,7 @@ impl Projects {
         self.read_reasons = read_reasons.clone();
         self.read_rewrites = read_rewrites.clone();
         self.expected_fixes = expected_fixes.clone();
-        if findings.iter().all(|f| f.iter().all(|f| f.key.is_none())) {
+        if findings.iter().all(|f| f.iter().all(|f| f.moved_key().is_none())) {
             return;
         }
         let overlay = options.overlay.as_ref().map(|(p, text)| (canonical(&self.cwd, p), text));
@@ -755,6 +755,7 @@ fn builder_remedies(project: &Project, rules_of: &dyn Fn(&Path) -> Rules) -> Vec
                                 .descendant_for_byte_range(plan.range.start, plan.range.end)
                                 .is_some_and(|n| n.kind() == "for_statement" && n.byte_range() == plan.range)
                     }
+                    fix::Subject::Shape(_) => false,
                 };
                 in_builder && flows
             };

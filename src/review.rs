@@ -235,14 +235,19 @@ impl FileReview {
         (open, manual)
     }
 
-    /// The first undecided fix by position, or `None` when the file is done.
-    /// Plans come sorted by position and a tool result starts before those
-    /// nested in it, so this fix never lies inside another undecided one.
+    /// The first undecided fix by position (a repair of a result's shape
+    /// first), or `None` when the file is done.
     pub fn next_fix(&self) -> Option<PendingFix> {
         let planned = self.plan();
-        let mut open = planned.plans.into_iter().filter(|p| self.is_open(p));
-        let first = open.next()?;
-        let remaining = 1 + open.count();
+        let mut open: Vec<fix::Plan> = planned.plans.into_iter().filter(|p| self.is_open(p)).collect();
+        // As `fix` does, a repair of a result's shape goes before the move
+        // of the keys of the dict around it.
+        let at = open.iter().position(|p| matches!(p.subject, fix::Subject::Shape(_))).unwrap_or(0);
+        let remaining = open.len();
+        if open.is_empty() {
+            return None;
+        }
+        let first = open.swap_remove(at);
         let index = LineIndex::new(&self.text);
         let findings = first.findings(&self.text, &index);
         let Remedy::Fix(fix) = first.remedy else { unreachable!("open plans are fixes") };
@@ -960,7 +965,7 @@ mod tests {
             unsafe_fixes,
             line_length: 88,
             augment_text,
-            rules: contract::Rules::CONTRACT,
+            rules: contract::Rules::default(),
             builders: Vec::new(),
             read_reasons: Vec::new(),
             expected: Vec::new(),
@@ -1463,7 +1468,7 @@ x = {
 
     #[test]
     fn manual_repairs_are_counted_not_offered() {
-        let src = "x = {'status': 'success', 'content': 'text', 'n': 1}\n";
+        let src = "x = {'status': 'success', 'content': lambda: 'text', 'n': 1}\n";
         let tree = Tree::new(&[("a.py", src)]);
         let mut script = Script::new(&[]);
         let report = tree.review(&mut script);

@@ -13,6 +13,7 @@ use std::process::Command;
 use serde_json::json;
 use toolshape::apply::{FixPolicy, fix_text};
 use toolshape::contract::Rules;
+use toolshape::diagnostics::Code;
 use toolshape::fix::{AugmentText, TextAugment};
 use toolshape::source::SourceText;
 
@@ -43,7 +44,14 @@ fn augmented_texts_compile_and_extend_the_original() {
             unsafe_fixes: true,
             line_length: 88,
             augment_text: AugmentText::Safe,
-            rules: Rules::CONTRACT,
+            // The moves only: the checker pairs each augmented dict with its
+            // original, and a repair of the result's shape (TS006–TS009:
+            // a status, a content tuple) changes constants it compares.
+            rules: Rules::new(
+                Some(&[Code::ExtraKey, Code::Spread, Code::BuilderCall, Code::LaterWrite]),
+                &[],
+                Vec::new(),
+            ),
             builders: Vec::new(),
             read_reasons: Vec::new(),
             expected: Vec::new(),

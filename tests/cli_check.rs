@@ -78,6 +78,8 @@ fn reported(findings: &[Value]) -> Vec<(usize, String, String)> {
             let what = match code.as_str() {
                 "TS001" => field(f, "key").as_str().expect("TS001 has a key"),
                 "TS002" => field(f, "spread").as_str().expect("TS002 has a spread"),
+                "TS006" | "TS007" | "TS009" => field(f, "key").as_str().expect("the entry's key"),
+                "TS008" => "block",
                 other => panic!("unknown code {other}"),
             };
             (num(f, "line"), code, what.to_owned())
@@ -145,7 +147,7 @@ fn violations_exit_1_with_one_text_line_each_and_a_summary() {
     let run = toolshape(dir.path(), &["check", "a.py", "b.py", "c.py"]);
     assert_eq!(run.code, 1, "{run:?}");
     let lines = run.lines();
-    assert_eq!(lines.len(), 4, "{run:?}");
+    assert_eq!(lines.len(), 5, "{run:?}");
     let a5 = a.lines().nth(4).unwrap();
     let b1 = b.lines().next().unwrap();
     let b2 = b.lines().nth(1).unwrap();
@@ -153,11 +155,13 @@ fn violations_exit_1_with_one_text_line_each_and_a_summary() {
     assert!(lines[0].contains("\"frames\""), "message names the key: {run:?}");
     assert!(lines[1].starts_with(&format!("b.py:1:{}: TS002 [~] ", char_col(b1, "**extra"))), "{run:?}");
     assert!(lines[1].contains("**extra"), "message names the spread: {run:?}");
-    // No fix marker: it needs a person.
+    // The string content is TS007 (unsafe: it becomes a text block); the
+    // key beside it has no fix marker until then: it needs a person.
+    assert!(lines[2].starts_with(&format!("b.py:2:{}: TS007 [~] ", char_col(b2, "\"content\""))), "{run:?}");
     let manual = format!("b.py:2:{}: TS001 ", char_col(b2, "\"note\""));
-    assert!(lines[2].starts_with(&manual) && !lines[2][manual.len()..].starts_with('['), "{run:?}");
-    assert!(lines[3].starts_with("Found 3 violations in 2 files."), "{run:?}");
-    assert!(lines[3].contains("[*] 1 ") && lines[3].contains("[~] 1 "), "{run:?}");
+    assert!(lines[3].starts_with(&manual) && !lines[3][manual.len()..].starts_with('['), "{run:?}");
+    assert!(lines[4].starts_with("Found 4 violations in 2 files."), "{run:?}");
+    assert!(lines[4].contains("[*] 1 ") && lines[4].contains("[~] 2 "), "{run:?}");
     assert_eq!(run.stderr, "", "{run:?}");
 }
 
@@ -243,7 +247,7 @@ fn json_has_every_field_with_1_based_character_positions() {
     let run = toolshape(dir.path(), &["check", "--format", "json", "uni.py"]);
     assert_eq!(run.code, 1, "{run:?}");
     let findings = run.json();
-    assert_eq!(findings.len(), 4, "{run:?}");
+    assert_eq!(findings.len(), 5, "{run:?}");
     let fields =
         ["path", "code", "message", "line", "column", "end_line", "end_column", "key", "spread", "dict", "fixable"];
     for f in &findings {
@@ -288,8 +292,16 @@ fn json_has_every_field_with_1_based_character_positions() {
     assert_eq!((num(f, "line"), num(f, "column")), (9, char_col(&lines[8], "**extra")));
     assert_eq!(field(f, "fixable"), "unsafe");
 
-    // Manual repair: fixable is null.
+    // Content written as a string (TS007): its entry, key "content".
     let f = &findings[3];
+    assert_eq!(
+        (field(f, "code"), field(f, "key"), num(f, "line")),
+        (&Value::from("TS007"), &Value::from("content"), 10)
+    );
+    assert_eq!((num(f, "column"), field(f, "fixable")), (char_col(&lines[9], "\"content\""), &Value::from("unsafe")));
+
+    // Manual repair: fixable is null.
+    let f = &findings[4];
     assert_eq!((field(f, "key"), num(f, "line")), (&Value::from("note"), 10));
     assert!(field(f, "fixable").is_null(), "{f}");
 }

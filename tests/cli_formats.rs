@@ -29,7 +29,7 @@ print("valid")
 fn sarif_validates_against_the_schema() {
     let dir = tempdir();
     write(dir.path(), "a b/tool.py", "r = {'status': 'success', 'content': [], 'frames': 1, **extra}\n");
-    write(dir.path(), "clean.py", "r = {'status': 'success', 'content': []}\n");
+    write(dir.path(), "clean.py", "r = {'status': 'success', 'content': [{'text': 'ok'}]}\n");
     // A producer whose moved key a test reads: the read is a related location.
     write(dir.path(), "probe.py", "def probe():\n    return {'status': 'success', 'content': [], 'level': 3}\n");
     write(

@@ -140,7 +140,7 @@ fn unsafe_fixes_and_line_length_come_from_configuration_and_flags_win() {
 fn configuration_errors_name_the_file_the_key_and_what_is_allowed() {
     let cases: [(&str, &str, &[&str]); 5] = [
         ("pyproject.toml", "[tool.toolshape]\nselct = [\"TS001\"]\n", &["unknown field `selct`", "`select`", "line 2"]),
-        ("toolshape.toml", "select = [\"TS009\"]\n", &["TS009", "TS001, TS002, TS003, TS004, TS100"]),
+        ("toolshape.toml", "select = [\"TS099\"]\n", &["TS099", "TS001, TS002, TS003, TS004, TS005"]),
         ("toolshape.toml", "augment-text = \"always\"\n", &["always", "`safe`", "`never`"]),
         ("toolshape.toml", "line-length = 0\n", &["line-length", "from 1 to 320"]),
         ("toolshape.toml", "unsafe-fixes = \"yes\"\n", &["unsafe-fixes", "bool"]),
@@ -290,7 +290,7 @@ f = \"# toolshape: ignore\"
 
 #[test]
 fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
-    let other = "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me\r\nclean = {'status': 'success', 'content': []}\r\n";
+    let other = "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me\r\nclean = {'status': 'success', 'content': [{'text': 't'}]}\r\n";
     let dir = tempdir();
     let root = dir.path();
     write(root, "pkg/legacy.py", LEGACY);
@@ -306,7 +306,7 @@ fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
     let other_after = std::fs::read_to_string(root.join("pkg/other.py")).unwrap();
     assert_eq!(
         other_after,
-        "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me  # toolshape: ignore[TS001]\r\nclean = {'status': 'success', 'content': []}\r\n",
+        "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me  # toolshape: ignore[TS001]\r\nclean = {'status': 'success', 'content': [{'text': 't'}]}\r\n",
         "CRLF and the existing comment are kept"
     );
     // Every line is the old line, plus a comment at most.

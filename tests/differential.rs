@@ -60,7 +60,19 @@ struct BuilderRef {
 }
 
 /// The rule codes both tools report (TS100 and parse errors have no reference counterpart).
-const RULE_CODES: &[&str] = &["TS001", "TS002", "TS003", "TS004"];
+const RULE_CODES: &[&str] = &["TS001", "TS002", "TS003", "TS004", "TS005", "TS006", "TS007", "TS008", "TS009"];
+
+/// The codes the corpus generator (`gen_corpus.py`) and the program
+/// generator (`gen_programs.py`) know they write: their manifests are
+/// compared on those only (their filler statuses and contents may break
+/// TS005–TS009, which toolshape and the reference still compare in full).
+const CORPUS_CODES: &[&str] = &["TS001", "TS002"];
+const PROGRAM_CODES: &[&str] = &["TS001", "TS002", "TS003", "TS004"];
+
+/// The findings of `codes` among `findings`.
+fn of_codes(findings: &[Finding], codes: &[&str]) -> Vec<Finding> {
+    findings.iter().filter(|f| codes.contains(&f.code.as_str())).cloned().collect()
+}
 
 fn field_opt_str(v: &Value, what: &str) -> Option<String> {
     match v {
@@ -372,8 +384,12 @@ fn check_target_with(
     let manifest = manifest.as_deref();
     let mut reports = Vec::new();
     if let Some(manifest) = manifest
-        && let Some(r) =
-            compare(&format!("{target} [scan.py]"), ("the reference", "the manifest"), &reference, manifest)
+        && let Some(r) = compare(
+            &format!("{target} [scan.py]"),
+            ("the reference", "the manifest"),
+            &of_codes(&reference, CORPUS_CODES),
+            manifest,
+        )
     {
         reports.push(r);
     }
@@ -401,7 +417,7 @@ fn check_target_with(
             reports.push(r);
         }
         if let Some(m) = &from_manifest
-            && let Some(r) = compare(&label, ("toolshape", "the manifest"), &ours, m)
+            && let Some(r) = compare(&label, ("toolshape", "the manifest"), &of_codes(&ours, CORPUS_CODES), m)
         {
             reports.push(r);
         }
@@ -745,9 +761,12 @@ fn generated_programs_match_reference() {
     let reference_in = started.elapsed();
     assert!(skipped.is_empty(), "scan.py skipped generated files: {skipped:?}");
     let mut reports = Vec::new();
-    if let Some(r) =
-        compare(&format!("{corpus_s} [scan.py]"), ("the reference", "the manifest"), &reference, &from_manifest)
-    {
+    if let Some(r) = compare(
+        &format!("{corpus_s} [scan.py]"),
+        ("the reference", "the manifest"),
+        &of_codes(&reference, PROGRAM_CODES),
+        &from_manifest,
+    ) {
         reports.push(r);
     }
     let mut timings = Vec::new();
@@ -763,7 +782,8 @@ fn generated_programs_match_reference() {
         if let Some(r) = compare(&label, ("toolshape", "the reference"), &ours, &reference) {
             reports.push(r);
         }
-        if let Some(r) = compare(&label, ("toolshape", "the manifest"), &ours, &from_manifest) {
+        if let Some(r) = compare(&label, ("toolshape", "the manifest"), &of_codes(&ours, PROGRAM_CODES), &from_manifest)
+        {
             reports.push(r);
         }
     }

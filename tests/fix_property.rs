@@ -41,7 +41,8 @@ const MODES: [(&str, &[&str], &str); 2] =
 fn toolshape(args: &[&str], dir: &Path) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolshape"));
     // The whole-file parse: keys spelled only through escapes count too.
-    cmd.args(args).args(["--no-ignore", "--no-prefilter"]).arg(dir);
+    let moves_only = support::manifest_dir().join("tests/fixtures/config/moves_only.toml");
+    cmd.args(args).args(["--no-ignore", "--no-prefilter", "--config"]).arg(moves_only).arg(dir);
     run(&mut cmd)
 }
 

@@ -40,6 +40,9 @@ pub struct Fix {
     pub moves: Vec<String>,
     /// Whether the text block now mentions moved telemetry, and why not.
     pub text: TextAugment,
+    /// What a repair of a result's shape (TS006–TS009) does, in words
+    /// (`None` for the moves of keys).
+    pub repair: Option<String>,
 }
 
 /// What a fix does to the text block.
@@ -82,6 +85,9 @@ pub enum Subject {
     Dict(contract::ToolResultDict),
     /// One statement's later writes into a result name (TS004 findings).
     Writes(Vec<Finding>),
+    /// A part of a tool result of the wrong shape (TS006–TS009): its
+    /// status, its content, a block, a block's text.
+    Shape(Box<Finding>),
 }
 
 /// The remedy for one violating dict, or one statement of later writes.
@@ -109,6 +115,7 @@ impl Plan {
         let found = match &self.subject {
             Subject::Dict(dict) => crate::rules::findings_for(dict, src, index),
             Subject::Writes(findings) => findings.clone(),
+            Subject::Shape(finding) => vec![(**finding).clone()],
         };
         found.into_iter().map(|f| Finding { fixable, ..f }).collect()
     }
@@ -208,25 +215,22 @@ pub fn plan_source_in(
 ) -> Vec<Plan> {
     let mut plans = Vec::new();
     let index = crate::syntax::LineIndex::new(src);
-    for piece in pieces {
+    contract::for_each_tool_result(src, pieces, &options.rules, |node, piece, dict| {
         let piece_src = &src[piece.offset..];
-        let root = piece.tree.root_node();
-        piece.for_each_node(|node| {
-            if node.kind() != "dictionary" {
-                return;
-            }
-            if contract::in_broken_statement(root, node) {
-                return;
-            }
-            let Some(dict) = contract::tool_result_dict(node, piece_src, piece.offset, &options.rules) else {
-                return;
-            };
-            if dict.is_violating() {
-                let remedy = plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, options);
-                plans.push(Plan { range: dict.range.clone(), subject: Subject::Dict(dict), remedy });
-            }
-        });
-    }
+        let shapes =
+            crate::rules::shape_findings(node, &dict, (piece_src, piece.offset), src, &index, &options.rules, context);
+        if !shapes.is_empty() {
+            // A dict someone else parses is repaired by no one but a person.
+            let keys = dict.entries.iter().filter_map(|e| e.key_name());
+            let strong = plan::evidently_not_a_result(src, dict.range.start, keys);
+            plans.extend(shapes.into_iter().map(|shape| shape_plan(shape, strong.as_deref())));
+        }
+        if dict.is_violating() {
+            let root = piece.tree.root_node();
+            let remedy = plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, options);
+            plans.push(Plan { range: dict.range.clone(), subject: Subject::Dict(dict), remedy });
+        }
+    });
     let writes = crate::rules::later_writes(src, pieces, &options.rules, context);
     if !writes.is_empty() {
         plans.extend(writes::plan_writes(src, context, writes, options));
@@ -246,6 +250,24 @@ pub fn plan_source_in(
         }
     }
     plans
+}
+
+/// The plan of a shape finding: its rule's proposal as a fix, or manual
+/// when the dict is `evidently` not a tool result.
+fn shape_plan(shape: crate::rules::ShapeFinding, evidently: Option<&str>) -> Plan {
+    let remedy = match shape.proposal {
+        _ if let Some(why) = evidently => Remedy::Manual(why.to_owned()),
+        crate::diagnostics::Proposal::Edits { edits, applicability, unsafe_reasons, title } => Remedy::Fix(Fix {
+            edits,
+            applicability,
+            unsafe_reasons,
+            moves: Vec::new(),
+            text: TextAugment::NotAdded("a repair of the result's shape".into()),
+            repair: Some(title),
+        }),
+        crate::diagnostics::Proposal::Manual(why) => Remedy::Manual(why),
+    };
+    Plan { range: shape.range, subject: Subject::Shape(Box::new(shape.finding)), remedy }
 }
 
 /// Applies non-overlapping `edits` to `src`.

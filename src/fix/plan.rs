@@ -45,18 +45,22 @@ const SDK_READS: [(&str, &str); 1] = [("cancelled", "a cancelled tool is not ret
 /// may touch it: it is serialized for someone else (`json.dumps({...})`,
 /// `json.dump({...}, f)`), or it is a chat message (`role`,
 /// `tool_call_id`). It is still reported; the reason says how to silence it.
-fn not_a_tool_result(ctx: &Ctx<'_>, dict: Node<'_>, entries: &[DictEntry<'_>]) -> Option<String> {
+/// `start` is where the dict's `{` stands in `src`; `keys` its constant keys.
+pub(crate) fn evidently_not_a_result<'k>(
+    src: &str,
+    start: usize,
+    mut keys: impl Iterator<Item = &'k str>,
+) -> Option<String> {
     let silence = "if it is not one, silence it with `# toolshape: ignore` or exclude the file";
-    if let Some(key) = entries.iter().find_map(|e| e.key.as_deref().filter(|k| matches!(*k, "role" | "tool_call_id"))) {
+    if let Some(key) = keys.find(|k| matches!(*k, "role" | "tool_call_id")) {
         return Some(format!(
             "it may not be a Strands tool result: it carries the chat-message key \"{key}\"; {silence}"
         ));
     }
     // The dict is the first argument of `json.dumps(` or `json.dump(`
     // (white space and extra parentheses aside).
-    let start = ctx.range(dict).start;
-    let from = ctx.src[..start].char_indices().rev().nth(63).map_or(0, |(i, _)| i);
-    let mut callee = &ctx.src[from..start];
+    let from = src[..start].char_indices().rev().nth(63).map_or(0, |(i, _)| i);
+    let mut callee = &src[from..start];
     let mut called = false;
     while let Some(rest) = callee.trim_end().strip_suffix('(') {
         callee = rest.trim_end();
@@ -287,7 +291,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 "it has more than one \"content\" key; which one the runtime keeps is for a person to decide".into()
             );
         };
-        if let Some(why) = not_a_tool_result(ctx, node, &entries) {
+        let keys = entries.iter().filter_map(|e| e.key.as_deref());
+        if let Some(why) = evidently_not_a_result(ctx.src, ctx.range(node).start, keys) {
             return Err(why);
         }
         let target = Self::target(ctx, entries[content].value)?;
@@ -375,12 +380,8 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     fn check_status(&self, reasons: &mut Vec<String>) {
         let piece_src = self.ctx.piece_src();
         for entry in self.entries.iter().filter(|e| e.key.as_deref() == Some("status")) {
-            if let Some(status) = constant_str(entry.value, piece_src)
-                && !crate::contract::STATUSES.contains(&status.as_str())
-            {
-                reasons.push(format!(
-                    "its status {status:?} is not success, error or degraded, so it may not be a Strands tool result"
-                ));
+            if let Some(status) = crate::contract::status_outside(entry.value, piece_src, self.ctx.rules) {
+                reasons.push(crate::contract::outside_reason(&status, self.ctx.rules));
             }
         }
     }
@@ -411,7 +412,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             Ok(a) => TextAugment::Added { keys: a.mentioned, skipped: a.skipped, before: a.before, after: a.after },
             Err(why) => TextAugment::NotAdded(why),
         };
-        Remedy::Fix(Fix { edits, applicability, unsafe_reasons: reasons, moves, text })
+        Remedy::Fix(Fix { edits, applicability, unsafe_reasons: reasons, moves, text, repair: None })
     }
 
     /// Plans the mention of moved telemetry in the text block, or says why

@@ -201,7 +201,7 @@ impl WritePlanner<'_, '_> {
         let applicability = if reasons.is_empty() { Applicability::Safe } else { Applicability::Unsafe };
         let moves = group.iter().map(label).collect();
         let text = TextAugment::NotAdded("a later write's keys are not mentioned in the text".into());
-        Ok((replaced, Fix { edits, applicability, unsafe_reasons: reasons, moves, text }))
+        Ok((replaced, Fix { edits, applicability, unsafe_reasons: reasons, moves, text, repair: None }))
     }
 
     /// The name the display is bound to (`N = {...}`).
@@ -434,12 +434,10 @@ impl WritePlanner<'_, '_> {
                     ));
                 }
                 "status" => {
-                    if let Some(status) = value.and_then(|v| constant_str(v, self.src))
-                        && !crate::contract::STATUSES.contains(&status.as_str())
+                    if let Some(status) =
+                        value.and_then(|v| crate::contract::status_outside(v, self.src, &self.options.rules))
                     {
-                        reasons.push(format!(
-                            "its status {status:?} is not success, error or degraded, so it may not be a Strands tool result"
-                        ));
+                        reasons.push(crate::contract::outside_reason(&status, &self.options.rules));
                     }
                 }
                 "content" => {

@@ -7,12 +7,19 @@
 //! findings is here ([`findings_for`]), and so is the detection of rules
 //! that are not about one dict (TS100, unused suppressions).
 
+mod block;
 mod builder_call;
+mod content;
 mod extra_key;
 mod later_write;
+mod not_a_result;
+mod shape;
 mod spread;
+mod status;
+mod text_value;
 mod unused_ignore;
 
+pub use shape::{ShapeFinding, shape_findings};
 pub use unused_ignore::unused_suppressions;
 
 use crate::contract::{EntryKind, Rules, ToolResultDict};
@@ -31,8 +38,18 @@ pub struct Rule {
 }
 
 /// Every rule, in code order.
-pub const REGISTRY: [&Rule; 5] =
-    [&extra_key::RULE, &spread::RULE, &builder_call::RULE, &later_write::RULE, &unused_ignore::RULE];
+pub const REGISTRY: [&Rule; 10] = [
+    &extra_key::RULE,
+    &spread::RULE,
+    &builder_call::RULE,
+    &later_write::RULE,
+    &not_a_result::RULE,
+    &status::RULE,
+    &content::RULE,
+    &block::RULE,
+    &text_value::RULE,
+    &unused_ignore::RULE,
+];
 
 /// The rule of `code`.
 pub fn rule(code: Code) -> &'static Rule {

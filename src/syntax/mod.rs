@@ -3,6 +3,7 @@
 //! string-literal semantics, and positions (lines and character columns, with
 //! Python's idea of a line break).
 
+pub mod legacy;
 pub mod lexer;
 pub mod literal;
 pub mod tree;

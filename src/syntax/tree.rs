@@ -71,7 +71,8 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
     None
 }
 
-fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
+/// Whether a string node (or concatenation) is a bytes literal.
+pub fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
     let text = node_text(node, piece_src);
     let prefix = &text[..text.find(['\'', '"']).unwrap_or(0)];
     prefix.contains(['b', 'B'])

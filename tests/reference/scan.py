@@ -8,7 +8,10 @@ correct, then being fast.
 Usage:
     python3 tests/reference/scan.py [--walk-all] [--list-skipped FILE]
                                     [--stats] [--allowed-key KEY]...
-                                    [--ignore CODE]... [--reads] PATH...
+                                    [--ignore CODE]... [--reads]
+                                    [--status S]... [--block-type T]...
+                                    [--tool-decorator D]... [--literal-only]
+                                    PATH...
 
 PATH may be a file (scanned whatever its name) or a directory (walked
 recursively for *.py and *.pyi; hidden directories and __pycache__ are not
@@ -23,6 +26,29 @@ constant strings (ast.Constant whose value is a str) equal to "status" and
 A project's configuration is mirrored by --allowed-key (another key that is
 not a TS001 finding, like `allowed-keys`) and --ignore (a code not reported,
 like `ignore`).
+The rest of the contract (docs/rules.md "The rest of the contract:
+TS005–TS009"; see the section of that name below for the readings chosen):
+  * TS005: a half-shaped display (no spread, exactly one of "status" and
+    "content") that a tool function of the project returns, directly,
+    through a name or through calls of project functions resolved as
+    builder calls are; key the missing key;
+  * TS006: a "status" entry of a shaped display whose value is a constant
+    string outside the statuses (success, error, degraded; --status S,
+    repeatable, replaces them like the project's `statuses`);
+  * TS007: a "content" entry whose value is a string, number, bool, None,
+    dict, set or tuple display or `[]` (the last only when no entry of the
+    display breaks TS001/TS002, suppressed or not);
+  * TS008: a block of the content list (a dict display element of the last
+    "content" value, a list display) whose constant keys are not exactly one
+    block type (text, json, image, document, video; --block-type T replaces
+    them); span the block, no key;
+  * TS009: a "text" entry of a block whose value is a number, bool, list,
+    dict or set display, or a call of len/int/float/sum/round/dict/list that
+    the file binds nowhere.
+  Their `dict` is the returned display (TS005) or the shaped display; the
+  tool decorators (`tool`, `strands.tool`, `strands.tools.tool`) are
+  replaced by --tool-decorator D (a dotted name, repeatable).  --ignore
+  works for them too; --literal-only gives TS001/TS002 only.
 Non-string keys (names, numbers, None, bytes, f-strings, tuples...) neither
 make a dict shaped nor count as extras.  Note that ``{None: 1}`` has the key
 ast.Constant(None), which is *not* a spread.
@@ -67,7 +93,9 @@ chosen where the rules leave a choice are listed at the "--reads" section
 below.
 
 Files that ast.parse rejects are reported on stderr as ``skip: PATH: reason``
-and contribute nothing.  The exit status is 0, or 2 on bad usage / a PATH
+and contribute nothing (a legacy Python 2 file among them: docs/rules.md
+"Legacy Python 2 files"; nor does such a file hold a tool, a helper or a
+builder for the other files).  The exit status is 0, or 2 on bad usage / a PATH
 that does not exist.
 """
 
@@ -2034,13 +2062,458 @@ def attach_reads(findings):
     return len(total)
 
 
+# --------------------------------------------------------------------------
+# TS005-TS009: the rest of the contract (docs/rules.md "The rest of the
+# contract: TS005–TS009")
+#
+# TS006-TS009 judge each shaped display of a file by itself; TS005 follows
+# the returns of every tool function of the project (through names and
+# calls resolved as builder calls are, `Project.resolve_call`) and is
+# computed once per project after every file given has been read (so that a
+# tool in a file read later still reaches a display of a file read earlier).
+# Findings carry the fields of the others: `dict` is the returned display
+# (TS005) or the shaped display (TS006-TS009), `expression`, `origin` and
+# `builder` are null.  A file Python 3 cannot parse (a legacy Python 2 file
+# among them) gives nothing and holds no tool, helper or display.
+#
+# Readings chosen where docs/rules.md leaves a choice (the most literal one):
+#  * "constant string" is an ast.Constant whose value is a str (ast has
+#    already decoded escapes, joined implicit concatenation and dropped
+#    parentheses; an f-string is a JoinedStr, bytes a bytes constant);
+#  * the configured statuses / block types / tool decorators (--status,
+#    --block-type, --tool-decorator) replace the defaults, they do not add
+#    to them ("or the project's `statuses`");
+#  * TS005, a tool decorator "written as a dotted name": a Name or a chain of
+#    Attributes ending in a Name, compared by its dotted text with each
+#    configured decorator (whitespace and comments inside do not matter);
+#    "or a call of one": an ast.Call whose func is such a dotted name, with
+#    any arguments.  A decorator that is a subscript, a call of a call, etc.
+#    is none.  Methods and nested defs are tool functions when decorated;
+#  * TS005 case 2: "plain assignment `N = D` (one target...)" is an
+#    ast.Assign with exactly one target, the name N (annotated `N: T = D`,
+#    chained `a = N = D`, augmented `N |= D`, a `for`, `with`, walrus,
+#    `del N`, a parameter, an import... disqualify N).  Every binding
+#    owned by F counts, also one written in a nested scope under
+#    `nonlocal N`.  Two or more display bindings: each display is returned;
+#  * TS005 case 2, "every other use of N in F (nested scopes included)":
+#    every ast.Name N in F's body, or in scopes nested in it, that resolves
+#    to F's own N (Python's lookup, `nonlocal` / `global` followed; a nested
+#    scope that binds its own N does not use F's); the binding targets
+#    themselves aside.  An allowed use is a Load that is exactly (no
+#    intermediate node but parentheses) the value of a `return` (in F or in a
+#    nested def), the `value` of a Load subscript `N[...]` (whatever is done
+#    with the subscript's result, e.g. `N["content"].append(b)`), or the
+#    `value` of the attribute `get` that is the func of a call `N.get(...)`;
+#  * TS005 case 3: the callee resolved by `Project.resolve_call` (the
+#    builder resolver, reused as is: module-level functions and methods of
+#    module-level classes, any of them); each function is followed once per
+#    tool (a cycle ends).  `E` must itself be the call (parentheses aside):
+#    `return await h()`, `return h() if c else None`, `return h().x` are
+#    not followed;
+#  * TS005 and the project: every tool function of the project's index (the
+#    files under its root, and the files given) counts, also in a file that
+#    is not given; the displays it reaches are reported in the files given
+#    only.  A file that does not parse (a legacy Python 2 one) holds no tool
+#    and no function a call can resolve to (its module resolves to nothing),
+#    so nothing is reached through it either;
+#  * TS005 "tool names the first tool function": scan.py prints no
+#    messages, so the tool is computed (ts005_reached) but not printed;
+#  * TS005 "half-shaped": no entry with a None key (`**spread`), and exactly
+#    one of the constant string keys "status" / "content" (duplicates of the
+#    same key count once); one finding per display node, however many
+#    tools, returns or names reach it; key the missing one;
+#  * TS006 judges every "status" entry of a shaped display (duplicates each),
+#    TS007 every "content" entry (duplicates each, not only the last one),
+#    while TS008 / TS009 look at the content list, the value of the last
+#    "content" entry only;
+#  * TS007 / TS009 "a number": an int, float or complex constant (not a
+#    bool), or a unary `-` / `+` whose operand is one (not `-(-1)`, not
+#    `-True`, not `~1`); `...`, a comprehension, a name or a call are none of
+#    the listed kinds.  TS007's string literal is a str or bytes constant or
+#    an f-string (JoinedStr); "a tuple display" is any ast.Tuple (`()`,
+#    `(a,)`, `(*x,)`); "a dict display"/"a set display": ast.Dict / ast.Set
+#    (not comprehensions);
+#  * TS008: a block with a `**spread` or any key that is not a constant
+#    string (a number, None, a name, an f-string, bytes) is not judged; an
+#    empty `{}` has no block type; the span is the block from its `{` to after
+#    its `}`, the parentheses around it left out;
+#  * TS009: every "text" entry of every block (duplicates each); "a list"
+#    is any ast.List (`[]` included); None, a tuple, bytes and a string are
+#    none of the listed kinds; "a call of a bare name": an ast.Call whose
+#    func is an ast.Name among len, int, float, sum, round, dict, list, any
+#    arguments (parentheses around the callee are seen through: `(len)(x)`
+#    is a call of len); "the module binds nowhere": no scope of the file binds the
+#    name in any way scan.py's ScopeBuilder records (assignment targets of
+#    every form, augmented assignment, `for` / `with` / `except` targets,
+#    walrus, `del`, `match` captures, imports, `def`, `class`, parameters
+#    of functions and lambdas, comprehension targets); a star import binds
+#    no name that can be known, so it does not count, and neither do
+#    `global` / `nonlocal` by themselves;
+#  * suppressions: as for TS001, a comment on the line where the finding's
+#    span starts (at or after its start) or on the line of its `dict`'s `{`
+#    (at or after the `{`); --ignore'd codes are neither reported nor
+#    counted as suppressed.
+
+DEFAULT_STATUSES = ("success", "error", "degraded")
+DEFAULT_BLOCK_TYPES = ("text", "json", "image", "document", "video")
+DEFAULT_TOOL_DECORATORS = ("tool", "strands.tool", "strands.tools.tool")
+# the lists in force (main() resets them, then --status / --block-type /
+# --tool-decorator replace them)
+STATUSES = set(DEFAULT_STATUSES)
+BLOCK_TYPES = set(DEFAULT_BLOCK_TYPES)
+TOOL_DECORATORS = set(DEFAULT_TOOL_DECORATORS)
+TEXT_BUILTIN_CALLS = ("len", "int", "float", "sum", "round", "dict", "list")
+CONTRACT_CODES = ("TS005", "TS006", "TS007", "TS008", "TS009")
+_NUMBER_TYPES = (int, float, complex)
+# (path as given, Module, stats) of each file given, for the TS005 pass at the end
+_CONTRACT_PENDING = []
+
+
+def dotted_name(node):
+    """``a.b.c`` of a Name / Attribute chain, else None."""
+    parts = []
+    while node.__class__ is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if node.__class__ is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def is_contract_tool_decorator(d):
+    """Is decorator ``d`` one of TOOL_DECORATORS, or a call of one?"""
+    if d.__class__ is ast.Call:
+        d = d.func
+    return dotted_name(d) in TOOL_DECORATORS
+
+
+def is_tool_function(node):
+    return node.__class__ in _FUNCTION_NODES and any(
+        is_contract_tool_decorator(d) for d in node.decorator_list)
+
+
+def str_keys(d):
+    """The set of constant string keys of dict display ``d``."""
+    return {k.value for k in d.keys if k is not None and k.__class__ is _Constant
+            and k.value.__class__ is str}
+
+
+def half_shaped_missing(d):
+    """The missing key ("content" / "status") of a half-shaped display ``d``, else None."""
+    if any(k is None for k in d.keys):
+        return None
+    ks = str_keys(d)
+    has_s, has_c = "status" in ks, "content" in ks
+    if has_s == has_c:
+        return None
+    return "content" if has_s else "status"
+
+
+def name_index(mod):
+    """({name: [(Name node, parent, scope)]}, {id(node): parent}) of ``mod``."""
+    cached = getattr(mod, "_name_index", None)
+    if cached is None:
+        names = {}
+        parents = {}
+        for node, par, sc in module_nodes(mod):
+            parents[id(node)] = par
+            if node.__class__ is ast.Name:
+                names.setdefault(node.id, []).append((node, par, sc))
+        cached = mod._name_index = (names, parents)
+    return cached
+
+
+def allowed_result_use(node, par, parents):
+    """Is the Name ``node`` (parent ``par``) a load that is the value of a
+    return, the object of a load subscript, or the object of ``.get(...)``?"""
+    if node.ctx.__class__ is not ast.Load or par is None:
+        return False
+    cls = par.__class__
+    if cls is ast.Return:
+        return par.value is node
+    if cls is ast.Subscript:
+        return par.value is node and par.ctx.__class__ is ast.Load
+    if cls is ast.Attribute:
+        if par.value is not node or par.attr != "get":
+            return False
+        g = parents.get(id(par))
+        return g is not None and g.__class__ is ast.Call and g.func is par
+    return False
+
+
+def name_displays(mod, fs, name):
+    """The displays returned through ``return name`` in function scope ``fs``
+    (case 2), or [] when ``name`` does not qualify."""
+    bs = fs.owned.get(name)
+    if not bs:
+        return []  # not owned by F (a global, a free name, a builtin)
+    for b in bs:
+        if not (b.kind == "assign" and b.stmt.__class__ is ast.Assign and len(b.stmt.targets) == 1
+                and b.value.__class__ is _Dict):
+            return []
+    targets = {id(b.node) for b in bs}
+    names, parents = name_index(mod)
+    for node, par, sc in names.get(name, ()):
+        if id(node) in targets:
+            continue
+        if lookup(sc, name, mod.module_scope) is not fs:
+            continue  # another variable of the same name
+        if not allowed_result_use(node, par, parents):
+            return []
+    return [b.value for b in bs]
+
+
+def function_returns(mod, fs):
+    """(displays, callees) of function scope ``fs``: the displays of cases 1-2
+    and the functions its `return CALL`s resolve to (case 3)."""
+    cache = getattr(mod, "_returns_cache", None)
+    if cache is None:
+        cache = mod._returns_cache = {}
+    hit = cache.get(id(fs))
+    if hit is not None:
+        return hit
+    proj = mod.project
+    displays, callees = [], []
+    for ret in fs.returns:
+        E = ret.value
+        if E is None:
+            continue
+        cls = E.__class__
+        if cls is _Dict:
+            displays.append(E)
+        elif cls is ast.Name:
+            displays.extend(name_displays(mod, fs, E.id))
+        elif cls is ast.Call:
+            t = proj.resolve_call(mod, E, fs)
+            if t is not None:
+                callees.append(t)
+    hit = cache[id(fs)] = (displays, callees)
+    return hit
+
+
+def tool_displays(mod, fs):
+    """[(Module, display)] of every display a tool function (scope ``fs``) returns."""
+    out = []
+    seen = {id(fs.node)}
+    work = [(mod, fs)]
+    while work:
+        m, s = work.pop()
+        displays, callees = function_returns(m, s)
+        out.extend((m, d) for d in displays)
+        for t in callees:
+            if id(t.node) not in seen:
+                seen.add(id(t.node))
+                work.append((t.module, t.scope))
+    return out
+
+
+def ts005_reached(proj):
+    """{id(Module): [(display, missing key, tool name)]}: the half-shaped
+    displays the project's tool functions reach (each once, with the first
+    tool by path, then line)."""
+    cached = getattr(proj, "_ts005", None)
+    if cached is not None:
+        return cached
+    reached = {}
+    seen = set()
+    for abspath in sorted(proj.names):
+        m = proj.modules.get(abspath)
+        if m is None and abspath not in proj.modules:
+            try:
+                with open(abspath, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            if b"return" not in data:
+                continue  # no function of it returns anything
+            m = proj.module(abspath, data)
+        if m is None:
+            continue
+        tools = [s for s in m.scopes if s.kind == "function" and is_tool_function(s.node)]
+        tools.sort(key=lambda s: (s.node.lineno, s.node.col_offset))
+        for s in tools:
+            for dm, d in tool_displays(m, s):
+                if id(d) in seen:
+                    continue
+                missing = half_shaped_missing(d)
+                if missing is None:
+                    continue
+                seen.add(id(d))
+                reached.setdefault(id(dm), []).append((d, missing, s.node.name))
+    proj._ts005 = reached
+    return reached
+
+
+def module_bound_names(mod):
+    """Every name some scope of ``mod`` binds."""
+    cached = getattr(mod, "_bound_names", None)
+    if cached is None:
+        cached = mod._bound_names = {n for s in mod.scopes for n, _ in s.raw}
+    return cached
+
+
+def number_literal(v):
+    if v.__class__ is _Constant:
+        return v.value.__class__ in _NUMBER_TYPES
+    return (v.__class__ is ast.UnaryOp and v.op.__class__ in (ast.USub, ast.UAdd)
+            and v.operand.__class__ is _Constant and v.operand.value.__class__ in _NUMBER_TYPES)
+
+
+def content_kind(v):
+    """TS007: what the content value ``v`` wrongly is, or None."""
+    cls = v.__class__
+    if cls is _Constant:
+        x = v.value
+        if x.__class__ in (str, bytes):
+            return "a string"
+        if x is True or x is False:
+            return "a bool"
+        if x is None:
+            return "None"
+    if cls is ast.JoinedStr:
+        return "a string"
+    if number_literal(v):
+        return "a number"
+    if cls is _Dict:
+        return "a dict"
+    if cls is ast.Set:
+        return "a set"
+    if cls is ast.Tuple:
+        return "a tuple"
+    if cls is ast.List and not v.elts:
+        return "an empty list"
+    return None
+
+
+def text_kind(mod, v):
+    """TS009: what the text value ``v`` evidently is instead of a string, or None."""
+    cls = v.__class__
+    if number_literal(v):
+        return "a number"
+    if cls is _Constant and (v.value is True or v.value is False):
+        return "a bool"
+    if cls is ast.List:
+        return "a list"
+    if cls is _Dict:
+        return "a dict"
+    if cls is ast.Set:
+        return "a set"
+    if (cls is ast.Call and v.func.__class__ is ast.Name and v.func.id in TEXT_BUILTIN_CALLS
+            and v.func.id not in module_bound_names(mod)):
+        return "the result of `%s()`" % v.func.id
+    return None
+
+
+def block_problem(b):
+    """TS008: the problem of content block ``b`` (a dict display), or None."""
+    for k in b.keys:
+        if k is None or k.__class__ is not _Constant or k.value.__class__ is not str:
+            return None  # a spread or a key that is not a constant string: not judged
+    ks = {k.value for k in b.keys}
+    types = ks & BLOCK_TYPES
+    if not types:
+        return "no block type"
+    if len(types) > 1:
+        return "more than one block type"
+    if len(ks) > 1:
+        return "other keys"
+    return None
+
+
+def content_blocks(d):
+    """The blocks of shaped display ``d``'s content list."""
+    last = None
+    for k, v in zip(d.keys, d.values):
+        if k is not None and k.__class__ is _Constant and k.value == "content" and k.value.__class__ is str:
+            last = v
+    if last is None or last.__class__ is not ast.List:
+        return []
+    return [e for e in last.elts if e.__class__ is _Dict]
+
+
+def contract_add(mod, path, out, stats, code, key, dict_node, span):
+    """Append one TS005-TS009 finding of ``mod`` (unless ignored or suppressed)."""
+    if code in IGNORED_CODES:
+        return
+    src = mod.src
+    (sline, scol), (eline, ecol) = span
+    dline, dcol = mod.start(dict_node)
+    if silenced(src.comments, sline, scol, code) or silenced(src.comments, dline, dcol, code):
+        stats["suppressed"] = stats.get("suppressed", 0) + 1
+        return
+    out.append({
+        "path": path, "dict_line": dline, "dict_column": dcol + 1, "code": code,
+        "key": key, "expression": None, "origin": None, "builder": None,
+        "line": sline, "column": scol + 1, "end_line": eline, "end_column": ecol + 1,
+    })
+
+
+def contract_node_span(mod, node):
+    src = mod.src
+    return (src.position(src.offset(node.lineno, node.col_offset)),
+            src.position(src.offset(node.end_lineno, node.end_col_offset)))
+
+
+def contract_entry_span(mod, d, i):
+    start, end = entry_span(mod.src, d, i, "TS001")
+    return mod.src.position(start), mod.src.position(end)
+
+
+def display_findings(mod, path, stats):
+    """TS006-TS009 findings of module ``mod`` (each shaped display by itself)."""
+    out = []
+    if all(c in IGNORED_CODES for c in ("TS006", "TS007", "TS008", "TS009")):
+        return out
+    for node in ast.walk(mod.tree):
+        if node.__class__ is not _Dict or not is_shaped(node):
+            continue
+        for i, (k, v) in enumerate(zip(node.keys, node.values)):
+            if k is None or k.__class__ is not _Constant or k.value.__class__ is not str:
+                continue
+            if k.value == "status":
+                if v.__class__ is _Constant and v.value.__class__ is str and v.value not in STATUSES:
+                    contract_add(mod, path, out, stats, "TS006", "status", node,
+                                 contract_entry_span(mod, node, i))
+            elif k.value == "content":
+                kind = content_kind(v)
+                # docs/rules.md: `[]` is not reported when an entry of the
+                # display breaks TS001/TS002 (suppressed or not): the fix
+                # of those keys fills the list.
+                if kind == "an empty list" and dict_findings(node):
+                    kind = None
+                if kind is not None:
+                    contract_add(mod, path, out, stats, "TS007", "content", node,
+                                 contract_entry_span(mod, node, i))
+        for b in content_blocks(node):
+            if block_problem(b) is not None:
+                contract_add(mod, path, out, stats, "TS008", None, node, contract_node_span(mod, b))
+            for j, (k, v) in enumerate(zip(b.keys, b.values)):
+                if (k is not None and k.__class__ is _Constant and k.value == "text"
+                        and k.value.__class__ is str and text_kind(mod, v) is not None):
+                    contract_add(mod, path, out, stats, "TS009", "text", node, contract_entry_span(mod, b, j))
+    return out
+
+
+def ts005_findings():
+    """The TS005 findings of every file given (the pass after all are read)."""
+    out = []
+    for path, mod, stats in _CONTRACT_PENDING:
+        if "TS005" in IGNORED_CODES:
+            break
+        for d, missing, _tool in ts005_reached(mod.project).get(id(mod), ()):
+            contract_add(mod, path, out, stats, "TS005", missing, d, contract_node_span(mod, d))
+    return out
+
+
 # `--literal-only` (benchmarks): TS001/TS002 of each file alone, no project
 # kept in memory, as a pytest check over a tree would do it.
 LITERAL_ONLY = False
 
 
 def scan_program(path, given, data, stats):
-    """Every finding (TS001-TS004) of file ``path``, found under PATH ``given``."""
+    """Every finding (TS001-TS004, TS006-TS009) of file ``path``, found under
+    PATH ``given`` (TS005 comes from ``ts005_findings`` at the end)."""
     if LITERAL_ONLY:
         return literal_findings(path, ast.parse(data, filename=path), data, stats, Source(data))
     proj = project_for(path, given)
@@ -2057,7 +2530,20 @@ def scan_program(path, given, data, stats):
     if READS:
         # a file given twice: both copies of its findings get their reads
         mod.findings = (getattr(mod, "findings", None) or []) + found + out
-    return found + out
+    # TS006-TS009 now; TS005 once every file given has been read (main)
+    contract = display_findings(mod, path, stats)
+    _CONTRACT_PENDING.append((path, mod, stats))
+    return found + out + contract
+
+
+def configure_list(option, value, configured):
+    """``--status`` / ``--block-type`` / ``--tool-decorator`` ``value``: the
+    configured list replaces the default one (its first value clears it)."""
+    target = {"--status": STATUSES, "--block-type": BLOCK_TYPES, "--tool-decorator": TOOL_DECORATORS}[option]
+    if option not in configured:
+        configured.add(option)
+        target.clear()
+    target.add(value)
 
 
 def sort_key(f):
@@ -2070,6 +2556,12 @@ def main(argv):
     list_skipped = None
     want_stats = False
     paths = []
+    configured = set()  # the list options given (their first use clears the default)
+    for target, default in ((STATUSES, DEFAULT_STATUSES), (BLOCK_TYPES, DEFAULT_BLOCK_TYPES),
+                            (TOOL_DECORATORS, DEFAULT_TOOL_DECORATORS)):
+        target.clear()
+        target.update(default)
+    del _CONTRACT_PENDING[:]  # per run (scan.main may be called in-process)
     it = iter(argv)
     for arg in it:
         if arg == "--walk-all":
@@ -2088,6 +2580,12 @@ def main(argv):
                 sys.stderr.write("error: %s needs a value\n" % arg)
                 return 2
             (ALLOWED_KEYS if arg == "--allowed-key" else IGNORED_CODES).add(value)
+        elif arg in ("--status", "--block-type", "--tool-decorator"):
+            value = next(it, None)
+            if value is None:
+                sys.stderr.write("error: %s needs a value\n" % arg)
+                return 2
+            configure_list(arg, value, configured)
         elif arg == "--list-skipped":
             list_skipped = next(it, None)
             if list_skipped is None:
@@ -2143,6 +2641,7 @@ def main(argv):
             stats["files"] += 1
             findings.extend(found)
 
+    findings.extend(ts005_findings())
     findings.sort(key=sort_key)
     if READS:
         if LITERAL_ONLY:
@@ -2162,7 +2661,7 @@ def main(argv):
                 fh.write(path + "\n")
     if want_stats:
         stats["findings"] = len(findings)
-        for code in ("TS001", "TS002", "TS003", "TS004"):
+        for code in ("TS001", "TS002", "TS003", "TS004") + CONTRACT_CODES:
             stats[code] = sum(1 for f in findings if f["code"] == code)
         sys.stderr.write("stats: %s\n" % json.dumps(stats, sort_keys=True))
     return status

@@ -253,7 +253,7 @@ impl Project {
             .iter()
             .map(|(_, f)| f.iter().map(|f| FindingReads { origin: f.dict.clone(), reads: Vec::new() }).collect())
             .collect();
-        if given.iter().all(|(_, f)| f.iter().all(|f| f.key.is_none())) {
+        if given.iter().all(|(_, f)| f.iter().all(|f| f.moved_key().is_none())) {
             return out;
         }
         // Origins of the findings, and which findings each one holds.
@@ -287,7 +287,10 @@ impl Project {
         }
         for (g, of_file) in origins.iter().enumerate() {
             for (i, o) in of_file.iter().enumerate() {
-                at_origin.entry(*o).or_default().push((g, i));
+                // Only fixes that move keys have readers to break.
+                if given[g].1[i].code.moves_keys() {
+                    at_origin.entry(*o).or_default().push((g, i));
+                }
             }
         }
         let mut writes: HashMap<OriginId, Vec<Keyed>> = HashMap::new();
@@ -301,7 +304,7 @@ impl Project {
                         at.push(o.1..o.2);
                     }
                 }
-                if let Some(key) = &f.key {
+                if let Some(key) = f.moved_key() {
                     keyed_at.entry(o).or_default().push(key.clone());
                     if f.code == Code::LaterWrite {
                         writes.entry(origin(o.0, &f.dict)).or_default().push((key.clone(), *o));
@@ -496,7 +499,7 @@ impl Project {
         let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         for (g, (_, findings)) in given.iter().enumerate() {
             for (i, f) in findings.iter().enumerate() {
-                if let Some(key) = &f.key {
+                if let Some(key) = f.moved_key() {
                     with_key.entry(key.as_str()).or_default().push((g, i));
                 }
             }
@@ -1124,7 +1127,8 @@ struct PossibleFilter {
 
 impl PossibleFilter {
     fn new(given: &[(usize, &[Finding])]) -> Self {
-        let keys: BTreeSet<String> = given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.key.clone())).collect();
+        let keys: BTreeSet<String> =
+            given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.moved_key().cloned())).collect();
         let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
         PossibleFilter {
             markers: aho_corasick::AhoCorasick::new(POSSIBLE).expect("literal patterns"),
