@@ -188,13 +188,19 @@ pub fn check_files(
     // key to move (or builder call to find), outcomes stream.
     let moves_keys = early.iter().flatten().flatten().any(|f| f.moved_key().is_some());
     let reads = moves_keys || projects.any_builders();
-    let items: Vec<_> = files.into_iter().zip(early).collect();
+    // Tools that return what is not a tool result (TS005), project-wide.
+    let not_results = projects.not_a_result_findings(|j| files[j].settings.rules());
+    let items: Vec<_> = files.into_iter().zip(early).zip(not_results).collect();
     let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
     par_map_ordered(
         items,
-        |(file, result)| {
+        |((file, result), not_results)| {
             let mut notes = Vec::new();
             let result = result.map(|mut findings| {
+                if !not_results.is_empty() {
+                    findings.extend(not_results);
+                    findings.sort_by_key(|f| (f.entry.start, f.code));
+                }
                 if projects.any_builders() {
                     let rules = file.settings.rules();
                     let _ = source::with_text(&file.path, |text| {

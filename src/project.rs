@@ -608,6 +608,75 @@ impl Projects {
         out
     }
 
+    /// The TS005 findings of every checked file (by position), under each
+    /// file's rules (`rules_of`): the half-shaped displays the tools of its
+    /// project return, wherever the tools stand. Suppressions applied.
+    pub fn not_a_result_findings(&mut self, rules_of: impl Fn(usize) -> Rules) -> Vec<Vec<Finding>> {
+        let mut out: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
+        // Each project's checked modules, and the rules of its first file.
+        let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); self.projects.len()];
+        let mut decorators: Vec<Option<Vec<String>>> = vec![None; self.projects.len()];
+        for (j, &(r, slot)) in self.checked.iter().enumerate() {
+            let rules = rules_of(j);
+            if let Some(slot) = slot.filter(|_| rules.enabled(Code::NotAResult)) {
+                checked_at[r].insert(slot, j);
+                decorators[r].get_or_insert_with(|| rules.tool_decorators().iter().map(|d| d.to_string()).collect());
+            }
+        }
+        let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+        let found: Vec<Vec<crate::semantic::project::HalfShaped>> = self
+            .projects
+            .par_iter_mut()
+            .zip(&decorators)
+            .map(|(project, decorators)| match decorators {
+                Some(d) => project.half_shaped(&d.iter().map(String::as_str).collect::<Vec<_>>(), read),
+                None => Vec::new(),
+            })
+            .collect();
+        for (r, halves) in found.into_iter().enumerate() {
+            let mut by_file: HashMap<usize, Vec<crate::semantic::project::HalfShaped>> = HashMap::new();
+            for half in halves {
+                if let Some(&j) = checked_at[r].get(&half.module) {
+                    by_file.entry(j).or_default().push(half);
+                }
+            }
+            for (j, halves) in by_file {
+                let Some(first) = halves.first() else { continue };
+                let path = self.projects[r].module_path(first.module).to_path_buf();
+                let Ok(text) = source::with_text(&path, |t| t.to_owned()) else { continue };
+                let index = LineIndex::new(&text);
+                for half in halves {
+                    if half.range.end > text.len() || line_suppression(&text, half.range.start).covers(Code::NotAResult)
+                    {
+                        continue;
+                    }
+                    let span = Span::new(&index, &text, &half.range);
+                    out[j].push(Finding {
+                        code: Code::NotAResult,
+                        key: Some(half.missing.to_owned()),
+                        spread: None,
+                        detail: Some(crate::rules::not_a_result_message(
+                            &half.tool,
+                            half.missing,
+                            half.status.as_deref(),
+                        )),
+                        entry: half.range.clone(),
+                        span,
+                        dict: half.range.clone(),
+                        dict_span: span,
+                        fixable: None,
+                        origin: Origin::Literal,
+                        expression: None,
+                        builder: None,
+                        reads: Vec::new(),
+                    });
+                }
+                out[j].sort_by_key(|f| f.entry.start);
+            }
+        }
+        out
+    }
+
     /// The TS003 findings of `text`, the current text of the checked file
     /// `path`, under `rules`: suppressions and allowed keys applied.
     pub fn builder_call_findings(&self, path: &Path, text: &str, rules: &Rules) -> Vec<Finding> {

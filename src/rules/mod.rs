@@ -19,6 +19,7 @@ mod status;
 mod text_value;
 mod unused_ignore;
 
+pub use not_a_result::message_for as not_a_result_message;
 pub use shape::{ShapeFinding, shape_findings};
 pub use unused_ignore::unused_suppressions;
 

@@ -20,3 +20,20 @@ pub const RULE: Rule = Rule {
 fn message(f: &Finding) -> String {
     f.detail.clone().unwrap_or_default()
 }
+
+/// The message of a half-shaped display returned by the tool `tool`:
+/// `missing` is the key it lacks, `status` its constant status, if any.
+pub fn message_for(tool: &str, missing: &str, status: Option<&str>) -> String {
+    match (missing, status) {
+        ("status", _) => format!(
+            "tool `{tool}` returns a dict without \"status\": the SDK sends it to the agent as one success text block, not as its content blocks"
+        ),
+        (_, Some(status)) => format!(
+            "tool `{tool}` returns a dict without \"content\": the SDK sends it to the agent as a *success* text block, and status {} is lost",
+            super::quote_key(status)
+        ),
+        _ => format!(
+            "tool `{tool}` returns a dict without \"content\": the SDK sends it to the agent as a *success* text block, and its status is lost"
+        ),
+    }
+}

@@ -66,7 +66,7 @@ fn builtin_call<'s>(ctx: &ShapeCtx<'_, 's>, node: Node<'_>) -> Option<&'s str> {
     if node.kind() != "call" {
         return None;
     }
-    let callee = node.child_by_field_name("function").filter(|f| f.kind() == "identifier")?;
+    let callee = node.child_by_field_name("function").map(unparenthesize).filter(|f| f.kind() == "identifier")?;
     let name = ctx.text(callee);
     let rebound = || ctx.file.model().bindings.iter().any(|b| b.name == name);
     (NOT_STRINGS.contains(&name) && !rebound()).then_some(name)

@@ -269,6 +269,12 @@ pub fn returned_by_strands_tool(dict: Node<'_>, src: &str) -> bool {
 
 /// Whether the function definition `def` carries a Strands tool decorator.
 pub fn is_strands_tool(def: Node<'_>, src: &str) -> bool {
+    decorated_as(def, src, &TOOL_DECORATORS)
+}
+
+/// Whether the function `def` has a decorator that is one of `decorators`
+/// (dotted names, as written), or a call of one.
+pub fn decorated_as(def: Node<'_>, src: &str, decorators: &[&str]) -> bool {
     let Some(decorated) = def.parent().filter(|p| p.kind() == "decorated_definition") else { return false };
     let mut cursor = decorated.walk();
     decorated.children(&mut cursor).filter(|c| c.kind() == "decorator").any(|d| {
@@ -280,7 +286,7 @@ pub fn is_strands_tool(def: Node<'_>, src: &str) -> bool {
             }
         }
         let name: String = src[expr.byte_range()].split_whitespace().collect();
-        matches!(expr.kind(), "identifier" | "attribute") && TOOL_DECORATORS.contains(&name.as_str())
+        matches!(expr.kind(), "identifier" | "attribute") && decorators.contains(&name.as_str())
     })
 }
 

@@ -21,10 +21,13 @@ use tree_sitter::Node;
 use super::results;
 
 mod reads;
+mod tool_returns;
+
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{not_json_serializable, unparenthesize};
 pub use reads::{FindingReads, ReadSite};
+pub use tool_returns::HalfShaped;
 
 /// How a module-level name is bound, when it is bound exactly once.
 #[derive(Debug, Clone, PartialEq, Eq)]

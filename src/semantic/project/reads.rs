@@ -1311,7 +1311,7 @@ fn direct_tool_name(call: Node<'_>, src: &str) -> Option<String> {
 
 /// Module-level functions and methods of module-level classes: each with
 /// its class.
-fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)> {
+pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)> {
     let mut out = Vec::new();
     let defs_in =
         |block: Node<'t>| -> Vec<Node<'t>> {
@@ -1345,7 +1345,7 @@ fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)>
 }
 
 /// Each `return` statement in `def`'s own scope, with its value.
-fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<'_>>)> {
+pub(super) fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<'_>>)> {
     let mut out = Vec::new();
     own_scope_nodes(def, |node| {
         if node.kind() == "return_statement" {
