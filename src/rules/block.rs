@@ -51,9 +51,7 @@ pub(super) fn check(ctx: &ShapeCtx<'_, '_>, block: Node<'_>) -> Option<Verdict> 
     let finding = ctx.finding(Code::Block, block, None, detail);
     let range = finding.entry.clone();
     let proposal = match (carried.as_slice(), others.as_slice()) {
-        ([one], ["type"]) => redundant_type(ctx, block, &pairs, one).unwrap_or_else(|| {
-            Proposal::Manual(format!("its \"type\" does not name its {} block: which to keep is for a person", one))
-        }),
+        ([one], ["type"]) => redundant_type(ctx, block, &pairs, one).unwrap_or_else(|why| Proposal::Manual(why)),
         _ => Proposal::Manual(format!(
             "a block carries exactly one of {}: which to keep is for a person",
             or_list(&types)
@@ -69,36 +67,27 @@ fn redundant_type(
     block: Node<'_>,
     pairs: &[(String, Node<'_>, Node<'_>)],
     own: &str,
-) -> Option<Proposal> {
+) -> Result<Proposal, String> {
     let typed: Vec<&(String, Node<'_>, Node<'_>)> = pairs.iter().filter(|(k, ..)| k == "type").collect();
-    let [(_, pair, value)] = typed.as_slice() else { return None };
+    let mismatch =
+        || format!("its \"type\" does not name its {} block: which to keep is for a person", super::quote_key(own));
+    let [(_, pair, value)] = typed.as_slice() else { return Err(mismatch()) };
     if constant_str(*value, ctx.piece_src).as_deref() != Some(own) {
-        return None;
+        return Err(mismatch());
     }
+    let layout =
+        || "the entries around its \"type\" are written so that removing it would change their layout".to_owned();
     let src = ctx.piece_src;
-    let bytes = src.as_bytes();
-    let (start, end) = (pair.start_byte(), pair.end_byte());
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    // After the pair: blanks, then its comma, if any.
-    let mut after = end;
-    while after < block.end_byte() && blank(bytes[after]) {
-        after += 1;
-    }
-    let removed = if bytes[after] == b',' {
-        let mut to = after + 1;
-        while to < block.end_byte() && blank(bytes[to]) {
-            to += 1;
-        }
-        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
-        let alone = src[line_start..start].bytes().all(blank) && bytes[to] == b'\n';
-        if alone { line_start..to + 1 } else { start..to }
-    } else {
-        // The last pair: the comma before it goes.
-        let comma = src[..start].rfind(',')?;
-        if comma < block.start_byte() || !src[comma + 1..start].bytes().all(|b| b.is_ascii_whitespace()) {
-            return None;
-        }
-        comma..end
+    // From the pair to the next entry (or from the entry before it, for
+    // the last one): what stands between is a comma and blanks only, so
+    // the layout of the other entries is kept.
+    let mut cursor = block.walk();
+    let members: Vec<Node<'_>> = block.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+    let at = members.iter().position(|m| m == pair).ok_or_else(layout)?;
+    let removed = match (members.get(at + 1), at.checked_sub(1).map(|i| members[i])) {
+        (Some(next), _) => pair.start_byte()..next.start_byte(),
+        (None, Some(before)) => before.end_byte()..pair.end_byte(),
+        (None, None) => return Err(layout()),
     };
     // A comment in what goes would go with it.
     let mut cursor = block.walk();
@@ -106,10 +95,20 @@ fn redundant_type(
         .children(&mut cursor)
         .any(|c| c.kind() == "comment" && c.start_byte() < removed.end && removed.start < c.end_byte())
     {
-        return None;
+        return Err("a comment stands beside its \"type\", and would go with it".into());
+    }
+    let (gap, removed) = match members.get(at + 1) {
+        Some(_) => (pair.end_byte()..removed.end, removed),
+        None => {
+            let comma = src[removed.clone()].find(',').ok_or_else(layout)? + removed.start;
+            (removed.start..pair.start_byte(), comma..pair.end_byte())
+        }
+    };
+    if !src[gap].chars().all(|c| c.is_whitespace() || c == ',') {
+        return Err(layout());
     }
     let range = removed.start + ctx.offset..removed.end + ctx.offset;
-    Some(Proposal::safe(
+    Ok(Proposal::safe(
         vec![Edit { range, replacement: String::new() }],
         format!("remove the redundant \"type\": {}", super::quote_key(own)),
     ))
