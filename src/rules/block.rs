@@ -51,7 +51,7 @@ pub(super) fn check(ctx: &ShapeCtx<'_, '_>, block: Node<'_>) -> Option<Verdict> 
     let finding = ctx.finding(Code::Block, block, None, detail);
     let range = finding.entry.clone();
     let proposal = match (carried.as_slice(), others.as_slice()) {
-        ([one], ["type"]) => redundant_type(ctx, block, &pairs, one).unwrap_or_else(|why| Proposal::Manual(why)),
+        ([one], ["type"]) => redundant_type(ctx, block, &pairs, one).unwrap_or_else(Proposal::Manual),
         _ => Proposal::Manual(format!(
             "a block carries exactly one of {}: which to keep is for a person",
             or_list(&types)
