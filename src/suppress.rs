@@ -69,17 +69,69 @@ pub fn in_line_tail(tail: &str) -> Suppression {
     result
 }
 
-/// The suppression comment in the rest of the line from `pos`.
+/// The suppression comment in the rest of the line from `pos` (a place
+/// outside any string: an entry's or a dict's start).
 pub fn line_suppression(src: &str, pos: usize) -> Suppression {
     let rest = &src[pos..];
     let end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
     let tail = &rest[..end];
-    if memchr::memchr(b'#', tail.as_bytes()).is_none() { Suppression::Nothing } else { in_line_tail(tail) }
+    if memchr::memchr(b'#', tail.as_bytes()).is_none() {
+        return Suppression::Nothing;
+    }
+    match comment_of(tail) {
+        Some(Some(comment)) => in_line_tail(comment),
+        Some(None) => Suppression::Nothing,
+        // A string still open at the end (or `pos` inside an f-string's
+        // field): every `#` of the tail may start the comment.
+        None => in_line_tail(tail),
+    }
+}
+
+/// The comment that ends `line` (read from a place outside any string),
+/// from its `#` (`Some(None)`: none): a `#` inside a string literal is not
+/// one. `None` when a string is still open at the end of the line, so that
+/// the reading cannot be vouched for.
+fn comment_of(line: &str) -> Option<Option<&str>> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'#' => return Some(Some(&line[at..])),
+            quote @ (b'"' | b'\'') => {
+                let triple = bytes[at..].starts_with(&[quote; 3]);
+                let width = if triple { 3 } else { 1 };
+                at += width;
+                loop {
+                    match bytes.get(at) {
+                        None => return None,
+                        Some(b'\\') => at += 2,
+                        Some(&b) if b == quote && (!triple || bytes[at..].starts_with(&[quote; 3])) => {
+                            at += width;
+                            break;
+                        }
+                        Some(_) => at += 1,
+                    }
+                }
+            }
+            _ => at += 1,
+        }
+    }
+    Some(None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_in_a_string_is_not_a_comment() {
+        assert_eq!(line_suppression("\"content\": \"# noqa\"}", 0), Suppression::Nothing);
+        assert_eq!(line_suppression("'a\\'# noqa', 'b'}  # noqa", 0), Suppression::Everything);
+        let codes = Suppression::Codes(vec![Code::ExtraKey]);
+        assert_eq!(line_suppression("\"\"\"# noqa\"\"\", x  # noqa: TS001", 0), codes);
+        // Unclosed: not vouched for, so every `#` counts, as before.
+        assert_eq!(line_suppression("\"\"\"still open # noqa", 0), Suppression::Everything);
+    }
 
     #[test]
     fn every_form_is_read() {

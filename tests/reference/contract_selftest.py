@@ -27,7 +27,7 @@ suppressed findings (--stats) with the one expected:
   `from pkg.m import h as alias`, `import pkg.m as m` + `m.h()`,
   `from pkg import m` + `m.h()`, re-exports through `__init__.py`,
   `self._err()` / `cls._err()`, chains, a recursion cycle, a helper reached
-  by several tools (one finding), returns that are no calls (`await h()`,
+  by several tools (one finding), an awaited call, returns that are no calls (
   `h() if c else None`), unresolvable callees (a name bound twice,
   `pkg.m.h()`, a nested def, `Class.method()`, a subclass's `self.m()` of an
   inherited method, an unknown module), and the paths-given rule (a helper
@@ -629,7 +629,7 @@ def t2(x):
 
 @tool
 async def t_await(x):
-    # an await and a conditional expression are no calls: not followed
+    # an awaited call is followed; a conditional expression is no call
     if x:
         return await awaited(x)
     return cond(x) if x else None
@@ -683,6 +683,7 @@ CALLS_HELPERS_EXPECT = [
     E(HD, "h_cycle", "TS005", "content", '{"status": "error", "n": n}'),
     E(HD, "h_shared", "TS005", "content", '{"status": "error"}'),
     E(HD, "h_re", "TS005", "content", '{"status": "error"}'),
+    E(HD, "h_awaited", "TS005", "content", '{"status": "error"}'),
 ]
 CALLS_EXPECT = CALLS_HELPERS_EXPECT + [
     E(MD, "m_far", "TS005", "content", '{"status": "error"}'),

@@ -2107,8 +2107,8 @@ def attach_reads(findings):
 #  * TS005 case 3: the callee resolved by `Project.resolve_call` (the
 #    builder resolver, reused as is: module-level functions and methods of
 #    module-level classes, any of them); each function is followed once per
-#    tool (a cycle ends).  `E` must itself be the call (parentheses aside):
-#    `return await h()`, `return h() if c else None`, `return h().x` are
+#    tool (a cycle ends).  `E` must itself be the call (parentheses aside),
+#    or `await` of one: `return h() if c else None`, `return h().x` are
 #    not followed;
 #  * TS005 and the project: every tool function of the project's index (the
 #    files under its root, and the files given) counts, also in a file that
@@ -2279,6 +2279,10 @@ def function_returns(mod, fs):
         E = ret.value
         if E is None:
             continue
+        # docs/rules.md case 3: `return await CALL` is followed like
+        # `return CALL` (an async tool awaiting its helper).
+        if E.__class__ is ast.Await:
+            E = E.value
         cls = E.__class__
         if cls is _Dict:
             displays.append(E)

@@ -246,7 +246,14 @@ fn returns_of(def: Node<'_>, p: &Parsed) -> Returns {
         return out;
     };
     for (_, value) in return_statements_at(def) {
-        let Some(value) = value.map(unparenthesize) else { continue };
+        let Some(mut value) = value.map(unparenthesize) else { continue };
+        // `return await helper()`: an async tool awaiting its helper.
+        if value.kind() == "await" {
+            match value.named_child(0) {
+                Some(awaited) => value = unparenthesize(awaited),
+                None => continue,
+            }
+        }
         match value.kind() {
             "dictionary" => out.displays.push(value.byte_range()),
             "identifier" => out.displays.extend(named_displays(value, scope, p)),
