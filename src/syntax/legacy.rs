@@ -7,18 +7,86 @@
 use tree_sitter::Node;
 
 /// The bytes without which a text holds none of the forms (a quick look
-/// before a parse).
+/// before a parse): a backtick outside strings and comments, `<>`, a
+/// `print`/`exec` statement start, a `ur` prefix, or a number written
+/// `0755` or `10L`, each at a token's start.
 pub fn may_hold(src: &[u8]) -> bool {
-    let has = |needle: &[u8]| memchr::memmem::find(src, needle).is_some();
-    let pair =
-        |first: &[u8], second: &dyn Fn(u8) -> bool| src.windows(2).any(|w| first.contains(&w[0]) && second(w[1]));
-    memchr::memchr(b'`', src).is_some()
-        || has(b"<>")
-        || has(b"print")
-        || has(b"exec")
-        || pair(b"uU", &|b| b == b'r' || b == b'R')
-        || pair(b"0", &|b| b.is_ascii_digit())
-        || pair(b"0123456789", &|b| b == b'l' || b == b'L')
+    let original = src;
+    let code = code_only(src);
+    let src = code.as_slice();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let starts_token = |at: usize| at == 0 || !(word(src[at - 1]) || src[at - 1] == b'.');
+    let statement = |at: usize, len: usize| {
+        let line_start = src[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        src[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t'))
+            && matches!(original.get(at + len), Some(b' ' | b'\t'))
+            && original[at + len..]
+                .iter()
+                .find(|b| !matches!(b, b' ' | b'\t'))
+                .is_some_and(|&b| !b"(=.,):;\n\r".contains(&b))
+    };
+    let keyword = |k: &[u8]| memchr::memmem::find_iter(src, k).any(|at| statement(at, k.len()));
+    let digits = |at: usize| {
+        let n = src[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let octal = src[at] == b'0' && n > 1 && src[at..at + n].iter().any(|&b| b != b'0');
+        let long =
+            n > 0 && matches!(src.get(at + n), Some(b'l' | b'L')) && !src.get(at + n + 1).is_some_and(|&b| word(b));
+        octal || long
+    };
+    memchr::memmem::find(src, b"<>").is_some()
+        || keyword(b"print")
+        || keyword(b"exec")
+        || original.windows(3).enumerate().any(|(at, w)| {
+            matches!(w[0], b'u' | b'U')
+                && matches!(w[1], b'r' | b'R')
+                && matches!(w[2], b'"' | b'\'')
+                && starts_token(at)
+        })
+        || (0..src.len()).any(|at| src[at].is_ascii_digit() && starts_token(at) && digits(at))
+        || memchr::memchr(b'`', src).is_some()
+}
+
+/// `src` with the bytes of its comments and string literals blanked
+/// (newlines kept): what the byte look reads as code. A string's prefix
+/// (`ur` in `ur"x"`) stays, its quotes go.
+fn code_only(src: &[u8]) -> Vec<u8> {
+    let mut out = src.to_vec();
+    let mut at = 0;
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for b in &mut out[from..to.min(src.len())] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    };
+    while at < src.len() {
+        match src[at] {
+            b'#' => {
+                let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
+                blank(&mut out, at, end);
+                at = end;
+            }
+            quote @ (b'"' | b'\'') => {
+                let start = at;
+                let triple = src[at..].starts_with(&[quote; 3]);
+                at += if triple { 3 } else { 1 };
+                while at < src.len() {
+                    match src[at] {
+                        b'\\' => at += 2,
+                        b'\n' if !triple => break,
+                        b if b == quote && (!triple || src[at..].starts_with(&[quote; 3])) => {
+                            at += if triple { 3 } else { 1 };
+                            break;
+                        }
+                        _ => at += 1,
+                    }
+                }
+                blank(&mut out, start, at);
+            }
+            _ => at += 1,
+        }
+    }
+    out
 }
 
 /// The first node of `root` (of `src`) that is Python 2 syntax, if any.
@@ -82,6 +150,17 @@ mod tests {
         ] {
             assert!(may_hold(src.as_bytes()), "{src:?}");
             assert_eq!(legacy(src).map(|l| l.0), Some(line), "{src:?}: {}", parse(src).root_node().to_sexp());
+        }
+    }
+
+    #[test]
+    fn the_byte_look_passes_python_3_by() {
+        for src in [
+            "x = '2024-01-05'\nprint(x)\nexec(code)\nprint  (x)\nv = 10.05\ny = h1L\n",
+            "def f():\n    \"\"\"Use `tool` here.\"\"\"\n    # `x`\n    return 'a`b'\n",
+            "s = fur'x'\nprinted = 1\nprint = 2\n",
+        ] {
+            assert!(!may_hold(src.as_bytes()), "{src:?}");
         }
     }
 

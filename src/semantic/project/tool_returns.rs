@@ -72,15 +72,12 @@ impl Project {
         decorators: &[&str],
         read: impl Fn(&Path) -> Option<String> + Sync,
     ) -> Vec<HalfShaped> {
-        // The last word of each decorator must stand in a tool's file.
-        let words: Vec<&str> = decorators.iter().filter_map(|d| d.rsplit('.').next()).collect();
-        let finder = aho_corasick::AhoCorasick::new(&words).expect("literal patterns");
+        // Only a file with a decorator line naming a tool decorator is parsed.
         let candidates: Vec<(usize, Parsed)> = (0..self.modules.len())
             .into_par_iter()
             .filter_map(|m| {
                 let text = read(&self.modules[m].path)?;
-                let named = memchr::memchr(b'@', text.as_bytes()).is_some() && finder.is_match(&text);
-                named.then(|| Parsed::of(text)).flatten().map(|p| (m, p))
+                has_tool_decorator(&text, decorators).then(|| Parsed::of(text)).flatten().map(|p| (m, p))
             })
             .collect();
         let mut parsed: HashMap<usize, Option<Parsed>> = HashMap::new();
@@ -231,6 +228,23 @@ impl Project {
         }
         None
     }
+}
+
+/// Whether `text` has a line that is, after its indentation, `@` and one
+/// of `decorators` (white space aside), called or not: a byte look that a
+/// tool's file always passes (a decorator split over lines aside).
+fn has_tool_decorator(text: &str, decorators: &[&str]) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'@', bytes).any(|at| {
+        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if !bytes[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t' | b'\x0c')) {
+            return false;
+        }
+        let rest = &text[at + 1..];
+        let end = rest.find(['(', '\n', '\r', '#']).unwrap_or(rest.len());
+        let name: String = rest[..end].split_whitespace().collect();
+        decorators.contains(&name.as_str())
+    })
 }
 
 /// What the function `def` (of the parsed module `p`) returns (cases 1–3).
