@@ -800,7 +800,7 @@ fn generated_programs_match_reference() {
 
 /// Seed and size of the generated contract programs (TS005–TS009).
 const CONTRACT_SEED: u64 = 20_261_201;
-const CONTRACT_PROGRAMS: u64 = 300;
+const CONTRACT_PROGRAMS: u64 = 200;
 
 /// The contract rules (TS005–TS009) on generated multi-module projects
 /// (`tests/reference/gen_contract.py`): tools returning half-shaped dicts
