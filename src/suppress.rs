@@ -92,31 +92,16 @@ pub fn line_suppression(src: &str, pos: usize) -> Suppression {
 /// one. `None` when a string is still open at the end of the line, so that
 /// the reading cannot be vouched for.
 fn comment_of(line: &str) -> Option<Option<&str>> {
-    let bytes = line.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'#' => return Some(Some(&line[at..])),
-            quote @ (b'"' | b'\'') => {
-                let triple = bytes[at..].starts_with(&[quote; 3]);
-                let width = if triple { 3 } else { 1 };
-                at += width;
-                loop {
-                    match bytes.get(at) {
-                        None => return None,
-                        Some(b'\\') => at += 2,
-                        Some(&b) if b == quote && (!triple || bytes[at..].starts_with(&[quote; 3])) => {
-                            at += width;
-                            break;
-                        }
-                        Some(_) => at += 1,
-                    }
-                }
-            }
-            _ => at += 1,
-        }
+    use crate::syntax::literal::{Quoted, quoted_spans};
+    let (spans, open) = quoted_spans(line.as_bytes());
+    match spans.iter().find_map(|s| match s {
+        Quoted::Comment(r) => Some(r.start),
+        Quoted::String(_) => None,
+    }) {
+        Some(at) => Some(Some(&line[at..])),
+        None if open => None,
+        None => Some(None),
     }
-    Some(None)
 }
 
 #[cfg(test)]

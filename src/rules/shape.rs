@@ -109,7 +109,7 @@ pub fn shape_findings<'s>(
     let moves_keys = result.entries.iter().any(|e| e.breaks.is_some());
     for &(ref key, pair, value) in &pairs {
         match key.as_str() {
-            "status" => found.push((Code::Status, pair, status::check(&ctx, &pairs, value))),
+            "status" => found.push((Code::Status, pair, status::check(&ctx, value))),
             "content" => found.push((Code::Content, pair, content::check(&ctx, &pairs, value, moves_keys))),
             _ => {}
         }

@@ -36,11 +36,7 @@ fn evident(status: &str, rules: &Rules) -> Option<String> {
 }
 
 /// The finding of the status `value` of a shaped dict, if outside.
-pub(super) fn check(
-    ctx: &ShapeCtx<'_, '_>,
-    _pairs: &[(String, Node<'_>, Node<'_>)],
-    value: Node<'_>,
-) -> Option<Verdict> {
+pub(super) fn check(ctx: &ShapeCtx<'_, '_>, value: Node<'_>) -> Option<Verdict> {
     let status = status_outside(value, ctx.piece_src, ctx.rules)?;
     let pair = value.parent()?;
     let statuses = ctx.rules.statuses();

@@ -47,43 +47,15 @@ pub fn may_hold(src: &[u8]) -> bool {
 }
 
 /// `src` with the bytes of its comments and string literals blanked
-/// (newlines kept): what the byte look reads as code. A string's prefix
-/// (`ur` in `ur"x"`) stays, its quotes go.
+/// (newlines kept): what the byte look reads as code.
 fn code_only(src: &[u8]) -> Vec<u8> {
     let mut out = src.to_vec();
-    let mut at = 0;
-    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
-        for b in &mut out[from..to.min(src.len())] {
+    for span in super::literal::quoted_spans(src).0 {
+        let (super::literal::Quoted::Comment(r) | super::literal::Quoted::String(r)) = span;
+        for b in &mut out[r] {
             if *b != b'\n' {
                 *b = b' ';
             }
-        }
-    };
-    while at < src.len() {
-        match src[at] {
-            b'#' => {
-                let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
-                blank(&mut out, at, end);
-                at = end;
-            }
-            quote @ (b'"' | b'\'') => {
-                let start = at;
-                let triple = src[at..].starts_with(&[quote; 3]);
-                at += if triple { 3 } else { 1 };
-                while at < src.len() {
-                    match src[at] {
-                        b'\\' => at += 2,
-                        b'\n' if !triple => break,
-                        b if b == quote && (!triple || src[at..].starts_with(&[quote; 3])) => {
-                            at += if triple { 3 } else { 1 };
-                            break;
-                        }
-                        _ => at += 1,
-                    }
-                }
-                blank(&mut out, start, at);
-            }
-            _ => at += 1,
         }
     }
     out

@@ -185,6 +185,58 @@ pub fn concat_constant<'a>(parts: impl IntoIterator<Item = &'a str>) -> Option<S
     Some(value)
 }
 
+/// What a byte-level look at source text finds outside code: a comment or
+/// a string literal (its quotes; a prefix stays with the code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Quoted {
+    Comment(std::ops::Range<usize>),
+    String(std::ops::Range<usize>),
+}
+
+/// The comments and string literals of `src`, read from a place outside
+/// any string, in order; and whether a string is still open at the end
+/// (then what follows its opening cannot be vouched for). A byte look for
+/// quick questions, not a lexer: f-string fields are read as string text.
+pub fn quoted_spans(src: &[u8]) -> (Vec<Quoted>, bool) {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < src.len() {
+        match src[at] {
+            b'#' => {
+                let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
+                out.push(Quoted::Comment(at..end));
+                at = end;
+            }
+            quote @ (b'"' | b'\'') => {
+                let start = at;
+                let triple = src[at..].starts_with(&[quote; 3]);
+                let width = if triple { 3 } else { 1 };
+                at += width;
+                let mut closed = false;
+                while at < src.len() {
+                    match src[at] {
+                        b'\\' => at += 2,
+                        b'\n' if !triple => break,
+                        b if b == quote && (!triple || src[at..].starts_with(&[quote; 3])) => {
+                            at += width;
+                            closed = true;
+                            break;
+                        }
+                        _ => at += 1,
+                    }
+                }
+                let end = at.min(src.len());
+                out.push(Quoted::String(start..end));
+                if !closed && end == src.len() {
+                    return (out, true);
+                }
+            }
+            _ => at += 1,
+        }
+    }
+    (out, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
