@@ -36,6 +36,27 @@ pub struct FixPolicy {
     /// Origins with the reads of their keys that are rewritten with them:
     /// each applied fix lists its own ([`AppliedFix::reads_rewritten`]).
     pub rewritten_reads: Vec<(Range<usize>, String)>,
+    /// The file's TS005 findings ([`PlanOptions::not_results`]).
+    pub not_results: Vec<Finding>,
+}
+
+impl FixPolicy {
+    /// A policy with `rules` and these fix settings, knowing nothing of
+    /// the project (no builders, no reads, no TS005 findings).
+    pub const fn new(rules: Rules, unsafe_fixes: bool, line_length: usize, augment_text: AugmentText) -> Self {
+        FixPolicy {
+            unsafe_fixes,
+            line_length,
+            augment_text,
+            rules,
+            builders: Vec::new(),
+            read_reasons: Vec::new(),
+            expected: Vec::new(),
+            keep_text: Vec::new(),
+            rewritten_reads: Vec::new(),
+            not_results: Vec::new(),
+        }
+    }
 }
 
 /// A fix that was applied.
@@ -240,6 +261,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         .with_builders(policy.builders.clone())
         .with_read_reasons(policy.read_reasons.clone());
     options.keep_text = policy.keep_text.clone();
+    options.not_results = policy.not_results.clone();
     let mut text = src.to_owned();
     // Planning looks at what it was first given: the candidate regions
     // stay candidate regions (parsed anew each round), a whole tree stays
@@ -343,6 +365,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         for (range, _) in &mut rewritten_reads {
             *range = shifted(range.start, &edits)..shifted(range.end, &edits);
         }
+        for f in &mut options.not_results {
+            f.dict = shifted(f.dict.start, &edits)..shifted(f.dict.end, &edits);
+        }
         for range in expected.iter_mut().chain(&mut options.keep_text) {
             *range = shifted(range.start, &edits)..shifted(range.end, &edits);
         }
@@ -444,17 +469,7 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &[u8]) -> Result<(), Stri
 pub(crate) mod tests {
     use super::*;
 
-    const POLICY: FixPolicy = FixPolicy {
-        unsafe_fixes: false,
-        line_length: 88,
-        augment_text: AugmentText::Never,
-        rules: Rules::moves_only(),
-        builders: Vec::new(),
-        read_reasons: Vec::new(),
-        expected: Vec::new(),
-        keep_text: Vec::new(),
-        rewritten_reads: Vec::new(),
-    };
+    const POLICY: FixPolicy = FixPolicy::new(Rules::moves_only(), false, 88, AugmentText::Never);
 
     #[test]
     fn nested_results_are_fixed_in_rounds() {

@@ -318,6 +318,9 @@ impl TreeArgs {
             fixer::first_look(bytes, text, options, &file.settings)
         });
         check::attach_fix_reads(files, &early, &mut projects, options);
+        // Tools that return what is not a tool result (TS005): their
+        // displays are fixed too.
+        projects.not_a_result_findings(|j| files[j].settings.fix_policy(options.overrides).rules);
         (projects, early)
     }
 
@@ -856,9 +859,13 @@ fn run_review(args: &FixArgs) -> i32 {
     let (projects, _) = args.tree.fix_phase_one(&files, &fix_options);
     let mut project = review::ReviewProject::default();
     for (j, file) in files.iter().enumerate() {
-        let (builders, reasons) = (projects.builder_specs(&file.path), projects.read_reasons(j));
-        if !builders.is_empty() || !reasons.is_empty() {
-            project.files.insert(file.path.clone(), (builders, reasons));
+        let word = review::FileWord {
+            builders: projects.builder_specs(&file.path),
+            read_reasons: projects.read_reasons(j),
+            not_results: projects.not_results(j).to_vec(),
+        };
+        if !word.builders.is_empty() || !word.read_reasons.is_empty() || !word.not_results.is_empty() {
+            project.files.insert(file.path.clone(), word);
         }
     }
     let options = review::ReviewOptions {

@@ -318,17 +318,12 @@ impl Settings {
 
     pub fn fix_policy(&self, overrides: Overrides) -> FixPolicy {
         let options = &self.config.options;
-        FixPolicy {
-            unsafe_fixes: overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
-            line_length: self.line_length,
-            augment_text: overrides.augment_text.or(options.augment_text).unwrap_or_default(),
-            rules: self.rules(),
-            builders: Vec::new(),
-            read_reasons: Vec::new(),
-            expected: Vec::new(),
-            keep_text: Vec::new(),
-            rewritten_reads: Vec::new(),
-        }
+        FixPolicy::new(
+            self.rules(),
+            overrides.unsafe_fixes.or(options.unsafe_fixes).unwrap_or(false),
+            self.line_length,
+            overrides.augment_text.or(options.augment_text).unwrap_or_default(),
+        )
     }
 }
 

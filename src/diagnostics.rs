@@ -145,6 +145,31 @@ impl Code {
 }
 
 impl Finding {
+    /// A finding of `code` at `entry` in the dict `dict` (ranges with their
+    /// spans): a literal one, not yet judged fixable, with no reads.
+    pub fn at(
+        code: Code,
+        key: Option<String>,
+        (entry, span): (Range<usize>, Span),
+        (dict, dict_span): (Range<usize>, Span),
+    ) -> Self {
+        Finding {
+            code,
+            key,
+            spread: None,
+            detail: None,
+            entry,
+            span,
+            dict,
+            dict_span,
+            fixable: None,
+            origin: Origin::Literal,
+            expression: None,
+            builder: None,
+            reads: Vec::new(),
+        }
+    }
+
     /// The key this finding's fix moves, if it moves one.
     pub fn moved_key(&self) -> Option<&String> {
         self.key.as_ref().filter(|_| self.code.moves_keys())

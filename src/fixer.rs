@@ -185,6 +185,9 @@ pub struct FileReads {
     pub keep_text: Vec<std::ops::Range<usize>>,
     /// Each origin in the file with a read of its keys rewritten with it.
     pub rewritten: Vec<(std::ops::Range<usize>, String)>,
+    /// The file's TS005 findings: displays its project's tools return that
+    /// are not tool results.
+    pub not_results: Vec<Finding>,
 }
 
 impl FileReads {
@@ -196,6 +199,7 @@ impl FileReads {
             expected: projects.expected_fixes(j).to_vec(),
             keep_text: projects.keep_text(j).to_vec(),
             rewritten: projects.rewritten_reads(j).to_vec(),
+            not_results: projects.not_results(j).to_vec(),
         }
     }
 }
@@ -215,6 +219,7 @@ pub fn fix_file(
     policy.expected = reads.expected;
     policy.keep_text = reads.keep_text;
     policy.rewritten_reads = reads.rewritten;
+    policy.not_results = reads.not_results;
     if let Seen::Legacy(line) = seen {
         // Not Python 3: nothing in it is touched, read rewrites included.
         let mut file = FileFix::unchanged(Vec::new(), policy.expected.len());
@@ -240,6 +245,9 @@ pub fn fix_file(
         for range in policy.expected.iter_mut().chain(&mut policy.keep_text) {
             *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
         }
+        for f in &mut policy.not_results {
+            f.dict = apply::shifted(f.dict.start, &edits)..apply::shifted(f.dict.end, &edits);
+        }
         Some((bytes, text, reads.rewrites.len()))
     };
     // Calls of result builders are repaired in their builders' files; those
@@ -248,9 +256,17 @@ pub fn fix_file(
     // The fast check (on a reused buffer) decides whether the file needs
     // the full fixer at all; a file without violations carries no text. A
     // violating file's bytes are kept: a write must find them unchanged.
+    let pieces_of = |text: &str| {
+        check::violating_pieces(text, options.scope, &policy.rules).or_else(|| {
+            // Displays the tools return that are not tool results (TS005)
+            // are looked for in the whole file.
+            (!policy.not_results.is_empty())
+                .then(|| vec![crate::syntax::ParsedPiece::new(0, crate::syntax::parse(text))])
+        })
+    };
     let look = |bytes: &[u8]| {
         let text = source::text_of(bytes)?;
-        let pieces = check::violating_pieces(&text, options.scope, &policy.rules);
+        let pieces = pieces_of(&text);
         Ok::<_, String>(match pieces {
             Some(pieces) => Ok((bytes.to_vec(), pieces)),
             None => Err(builder_calls(&text)),
@@ -265,7 +281,7 @@ pub fn fix_file(
             let fixed = FixedText { text: original, applied: Vec::new(), leftovers: Vec::new(), missed: 1 };
             return finish(path, options, bytes, fixed, builder_calls);
         }
-        let fixed = match check::violating_pieces(&text, options.scope, &policy.rules) {
+        let fixed = match pieces_of(&text) {
             Some(pieces) => apply::fix_parsed(&text, pieces, &policy, options.planner),
             None => FixedText { text, applied: Vec::new(), leftovers: Vec::new(), missed: policy.expected.len() },
         };
@@ -278,11 +294,15 @@ pub fn fix_file(
         // A file that defines builders, or whose keys are read: fixed
         // again, knowing them.
         Seen::Fixed(bytes, ..)
-            if !policy.builders.is_empty() || !policy.read_reasons.is_empty() || !policy.keep_text.is_empty() =>
+            if !policy.builders.is_empty()
+                || !policy.read_reasons.is_empty()
+                || !policy.keep_text.is_empty()
+                || !policy.not_results.is_empty() =>
         {
             look(&bytes)?
         }
         Seen::Fixed(bytes, fixed, _) => return finish(path, options, bytes, fixed, builder_calls),
+        Seen::Clean if !policy.not_results.is_empty() => source::with_bytes(path, look)??,
         // Only calls of builders can be left in a file without violations.
         Seen::Clean | Seen::Legacy(_) if !projects.any_builders() => Err(Vec::new()),
         Seen::Clean | Seen::Legacy(_) => Err(source::with_text(path, builder_calls)?),

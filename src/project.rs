@@ -21,7 +21,7 @@ use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
-use crate::syntax::LineIndex;
+use crate::syntax::{self, LineIndex};
 use rayon::prelude::*;
 
 const MARKERS: [&str; 3] = ["pyproject.toml", "toolshape.toml", ".git"];
@@ -64,6 +64,8 @@ pub struct Projects {
     /// Per checked file: each origin fixed there, with the reads of its
     /// keys rewritten with it (`path:line reads ...`).
     rewritten_reads: Vec<Vec<(Range<usize>, String)>>,
+    /// Per checked file: its TS005 findings, with the reads of their keys.
+    not_results: Vec<Vec<Finding>>,
 }
 
 /// How `fix` treats the reads of moved keys.
@@ -245,6 +247,7 @@ impl ProjectPlan {
             expected_fixes: Vec::new(),
             keep_text: Vec::new(),
             rewritten_reads: Vec::new(),
+            not_results: Vec::new(),
         }
     }
 }
@@ -608,9 +611,16 @@ impl Projects {
         out
     }
 
+    /// The TS005 findings of the checked file `j`, once
+    /// [`Projects::not_a_result_findings`] found them.
+    pub fn not_results(&self, j: usize) -> &[Finding] {
+        self.not_results.get(j).map_or(&[], Vec::as_slice)
+    }
+
     /// The TS005 findings of every checked file (by position), under each
     /// file's rules (`rules_of`): the half-shaped displays the tools of its
-    /// project return, wherever the tools stand. Suppressions applied.
+    /// project return, wherever the tools stand. Suppressions applied; kept
+    /// for [`Projects::not_results`].
     pub fn not_a_result_findings(&mut self, rules_of: impl Fn(usize) -> Rules) -> Vec<Vec<Finding>> {
         let mut out: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
         // Each project's checked modules, and the rules of its first file.
@@ -640,38 +650,112 @@ impl Projects {
                     by_file.entry(j).or_default().push(half);
                 }
             }
-            for (j, halves) in by_file {
+            let mut by_file: Vec<(usize, Vec<crate::semantic::project::HalfShaped>)> = by_file.into_iter().collect();
+            by_file.sort_by_key(|(j, _)| *j);
+            let reads = self.not_result_reads(r, &by_file);
+            for ((j, halves), reads) in by_file.into_iter().zip(reads) {
                 let Some(first) = halves.first() else { continue };
                 let path = self.projects[r].module_path(first.module).to_path_buf();
                 let Ok(text) = source::with_text(&path, |t| t.to_owned()) else { continue };
                 let index = LineIndex::new(&text);
-                for half in halves {
+                let whole = [syntax::ParsedPiece::new(0, syntax::parse(&text))];
+                for (half, reads) in halves.into_iter().zip(reads) {
                     if half.range.end > text.len() || line_suppression(&text, half.range.start).covers(Code::NotAResult)
                     {
                         continue;
                     }
                     let span = Span::new(&index, &text, &half.range);
-                    out[j].push(Finding {
-                        code: Code::NotAResult,
-                        key: Some(half.missing.to_owned()),
-                        spread: None,
+                    let at = (half.range.clone(), span);
+                    let mut finding = Finding {
                         detail: Some(crate::rules::not_a_result_message(
                             &half.tool,
                             half.missing,
                             half.status.as_deref(),
                         )),
-                        entry: half.range.clone(),
-                        span,
-                        dict: half.range.clone(),
-                        dict_span: span,
-                        fixable: None,
-                        origin: Origin::Literal,
-                        expression: None,
-                        builder: None,
-                        reads: Vec::new(),
-                    });
+                        reads,
+                        ..Finding::at(Code::NotAResult, Some(half.missing.to_owned()), at.clone(), at)
+                    };
+                    // What `fix` would do, as for every other finding.
+                    let plan = crate::fix::not_result_plan(&text, &whole, &index, &finding);
+                    finding.fixable = plan.and_then(|p| p.applicability());
+                    out[j].push(finding);
                 }
                 out[j].sort_by_key(|f| f.entry.start);
+            }
+        }
+        self.not_results = out.clone();
+        out
+    }
+
+    /// The reads, anywhere in project `r`, of the keys that the fix of each
+    /// half-shaped display of `by_file` (checked file, its displays) moves
+    /// out of the top level: every key but status, content and toolUseId.
+    /// None is rewritten: each leaves its display for a person.
+    fn not_result_reads(
+        &mut self,
+        r: usize,
+        by_file: &[(usize, Vec<crate::semantic::project::HalfShaped>)],
+    ) -> Vec<Vec<Vec<ReadRef>>> {
+        let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+        // Each display's moved keys, as findings of keys that move.
+        let mut given: Vec<(usize, Vec<Finding>)> = Vec::new();
+        let mut owner: Vec<Vec<usize>> = Vec::new();
+        for (_, halves) in by_file {
+            let Some(first) = halves.first() else { continue };
+            let path = self.projects[r].module_path(first.module).to_path_buf();
+            let text = read(&path).unwrap_or_default();
+            let tree = syntax::parse(&text);
+            let index = LineIndex::new(&text);
+            let (mut found, mut of) = (Vec::new(), Vec::new());
+            for (h, half) in halves.iter().enumerate() {
+                let Some(dict) = tree.root_node().descendant_for_byte_range(half.range.start, half.range.end) else {
+                    continue;
+                };
+                let mut cursor = dict.walk();
+                for pair in dict.named_children(&mut cursor).filter(|c| c.kind() == "pair") {
+                    let Some(key) =
+                        pair.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, &text))
+                    else {
+                        continue;
+                    };
+                    if matches!(key.as_str(), "status" | "content" | "toolUseId") {
+                        continue;
+                    }
+                    let span = Span::new(&index, &text, &half.range);
+                    let dict = (half.range.clone(), span);
+                    found.push(Finding::at(Code::ExtraKey, Some(key), (pair.byte_range(), span), dict));
+                    of.push(h);
+                }
+            }
+            given.push((first.module, found));
+            owner.push(of);
+        }
+        let refs: Vec<(usize, &[Finding])> = given.iter().map(|(m, f)| (*m, f.as_slice())).collect();
+        let sites = self.projects[r].reads(&refs, read);
+        let mut out: Vec<Vec<Vec<ReadRef>>> = by_file.iter().map(|(_, h)| vec![Vec::new(); h.len()]).collect();
+        for (g, per_file) in sites.into_iter().enumerate() {
+            for (FindingReads { reads, .. }, &h) in per_file.into_iter().zip(&owner[g]) {
+                for site in reads {
+                    let read = ReadRef {
+                        path: self.display(self.projects[r].module_path(site.module)),
+                        line: site.start.line,
+                        column: site.start.column,
+                        end_line: site.end.line,
+                        end_column: site.end.column,
+                        form: site.form.as_str(),
+                        key: site.key.clone(),
+                        rewritable: false,
+                        possible: site.possible,
+                    };
+                    if !out[g][h].contains(&read) {
+                        out[g][h].push(read);
+                    }
+                }
+            }
+        }
+        for per_file in &mut out {
+            for reads in per_file {
+                reads.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
             }
         }
         out

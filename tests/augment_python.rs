@@ -40,24 +40,12 @@ fn augmented_texts_compile_and_extend_the_original() {
     fixtures.sort();
     for path in fixtures {
         let source = SourceText::read(&path).unwrap();
-        let policy = FixPolicy {
-            unsafe_fixes: true,
-            line_length: 88,
-            augment_text: AugmentText::Safe,
-            // The moves only: the checker pairs each augmented dict with its
-            // original, and a repair of the result's shape (TS006–TS009:
-            // a status, a content tuple) changes constants it compares.
-            rules: Rules::new(
-                Some(&[Code::ExtraKey, Code::Spread, Code::BuilderCall, Code::LaterWrite]),
-                &[],
-                Vec::new(),
-            ),
-            builders: Vec::new(),
-            read_reasons: Vec::new(),
-            expected: Vec::new(),
-            keep_text: Vec::new(),
-            rewritten_reads: Vec::new(),
-        };
+        // The moves only: the checker pairs each augmented dict with its
+        // original, and a repair of the result's shape (TS006–TS009: a
+        // status, a content tuple) changes constants it compares.
+        let moves =
+            Rules::new(Some(&[Code::ExtraKey, Code::Spread, Code::BuilderCall, Code::LaterWrite]), &[], Vec::new());
+        let policy = FixPolicy::new(moves, true, 88, AugmentText::Safe);
         let fixed = fix_text(&source.text, &policy);
         for applied in &fixed.applied {
             if let TextAugment::Added { .. } = &applied.text {

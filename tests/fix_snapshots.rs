@@ -67,17 +67,7 @@ fn report(name: &Path, src: &str) -> String {
     let baseline = syntax_error_count(src);
     let mut previous: Option<String> = None;
     for unsafe_fixes in [false, true] {
-        let policy = FixPolicy {
-            unsafe_fixes,
-            line_length,
-            augment_text: augment_text(src),
-            rules: Rules::CONTRACT,
-            builders: Vec::new(),
-            read_reasons: Vec::new(),
-            expected: Vec::new(),
-            keep_text: Vec::new(),
-            rewritten_reads: Vec::new(),
-        };
+        let policy = FixPolicy::new(Rules::CONTRACT, unsafe_fixes, line_length, augment_text(src));
         let fixed = fix_text(src, &policy);
         assert!(syntax_error_count(&fixed.text) <= baseline, "the fix added a syntax error:\n{}", fixed.text);
         assert_eq!(fix_text(&fixed.text, &policy).text, fixed.text, "a second fix changed the text again");

@@ -78,6 +78,27 @@ pub enum Remedy {
     Manual(String),
 }
 
+impl Remedy {
+    /// The remedy a rule's `proposal` makes (a repair of a result's shape,
+    /// which moves no key); `text` says why its text block is as it is.
+    pub fn of(proposal: crate::diagnostics::Proposal, text: &str) -> Self {
+        match proposal {
+            crate::diagnostics::Proposal::Edits { edits, applicability, unsafe_reasons, title } => Remedy::Fix(Fix {
+                edits,
+                applicability,
+                unsafe_reasons,
+                moves: Vec::new(),
+                text: TextAugment::NotAdded(text.to_owned()),
+                repair: Some(title),
+            }),
+            crate::diagnostics::Proposal::Manual(why) => Remedy::Manual(why),
+        }
+    }
+}
+
+/// What a TS005 fix says of the text block.
+const NOT_A_RESULT_TEXT: &str = "a tool result made from a dict that was not one";
+
 /// What a plan repairs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Subject {
@@ -156,6 +177,9 @@ pub struct PlanOptions {
     /// Displays whose content blocks the project reads (`r["content"][0]`):
     /// their text is not augmented.
     pub keep_text: Vec<Range<usize>>,
+    /// The TS005 findings of the file (the project pass finds them): each
+    /// display is made a real tool result, unless the project reads its keys.
+    pub not_results: Vec<Finding>,
 }
 
 impl PlanOptions {
@@ -169,6 +193,7 @@ impl PlanOptions {
             builders: Vec::new(),
             read_reasons: Vec::new(),
             keep_text: Vec::new(),
+            not_results: Vec::new(),
         }
     }
 
@@ -183,6 +208,7 @@ impl PlanOptions {
             builders: Vec::new(),
             read_reasons: Vec::new(),
             keep_text: Vec::new(),
+            not_results: Vec::new(),
         }
     }
 
@@ -231,6 +257,7 @@ pub fn plan_source_in(
             plans.push(Plan { range: dict.range.clone(), subject: Subject::Dict(dict), remedy });
         }
     });
+    plans.extend(options.not_results.iter().filter_map(|f| not_result_plan(src, pieces, &index, f)));
     let writes = crate::rules::later_writes(src, pieces, &options.rules, context);
     if !writes.is_empty() {
         plans.extend(writes::plan_writes(src, context, writes, options));
@@ -255,19 +282,70 @@ pub fn plan_source_in(
 /// The plan of a shape finding: its rule's proposal as a fix, or manual
 /// when the dict is `evidently` not a tool result.
 fn shape_plan(shape: crate::rules::ShapeFinding, evidently: Option<&str>) -> Plan {
-    let remedy = match shape.proposal {
-        _ if let Some(why) = evidently => Remedy::Manual(why.to_owned()),
-        crate::diagnostics::Proposal::Edits { edits, applicability, unsafe_reasons, title } => Remedy::Fix(Fix {
-            edits,
-            applicability,
-            unsafe_reasons,
-            moves: Vec::new(),
-            text: TextAugment::NotAdded("a repair of the result's shape".into()),
-            repair: Some(title),
-        }),
-        crate::diagnostics::Proposal::Manual(why) => Remedy::Manual(why),
+    let remedy = match evidently {
+        Some(why) => Remedy::Manual(why.to_owned()),
+        None => Remedy::of(shape.proposal, "a repair of the result's shape"),
     };
     Plan { range: shape.range, subject: Subject::Shape(Box::new(shape.finding)), remedy }
+}
+
+/// The plan of a TS005 finding `found` (its display's range in `src`, as
+/// the text stands now), unless the display is a tool result by now.
+pub(crate) fn not_result_plan(
+    src: &str,
+    pieces: &[ParsedPiece],
+    index: &crate::syntax::LineIndex,
+    found: &Finding,
+) -> Option<Plan> {
+    let range = found.dict.clone();
+    let whole;
+    let (piece_src, offset, root) = match pieces.iter().find(|p| {
+        let root = p.tree.root_node();
+        p.offset <= range.start && range.end <= p.offset + root.end_byte()
+    }) {
+        Some(p) => (&src[p.offset..], p.offset, p.tree.root_node()),
+        None => {
+            whole = crate::syntax::parse(src);
+            (src, 0, whole.root_node())
+        }
+    };
+    let dict = root.descendant_for_byte_range(range.start - offset, range.end - offset)?;
+    if dict.kind() != "dictionary" || dict.byte_range() != (range.start - offset..range.end - offset) {
+        return None;
+    }
+    let keys: Vec<String> = {
+        let mut cursor = dict.walk();
+        dict.named_children(&mut cursor)
+            .filter_map(|c| c.child_by_field_name("key"))
+            .filter_map(|k| crate::syntax::tree::constant_str(k, piece_src))
+            .collect()
+    };
+    let (status, content) = (keys.iter().any(|k| k == "status"), keys.iter().any(|k| k == "content"));
+    let missing = match (status, content) {
+        (true, false) => "content",
+        (false, true) => "status",
+        _ => return None,
+    };
+    let span = crate::diagnostics::Span::new(index, src, &range);
+    let finding = Finding { entry: range.clone(), span, dict: range.clone(), dict_span: span, ..found.clone() };
+    let strong = plan::evidently_not_a_result(src, range.start, keys.iter().map(String::as_str));
+    let remedy = if let Some(why) = strong {
+        Remedy::Manual(why)
+    } else if let Some(read) = found.reads.first() {
+        let more = match found.reads.len() {
+            1 => String::new(),
+            n => format!(", +{} more", n - 1),
+        };
+        let what = read.key.as_deref().map_or_else(|| "the whole result".to_owned(), crate::rules::quote_key);
+        Remedy::Manual(format!(
+            "{}:{} reads its {what}{more}: toolshape does not rewrite the reads of a result it reshapes",
+            read.path, read.line
+        ))
+    } else {
+        let proposal = crate::rules::not_a_result_remedies(dict, piece_src, offset, missing).swap_remove(0);
+        Remedy::of(proposal, NOT_A_RESULT_TEXT)
+    };
+    Some(Plan { range, subject: Subject::Shape(Box::new(finding)), remedy })
 }
 
 /// Applies non-overlapping `edits` to `src`.

@@ -19,12 +19,12 @@ mod status;
 mod text_value;
 mod unused_ignore;
 
-pub use not_a_result::message_for as not_a_result_message;
+pub use not_a_result::{message_for as not_a_result_message, remedies as not_a_result_remedies};
 pub use shape::{ShapeFinding, shape_findings};
 pub use unused_ignore::unused_suppressions;
 
 use crate::contract::{EntryKind, Rules, ToolResultDict};
-use crate::diagnostics::{Code, Finding, Origin, Span};
+use crate::diagnostics::{Code, Finding, Span};
 use crate::semantic::FileContext;
 use crate::syntax::{LineIndex, ParsedPiece};
 
@@ -74,21 +74,8 @@ pub fn findings_for(dict: &ToolResultDict, src: &str, index: &LineIndex) -> Vec<
                 EntryKind::Key { name, .. } => (Some(name.clone()), None),
                 _ => (None, Some(src[entry.range.clone()].to_owned())),
             };
-            Finding {
-                code: v.code,
-                key,
-                spread,
-                detail: None,
-                entry: entry.range.clone(),
-                span: Span::new(index, src, &entry.range),
-                dict: dict.range.clone(),
-                dict_span,
-                fixable: None,
-                origin: Origin::Literal,
-                expression: None,
-                builder: None,
-                reads: Vec::new(),
-            }
+            let span = Span::new(index, src, &entry.range);
+            Finding { spread, ..Finding::at(v.code, key, (entry.range.clone(), span), (dict.range.clone(), dict_span)) }
         })
         .collect()
 }

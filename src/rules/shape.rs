@@ -8,7 +8,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use crate::contract::{Rules, ToolResultDict};
-use crate::diagnostics::{Code, Edit, Finding, Origin, Proposal, Span};
+use crate::diagnostics::{Code, Edit, Finding, Proposal, Span};
 use crate::semantic::FileContext;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
@@ -65,21 +65,9 @@ impl<'s> ShapeCtx<'_, 's> {
     pub fn finding(&self, code: Code, at: Node<'_>, key: Option<&str>, detail: String) -> Finding {
         let entry = self.range(at);
         let dict = self.range(self.dict);
-        Finding {
-            code,
-            key: key.map(str::to_owned),
-            spread: None,
-            detail: Some(detail),
-            span: Span::new(self.index, self.src, &entry),
-            entry,
-            dict_span: Span::new(self.index, self.src, &dict),
-            dict,
-            fixable: None,
-            origin: Origin::Literal,
-            expression: None,
-            builder: None,
-            reads: Vec::new(),
-        }
+        let span = Span::new(self.index, self.src, &entry);
+        let dict_span = Span::new(self.index, self.src, &dict);
+        Finding { detail: Some(detail), ..Finding::at(code, key.map(str::to_owned), (entry, span), (dict, dict_span)) }
     }
 
     /// Whether a comment silences `code` at `at` or on the dict's line.

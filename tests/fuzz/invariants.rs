@@ -11,17 +11,7 @@ use toolshape::syntax::ParseScope;
 use toolshape::syntax::tree::{constant_str, unparenthesize};
 
 /// The policy the fuzzers fix with: everything, text augmented where safe.
-pub const POLICY: FixPolicy = FixPolicy {
-    unsafe_fixes: true,
-    line_length: 88,
-    augment_text: AugmentText::Safe,
-    rules: Rules::CONTRACT,
-    builders: Vec::new(),
-    read_reasons: Vec::new(),
-    expected: Vec::new(),
-    keep_text: Vec::new(),
-    rewritten_reads: Vec::new(),
-};
+pub const POLICY: FixPolicy = FixPolicy::new(Rules::CONTRACT, true, 88, AugmentText::Safe);
 
 /// The rules that move keys (TS001–TS004): invariant 5 compares what moved
 /// into json blocks, and a repair of a result's shape (TS006–TS009: a
