@@ -91,7 +91,7 @@ pub fn line_suppression(src: &str, pos: usize) -> Suppression {
 /// from its `#` (`Some(None)`: none): a `#` inside a string literal is not
 /// one. `None` when a string is still open at the end of the line, so that
 /// the reading cannot be vouched for.
-fn comment_of(line: &str) -> Option<Option<&str>> {
+pub(crate) fn comment_of(line: &str) -> Option<Option<&str>> {
     use crate::syntax::literal::{Quoted, quoted_spans};
     let (spans, open) = quoted_spans(line.as_bytes());
     match spans.iter().find_map(|s| match s {

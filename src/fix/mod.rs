@@ -336,9 +336,12 @@ pub(crate) fn not_result_plan(
             1 => String::new(),
             n => format!(", +{} more", n - 1),
         };
-        let what = read.key.as_deref().map_or_else(|| "the whole result".to_owned(), crate::rules::quote_key);
+        let what = read
+            .key
+            .as_deref()
+            .map_or_else(|| "the whole result".to_owned(), |k| format!("its {}", crate::rules::quote_key(k)));
         Remedy::Manual(format!(
-            "{}:{} reads its {what}{more}: toolshape does not rewrite the reads of a result it reshapes",
+            "{}:{} reads {what}{more}: toolshape does not rewrite the reads of a result it reshapes",
             read.path, read.line
         ))
     } else {

@@ -78,6 +78,8 @@ pub fn remedies(dict: Node<'_>, piece_src: &str, offset: usize, missing: &str) -
 struct Pair<'t, 's> {
     key: String,
     text: &'s str,
+    /// Where the pair starts in the piece.
+    start: usize,
     value: Node<'t>,
 }
 
@@ -98,7 +100,7 @@ fn entries_of<'t, 's>(dict: Node<'t>, piece_src: &'s str) -> Result<Vec<Pair<'t,
                 if out.iter().any(|p: &Pair<'_, '_>| p.key == name) {
                     return Err(format!("its key {} is written twice", super::quote_key(&name)));
                 }
-                out.push(Pair { key: name, text: node_text(child, piece_src), value });
+                out.push(Pair { key: name, text: node_text(child, piece_src), start: child.start_byte(), value });
             }
             "comment" => return Err("it holds comments, which a rewrite would have to place".into()),
             _ => return Err("it holds a `**` spread, which may carry the missing key".into()),
@@ -167,6 +169,16 @@ impl Render<'_, '_, '_> {
     fn proposal(&self, text: Option<usize>, content: Option<usize>) -> Proposal {
         let q = self.quote();
         let kept = |p: &Pair<'_, '_>| p.key == "status" || p.key == "toolUseId";
+        let adds_status = content.is_some() && !self.entries.iter().any(|p| p.key == "status");
+        let moved: Vec<&Pair<'_, '_>> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|&(i, p)| !kept(p) && Some(i) != text && Some(i) != content)
+            .map(|(_, p)| p)
+            .collect();
+        // The blocks, each as one piece of text (a json block also as its
+        // pairs, for a layout that explodes it).
         let mut blocks: Vec<String> = Vec::new();
         if let Some(c) = content.filter(|&c| Some(c) != text) {
             let list = unparenthesize(self.entries[c].value);
@@ -185,70 +197,106 @@ impl Render<'_, '_, '_> {
                 if evidently_str(value, self.piece_src) { written.to_owned() } else { format!("str({written})") };
             blocks.push(format!("{{{q}text{q}: {shown}}}"));
         }
-        let moved: Vec<&Pair<'_, '_>> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|&(i, p)| !kept(p) && Some(i) != text && Some(i) != content)
-            .map(|(_, p)| p)
-            .collect();
         let mut reasons = vec![CHANGES.to_owned()];
-        if !moved.is_empty() {
-            let inner: Vec<&str> = moved.iter().map(|p| p.text).collect();
-            blocks.push(format!("{{{q}json{q}: {{{}}}}}", inner.join(", ")));
-            if let Some(what) = moved.iter().find_map(|p| not_json_serializable(p.value, self.piece_src)) {
-                reasons.push(format!("a value moved into the json block is {what}, which JSON cannot hold"));
-            }
+        if let Some(what) = moved.iter().find_map(|p| not_json_serializable(p.value, self.piece_src)) {
+            reasons.push(format!("a value moved into the json block is {what}, which JSON cannot hold"));
         }
-        // The new pairs: the status (added or kept) and toolUseId where
-        // they stand, the content where the first pair that went into it
-        // stood.
-        let content_pair = |indent: Option<(&str, &str, &str)>| match indent {
-            None => format!("{q}content{q}: [{}]", blocks.join(", ")),
-            Some((inner, unit, comma)) => {
-                let mut s = format!("{q}content{q}: [");
-                for b in &blocks {
-                    s.push_str(&format!("\n{inner}{unit}{b},"));
-                }
-                if comma.is_empty() {
-                    s.pop();
-                }
-                s.push_str(&format!("\n{inner}]"));
-                s
-            }
-        };
         // A content list that gains no block is kept as written.
         let verbatim = content.filter(|_| moved.is_empty() && text.is_none()).map(|c| self.entries[c].text);
-        let content_pair = |indent| verbatim.map_or_else(|| content_pair(indent), str::to_owned);
         let first_moved = self.entries.iter().position(|p| !kept(p)).unwrap_or(self.entries.len());
-        let text_of = self.dict_text();
-        let layout = Layout::of(text_of);
-        let mut pairs: Vec<String> = Vec::new();
-        if content.is_some() && !self.entries.iter().any(|p| p.key == "status") {
-            pairs.push(format!("{q}status{q}: {q}success{q}"));
-        }
-        for (i, p) in self.entries.iter().enumerate() {
-            if i == first_moved {
-                pairs.push(content_pair(layout.as_ref().map(|l| (l.inner.as_str(), l.unit.as_str(), l.comma))));
-            }
-            if kept(p) {
-                pairs.push(p.text.to_owned());
-            }
-        }
-        let replacement = match &layout {
-            None => format!("{{{}}}", pairs.join(", ")),
-            Some(l) => {
-                let mut s = String::from("{");
-                for (i, p) in pairs.iter().enumerate() {
-                    let comma = if i + 1 < pairs.len() { "," } else { l.comma };
-                    s.push_str(&format!("\n{}{p}{comma}", l.inner));
+        let line = Line::of(self.dict, self.piece_src);
+        let render = |layout: Option<&Layout>| {
+            let content_pair = match (verbatim, layout) {
+                (Some(written), _) => written.to_owned(),
+                (None, None) => {
+                    let mut all = blocks.clone();
+                    if !moved.is_empty() {
+                        let inner: Vec<&str> = moved.iter().map(|p| p.text).collect();
+                        all.push(format!("{{{q}json{q}: {{{}}}}}", inner.join(", ")));
+                    }
+                    format!("{q}content{q}: [{}]", all.join(", "))
                 }
-                s.push_str(&format!("\n{}}}", l.outer));
-                s
+                (None, Some(l)) => {
+                    let at = format!("{}{}", l.inner, l.unit);
+                    let mut s = format!("{q}content{q}: [");
+                    for b in &blocks {
+                        s.push_str(&format!("\n{at}{b},"));
+                    }
+                    if !moved.is_empty() {
+                        let inner: Vec<&str> = moved.iter().map(|p| p.text).collect();
+                        let one = format!("{{{q}json{q}: {{{}}}}}", inner.join(", "));
+                        let fits = at.len() + one.len() < line.limit && !one.contains('\n');
+                        if fits {
+                            s.push_str(&format!("\n{at}{one},"));
+                        } else {
+                            // Hugged: `{"json": {` and `}}` on lines of their
+                            // own, a pair on each line between.
+                            let deeper = format!("{at}{}", l.unit);
+                            s.push_str(&format!("\n{at}{{{q}json{q}: {{"));
+                            for p in &moved {
+                                s.push_str(&format!("\n{deeper}{},", self.reindented(p, &deeper)));
+                            }
+                            if l.comma.is_empty() {
+                                s.pop();
+                            }
+                            s.push_str(&format!("\n{at}}}}},"));
+                        }
+                    }
+                    if l.comma.is_empty() {
+                        s.pop();
+                    }
+                    s.push_str(&format!("\n{}]", l.inner));
+                    s
+                }
+            };
+            let mut pairs: Vec<String> = Vec::new();
+            if adds_status {
+                pairs.push(format!("{q}status{q}: {q}success{q}"));
+            }
+            for (i, p) in self.entries.iter().enumerate() {
+                if i == first_moved {
+                    pairs.push(content_pair.clone());
+                }
+                if kept(p) {
+                    pairs.push(p.text.to_owned());
+                }
+            }
+            match layout {
+                None => format!("{{{}}}", pairs.join(", ")),
+                Some(l) => {
+                    let mut s = String::from("{");
+                    for (i, p) in pairs.iter().enumerate() {
+                        let comma = if i + 1 < pairs.len() { "," } else { l.comma };
+                        s.push_str(&format!("\n{}{p}{comma}", l.inner));
+                    }
+                    s.push_str(&format!("\n{}}}", l.outer));
+                    s
+                }
+            }
+        };
+        let layout = Layout::of(self.dict_text());
+        let replacement = match &layout {
+            Some(l) => render(Some(l)),
+            None => {
+                // One line while it fits; exploded (with trailing commas,
+                // as a formatter would) when it does not.
+                let one = render(None);
+                if line.column + one.len() + line.rest <= line.limit {
+                    one
+                } else {
+                    let unit = "    ".to_owned();
+                    let l = Layout {
+                        inner: format!("{}{unit}", line.indent),
+                        outer: line.indent.clone(),
+                        unit,
+                        comma: ",",
+                    };
+                    render(Some(&l))
+                }
             }
         };
         let mut title = String::from("make it a tool result");
-        if content.is_some() && !self.entries.iter().any(|p| p.key == "status") {
+        if adds_status {
             title.push_str(" with status \"success\"");
         }
         match text {
@@ -270,10 +318,75 @@ impl Render<'_, '_, '_> {
         }
     }
 
+    /// The pair `p` as written, its continuation lines moved by as much as
+    /// its first line moves to stand at `indent` — unless a string literal
+    /// spans lines in it (moving those would change the string).
+    fn reindented(&self, p: &Pair<'_, '_>, indent: &str) -> String {
+        if !p.text.contains('\n') || spans_lines_in_a_string(p.value) {
+            return p.text.to_owned();
+        }
+        let line_start = self.piece_src[..p.start].rfind('\n').map_or(0, |i| i + 1);
+        let old = self.piece_src[line_start..p.start].chars().take_while(|c| *c == ' ' || *c == '\t').count();
+        let Some(grow) = indent.len().checked_sub(old) else { return p.text.to_owned() };
+        let pad = " ".repeat(grow);
+        let mut lines = p.text.split('\n');
+        let mut out = lines.next().unwrap_or_default().to_owned();
+        for l in lines {
+            out.push('\n');
+            if !l.trim().is_empty() {
+                out.push_str(&pad);
+            }
+            out.push_str(l);
+        }
+        out
+    }
+
     fn dict_text(&self) -> &str {
         node_text(self.dict, self.piece_src)
     }
 }
+
+/// Whether a string literal inside `node` spans lines.
+fn spans_lines_in_a_string(node: Node<'_>) -> bool {
+    let mut found = false;
+    crate::syntax::for_each_node(node, |n| {
+        found = found || (n.kind() == "string" && n.start_position().row != n.end_position().row);
+    });
+    found
+}
+
+/// Where the dict stands on its line, for the line length.
+struct Line {
+    /// The indent of the line the dict starts on.
+    indent: String,
+    /// The dict's column, in bytes.
+    column: usize,
+    /// How many bytes of code follow the dict on its last line.
+    rest: usize,
+    /// The longest line a rewrite writes.
+    limit: usize,
+}
+
+impl Line {
+    fn of(dict: Node<'_>, piece_src: &str) -> Line {
+        let start = piece_src[..dict.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+        let prefix = &piece_src[start..dict.start_byte()];
+        let indent: String = prefix.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+        let after = &piece_src[dict.end_byte()..];
+        let after = &after[..after.find('\n').unwrap_or(after.len())];
+        // A trailing comment does not count: splitting the code would not
+        // make it fit (as formatters measure).
+        let code = match crate::suppress::comment_of(after) {
+            Some(Some(comment)) => &after[..after.len() - comment.len()],
+            _ => after,
+        };
+        let rest = code.trim_end().len();
+        Line { indent, column: prefix.len(), rest, limit: LINE_LENGTH }
+    }
+}
+
+/// The line length a rewrite keeps to (ruff's and black's default).
+const LINE_LENGTH: usize = 88;
 
 /// How a dict written over several lines lays out its pairs.
 struct Layout {
@@ -354,15 +467,33 @@ mod tests {
 
     #[test]
     fn each_message_key_in_turn_then_none() {
-        let src = "r = {'status': 'error', 'error': e, 'msg': 'x', 'code': 3}\n";
+        let src = "r = {'status': 'error', 'error': e, 'msg': 'x', 'n': 3}\n";
         let fixed: Vec<String> = remedies_of(src, "content").into_iter().map(|r| r.unwrap().0).collect();
         assert_eq!(
             fixed,
             [
-                "r = {'status': 'error', 'content': [{'text': str(e)}, {'json': {'msg': 'x', 'code': 3}}]}\n",
-                "r = {'status': 'error', 'content': [{'text': 'x'}, {'json': {'error': e, 'code': 3}}]}\n",
-                "r = {'status': 'error', 'content': [{'json': {'error': e, 'msg': 'x', 'code': 3}}]}\n",
+                "r = {'status': 'error', 'content': [{'text': str(e)}, {'json': {'msg': 'x', 'n': 3}}]}\n",
+                "r = {'status': 'error', 'content': [{'text': 'x'}, {'json': {'error': e, 'n': 3}}]}\n",
+                "r = {'status': 'error', 'content': [{'json': {'error': e, 'msg': 'x', 'n': 3}}]}\n",
             ]
+        );
+    }
+
+    #[test]
+    fn a_line_too_long_is_exploded_and_a_json_block_too_long_is_hugged() {
+        let src = "def f():\n    return {'status': 'error', 'error': 'a long message for the agent', 'elapsed_ms': elapsed}\n";
+        let (fixed, _) = remedies_of(src, "content").remove(0).unwrap();
+        assert_eq!(
+            fixed,
+            "def f():\n    return {\n        'status': 'error',\n        'content': [\n            {'text': 'a long message for the agent'},\n            {'json': {'elapsed_ms': elapsed}},\n        ],\n    }\n"
+        );
+        // A value over several lines moves with its pair; a string over
+        // several lines is never re-indented (its text would change).
+        let src = "x = {\n    'status': 'success',\n    'rows': [\n        1,\n    ],\n    'doc': '''a\n  b''',\n}\n";
+        let (fixed, _) = remedies_of(src, "content").remove(0).unwrap();
+        assert_eq!(
+            fixed,
+            "x = {\n    'status': 'success',\n    'content': [\n        {'json': {\n            'rows': [\n                1,\n            ],\n            'doc': '''a\n  b''',\n        }},\n    ],\n}\n"
         );
     }
 
