@@ -360,14 +360,21 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             let mut cursor = parent.walk();
             let operands: Vec<Node<'_>> =
                 parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
-            let at = operands.iter().position(|o| *o == e).filter(|&i| i > 0)?;
-            let (left, right) = (operands[at - 1], operands[at]);
-            let operator: Vec<&str> = src[left.end_byte()..right.start_byte()].split_whitespace().collect();
-            let form = match operator.as_slice() {
-                ["in"] => ReadForm::In,
-                ["not", "in"] => ReadForm::NotIn,
-                _ => return None,
+            let at = operands.iter().position(|o| *o == e)?;
+            let operator = |i: usize| -> Vec<&str> {
+                src[operands[i - 1].end_byte()..operands[i].start_byte()].split_whitespace().collect()
             };
+            let form = match (at > 0).then(|| operator(at)).as_deref() {
+                Some(["in"]) => ReadForm::In,
+                Some(["not", "in"]) => ReadForm::NotIn,
+                left => {
+                    // `r == {...}` (a test's favourite) sees every key.
+                    let right = (at + 1 < operands.len()).then(|| operator(at + 1));
+                    let equality = |op: Option<&[&str]>| matches!(op, Some(["=="] | ["!="]));
+                    return (equality(left) || equality(right.as_deref())).then(|| whole(parent)).flatten();
+                }
+            };
+            let left = operands[at - 1];
             let literal = unparenthesize(left);
             keyed(form, constant_str(literal, src)?, parent, literal)
         }
@@ -497,6 +504,12 @@ def test():
                 "whole - r.values()"
             ]
         );
+    }
+
+    #[test]
+    fn comparing_the_whole_result_sees_every_key() {
+        let src = "r = f()\nassert r == {'a': 1}\nassert {} != r\nassert 0 < r == x\nassert r is None\nassert r < 3\n";
+        assert_eq!(reads(src), ["whole - r == {'a': 1}", "whole - {} != r", "whole - 0 < r == x"]);
     }
 
     #[test]

@@ -2542,7 +2542,7 @@ class Consumer(ModuleWriter):
                            "get-default", "pop", "pop-default", "setdefault", "in", "not-in", "in-if",
                            "whole-dict", "whole-call", "whole-keys", "whole-values", "whole-items",
                            "whole-items-for", "whole-dict-call", "whole-json", "whole-json-indent",
-                           "paren-subscript", "no-read", "no-read", "content-item", "content-item",
+                           "whole-eq", "paren-subscript", "no-read", "no-read", "content-item", "content-item",
                            "content-list", "content-target"])
         key = K = None
         if not form.startswith(("whole", "no-read", "content")):
@@ -2635,6 +2635,12 @@ class Consumer(ModuleWriter):
                 s, _ = w.put("dict(")
                 r = put()
                 _, e = w.put(")")
+            elif form == "whole-eq":
+                # a test comparing the whole result: the comparison's span
+                w.put("assert ")
+                s = w.put("")[0]
+                r = put()
+                _, e = w.put(rng.choice([" == {}", " != None"]))
             else:
                 w.put("x = ")
                 s, _ = w.put("json.dumps(")
@@ -2646,14 +2652,13 @@ class Consumer(ModuleWriter):
         else:
             # uses that are no read: nothing is reported
             kind = rng.choice(["len", "list", "copy", "index", "computed", "update", "str", "dump",
-                               "dict-second", "attr", "get-computed", "eq"])
+                               "dict-second", "attr", "get-computed"])
             p.forms["reads-decoy-no-read-" + kind] += 1
             pre, post = {"len": ("x = len(", ")"), "list": ("x = list(", ")"), "copy": ("x = ", ".copy()"),
                          "index": ("x = ", "[0]"), "computed": ("x = ", "[key_of(1)]"),
                          "update": ("", ".update(frames=1)"), "str": ("x = str(", ")"),
                          "dump": ("json.dump(", ", fh)"), "dict-second": ("x = dict(base, ", ")"),
-                         "attr": ("x = ", ".get"), "get-computed": ("x = ", ".get(name)"),
-                         "eq": ("assert ", " == {}")}[kind]
+                         "attr": ("x = ", ".get"), "get-computed": ("x = ", ".get(name)")}[kind]
             w.put(pre)
             r = put()
             w.put(post)
@@ -3471,7 +3476,7 @@ def check_reads(p, texts):
               "setdefault": ".setdefault(" in text and text.endswith(")"),
               "in": " in " in text and " not in " not in text, "not-in": " not in " in text,
               "whole": text.startswith("**") or text.startswith("dict(") or text.startswith("json.dumps(")
-              or text.endswith((".keys()", ".values()", ".items()")),
+              or text.endswith((".keys()", ".values()", ".items()", " == {}", " != None")),
               "content": key is None and is_content_subscript(text),
               "block": key is None and is_content_subscript(text)}[form]
         if not ok:

@@ -1609,6 +1609,16 @@ def reads_at(mod, E, parent, parents):
         return []
     if cls is ast.Compare:
         out = []
+        # `E == X`, `X != E`...: an equality with E as either operand sees
+        # every key (once per comparison)
+        operands = [P.left] + list(P.comparators)
+        for i, operand in enumerate(operands):
+            if operand is not E:
+                continue
+            around = ([P.ops[i - 1]] if i > 0 else []) + ([P.ops[i]] if i < len(P.ops) else [])
+            if any(op.__class__ in (ast.Eq, ast.NotEq) for op in around):
+                if i == 0 or P.ops[i - 1].__class__ not in (ast.In, ast.NotIn):
+                    return [("whole", None, P)]
         for i, comp in enumerate(P.comparators):
             if comp is not E:
                 continue
