@@ -227,6 +227,23 @@ pub struct Edit {
     pub replacement: String,
 }
 
+impl Edit {
+    /// The one edit that turns `old` into `new`: what lies between their
+    /// common start and common end (on character boundaries).
+    pub fn between(old: &str, new: &str) -> Edit {
+        let mut start = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+        while !old.is_char_boundary(start) || !new.is_char_boundary(start) {
+            start -= 1;
+        }
+        let most = old.len().min(new.len()) - start;
+        let mut tail = old.bytes().rev().zip(new.bytes().rev()).take(most).take_while(|(a, b)| a == b).count();
+        while !old.is_char_boundary(old.len() - tail) || !new.is_char_boundary(new.len() - tail) {
+            tail -= 1;
+        }
+        Edit { range: start..old.len() - tail, replacement: new[start..new.len() - tail].to_owned() }
+    }
+}
+
 /// What a rule proposes for one of its findings: edits with their
 /// applicability (and, when unsafe, why), or why a person must repair it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -676,7 +676,7 @@ impl Projects {
                         ..Finding::at(Code::NotAResult, Some(half.missing.to_owned()), at.clone(), at)
                     };
                     // What `fix` would do, as for every other finding.
-                    let plan = crate::fix::not_result_plan(&text, &whole, &index, &finding);
+                    let plan = crate::fix::not_result_plan(&text, &whole, &index, &finding, false);
                     finding.fixable = plan.and_then(|p| p.applicability());
                     out[j].push(finding);
                 }

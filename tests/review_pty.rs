@@ -28,8 +28,12 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// The question that ends every offer.
 const PROMPT: &str = "Apply this fix?";
 
-/// The one-line legend after the question.
-const LEGEND: &str = "[y apply, n skip, a rest of file, d skip file, k same keys, A all safe, q quit, ? help]";
+/// The one-line legend after the question (`Tab remedy` stands after
+/// `s suppress` where an offer has another remedy).
+const LEGEND: &str = "a rest of file, d skip file, k same keys, A all safe, q quit, ? help]";
+
+/// The legend's start, the same for every offer.
+const LEGEND_START: &str = "[y apply, n skip, e edit, s suppress, ";
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/review").join(name);
@@ -59,10 +63,22 @@ fn listing(dir: &Path) -> Vec<String> {
 
 /// Starts `toolshape fix --interactive ARGS` in a pty inside `dir`.
 fn start(dir: &Path, args: &[&str]) -> OsSession {
+    start_with(dir, args, None, 500)
+}
+
+/// [`start`] with `editor` as `$EDITOR` (none: neither `$VISUAL` nor
+/// `$EDITOR` is set) in a window `rows` lines tall.
+fn start_with(dir: &Path, args: &[&str], editor: Option<&Path>, rows: u16) -> OsSession {
     let mut cmd = Command::new(BIN);
     cmd.args(["fix", "--interactive"]).args(args).current_dir(dir).env_remove("NO_COLOR").env("TERM", "xterm");
+    cmd.env_remove("VISUAL").env_remove("EDITOR");
+    if let Some(editor) = editor {
+        cmd.env("EDITOR", editor);
+    }
     let mut session = Session::spawn(cmd).expect("toolshape starts in a pty");
     session.set_expect_timeout(Some(TIMEOUT));
+    // Tall enough that no offer pages, unless a test pages on purpose.
+    session.get_process_mut().set_window_size(120, rows).expect("a window size");
     session
 }
 
@@ -85,6 +101,7 @@ fn see(session: &mut OsSession, text: &str) -> String {
 fn answer(session: &mut OsSession, header: &str, key: &str) -> String {
     let mut shown = see(session, header);
     shown += &see(session, PROMPT);
+    shown += &see(session, LEGEND_START);
     shown += &see(session, LEGEND);
     session.send(key).unwrap();
     shown
@@ -350,4 +367,155 @@ fn without_a_terminal_interactive_refuses_and_points_to_diff() {
     let out = Command::new(BIN).args(["fix", "-i", "--diff", "."]).current_dir(dir.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
+
+/// An `$EDITOR` that edits the file it is given as the file `mode` in
+/// `dir` says: `valid`, `violating` (a key the runtime drops), `broken` (a
+/// syntax error) or `unchanged` (it saves nothing).
+fn scripted_editor(dir: &Path) -> PathBuf {
+    let script = dir.join("editor.sh");
+    let mode = dir.join("mode");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \"$(cat '{}')\" in\n\
+             valid) sed -i 's/{{\"json\": {{\"count\": len(files)}}}}/{{\"text\": f\"{{len(files)}} files\"}}/' \"$1\" ;;\n\
+             violating) sed -i 's/\"status\": \"success\",/\"status\": \"success\", \"frames\": 3,/' \"$1\" ;;\n\
+             broken) sed -i 's/\"status\": \"success\",/\"status\": \"success\" +,/' \"$1\" ;;\n\
+             esac\n",
+            mode.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+#[test]
+fn e_opens_the_editor_and_applies_an_edit_only_when_it_parses_and_keeps_to_the_contract() {
+    let dir = tree(&[("tools.py", &fixture("tools.py"))]);
+    let editor = scripted_editor(dir.path());
+    let mode = |m: &str| std::fs::write(dir.path().join("mode"), m).unwrap();
+    let mut session =
+        start_with(dir.path(), &["--color", "never", "--augment-text", "never", "tools.py"], Some(&editor), 500);
+    see(&mut session, "[1/3] tools.py:9 safe fix");
+    see(&mut session, LEGEND);
+    // Saved nothing: nothing changes, the question comes again.
+    mode("unchanged");
+    session.send("e").unwrap();
+    see(&mut session, "The editor closed without a change: nothing changed.");
+    see(&mut session, LEGEND);
+    // Still a violation: said, and the offer is shown again whole.
+    mode("violating");
+    session.send("e").unwrap();
+    let refused = see(&mut session, "the edited text still breaks the contract (TS001 at line");
+    assert!(refused.contains("[1/3] tools.py:9 safe fix"), "shown again whole: {refused}");
+    see(&mut session, LEGEND);
+    // A syntax error: said, nothing applied.
+    mode("broken");
+    session.send("e").unwrap();
+    let refused = see(&mut session, "the edited text does not parse");
+    assert!(refused.contains("[1/3] tools.py:9 safe fix"), "shown again whole: {refused}");
+    see(&mut session, LEGEND);
+    assert_eq!(read(dir.path(), "tools.py"), fixture("tools.py"));
+    // A valid edit is the fix applied.
+    mode("valid");
+    session.send("e").unwrap();
+    answer(&mut session, "[2/3] tools.py:", "n");
+    answer(&mut session, "[3/3] tools.py:", "n");
+    let (rest, _) = finish(&mut session);
+    assert!(rest.contains("tools.py: 1 applied, 2 skipped — written"), "{rest}");
+    let text = read(dir.path(), "tools.py");
+    assert!(text.contains("\"content\": [{\"text\": \"scanned\"}, {\"text\": f\"{len(files)} files\"}],"), "{text}");
+    assert!(!text.contains("\"count\""), "{text}");
+}
+
+#[test]
+fn e_without_an_editor_says_how_to_set_one() {
+    let dir = tree(&[("tools.py", &fixture("tools.py"))]);
+    let mut session = start_with(dir.path(), &["--color", "never", "tools.py"], None, 500);
+    see(&mut session, "[1/3] tools.py:9");
+    see(&mut session, LEGEND);
+    session.send("e").unwrap();
+    see(&mut session, "no editor is configured: set $VISUAL or $EDITOR");
+    see(&mut session, LEGEND);
+    session.send("q").unwrap();
+    let (_, status) = finish(&mut session);
+    assert_eq!(status, 1);
+    assert_eq!(read(dir.path(), "tools.py"), fixture("tools.py"));
+}
+
+#[test]
+fn s_writes_a_suppression_comment_and_check_is_clean_there() {
+    let dir = tree(&[("tools.py", &fixture("tools.py"))]);
+    let mut session = start(dir.path(), &["--color", "never", "tools.py"]);
+    answer(&mut session, "[1/3] tools.py:9", "s");
+    see(&mut session, "tools.py:9: suppressed with `# toolshape: ignore[TS001]` instead of fixed");
+    answer(&mut session, "[2/3] tools.py:", "n");
+    answer(&mut session, "[3/3] tools.py:", "n");
+    let (rest, _) = finish(&mut session);
+    assert!(rest.contains("tools.py: 1 suppressed, 2 skipped — written"), "{rest}");
+    let text = read(dir.path(), "tools.py");
+    assert!(text.contains("\"count\": len(files)}  # toolshape: ignore[TS001]\n"), "{text}");
+    let check =
+        Command::new(BIN).args(["check", "--color", "never", "tools.py"]).current_dir(dir.path()).output().unwrap();
+    let found = String::from_utf8_lossy(&check.stdout);
+    assert!(!found.contains("tools.py:9:") && found.contains("tools.py:18:"), "{found}");
+}
+
+#[test]
+fn tab_switches_the_remedy_and_the_one_shown_is_applied() {
+    let src = "def f():\n    return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}], \"b\": 2}\n";
+    let dir = tree(&[("a.py", src)]);
+    let mut session = start(dir.path(), &["--color", "never", "a.py"]);
+    let first = see(&mut session, PROMPT);
+    assert!(first.contains("remedy 1/2: merge into the existing json block (Tab: the next)"), "{first}");
+    see(&mut session, "s suppress, Tab remedy, a rest of file");
+    session.send("\t").unwrap();
+    let second = see(&mut session, PROMPT);
+    assert!(second.contains("remedy 2/2: append a new json block"), "{second}");
+    assert!(
+        second.contains(
+            "+    return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}, {\"json\": {\"b\": 2}}]}"
+        ),
+        "{second}"
+    );
+    session.send("y").unwrap();
+    finish(&mut session);
+    assert_eq!(
+        read(dir.path(), "a.py"),
+        "def f():\n    return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}, {\"json\": {\"b\": 2}}]}\n"
+    );
+}
+
+#[test]
+fn an_offer_lists_the_reads_of_its_keys_that_stay() {
+    let tools = "from strands import tool\n\n\n@tool\ndef scan(path):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"count\": 3}\n";
+    let test = "from tools import scan\n\n\ndef test_scan():\n    assert scan(\"x\")[\"count\"] == 3\n";
+    let dir = tree(&[("pyproject.toml", "[project]\nname = \"t\"\n"), ("tools.py", tools), ("test_tools.py", test)]);
+    let mut session = start(dir.path(), &["--color", "never", "tools.py"]);
+    let offer = answer(&mut session, "[1/1] tools.py:6 UNSAFE fix", "n");
+    assert!(offer.contains("  read: test_tools.py:5 reads scan(\"x\")[\"count\"] (reads are not rewritten"), "{offer}");
+    assert!(!offer.contains("unsafe: test_tools.py:5"), "a read is listed once, as a read: {offer}");
+    finish(&mut session);
+    assert_eq!(read(dir.path(), "tools.py"), tools);
+}
+
+#[test]
+fn a_long_offer_pages() {
+    let dir = tree(&[("tools.py", &fixture("tools.py"))]);
+    let mut session = start_with(dir.path(), &["--color", "never", "--augment-text", "never", "tools.py"], None, 10);
+    let first = see(&mut session, "more lines: Space for the next page, any other key for all --");
+    assert!(first.contains("[1/3] tools.py:9 safe fix"), "{first}");
+    assert!(!first.contains(PROMPT), "the question waits for the last page: {first}");
+    // Space: the next page; any other key: the rest at once.
+    session.send(" ").unwrap();
+    let next = session.expect(Any(["more lines", PROMPT])).unwrap();
+    if next.get(0) != Some(PROMPT.as_bytes()) {
+        session.send("x").unwrap();
+        see(&mut session, PROMPT);
+    }
+    session.send("q").unwrap();
+    finish(&mut session);
 }

@@ -118,6 +118,9 @@ pub struct Plan {
     pub range: Range<usize>,
     pub subject: Subject,
     pub remedy: Remedy,
+    /// Where a reviewer may choose among remedies ([`PlanOptions::alternatives`]):
+    /// each fix with what it does, the remedy's fix first. Empty otherwise.
+    pub alternatives: Vec<(String, Fix)>,
 }
 
 impl Plan {
@@ -180,6 +183,11 @@ pub struct PlanOptions {
     /// The TS005 findings of the file (the project pass finds them): each
     /// display is made a real tool result, unless the project reads its keys.
     pub not_results: Vec<Finding>,
+    /// Also plan the other remedies a reviewer may choose
+    /// ([`Plan::alternatives`]): the review's `Tab`.
+    pub alternatives: bool,
+    /// Append a new json block even where one could be merged into.
+    pub append_json: bool,
 }
 
 impl PlanOptions {
@@ -194,6 +202,8 @@ impl PlanOptions {
             read_reasons: Vec::new(),
             keep_text: Vec::new(),
             not_results: Vec::new(),
+            alternatives: false,
+            append_json: false,
         }
     }
 
@@ -209,6 +219,8 @@ impl PlanOptions {
             read_reasons: Vec::new(),
             keep_text: Vec::new(),
             not_results: Vec::new(),
+            alternatives: false,
+            append_json: false,
         }
     }
 
@@ -254,10 +266,27 @@ pub fn plan_source_in(
         if dict.is_violating() {
             let root = piece.tree.root_node();
             let remedy = plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, options);
-            plans.push(Plan { range: dict.range.clone(), subject: Subject::Dict(dict), remedy });
+            let mut alternatives = Vec::new();
+            if let (true, Remedy::Fix(merged)) = (options.alternatives, &remedy) {
+                // Where the fix merges into an existing json block, a new
+                // block may be appended instead.
+                let append = PlanOptions { append_json: true, alternatives: false, ..options.clone() };
+                if let Remedy::Fix(appended) =
+                    plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, &append)
+                    && appended.edits != merged.edits
+                {
+                    alternatives = vec![
+                        ("merge into the existing json block".to_owned(), merged.clone()),
+                        ("append a new json block".to_owned(), appended),
+                    ];
+                }
+            }
+            plans.push(Plan { range: dict.range.clone(), subject: Subject::Dict(dict), remedy, alternatives });
         }
     });
-    plans.extend(options.not_results.iter().filter_map(|f| not_result_plan(src, pieces, &index, f)));
+    plans.extend(
+        options.not_results.iter().filter_map(|f| not_result_plan(src, pieces, &index, f, options.alternatives)),
+    );
     let writes = crate::rules::later_writes(src, pieces, &options.rules, context);
     if !writes.is_empty() {
         plans.extend(writes::plan_writes(src, context, writes, options));
@@ -286,7 +315,7 @@ fn shape_plan(shape: crate::rules::ShapeFinding, evidently: Option<&str>) -> Pla
         Some(why) => Remedy::Manual(why.to_owned()),
         None => Remedy::of(shape.proposal, "a repair of the result's shape"),
     };
-    Plan { range: shape.range, subject: Subject::Shape(Box::new(shape.finding)), remedy }
+    Plan { range: shape.range, subject: Subject::Shape(Box::new(shape.finding)), remedy, alternatives: Vec::new() }
 }
 
 /// The plan of a TS005 finding `found` (its display's range in `src`, as
@@ -296,6 +325,7 @@ pub(crate) fn not_result_plan(
     pieces: &[ParsedPiece],
     index: &crate::syntax::LineIndex,
     found: &Finding,
+    alternatives: bool,
 ) -> Option<Plan> {
     let range = found.dict.clone();
     let whole;
@@ -311,6 +341,10 @@ pub(crate) fn not_result_plan(
     };
     let dict = root.descendant_for_byte_range(range.start - offset, range.end - offset)?;
     if dict.kind() != "dictionary" || dict.byte_range() != (range.start - offset..range.end - offset) {
+        return None;
+    }
+    // A suppression comment silences it, wherever the finding came from.
+    if crate::suppress::line_suppression(src, range.start).covers(crate::diagnostics::Code::NotAResult) {
         return None;
     }
     let keys: Vec<String> = {
@@ -345,10 +379,30 @@ pub(crate) fn not_result_plan(
             read.path, read.line
         ))
     } else {
-        let proposal = crate::rules::not_a_result_remedies(dict, piece_src, offset, missing).swap_remove(0);
-        Remedy::of(proposal, NOT_A_RESULT_TEXT)
+        let mut remedies = crate::rules::not_a_result_remedies(dict, piece_src, offset, missing)
+            .into_iter()
+            .map(|p| Remedy::of(p, NOT_A_RESULT_TEXT));
+        let first = remedies.next().unwrap_or_else(|| Remedy::Manual("no remedy".into()));
+        if alternatives {
+            let fixes: Vec<(String, Fix)> = std::iter::once(first.clone())
+                .chain(remedies)
+                .filter_map(|r| match r {
+                    Remedy::Fix(f) => Some((f.repair.clone().unwrap_or_default(), f)),
+                    Remedy::Manual(_) => None,
+                })
+                .collect();
+            if fixes.len() > 1 {
+                return Some(Plan {
+                    range,
+                    subject: Subject::Shape(Box::new(finding)),
+                    remedy: first,
+                    alternatives: fixes,
+                });
+            }
+        }
+        first
     };
-    Some(Plan { range, subject: Subject::Shape(Box::new(finding)), remedy })
+    Some(Plan { range, subject: Subject::Shape(Box::new(finding)), remedy, alternatives: Vec::new() })
 }
 
 /// Applies non-overlapping `edits` to `src`.

@@ -113,6 +113,8 @@ struct Ctx<'s> {
     builders: &'s [BuilderSpec],
     /// The project reads this dict's content blocks: its text stays.
     keep_text: bool,
+    /// Append a new json block even where one could be merged into.
+    append_json: bool,
 }
 
 impl<'s> Ctx<'s> {
@@ -248,6 +250,7 @@ pub fn plan_dict(
         with_edits: options.with_edits,
         builders: &options.builders,
         keep_text: options.keep_text.iter().any(|r| r.start <= dict.range.start && dict.range.end <= r.end),
+        append_json: options.append_json,
     };
     match Planner::new(&ctx, root, node, dict) {
         Ok(planner) => planner.plan(),
@@ -357,6 +360,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let merge = inner
             .named_children(&mut cursor)
             .filter_map(|element| json_block_dict(ctx, element).map(|json| (element, json)))
+            .filter(|_| !ctx.append_json)
             .filter(|(_, json)| {
                 // A json dict that is itself a tool result is not merged into:
                 // its keys are a contract of their own.

@@ -58,7 +58,12 @@ pub fn plan_writes(src: &str, file: &FileContext<'_>, findings: Vec<Finding>, op
     groups
         .into_iter()
         .zip(planned)
-        .map(|((_, group), (range, remedy))| Plan { range, subject: Subject::Writes(group), remedy })
+        .map(|((_, group), (range, remedy))| Plan {
+            range,
+            subject: Subject::Writes(group),
+            remedy,
+            alternatives: Vec::new(),
+        })
         .collect()
 }
 

@@ -22,7 +22,7 @@ use crate::{check, contract, diff};
 const DIFF_CONTEXT: usize = 3;
 
 /// An answer to one offered fix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// `y`: apply this fix.
     Apply,
@@ -37,6 +37,13 @@ pub enum Decision {
     ApplySameMoves,
     /// `A`: apply this fix and every remaining safe fix in every file.
     ApplyAllSafe,
+    /// `e`: apply this text instead of the offer's: the reviewer's edit of
+    /// [`Offer::edit_region`] (the front end ran the editor).
+    Edit(String),
+    /// `s`: write a suppression comment for this tool result instead.
+    Suppress,
+    /// `Tab`: show the next remedy, where there is more than one.
+    NextRemedy,
     /// `q`: stop; what was accepted is written.
     Quit,
     /// Ctrl-C: stop; nothing not yet written is written.
@@ -103,9 +110,25 @@ pub struct Offer {
     pub clean_after: bool,
     /// The unified diff of this fix alone: hunks only, the path is in the header.
     pub diff: String,
-    /// Said when the fix is asked about again, after a rule that does not
-    /// cover it.
+    /// Said when the fix is asked about again: after a rule that does not
+    /// cover it, an edit that was refused, a suppression that could not be
+    /// placed.
     pub note: Option<String>,
+    /// Which remedy is shown, where there is more than one: (1-based index,
+    /// how many, what it does).
+    pub remedy: Option<(usize, usize, String)>,
+    /// The fixed result with the lines around it, as the diff shows it:
+    /// what `e` opens in the editor.
+    pub edit_region: String,
+    /// The reads of the moved keys that the fix leaves as they are (each
+    /// makes it unsafe): `path:line reads r["k"]`.
+    pub reads: Vec<String>,
+    /// What a repair of the result's shape does ([`Fix::repair`]), instead
+    /// of moving keys.
+    pub repair: Option<String>,
+    /// Grows each time the offer changes (another remedy, an edit refused),
+    /// so that a front end shows it again whole.
+    pub revision: usize,
 }
 
 impl Offer {
@@ -136,6 +159,8 @@ pub enum Event {
     Settled { path: PathBuf, line: usize, number: usize, total: usize, applied: bool, rule: Rule },
     /// An accepted fix was dropped: it would have added a syntax error.
     Dropped { path: PathBuf, line: usize },
+    /// A suppression comment was written for a tool result.
+    Suppressed { path: PathBuf, line: usize, codes: Vec<Code> },
     /// A file was written with its accepted fixes.
     Written { path: PathBuf, applied: usize },
     /// A file could not be read, or its accepted fixes could not be written.
@@ -162,6 +187,23 @@ pub struct PendingFix {
     pub line: usize,
     /// Undecided fixes in the file, this one included.
     pub remaining: usize,
+    /// The remedies a reviewer may choose among (each with what it does),
+    /// and which one `fix` is ([`fix::Plan::alternatives`]); empty when
+    /// there is only one.
+    pub remedies: Vec<(String, Fix)>,
+    pub chosen: usize,
+}
+
+impl PendingFix {
+    /// This fix with its next remedy (the first after the last), if it
+    /// has more than one.
+    pub fn next_remedy(&self) -> Option<PendingFix> {
+        if self.remedies.len() < 2 {
+            return None;
+        }
+        let chosen = (self.chosen + 1) % self.remedies.len();
+        Some(PendingFix { fix: self.remedies[chosen].1.clone(), chosen, ..self.clone() })
+    }
 }
 
 /// The review of one file's text: pure, no I/O.
@@ -188,6 +230,7 @@ impl FileReview {
             text: original.to_owned(),
             plan_options: PlanOptions {
                 not_results: policy.not_results.clone(),
+                alternatives: true,
                 ..PlanOptions::for_source(original, policy.line_length, policy.augment_text, rules)
                     .with_builders(policy.builders.clone())
                     .with_read_reasons(policy.read_reasons.clone())
@@ -238,12 +281,90 @@ impl FileReview {
         let findings = first.findings(&self.text, &index);
         let Remedy::Fix(fix) = first.remedy else { unreachable!("open plans are fixes") };
         let line = index.line_of(first.range.start) + 1;
-        Some(PendingFix { dict: first.range, fix, findings, line, remaining })
+        let remedies = first.alternatives;
+        Some(PendingFix { dict: first.range, fix, findings, line, remaining, remedies, chosen: 0 })
     }
 
     /// The text as it would be with `pending` applied.
     pub fn preview(&self, pending: &PendingFix) -> String {
         fix::apply_edits(&self.text, &pending.fix.edits)
+    }
+
+    /// The lines of the current text that `pending`'s edits touch, with
+    /// [`DIFF_CONTEXT`] lines around them (whole lines, newlines included).
+    fn region(&self, pending: &PendingFix) -> Range<usize> {
+        let index = LineIndex::new(&self.text);
+        let start = pending.fix.edits.iter().map(|e| e.range.start).min().unwrap_or(pending.dict.start);
+        let end = pending.fix.edits.iter().map(|e| e.range.end).max().unwrap_or(pending.dict.end);
+        let first = index.line_of(start).saturating_sub(DIFF_CONTEXT);
+        let last = index.line_of(end.saturating_sub(1).max(start)) + DIFF_CONTEXT;
+        let line_start =
+            |line: usize| self.text.match_indices('\n').nth(line.wrapping_sub(1)).map_or(0, |(i, _)| i + 1);
+        let from = if first == 0 { 0 } else { line_start(first) };
+        let to = self.text.match_indices('\n').nth(last).map_or(self.text.len(), |(i, _)| i + 1);
+        from..to
+    }
+
+    /// What `e` opens in the editor: the region of `pending` as it reads
+    /// with the fix applied.
+    pub fn edit_region(&self, pending: &PendingFix) -> String {
+        let region = self.region(pending);
+        let grown: isize =
+            pending.fix.edits.iter().map(|e| e.replacement.len() as isize - e.range.len() as isize).sum();
+        let after = self.preview(pending);
+        after[region.start..region.end.saturating_add_signed(grown)].to_owned()
+    }
+
+    /// `pending` with the reviewer's `edited` region instead of its own
+    /// edits, if the result parses and the tool result no longer breaks
+    /// the contract; else why not, for the reviewer.
+    pub fn edited(&self, pending: &PendingFix, edited: &str) -> Result<PendingFix, String> {
+        let region = self.region(pending);
+        let mut replacement = edited.to_owned();
+        // An editor that drops the last newline does not join two lines.
+        if self.text[region.clone()].ends_with('\n') && !replacement.ends_with('\n') {
+            replacement.push('\n');
+        }
+        let edit = Edit { range: region.clone(), replacement };
+        let after = fix::apply_edits(&self.text, std::slice::from_ref(&edit));
+        if apply::syntax_error_count(&after) > self.baseline_errors {
+            return Err("the edited text does not parse: nothing was applied (edit again, skip or quit)".into());
+        }
+        let changed = region.start..region.start + edit.replacement.len();
+        let mut options = self.plan_options.clone();
+        for f in &mut options.not_results {
+            f.dict = map_range(&f.dict, std::slice::from_ref(&edit));
+        }
+        let pieces = syntax::parse_pieces(&after, ParseScope::WholeFile);
+        let left: Vec<String> = (self.planner)(&after, &pieces, &options)
+            .into_iter()
+            .filter(|p| p.range.start < changed.end && changed.start < p.range.end)
+            .flat_map(|p| p.findings(&after, &LineIndex::new(&after)))
+            .map(|f| format!("{} at line {}", f.code, f.span.start.line))
+            .collect();
+        if !left.is_empty() {
+            return Err(format!(
+                "the edited text still breaks the contract ({}): nothing was applied (edit again, skip or quit)",
+                left.join(", ")
+            ));
+        }
+        let fix = Fix { edits: vec![edit], ..pending.fix.clone() };
+        Ok(PendingFix { fix, remedies: Vec::new(), chosen: 0, ..pending.clone() })
+    }
+
+    /// `pending` as a suppression comment for its findings, placed as
+    /// `check --add-ignores` places them; or why it cannot be.
+    pub fn suppressed(&self, pending: &PendingFix) -> Result<PendingFix, String> {
+        let added = crate::baseline::add_ignores(&self.text, &pending.findings);
+        if let Some((_, why)) = added.skipped.first() {
+            return Err(why.clone());
+        }
+        if added.added == 0 || added.text == self.text {
+            return Err("no suppression comment could be placed for it".into());
+        }
+        let edit = Edit::between(&self.text, &added.text);
+        let fix = Fix { edits: vec![edit], applicability: Applicability::Safe, ..pending.fix.clone() };
+        Ok(PendingFix { fix, remedies: Vec::new(), chosen: 0, ..pending.clone() })
     }
 
     /// Whether the tool result of `pending` breaks the contract no more in `after`.
@@ -253,6 +374,13 @@ impl FileReview {
         !contract::tool_results(after, &pieces, &self.plan_options.rules)
             .iter()
             .any(|d| d.range.start == start && d.is_violating())
+    }
+
+    /// The reads of the keys `fix` moves that stay as they are (the review
+    /// rewrites none): its unsafe reasons that name a read.
+    pub fn reads_left(&self, fix: &Fix) -> Vec<String> {
+        let reads = &self.plan_options.read_reasons;
+        fix.unsafe_reasons.iter().filter(|why| reads.iter().any(|(_, r)| r == *why)).cloned().collect()
     }
 
     /// The diff of `pending` alone, hunks only.
@@ -381,6 +509,8 @@ pub struct FileReport {
     pub undecided: usize,
     /// Tool results left for manual repair.
     pub manual: usize,
+    /// Tool results given a suppression comment instead of a fix (`s`).
+    pub suppressed: usize,
     pub outcome: FileOutcome,
 }
 
@@ -505,7 +635,11 @@ impl Rules {
 
 /// What becomes of one fix.
 enum Verdict {
-    Apply,
+    /// Apply this fix: the one offered, another remedy of it, or the
+    /// reviewer's edit of it.
+    Apply(Box<PendingFix>),
+    /// Write this suppression comment instead.
+    Suppress(Box<PendingFix>),
     Skip,
     Stop(Stop),
 }
@@ -554,6 +688,7 @@ pub fn review_files(
                 failed: 0,
                 undecided: file.fixes,
                 manual: file.manual,
+                suppressed: 0,
                 outcome: FileOutcome::NotReached,
             },
             None => {
@@ -570,7 +705,7 @@ pub fn review_files(
 impl Session<'_, '_> {
     fn review_file(&mut self, file: QueuedFile) -> (FileReport, Option<Stop>) {
         let mut review = FileReview::new(&file.source.text, &file.policy, self.options.planner);
-        let (mut applied, mut skipped, mut failed, mut undecided) = (0, 0, 0, 0);
+        let (mut applied, mut skipped, mut failed, mut undecided, mut suppressed) = (0, 0, 0, 0, 0);
         let mut file_rule = None;
         let mut stop = None;
         // A guard against a fix that keeps its dict violating under a new
@@ -588,13 +723,22 @@ impl Session<'_, '_> {
                     let path = file.path.clone();
                     let line = pending.line;
                     self.decisions.tell(&Event::Settled { path, line, number, total, applied: apply_it, rule });
-                    if apply_it { Verdict::Apply } else { Verdict::Skip }
+                    if apply_it { Verdict::Apply(Box::new(pending.clone())) } else { Verdict::Skip }
                 }
                 None => self.ask(&file.path, &review, &pending, number, total, &mut file_rule),
             };
             match verdict {
-                Verdict::Apply if review.apply(&pending) => applied += 1,
-                Verdict::Apply => {
+                Verdict::Apply(chosen) if review.apply(&chosen) => applied += 1,
+                Verdict::Apply(_) => {
+                    failed += 1;
+                    self.decisions.tell(&Event::Dropped { path: file.path.clone(), line: pending.line });
+                }
+                Verdict::Suppress(comment) if review.apply(&comment) => {
+                    suppressed += 1;
+                    let codes = comment.findings.iter().map(|f| f.code).collect::<BTreeSet<_>>().into_iter().collect();
+                    self.decisions.tell(&Event::Suppressed { path: file.path.clone(), line: pending.line, codes });
+                }
+                Verdict::Suppress(_) => {
                     failed += 1;
                     self.decisions.tell(&Event::Dropped { path: file.path.clone(), line: pending.line });
                 }
@@ -630,10 +774,12 @@ impl Session<'_, '_> {
                 }
             }
         };
-        (FileReport { path: file.path, applied, skipped, failed, undecided, manual, outcome }, stop)
+        (FileReport { path: file.path, applied, skipped, failed, undecided, manual, suppressed, outcome }, stop)
     }
 
-    /// Puts `pending` to the reviewer until an answer decides it.
+    /// Puts `pending` to the reviewer until an answer decides it: another
+    /// remedy, an edit refused or a suppression that cannot be placed
+    /// shows the offer again.
     fn ask(
         &mut self,
         path: &Path,
@@ -643,8 +789,83 @@ impl Session<'_, '_> {
         total: usize,
         file_rule: &mut Option<Rule>,
     ) -> Verdict {
+        let mut pending = pending.clone();
+        let mut offer = self.offer(path, review, &pending, number, total, 0);
+        loop {
+            let rule = match self.decisions.decide(&offer) {
+                Decision::Apply => return Verdict::Apply(Box::new(pending)),
+                Decision::Skip => return Verdict::Skip,
+                Decision::SkipRestOfFile => {
+                    *file_rule = Some(Rule::SkipRestOfFile);
+                    return Verdict::Skip;
+                }
+                Decision::Quit => return Verdict::Stop(Stop::Quit),
+                Decision::Abort => return Verdict::Stop(Stop::Aborted),
+                Decision::ApplyRestOfFile => {
+                    *file_rule = Some(Rule::RestOfFile);
+                    return Verdict::Apply(Box::new(pending));
+                }
+                Decision::ApplySameMoves => {
+                    self.rules.same_moves.push(moved_set(&pending.fix));
+                    Rule::SameMoves
+                }
+                Decision::ApplyAllSafe => {
+                    self.rules.all_safe = true;
+                    Rule::AllSafe
+                }
+                Decision::NextRemedy => {
+                    match pending.next_remedy() {
+                        Some(next) => {
+                            pending = next;
+                            offer = self.offer(path, review, &pending, number, total, offer.revision + 1);
+                        }
+                        None => offer.note = Some("This fix has no other remedy.".into()),
+                    }
+                    continue;
+                }
+                Decision::Edit(text) => {
+                    match review.edited(&pending, &text) {
+                        Ok(edited) => return Verdict::Apply(Box::new(edited)),
+                        Err(why) => {
+                            offer.note = Some(why);
+                            offer.revision += 1;
+                        }
+                    }
+                    continue;
+                }
+                Decision::Suppress => {
+                    match review.suppressed(&pending) {
+                        Ok(comment) => return Verdict::Suppress(Box::new(comment)),
+                        Err(why) => offer.note = Some(format!("No suppression comment was written: {why}.")),
+                    }
+                    continue;
+                }
+            };
+            if pending.fix.applicability == Applicability::Safe {
+                return Verdict::Apply(Box::new(pending));
+            }
+            offer.note = Some(format!(
+                "`{}` will apply {} without asking; this fix is unsafe, so it needs its own y (or n).",
+                rule.key(),
+                rule.covers()
+            ));
+        }
+    }
+
+    /// The offer of `pending`, as it stands in `review`.
+    fn offer(
+        &self,
+        path: &Path,
+        review: &FileReview,
+        pending: &PendingFix,
+        number: usize,
+        total: usize,
+        revision: usize,
+    ) -> Offer {
         let after = review.preview(pending);
-        let mut offer = Offer {
+        let remedy = (pending.remedies.len() > 1)
+            .then(|| (pending.chosen + 1, pending.remedies.len(), pending.remedies[pending.chosen].0.clone()));
+        Offer {
             path: path.to_path_buf(),
             line: pending.line,
             number,
@@ -658,38 +879,11 @@ impl Session<'_, '_> {
             clean_after: review.clean_after(pending, &after),
             diff: review.diff(path, &after, self.options.palette),
             note: None,
-        };
-        loop {
-            let rule = match self.decisions.decide(&offer) {
-                Decision::Apply => return Verdict::Apply,
-                Decision::Skip => return Verdict::Skip,
-                Decision::SkipRestOfFile => {
-                    *file_rule = Some(Rule::SkipRestOfFile);
-                    return Verdict::Skip;
-                }
-                Decision::Quit => return Verdict::Stop(Stop::Quit),
-                Decision::Abort => return Verdict::Stop(Stop::Aborted),
-                Decision::ApplyRestOfFile => {
-                    *file_rule = Some(Rule::RestOfFile);
-                    return Verdict::Apply;
-                }
-                Decision::ApplySameMoves => {
-                    self.rules.same_moves.push(moved_set(&pending.fix));
-                    Rule::SameMoves
-                }
-                Decision::ApplyAllSafe => {
-                    self.rules.all_safe = true;
-                    Rule::AllSafe
-                }
-            };
-            if pending.fix.applicability == Applicability::Safe {
-                return Verdict::Apply;
-            }
-            offer.note = Some(format!(
-                "`{}` will apply {} without asking; this fix is unsafe, so it needs its own y (or n).",
-                rule.key(),
-                rule.covers()
-            ));
+            remedy,
+            edit_region: review.edit_region(pending),
+            reads: review.reads_left(&pending.fix),
+            repair: pending.fix.repair.clone(),
+            revision,
         }
     }
 }

@@ -12,8 +12,14 @@ use super::engine::{
 use crate::fix::Applicability;
 use crate::report::{self, Palette};
 
-/// The one-line legend of the keys, shown with every question.
-pub const LEGEND: &str = "y apply, n skip, a rest of file, d skip file, k same keys, A all safe, q quit, ? help";
+/// The one-line legend of the keys, shown with every question (`Tab`
+/// only where the offer has another remedy).
+pub fn legend(offer: &Offer) -> String {
+    let tab = if offer.remedy.is_some() { "Tab remedy, " } else { "" };
+    format!(
+        "y apply, n skip, e edit, s suppress, {tab}a rest of file, d skip file, k same keys, A all safe, q quit, ? help"
+    )
+}
 
 /// What each key does, for `?`.
 pub fn help_text(offer: &Offer) -> String {
@@ -21,6 +27,10 @@ pub fn help_text(offer: &Offer) -> String {
     [
         "y - apply this fix".to_owned(),
         "n - skip this fix".to_owned(),
+        "e - edit the fixed result in $VISUAL or $EDITOR; the edit is applied if it parses and keeps to the contract"
+            .to_owned(),
+        "s - write `# toolshape: ignore[CODES]` for this tool result instead of fixing it".to_owned(),
+        "Tab - show the next remedy, where there is more than one".to_owned(),
         "a - apply this fix and every remaining fix in this file (unsafe ones too)".to_owned(),
         "d - skip this fix and every remaining fix in this file".to_owned(),
         format!("k - apply this fix and every remaining safe fix that moves the same keys ({moves})"),
@@ -58,19 +68,38 @@ pub fn render_offer(offer: &Offer, palette: Palette) -> String {
             "  safe: same status, content blocks (plus the json block) and toolUseId; side effects in the same order\n",
         ),
         Applicability::Unsafe => {
-            for reason in &offer.unsafe_reasons {
+            // A read is listed once, as a read (below).
+            for reason in offer.unsafe_reasons.iter().filter(|r| !offer.reads.contains(r)) {
                 out.push_str(&format!("  {} {reason}\n", palette.red("unsafe:")));
             }
         }
     }
-    let moves = offer.moves.iter().map(|m| one_line(m)).collect::<Vec<_>>().join(", ");
-    let receipt = match (offer.moves_match_findings(), offer.clean_after) {
-        (true, true) => "exactly the flagged entries; none left after".to_owned(),
-        (true, false) => palette.red("(!) the tool result still breaks the contract after this fix"),
-        (false, _) => palette.red(&format!("(!) the findings flag: {}", resolves.join(", "))),
-    };
-    out.push_str(&format!("  moves: {moves} -> json ({receipt})\n"));
-    out.push_str(&format!("  {}\n", offer.text_note));
+    if let Some((n, of, what)) = &offer.remedy {
+        out.push_str(&format!("  {} {what} (Tab: the next)\n", palette.bold(&format!("remedy {n}/{of}:"))));
+    }
+    match &offer.repair {
+        Some(repair) => {
+            let after = if offer.clean_after {
+                String::new()
+            } else {
+                format!(" {}", palette.red("(!) the tool result still breaks the contract after this fix"))
+            };
+            out.push_str(&format!("  repair: {repair}{after}\n"));
+        }
+        None => {
+            let moves = offer.moves.iter().map(|m| one_line(m)).collect::<Vec<_>>().join(", ");
+            let receipt = match (offer.moves_match_findings(), offer.clean_after) {
+                (true, true) => "exactly the flagged entries; none left after".to_owned(),
+                (true, false) => palette.red("(!) the tool result still breaks the contract after this fix"),
+                (false, _) => palette.red(&format!("(!) the findings flag: {}", resolves.join(", "))),
+            };
+            out.push_str(&format!("  moves: {moves} -> json ({receipt})\n"));
+            out.push_str(&format!("  {}\n", offer.text_note));
+        }
+    }
+    for read in &offer.reads {
+        out.push_str(&format!("  {} {read}\n", palette.red("read:")));
+    }
     out.push_str(&offer.diff);
     if let Some(note) = &offer.note {
         out.push_str(&format!("{}\n", palette.bold(note)));
@@ -90,6 +119,11 @@ pub fn render_event(event: &Event, palette: Palette) -> String {
         Event::Dropped { path, line } => palette.red(&format!(
             "{}:{line}: the fix would add a syntax error, so it was dropped (a toolshape bug: please report it)",
             path.display()
+        )),
+        Event::Suppressed { path, line, codes } => palette.dim(&format!(
+            "{}:{line}: suppressed with `# toolshape: ignore[{}]` instead of fixed",
+            path.display(),
+            codes.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
         )),
         Event::Written { path, applied } => {
             palette.green(&format!("Wrote {} ({} applied).", path.display(), report::plural(*applied, "fix")))
@@ -112,7 +146,12 @@ pub fn summary_lines(report: &ReviewReport) -> Vec<String> {
             FileOutcome::Aborted => "accepted",
             _ => "applied",
         };
-        for (n, what) in [(file.applied, accepted), (file.skipped, "skipped"), (file.failed, "failed")] {
+        for (n, what) in [
+            (file.applied, accepted),
+            (file.suppressed, "suppressed"),
+            (file.skipped, "skipped"),
+            (file.failed, "failed"),
+        ] {
             if n > 0 {
                 counts.push(format!("{n} {what}"));
             }
@@ -138,6 +177,7 @@ pub fn summary_lines(report: &ReviewReport) -> Vec<String> {
     let mut totals =
         vec![format!("Applied {} in {}", report::plural(written, "fix"), report::plural(files_written, "file"))];
     for (n, what) in [
+        (sum(|f| if f.outcome == FileOutcome::Written { f.suppressed } else { 0 }), "suppressed"),
         (sum(|f| f.skipped), "skipped"),
         (sum(|f| f.failed), "failed"),
         (sum(|f| f.undecided), "not reviewed"),
@@ -157,9 +197,11 @@ pub fn summary_lines(report: &ReviewReport) -> Vec<String> {
 }
 
 /// What a key does at the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyAction {
     Decide(Decision),
+    /// `e`: open the editor (the front end does; the engine hears the text).
+    Edit,
     Help,
 }
 
@@ -168,25 +210,59 @@ pub fn key_action(key: &Key) -> Option<KeyAction> {
     let decision = match key {
         Key::Char('y') => Decision::Apply,
         Key::Char('n') => Decision::Skip,
+        Key::Char('s') => Decision::Suppress,
+        Key::Tab => Decision::NextRemedy,
         Key::Char('a') => Decision::ApplyRestOfFile,
         Key::Char('d') => Decision::SkipRestOfFile,
         Key::Char('k') => Decision::ApplySameMoves,
         Key::Char('A') => Decision::ApplyAllSafe,
         Key::Char('q') => Decision::Quit,
         Key::CtrlC => Decision::Abort,
+        Key::Char('e') => return Some(KeyAction::Edit),
         Key::Char('?') => return Some(KeyAction::Help),
         _ => return None,
     };
     Some(KeyAction::Decide(decision))
 }
 
+/// The editor `e` runs: `$VISUAL`, else `$EDITOR` (as git does), if set.
+pub fn configured_editor() -> Option<String> {
+    ["VISUAL", "EDITOR"].iter().filter_map(|v| std::env::var(v).ok()).find(|e| !e.trim().is_empty())
+}
+
+/// What came of editing an offer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edited {
+    /// The reviewer saved this text.
+    Text(String),
+    /// The editor closed without a change.
+    Unchanged,
+    /// No editor, or it could not run: why, for the reviewer.
+    Failed(String),
+}
+
+/// Opens `region` in the configured editor (through `dialoguer::Editor`,
+/// as a `.py` file so that the editor highlights it).
+pub fn edit_region(region: &str) -> Edited {
+    let Some(editor) = configured_editor() else {
+        return Edited::Failed(
+            "no editor is configured: set $VISUAL or $EDITOR (for example EDITOR=nano) to edit a fix".into(),
+        );
+    };
+    match dialoguer::Editor::new().executable(&editor).extension(".py").trim_newlines(false).edit(region) {
+        Ok(Some(text)) if text != region => Edited::Text(text),
+        Ok(_) => Edited::Unchanged,
+        Err(e) => Edited::Failed(format!("the editor `{editor}` could not run: {e}")),
+    }
+}
+
 /// Answers from the keyboard; offers and events go to the terminal.
 pub struct TerminalDecisions {
     term: Term,
     palette: Palette,
-    /// The offer on screen (path, number), so that asking about it again
-    /// repeats only its note.
-    on_screen: Option<(PathBuf, usize)>,
+    /// The offer on screen (path, number, revision), so that asking about
+    /// it again repeats only its note.
+    on_screen: Option<(PathBuf, usize, usize)>,
 }
 
 impl TerminalDecisions {
@@ -198,21 +274,53 @@ impl TerminalDecisions {
         // A terminal that cannot be written to leaves nothing to tell.
         let _ = self.term.write_str(text);
     }
+
+    /// Shows `text` a screenful at a time: Space or Enter for the next
+    /// page, any other key for the rest at once.
+    fn page(&self, text: &str) {
+        let rows = usize::from(self.term.size().0);
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        // Room for the question under the last page.
+        let page = rows.saturating_sub(2);
+        if rows < 8 || lines.len() <= page {
+            self.say(text);
+            return;
+        }
+        let mut at = 0;
+        while at < lines.len() {
+            let end = (at + page).min(lines.len());
+            self.say(&lines[at..end].concat());
+            at = end;
+            if at == lines.len() {
+                break;
+            }
+            let left = lines.len() - at;
+            self.say(
+                &self.palette.dim(&format!("-- {left} more lines: Space for the next page, any other key for all --")),
+            );
+            let key = self.term.read_key_raw();
+            let _ = self.term.clear_line();
+            if !matches!(key, Ok(Key::Char(' ') | Key::Enter)) {
+                self.say(&lines[at..].concat());
+                break;
+            }
+        }
+    }
 }
 
 impl DecisionSource for TerminalDecisions {
     fn decide(&mut self, offer: &Offer) -> Decision {
-        let shown = Some((offer.path.clone(), offer.number));
+        let shown = Some((offer.path.clone(), offer.number, offer.revision));
         if self.on_screen == shown {
             if let Some(note) = &offer.note {
                 self.say(&format!("{}\n", self.palette.bold(note)));
             }
         } else {
-            self.say(&format!("\n{}", render_offer(offer, self.palette)));
+            self.page(&format!("\n{}", render_offer(offer, self.palette)));
             self.on_screen = shown;
         }
         loop {
-            self.say(&format!("{} [{LEGEND}] ", self.palette.bold("Apply this fix?")));
+            self.say(&format!("{} [{}] ", self.palette.bold("Apply this fix?"), legend(offer)));
             // Raw keys: Ctrl-C arrives as a key, not as a signal.
             let Ok(key) = self.term.read_key_raw() else {
                 self.say("\n");
@@ -222,10 +330,19 @@ impl DecisionSource for TerminalDecisions {
                 Some(KeyAction::Decide(decision)) => {
                     let shown = match key {
                         Key::Char(c) => c.to_string(),
+                        Key::Tab => "Tab".to_owned(),
                         _ => "^C".to_owned(),
                     };
                     self.say(&format!("{shown}\n"));
                     return decision;
+                }
+                Some(KeyAction::Edit) => {
+                    self.say("e\n");
+                    match edit_region(&offer.edit_region) {
+                        Edited::Text(text) => return Decision::Edit(text),
+                        Edited::Unchanged => self.say("The editor closed without a change: nothing changed.\n"),
+                        Edited::Failed(why) => self.say(&format!("{}\n", self.palette.red(&why))),
+                    }
                 }
                 Some(KeyAction::Help) => self.say(&format!("?\n{}\n", help_text(offer))),
                 None => self.say("\nThat key does nothing here; press ? for help.\n"),

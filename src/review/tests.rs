@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::apply;
+use crate::check;
 use crate::config::Overrides;
+use crate::diagnostics::Code;
 use console::Key;
 
 use crate::contract;
@@ -62,7 +64,7 @@ struct Script {
 
 impl Script {
     fn new(answers: &[Decision]) -> Self {
-        Script { answers: answers.iter().rev().copied().collect(), ..Script::default() }
+        Script { answers: answers.iter().rev().cloned().collect(), ..Script::default() }
     }
 
     /// (file name, line) of each offer.
@@ -594,6 +596,7 @@ fn the_summary_names_each_file_and_the_totals() {
                 failed: 0,
                 undecided: 0,
                 manual: 1,
+                suppressed: 0,
                 outcome: FileOutcome::Written,
             },
             FileReport {
@@ -603,6 +606,7 @@ fn the_summary_names_each_file_and_the_totals() {
                 failed: 0,
                 undecided: 2,
                 manual: 0,
+                suppressed: 0,
                 outcome: FileOutcome::Aborted,
             },
             FileReport {
@@ -612,6 +616,7 @@ fn the_summary_names_each_file_and_the_totals() {
                 failed: 0,
                 undecided: 4,
                 manual: 0,
+                suppressed: 0,
                 outcome: FileOutcome::NotReached,
             },
         ],
@@ -628,4 +633,127 @@ fn the_summary_names_each_file_and_the_totals() {
             "Aborted. Applied 2 fixes in 1 file; 1 skipped; 6 not reviewed; 1 left for manual repair.",
         ]
     );
+}
+
+#[test]
+fn an_edit_is_applied_when_it_parses_and_keeps_to_the_contract() {
+    let tree = Tree::new(&[("a.py", THREE)]);
+    let mut script = Script::new(&[Skip, Skip]);
+    // The first offer's region: the fixed dict with the lines around it
+    // (three after it; the file starts one line before it).
+    let mut probe = Script::new(&[Skip, Skip, Skip]);
+    Tree::new(&[("a.py", THREE)]).review(&mut probe);
+    let region = probe.offers[0].edit_region.clone();
+    assert_eq!(
+        region,
+        "def one():\n    return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}]}\n\n\ndef two():\n"
+    );
+    let edited = region.replace("{\"json\": {\"a\": 1}}", "{\"text\": \"a is 1\"}");
+    // The answers are a stack: the edit answers the first offer.
+    script.answers.push(Edit(edited));
+    let report = tree.review(&mut script);
+    assert_eq!(report.files[0].applied, 1);
+    assert!(tree.read("a.py").starts_with("def one():\n    return {\"status\": \"success\", \"content\": [{\"text\": \"a is 1\"}]}\n\n\ndef two():\n    return {\"status\": \"success\", \"content\": [], \"b\": 2}"));
+}
+
+#[test]
+fn an_edit_that_still_breaks_the_contract_or_the_syntax_is_refused() {
+    let tree = Tree::new(&[("a.py", THREE)]);
+    let mut probe = Script::new(&[Skip, Skip, Skip]);
+    Tree::new(&[("a.py", THREE)]).review(&mut probe);
+    let region = probe.offers[0].edit_region.clone();
+    let violating = region.replace("]}", "], \"frames\": 3}");
+    let broken = region.replace("]}", "]");
+    let mut script = Script::new(&[Edit(violating), Edit(broken), Skip, Skip, Skip]);
+    let report = tree.review(&mut script);
+    assert_eq!(tree.read("a.py"), THREE, "nothing was applied");
+    assert_eq!(report.files[0].applied, 0);
+    let notes: Vec<Option<String>> = script.offers.iter().take(3).map(|o| o.note.clone()).collect();
+    assert_eq!(notes[0], None);
+    assert!(
+        notes[1].as_deref().is_some_and(|n| n.contains("still breaks the contract (TS001 at line 2)")),
+        "{notes:?}"
+    );
+    assert!(notes[2].as_deref().is_some_and(|n| n.contains("does not parse")), "{notes:?}");
+    assert!(script.offers[1].revision < script.offers[2].revision, "a refused edit shows the offer again");
+}
+
+#[test]
+fn s_writes_a_suppression_comment_and_check_is_then_clean_there() {
+    let tree = Tree::new(&[("a.py", THREE)]);
+    let mut script = Script::new(&[Suppress, Skip, Skip]);
+    let report = tree.review(&mut script);
+    let text = tree.read("a.py");
+    assert!(
+        text.starts_with(
+            "def one():\n    return {\"status\": \"success\", \"content\": [], \"a\": 1}  # toolshape: ignore[TS001]\n"
+        ),
+        "{text}"
+    );
+    assert_eq!((report.files[0].suppressed, report.files[0].applied), (1, 0));
+    assert!(script.events.iter().any(|e| matches!(e, Event::Suppressed { line: 2, .. })), "{:?}", script.events);
+    let found =
+        check::check_source(&text, &check::CheckOptions::new(ParseScope::Candidates), &contract::Rules::default());
+    assert_eq!(found.iter().map(|f| f.span.start.line).collect::<Vec<_>>(), [6, 10], "{found:?}");
+}
+
+#[test]
+fn tab_shows_the_other_remedy_and_the_one_shown_is_applied() {
+    let src = "def f():\n    return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}], \"b\": 2}\n";
+    let tree = Tree::new(&[("a.py", src)]);
+    let mut script = Script::new(&[NextRemedy, NextRemedy, NextRemedy, Apply]);
+    tree.review(&mut script);
+    let remedies: Vec<Option<(usize, usize, String)>> = script.offers.iter().map(|o| o.remedy.clone()).collect();
+    assert_eq!(
+        remedies,
+        [
+            Some((1, 2, "merge into the existing json block".into())),
+            Some((2, 2, "append a new json block".into())),
+            Some((1, 2, "merge into the existing json block".into())),
+            Some((2, 2, "append a new json block".into())),
+        ]
+    );
+    assert_eq!(
+        tree.read("a.py"),
+        "def f():\n    return {\"status\": \"success\", \"content\": [{\"json\": {\"a\": 1}}, {\"json\": {\"b\": 2}}]}\n"
+    );
+    // A fix with one remedy says so.
+    let tree = Tree::new(&[("a.py", THREE)]);
+    let mut script = Script::new(&[NextRemedy, Skip, Skip, Skip]);
+    tree.review(&mut script);
+    assert_eq!(script.offers[0].remedy, None);
+    assert_eq!(script.offers[1].note.as_deref(), Some("This fix has no other remedy."));
+}
+
+#[test]
+fn a_result_the_sdk_rewraps_offers_each_key_as_the_text() {
+    let src = "from strands import tool\n\n\n@tool\ndef t():\n    return {\"status\": \"error\", \"error\": \"bad\", \"detail\": \"x\"}\n";
+    let tree = Tree::new(&[("a.py", src)]);
+    let path = tree.paths()[0].clone();
+    let found =
+        check::check_source(src, &check::CheckOptions::new(ParseScope::Candidates), &contract::Rules::default());
+    assert!(found.is_empty(), "TS005 comes from the project pass, not the file's own check");
+    let dict = src.find("{\"status\"").unwrap()..src.len() - 1;
+    let index = crate::syntax::LineIndex::new(src);
+    let span = crate::diagnostics::Span::new(&index, src, &dict);
+    let ts005 =
+        crate::diagnostics::Finding::at(Code::NotAResult, Some("content".into()), (dict.clone(), span), (dict, span));
+    let mut project = ReviewProject::default();
+    project.files.insert(path, FileWord { not_results: vec![ts005], ..FileWord::default() });
+    let options = ReviewOptions { project: Some(&project), ..options() };
+    let mut script = Script::new(&[NextRemedy, NextRemedy, Apply]);
+    review_files(tree.files(), &options, &mut script);
+    let titles: Vec<String> = script.offers.iter().map(|o| o.remedy.clone().unwrap().2).collect();
+    assert_eq!(
+        titles,
+        [
+            "make it a tool result: \"error\" becomes the text, \"detail\" into a json block",
+            "make it a tool result: \"detail\" becomes the text, \"error\" into a json block",
+            "make it a tool result: \"error\", \"detail\" into a json block",
+        ]
+    );
+    assert_eq!(script.offers[0].applicability, Applicability::Unsafe);
+    assert!(tree.read("a.py").ends_with(
+        "return {\"status\": \"error\", \"content\": [{\"json\": {\"error\": \"bad\", \"detail\": \"x\"}}]}\n"
+    ));
 }
