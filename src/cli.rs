@@ -857,14 +857,44 @@ fn run_review(args: &FixArgs) -> i32 {
         rewrite_reads: false,
     };
     let (projects, _) = args.tree.fix_phase_one(&files, &fix_options);
+    // The reads a fix's own acceptance can rewrite: those that need no
+    // other fix (as `fix` finds them with reads rewritten). The review
+    // rewrites them with that fix, in whatever file they stand.
+    let any_reads = (0..files.len()).any(|j| !projects.read_reasons(j).is_empty());
+    let rewriting = any_reads.then(|| {
+        let options = fixer::FixOptions { rewrite_reads: true, ..fix_options };
+        args.tree.fix_phase_one(&files, &options).0
+    });
     let mut project = review::ReviewProject::default();
     for (j, file) in files.iter().enumerate() {
+        let mut rewrites = Vec::new();
+        let mut read_reasons = projects.read_reasons(j);
+        if let Some(rewriting) = &rewriting {
+            for w in rewriting.origin_rewrites(j).iter().filter(|w| w.alone) {
+                let target = &files[w.file];
+                rewrites.push(review::ReviewRewrite {
+                    origin: w.origin.clone(),
+                    path: target.path.clone(),
+                    rewrite: w.rewrite.clone(),
+                    accessor: target.settings.json_accessor(),
+                    note: w.note.clone(),
+                });
+                // Rewritten with the fix: no longer a reason it is unsafe.
+                let stays = format!("{} (", w.note);
+                read_reasons.retain(|(origin, why)| !(*origin == w.origin && why.starts_with(&stays)));
+            }
+        }
         let word = review::FileWord {
             builders: projects.builder_specs(&file.path),
-            read_reasons: projects.read_reasons(j),
+            read_reasons,
             not_results: projects.not_results(j).to_vec(),
+            rewrites,
         };
-        if !word.builders.is_empty() || !word.read_reasons.is_empty() || !word.not_results.is_empty() {
+        if !word.builders.is_empty()
+            || !word.read_reasons.is_empty()
+            || !word.not_results.is_empty()
+            || !word.rewrites.is_empty()
+        {
             project.files.insert(file.path.clone(), word);
         }
     }

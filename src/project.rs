@@ -66,6 +66,24 @@ pub struct Projects {
     rewritten_reads: Vec<Vec<(Range<usize>, String)>>,
     /// Per checked file: its TS005 findings, with the reads of their keys.
     not_results: Vec<Vec<Finding>>,
+    /// Per checked file: each origin fixed there with a read of its keys
+    /// that is rewritten with it, in whatever checked file it stands.
+    origin_rewrites: Vec<Vec<OriginRewrite>>,
+}
+
+/// A read rewritten with the fix of one origin ([`Projects::origin_rewrites`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginRewrite {
+    /// The origin (a display, a write statement) in its file's text.
+    pub origin: Range<usize>,
+    /// The checked file the read stands in.
+    pub file: usize,
+    pub rewrite: fix::reads::ReadRewrite,
+    /// `path:line reads r["k"]`.
+    pub note: String,
+    /// Whether the fix of this origin is all the rewrite needs (else it
+    /// needs the fixes of other origins too: `fix` applies them together).
+    pub alone: bool,
 }
 
 /// How `fix` treats the reads of moved keys.
@@ -248,6 +266,7 @@ impl ProjectPlan {
             keep_text: Vec::new(),
             rewritten_reads: Vec::new(),
             not_results: Vec::new(),
+            origin_rewrites: Vec::new(),
         }
     }
 }
@@ -266,6 +285,8 @@ impl Projects {
         let mut expected_fixes: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
         let mut keep_text: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
         let mut rewritten_reads: Vec<Vec<(Range<usize>, String)>> = vec![Vec::new(); findings.len()];
+        let mut origin_rewrites: Vec<Vec<OriginRewrite>> = vec![Vec::new(); findings.len()];
+        self.origin_rewrites = origin_rewrites.clone();
         self.keep_text = keep_text.clone();
         self.rewritten_reads = rewritten_reads.clone();
         self.read_reasons = read_reasons.clone();
@@ -441,10 +462,21 @@ impl Projects {
                                     quote: r.quote,
                                 };
                                 if !read_rewrites[k].contains(&insert) {
-                                    read_rewrites[k].push(insert);
+                                    read_rewrites[k].push(insert.clone());
                                 }
                                 let note = (origin.clone(), format!("{path}:{} reads {}", r.start.line, r.text));
                                 if fixed_in[p].contains_key(&oid) && !rewritten_reads[j].contains(&note) {
+                                    let alone = rewrite.needs.iter().all(|n| *n == oid);
+                                    let by_origin = OriginRewrite {
+                                        origin: origin.clone(),
+                                        file: k,
+                                        rewrite: insert.clone(),
+                                        note: note.1.clone(),
+                                        alone,
+                                    };
+                                    if !origin_rewrites[j].contains(&by_origin) {
+                                        origin_rewrites[j].push(by_origin);
+                                    }
                                     rewritten_reads[j].push(note);
                                 }
                                 for need in &rewrite.needs {
@@ -492,6 +524,7 @@ impl Projects {
         self.expected_fixes = expected_fixes;
         self.keep_text = keep_text;
         self.rewritten_reads = rewritten_reads;
+        self.origin_rewrites = origin_rewrites;
         // A read of a key passed through a builder makes the builder's fix
         // unsafe, for every call of it.
         builder_reasons.sort();
@@ -517,6 +550,12 @@ impl Projects {
     /// keys that `fix` rewrites with it.
     pub fn rewritten_reads(&self, j: usize) -> &[(Range<usize>, String)] {
         self.rewritten_reads.get(j).map_or(&[], Vec::as_slice)
+    }
+
+    /// The origins fixed in the checked file `j`, each with a read that
+    /// is rewritten with it (wherever the read stands).
+    pub fn origin_rewrites(&self, j: usize) -> &[OriginRewrite] {
+        self.origin_rewrites.get(j).map_or(&[], Vec::as_slice)
     }
 
     /// Whether `fix` rewrites some read.

@@ -490,16 +490,33 @@ fn tab_switches_the_remedy_and_the_one_shown_is_applied() {
 }
 
 #[test]
-fn an_offer_lists_the_reads_of_its_keys_that_stay() {
-    let tools = "from strands import tool\n\n\n@tool\ndef scan(path):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"count\": 3}\n";
-    let test = "from tools import scan\n\n\ndef test_scan():\n    assert scan(\"x\")[\"count\"] == 3\n";
+fn accepting_a_fix_rewrites_its_reads_in_another_file_and_lists_those_that_stay() {
+    let tools = "from strands import tool\n\n\n@tool\ndef scan(path):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"count\": 3}\n\n\n@tool\ndef ping(host):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"up\"}], \"ms\": 7}\n";
+    let test = "from tools import ping, scan\n\n\ndef test_scan():\n    assert scan(\"x\")[\"count\"] == 3\n\n\ndef test_ping():\n    assert ping(\"h\") == {\"status\": \"success\", \"content\": [{\"text\": \"up\"}], \"ms\": 7}\n";
     let dir = tree(&[("pyproject.toml", "[project]\nname = \"t\"\n"), ("tools.py", tools), ("test_tools.py", test)]);
-    let mut session = start(dir.path(), &["--color", "never", "tools.py"]);
-    let offer = answer(&mut session, "[1/1] tools.py:6 UNSAFE fix", "n");
-    assert!(offer.contains("  read: test_tools.py:5 reads scan(\"x\")[\"count\"] (reads are not rewritten"), "{offer}");
-    assert!(!offer.contains("unsafe: test_tools.py:5"), "a read is listed once, as a read: {offer}");
+    std::fs::create_dir(dir.path().join("strands")).unwrap();
+    std::fs::write(dir.path().join("strands/__init__.py"), "def tool(f):\n    return f\n").unwrap();
+    let mut session = start(dir.path(), &["--color", "never", "--augment-text", "never", "tools.py", "test_tools.py"]);
+    // The test's expected dict is a tool result too, unsafe to fix alone.
+    let expected = answer(&mut session, "[1/3] test_tools.py:9 UNSAFE fix", "n");
+    assert!(expected.contains("it is compared with `==`/`!=`"), "{expected}");
+    let first = answer(&mut session, "[2/3] tools.py:6 safe fix", "y");
+    assert!(first.contains("  rewrites: test_tools.py:5 reads scan(\"x\")[\"count\"]"), "{first}");
+    let second = answer(&mut session, "[3/3] tools.py:11 UNSAFE fix", "n");
+    assert!(second.contains("  read: test_tools.py:9 reads ping(\"h\") == {"), "a read that stays: {second}");
+    see(&mut session, "Rewrote 1 read in test_tools.py, with the fixes that moved their keys.");
     finish(&mut session);
-    assert_eq!(read(dir.path(), "tools.py"), tools);
+    let rewritten = read(dir.path(), "test_tools.py");
+    assert!(rewritten.contains("assert scan(\"x\")[\"content\"][-1][\"json\"][\"count\"] == 3"), "{rewritten}");
+    // The project's test still passes against the fixed tool.
+    if let Some(python) = support::python_or_skip("accepting_a_fix_rewrites_its_reads_in_another_file") {
+        let run = Command::new(python)
+            .args(["-c", "import test_tools; test_tools.test_scan(); test_tools.test_ping()"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    }
 }
 
 #[test]

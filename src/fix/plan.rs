@@ -390,6 +390,25 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         }
     }
 
+    /// A dict that is an operand of `==` / `!=` is an expected value (a
+    /// test's `assert r == {...}`): fixed alone, the comparison changes.
+    /// Read off the text around the dict (parentheses and white space
+    /// seen through), as the candidate region parsed holds only the dict.
+    fn check_compared(&self, reasons: &mut Vec<String>) {
+        let src = self.ctx.src;
+        let before =
+            src[..self.dict_range.start].trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '\\');
+        let after = src[self.dict_range.end..].trim_start_matches(|c: char| c.is_whitespace() || c == ')' || c == '\\');
+        let compared =
+            before.ends_with("==") || before.ends_with("!=") || after.starts_with("==") || after.starts_with("!=");
+        if compared {
+            reasons.push(
+                "it is compared with `==`/`!=` (a test's expected result?): fixed alone, the comparison changes unless what it is compared with changes the same way"
+                    .into(),
+            );
+        }
+    }
+
     fn plan(self) -> Remedy {
         let shapes = self.shapes();
         if shapes.is_empty() {
@@ -403,6 +422,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             return Remedy::Manual(manual);
         }
         self.check_status(&mut reasons);
+        self.check_compared(&mut reasons);
         self.check_sdk_keys(&mut reasons);
         self.check_spreads(&mut reasons);
         self.check_values(&mut reasons);

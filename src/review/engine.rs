@@ -120,6 +120,9 @@ pub struct Offer {
     /// The fixed result with the lines around it, as the diff shows it:
     /// what `e` opens in the editor.
     pub edit_region: String,
+    /// The reads of the moved keys rewritten with the fix, in whatever
+    /// file they stand: `path:line reads r["k"]`.
+    pub rewrites: Vec<String>,
     /// The reads of the moved keys that the fix leaves as they are (each
     /// makes it unsafe): `path:line reads r["k"]`.
     pub reads: Vec<String>,
@@ -159,6 +162,11 @@ pub enum Event {
     Settled { path: PathBuf, line: usize, number: usize, total: usize, applied: bool, rule: Rule },
     /// An accepted fix was dropped: it would have added a syntax error.
     Dropped { path: PathBuf, line: usize },
+    /// Reads of moved keys were rewritten in a file, with the fixes.
+    ReadsRewritten { path: PathBuf, reads: usize },
+    /// An edited fix was applied, and the reads of its keys were not
+    /// rewritten (they may now fail).
+    ReadsLeft { path: PathBuf, line: usize, reads: Vec<String> },
     /// A suppression comment was written for a tool result.
     Suppressed { path: PathBuf, line: usize, codes: Vec<Code> },
     /// A file was written with its accepted fixes.
@@ -192,6 +200,8 @@ pub struct PendingFix {
     /// there is only one.
     pub remedies: Vec<(String, Fix)>,
     pub chosen: usize,
+    /// Whether the reviewer edited it (its reads are then not rewritten).
+    pub edited: bool,
 }
 
 impl PendingFix {
@@ -214,6 +224,10 @@ pub struct FileReview {
     baseline_errors: usize,
     /// Byte ranges, in `text`, of the tool results whose fix was decided.
     decided: Vec<Range<usize>>,
+    /// The reads rewritten with the fixes of its origins (origins in `text`).
+    rewrites: Vec<ReviewRewrite>,
+    /// The edits applied so far, a batch per accepted fix, in order.
+    batches: Vec<Vec<Edit>>,
 }
 
 /// What planning the current text found.
@@ -238,7 +252,27 @@ impl FileReview {
             planner,
             baseline_errors: apply::syntax_error_count(original),
             decided: Vec::new(),
+            rewrites: Vec::new(),
+            batches: Vec::new(),
         }
+    }
+
+    /// This review, with the reads rewritten with the fixes of its origins.
+    pub fn with_rewrites(self, rewrites: Vec<ReviewRewrite>) -> Self {
+        FileReview { rewrites, ..self }
+    }
+
+    /// The reads rewritten with `pending`'s fix, when it is accepted as
+    /// offered: those of the origins it rewrites.
+    pub fn rewrites_of(&self, pending: &PendingFix) -> Vec<ReviewRewrite> {
+        let inside = |a: &Range<usize>, b: &Range<usize>| b.start <= a.start && a.end <= b.end;
+        let r = &pending.dict;
+        self.rewrites.iter().filter(|w| inside(&w.origin, r) || inside(r, &w.origin)).cloned().collect()
+    }
+
+    /// The edits applied so far, a batch per accepted fix, in order.
+    pub fn batches(&self) -> &[Vec<Edit>] {
+        &self.batches
     }
 
     /// The text with every fix accepted so far.
@@ -282,7 +316,7 @@ impl FileReview {
         let Remedy::Fix(fix) = first.remedy else { unreachable!("open plans are fixes") };
         let line = index.line_of(first.range.start) + 1;
         let remedies = first.alternatives;
-        Some(PendingFix { dict: first.range, fix, findings, line, remaining, remedies, chosen: 0 })
+        Some(PendingFix { dict: first.range, fix, findings, line, remaining, remedies, chosen: 0, edited: false })
     }
 
     /// The text as it would be with `pending` applied.
@@ -349,7 +383,7 @@ impl FileReview {
             ));
         }
         let fix = Fix { edits: vec![edit], ..pending.fix.clone() };
-        Ok(PendingFix { fix, remedies: Vec::new(), chosen: 0, ..pending.clone() })
+        Ok(PendingFix { fix, remedies: Vec::new(), chosen: 0, edited: true, ..pending.clone() })
     }
 
     /// `pending` as a suppression comment for its findings, placed as
@@ -410,6 +444,10 @@ impl FileReview {
         for f in &mut self.plan_options.not_results {
             f.dict = map_range(&f.dict, edits);
         }
+        for w in &mut self.rewrites {
+            w.origin = map_range(&w.origin, edits);
+        }
+        self.batches.push(edits.clone());
         // Remembered too, so that a fix which left its dict violating is
         // never offered twice.
         self.decided.push(map_range(&pending.dict, edits));
@@ -559,6 +597,7 @@ struct QueuedFile {
     bytes: Vec<u8>,
     source: SourceText,
     policy: apply::FixPolicy,
+    rewrites: Vec<ReviewRewrite>,
     fixes: usize,
     manual: usize,
 }
@@ -573,6 +612,24 @@ pub struct FileWord {
     /// Its TS005 findings: displays its project's tools return that are
     /// not tool results.
     pub not_results: Vec<crate::diagnostics::Finding>,
+    /// The reads, in any file reviewed or not, rewritten with the fix of
+    /// an origin in it: when that fix is accepted as offered.
+    pub rewrites: Vec<ReviewRewrite>,
+}
+
+/// A read rewritten with the fix of one origin, as the review applies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewRewrite {
+    /// The origin (a display, a write statement) in its file's text as
+    /// the project pass read it.
+    pub origin: Range<usize>,
+    /// The file the read stands in, and its read as that text stood.
+    pub path: PathBuf,
+    pub rewrite: crate::fix::reads::ReadRewrite,
+    /// The project's accessor of that file, if it names one.
+    pub accessor: Option<crate::fix::reads::JsonAccessor>,
+    /// `path:line reads r["k"]`.
+    pub note: String,
 }
 
 /// The project's word on the fixes of the files reviewed.
@@ -587,16 +644,18 @@ fn queue_file(file: FoundFile, options: &ReviewOptions) -> Result<Option<QueuedF
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let source = SourceText::decode(bytes.clone())?;
     let mut policy = settings.fix_policy(options.overrides);
+    let mut rewrites = Vec::new();
     if let Some(word) = options.project.and_then(|p| p.files.get(&path)) {
         policy.builders = word.builders.clone();
         policy.read_reasons = word.read_reasons.clone();
         policy.not_results = word.not_results.clone();
+        rewrites = word.rewrites.clone();
     }
     if policy.not_results.is_empty() && check::violating_pieces(&source.text, options.scope, &policy.rules).is_none() {
         return Ok(None);
     }
     let (fixes, manual) = FileReview::new(&source.text, &policy, options.planner).counts();
-    Ok(Some(QueuedFile { path, bytes, source, policy, fixes, manual }))
+    Ok(Some(QueuedFile { path, bytes, source, policy, rewrites, fixes, manual }))
 }
 
 /// The standing answers given so far.
@@ -653,6 +712,10 @@ struct Session<'d, 'p> {
     decided: usize,
     /// Fixes in the files after the current one.
     later: usize,
+    /// The edits the review wrote into each file so far, a batch per
+    /// write, in order: a read (or an origin) as the project pass saw it
+    /// is found in the file as it now is through them.
+    written: std::collections::HashMap<PathBuf, Vec<Vec<Edit>>>,
 }
 
 /// Reviews `files` (in the order given) with answers from `decisions`,
@@ -677,7 +740,14 @@ pub fn review_files(
         decisions.tell(&Event::Failed { path: path.clone(), message: message.clone() });
     }
     let later = queue.iter().map(|f| f.fixes).sum();
-    let mut session = Session { options: *options, decisions, rules: Rules::default(), decided: 0, later };
+    let mut session = Session {
+        options: *options,
+        decisions,
+        rules: Rules::default(),
+        decided: 0,
+        later,
+        written: Default::default(),
+    };
     for file in queue {
         session.later -= file.fixes;
         let file_report = match report.stop {
@@ -704,7 +774,28 @@ pub fn review_files(
 
 impl Session<'_, '_> {
     fn review_file(&mut self, file: QueuedFile) -> (FileReport, Option<Stop>) {
-        let mut review = FileReview::new(&file.source.text, &file.policy, self.options.planner);
+        let mut file = file;
+        match self.refresh(&mut file) {
+            Ok(()) => {}
+            Err(message) => {
+                self.decisions.tell(&Event::Failed { path: file.path.clone(), message: message.clone() });
+                let report = FileReport {
+                    path: file.path,
+                    applied: 0,
+                    skipped: 0,
+                    failed: 0,
+                    undecided: file.fixes,
+                    manual: file.manual,
+                    suppressed: 0,
+                    outcome: FileOutcome::WriteFailed(message),
+                };
+                return (report, None);
+            }
+        }
+        let mut review =
+            FileReview::new(&file.source.text, &file.policy, self.options.planner).with_rewrites(file.rewrites.clone());
+        // The reads rewritten with the fixes accepted so far.
+        let mut scheduled: Vec<ReviewRewrite> = Vec::new();
         let (mut applied, mut skipped, mut failed, mut undecided, mut suppressed) = (0, 0, 0, 0, 0);
         let mut file_rule = None;
         let mut stop = None;
@@ -728,10 +819,21 @@ impl Session<'_, '_> {
                 None => self.ask(&file.path, &review, &pending, number, total, &mut file_rule),
             };
             match verdict {
-                Verdict::Apply(chosen) if review.apply(&chosen) => applied += 1,
-                Verdict::Apply(_) => {
-                    failed += 1;
-                    self.decisions.tell(&Event::Dropped { path: file.path.clone(), line: pending.line });
+                Verdict::Apply(chosen) => {
+                    let rewrites = review.rewrites_of(&chosen);
+                    if review.apply(&chosen) {
+                        applied += 1;
+                        if chosen.edited && !rewrites.is_empty() {
+                            let reads = rewrites.into_iter().map(|w| w.note).collect();
+                            let path = file.path.clone();
+                            self.decisions.tell(&Event::ReadsLeft { path, line: pending.line, reads });
+                        } else if chosen.chosen == 0 {
+                            scheduled.extend(rewrites);
+                        }
+                    } else {
+                        failed += 1;
+                        self.decisions.tell(&Event::Dropped { path: file.path.clone(), line: pending.line });
+                    }
                 }
                 Verdict::Suppress(comment) if review.apply(&comment) => {
                     suppressed += 1;
@@ -755,15 +857,31 @@ impl Session<'_, '_> {
             self.decided += 1;
         }
         let manual = review.counts().1;
-        let changed = review.text() != file.source.text;
+        // The reads in this file rewritten with its own fixes go into the
+        // same write; those in other files are written right after it.
+        let (own, others): (Vec<ReviewRewrite>, Vec<ReviewRewrite>) =
+            scheduled.into_iter().partition(|w| w.path == file.path);
+        let mut text = review.text().to_owned();
+        let mut batches: Vec<Vec<Edit>> = review.batches().to_vec();
+        if stop != Some(Stop::Aborted) && !own.is_empty() {
+            let (rewritten, edits) = rewrite_reads(&text, &own, &batches);
+            text = rewritten;
+            batches.push(edits);
+        }
+        let changed = text != file.source.text;
         let outcome = if stop == Some(Stop::Aborted) {
             FileOutcome::Aborted
         } else if !changed {
             FileOutcome::Unchanged
         } else {
-            match write_reviewed(&file, review.text()) {
+            match write_reviewed(&file, &text) {
                 Ok(()) => {
+                    self.written.entry(file.path.clone()).or_default().extend(batches);
                     self.decisions.tell(&Event::Written { path: file.path.clone(), applied });
+                    if !own.is_empty() {
+                        self.decisions.tell(&Event::ReadsRewritten { path: file.path.clone(), reads: own.len() });
+                    }
+                    self.write_rewrites(others);
                     FileOutcome::Written
                 }
                 Err(message) => {
@@ -775,6 +893,59 @@ impl Session<'_, '_> {
             }
         };
         (FileReport { path: file.path, applied, skipped, failed, undecided, manual, suppressed, outcome }, stop)
+    }
+
+    /// Makes `file` what it now is on disk, when the review has written
+    /// reads into it since it was queued: its text read again, and the
+    /// ranges its policy and rewrites name moved with those writes.
+    fn refresh(&self, file: &mut QueuedFile) -> Result<(), String> {
+        let Some(batches) = self.written.get(&file.path) else { return Ok(()) };
+        let bytes = std::fs::read(&file.path).map_err(|e| e.to_string())?;
+        let source = SourceText::decode(bytes.clone())?;
+        let moved = |r: &Range<usize>| batches.iter().fold(r.clone(), |r, edits| map_range(&r, edits));
+        for (range, _) in &mut file.policy.read_reasons {
+            *range = moved(range);
+        }
+        for f in &mut file.policy.not_results {
+            f.dict = moved(&f.dict);
+        }
+        for w in &mut file.rewrites {
+            w.origin = moved(&w.origin);
+        }
+        file.bytes = bytes;
+        file.source = source;
+        Ok(())
+    }
+
+    /// Writes `rewrites` (reads in files other than the one just written)
+    /// into their files, each file atomically, re-parse checked.
+    fn write_rewrites(&mut self, rewrites: Vec<ReviewRewrite>) {
+        let mut by_path: std::collections::BTreeMap<PathBuf, Vec<ReviewRewrite>> = Default::default();
+        for w in rewrites {
+            by_path.entry(w.path.clone()).or_default().push(w);
+        }
+        for (path, rewrites) in by_path {
+            let written = self.written.get(&path).cloned().unwrap_or_default();
+            let result = std::fs::read(&path).map_err(|e| e.to_string()).and_then(|bytes| {
+                let source = SourceText::decode(bytes.clone())?;
+                let (text, edits) = rewrite_reads(&source.text, &rewrites, &written);
+                if apply::syntax_error_count(&text) > apply::syntax_error_count(&source.text) {
+                    return Err("rewriting its reads would add a syntax error; not written".into());
+                }
+                apply::write_atomic(&path, &bytes, &source.encode(&text)?)?;
+                Ok(edits)
+            });
+            match result {
+                Ok(edits) => {
+                    self.written.entry(path.clone()).or_default().push(edits);
+                    self.decisions.tell(&Event::ReadsRewritten { path, reads: rewrites.len() });
+                }
+                Err(message) => self.decisions.tell(&Event::Failed {
+                    path,
+                    message: format!("the reads of the keys the fixes moved were not rewritten: {message}"),
+                }),
+            }
+        }
     }
 
     /// Puts `pending` to the reviewer until an answer decides it: another
@@ -815,7 +986,16 @@ impl Session<'_, '_> {
                 }
                 Decision::NextRemedy => {
                     match pending.next_remedy() {
-                        Some(next) => {
+                        Some(mut next) => {
+                            let rewrites = review.rewrites_of(&next);
+                            if next.chosen != 0 && !rewrites.is_empty() {
+                                // The reads are rewritten for the first
+                                // remedy's shape: with another, they stay.
+                                next.fix.applicability = Applicability::Unsafe;
+                                for w in rewrites {
+                                    next.fix.unsafe_reasons.push(format!("{} (rewritten only with remedy 1)", w.note));
+                                }
+                            }
                             pending = next;
                             offer = self.offer(path, review, &pending, number, total, offer.revision + 1);
                         }
@@ -881,11 +1061,31 @@ impl Session<'_, '_> {
             note: None,
             remedy,
             edit_region: review.edit_region(pending),
+            rewrites: review.rewrites_of(pending).into_iter().map(|w| w.note).collect(),
             reads: review.reads_left(&pending.fix),
             repair: pending.fix.repair.clone(),
             revision,
         }
     }
+}
+
+/// `text` with `rewrites` applied, and their edits: each read found
+/// through `batches`, the edits the review made to the text the project
+/// pass read. A read inside an edited stretch is left (it moved with a fix).
+fn rewrite_reads(text: &str, rewrites: &[ReviewRewrite], batches: &[Vec<Edit>]) -> (String, Vec<Edit>) {
+    let mut moved: Vec<crate::fix::reads::ReadRewrite> = rewrites
+        .iter()
+        .map(|w| {
+            let receiver = batches.iter().fold(w.rewrite.receiver.clone(), |r, edits| map_range(&r, edits));
+            crate::fix::reads::ReadRewrite { receiver, ..w.rewrite.clone() }
+        })
+        .filter(|r| r.receiver.end <= text.len() && r.receiver.start < r.receiver.end)
+        .collect();
+    moved.sort_by_key(|r| (r.receiver.start, r.receiver.end));
+    moved.dedup();
+    let accessor = rewrites.iter().find_map(|w| w.accessor.as_ref());
+    let edits = crate::fix::reads::read_edits(text, &moved, accessor);
+    (fix::apply_edits(text, &edits), edits)
 }
 
 /// Writes a reviewed file: re-parse checked against the original, atomic,

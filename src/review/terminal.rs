@@ -97,6 +97,9 @@ pub fn render_offer(offer: &Offer, palette: Palette) -> String {
             out.push_str(&format!("  {}\n", offer.text_note));
         }
     }
+    for read in &offer.rewrites {
+        out.push_str(&format!("  {} {read}\n", palette.green("rewrites:")));
+    }
     for read in &offer.reads {
         out.push_str(&format!("  {} {read}\n", palette.red("read:")));
     }
@@ -119,6 +122,16 @@ pub fn render_event(event: &Event, palette: Palette) -> String {
         Event::Dropped { path, line } => palette.red(&format!(
             "{}:{line}: the fix would add a syntax error, so it was dropped (a toolshape bug: please report it)",
             path.display()
+        )),
+        Event::ReadsRewritten { path, reads } => palette.green(&format!(
+            "Rewrote {} in {}, with the fixes that moved their keys.",
+            report::plural(*reads, "read"),
+            path.display()
+        )),
+        Event::ReadsLeft { path, line, reads } => palette.red(&format!(
+            "{}:{line}: the edited fix was applied; these reads of its keys were not rewritten and may now fail: {}",
+            path.display(),
+            reads.join("; ")
         )),
         Event::Suppressed { path, line, codes } => palette.dim(&format!(
             "{}:{line}: suppressed with `# toolshape: ignore[{}]` instead of fixed",
