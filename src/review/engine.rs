@@ -638,6 +638,22 @@ pub struct ReviewProject {
     pub files: std::collections::HashMap<PathBuf, FileWord>,
 }
 
+impl QueuedFile {
+    /// The report of this file when none of its fixes was decided.
+    fn untouched(self, outcome: FileOutcome) -> FileReport {
+        FileReport {
+            path: self.path,
+            applied: 0,
+            skipped: 0,
+            failed: 0,
+            undecided: self.fixes,
+            manual: self.manual,
+            suppressed: 0,
+            outcome,
+        }
+    }
+}
+
 /// Reads `path` and counts its fixes; `None` when it has no violations.
 fn queue_file(file: FoundFile, options: &ReviewOptions) -> Result<Option<QueuedFile>, String> {
     let FoundFile { path, settings } = file;
@@ -751,16 +767,7 @@ pub fn review_files(
     for file in queue {
         session.later -= file.fixes;
         let file_report = match report.stop {
-            Some(_) => FileReport {
-                path: file.path,
-                applied: 0,
-                skipped: 0,
-                failed: 0,
-                undecided: file.fixes,
-                manual: file.manual,
-                suppressed: 0,
-                outcome: FileOutcome::NotReached,
-            },
+            Some(_) => file.untouched(FileOutcome::NotReached),
             None => {
                 let (file_report, stop) = session.review_file(file);
                 report.stop = stop;
@@ -779,17 +786,7 @@ impl Session<'_, '_> {
             Ok(()) => {}
             Err(message) => {
                 self.decisions.tell(&Event::Failed { path: file.path.clone(), message: message.clone() });
-                let report = FileReport {
-                    path: file.path,
-                    applied: 0,
-                    skipped: 0,
-                    failed: 0,
-                    undecided: file.fixes,
-                    manual: file.manual,
-                    suppressed: 0,
-                    outcome: FileOutcome::WriteFailed(message),
-                };
-                return (report, None);
+                return (file.untouched(FileOutcome::WriteFailed(message)), None);
             }
         }
         let mut review =
