@@ -33,6 +33,8 @@ pub use tool_returns::HalfShaped;
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Bound {
     Def,
+    /// `class K`, bound once.
+    Class,
     /// `from M import name [as alias]`: `level` leading dots.
     From {
         level: usize,
@@ -56,6 +58,10 @@ enum Callee {
     Attribute(String, String),
     /// `self.name` / `cls.name` in a method of the module-level class.
     Method { class: String, name: String },
+    /// `K(...).name` or `N.name` with `N = K(...)`: a method of the class
+    /// that `class` (a [`Callee::Name`] or [`Callee::Attribute`]) names
+    /// (receivers only: `docs/rules.md`, "Calls on an instance").
+    Instance { class: Box<Callee>, name: String },
 }
 
 /// A function that may be a builder.
@@ -783,16 +789,30 @@ impl Project {
         Some(match callee {
             Callee::Name(name) => match self.export(from, name, 0)? {
                 Target::Function(key) => key,
-                Target::Module(_) => return None,
+                Target::Module(_) | Target::Class(..) => return None,
             },
             Callee::Attribute(base, name) => match self.export(from, base, 0)? {
                 Target::Module(m) => match self.export(m, name, 0)? {
                     Target::Function(key) => key,
-                    Target::Module(_) => return None,
+                    Target::Module(_) | Target::Class(..) => return None,
                 },
-                Target::Function(_) => return None,
+                Target::Function(_) | Target::Class(..) => return None,
             },
             Callee::Method { class, name } => (from, Some(class.clone()), name.clone()),
+            Callee::Instance { class, name } => {
+                let target = match class.as_ref() {
+                    Callee::Name(k) => self.export(from, k, 0)?,
+                    Callee::Attribute(base, k) => match self.export(from, base, 0)? {
+                        Target::Module(m) => self.export(m, k, 0)?,
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                match target {
+                    Target::Class(m, k) => (m, Some(k), name.clone()),
+                    _ => return None,
+                }
+            }
         })
     }
 
@@ -805,6 +825,7 @@ impl Project {
         let facts = self.modules[m].facts.as_ref();
         match facts.and_then(|f| f.bindings.get(name)) {
             Some(Bound::Def) => Some(Target::Function((m, None, name.to_owned()))),
+            Some(Bound::Class) => Some(Target::Class(m, name.to_owned())),
             Some(Bound::From { level, module, name: imported }) => {
                 if let Some(source) = self.resolve_module(m, *level, module) {
                     if let Some(target) = self.export(source, imported, depth + 1) {
@@ -979,6 +1000,8 @@ fn join(a: &str, b: &str) -> String {
 enum Target {
     Function(BuilderKey),
     Module(usize),
+    /// A module-level class: its module and name.
+    Class(usize, String),
 }
 
 // ----- facts of one file -----------------------------------------------------
@@ -1068,6 +1091,7 @@ fn definition_of(statement: Node<'_>) -> Option<Node<'_>> {
 fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound {
     match binding.kind {
         BindingKind::FunctionDefinition => Bound::Def,
+        BindingKind::ClassDefinition => Bound::Class,
         BindingKind::FromImport | BindingKind::Import => {
             let Some(name) = root.descendant_for_byte_range(binding.at.start, binding.at.end) else {
                 return Bound::Other;
@@ -1454,6 +1478,68 @@ fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee>
         }
         _ => None,
     }
+}
+
+/// The callee of `call` when it is a call on an instance of a class the
+/// module names (`docs/rules.md`, "Calls on an instance"): `K(...).m(...)`,
+/// or `N.m(...)` where the reading scope owns `N` and binds it once, by a
+/// plain `N = K(...)`. Only receivers resolve such calls.
+fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
+    let function = call.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
+    let name = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
+    let object = crate::syntax::tree::unparenthesize(function.child_by_field_name("object")?);
+    let module_level = |name: &str, at: usize| {
+        matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
+    };
+    // The class a call `K(...)` or `A.K(...)` constructs, as a callee.
+    let class_of = |construct: Node<'_>| -> Option<Callee> {
+        let f = construct.child_by_field_name("function")?;
+        match f.kind() {
+            "identifier" => {
+                let k = &src[f.byte_range()];
+                module_level(k, f.start_byte()).then(|| Callee::Name(k.to_owned()))
+            }
+            "attribute" => {
+                let base = f.child_by_field_name("object").filter(|b| b.kind() == "identifier")?;
+                let k = &src[f.child_by_field_name("attribute")?.byte_range()];
+                let a = &src[base.byte_range()];
+                module_level(a, base.start_byte()).then(|| Callee::Attribute(a.to_owned(), k.to_owned()))
+            }
+            _ => None,
+        }
+    };
+    let class = match object.kind() {
+        "call" => class_of(object)?,
+        "identifier" => {
+            let n = &src[object.byte_range()];
+            if matches!(n, "self" | "cls") {
+                return None;
+            }
+            let here = model.scope_at(object.start_byte());
+            let Resolution::Bindings { scope, bindings } = model.resolve(n, here) else { return None };
+            let [only] = bindings.as_slice() else { return None };
+            let binding = &model.bindings[*only];
+            if scope != here || binding.kind != BindingKind::Assignment {
+                return None;
+            }
+            let mut root = call;
+            while let Some(p) = root.parent() {
+                root = p;
+            }
+            let target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
+            let assignment = target.parent().filter(|a| a.kind() == "assignment")?;
+            let plain = assignment.child_by_field_name("left") == Some(target)
+                && assignment.child_by_field_name("type").is_none()
+                && assignment.parent().is_some_and(|s| s.kind() == "expression_statement");
+            let value = crate::syntax::tree::unparenthesize(assignment.child_by_field_name("right")?);
+            if !plain || value.kind() != "call" {
+                return None;
+            }
+            class_of(value)?
+        }
+        _ => return None,
+    };
+    Some(Callee::Instance { class: Box::new(class), name })
 }
 
 /// The module-level class whose method (a function directly in its body)

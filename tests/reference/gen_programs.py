@@ -1602,13 +1602,19 @@ def generate_program(seed, index, outrel, with_readers=False):
 # (relative imports), besides a method of a probes class reading through
 # `self`.  Consumers read the results in every read form, through every
 # receiver kind (a call resolving to a producer, a builder call with extra
-# keywords or a dict-parameter display, `X.tool.NAME(...)`, a name bound once
+# keywords or a dict-parameter display, `X.tool.NAME(...)`, a call on an
+# instance of the probes class, `Station().m(...)` or `st.m(...)` with
+# `st = Station()` bound once in the scope reading it, a name bound once
 # to one of these), the content list among them (`E["content"][0]`: block,
 # `E["content"]` otherwise: content, `E["content"] = []`: no read), next to
 # decoys: keys that are not moved, computed keys, uses that are no read, names
 # bound twice or not by a one-target plain assignment, reads in nested scopes,
 # a module name read in a function, awaited calls, unresolvable callees,
-# `agent.tools.NAME`, undecorated tools.
+# `agent.tools.NAME`, undecorated tools; calls on an instance that resolve
+# nothing (the class not imported, a method not in its body or inherited by
+# a subclass, the instance name bound twice or annotated) and a producer
+# returning `Station().m(query)` (calls on an instance are receivers only:
+# no chain).
 #
 # The generator keeps, for every read it writes, the receiver as a Recv (its
 # origin tags, the producers it reaches, the tool names it calls); the reads
@@ -1672,8 +1678,9 @@ CONTENT_ITEM_TARGETS = [("", " = {}"), ("", " += [1]"), ("del ", "")]
 # (kind, text before, text after) `E["content"]` as a target: no read at all
 CONTENT_TARGETS = [("assign", "", " = []"), ("aug", "", " += []"), ("delete", "del ", ""),
                    ("annotated", "", ": list = []"), ("for", "for ", " in [[]]:")]
-RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "name:producer-call",
-                  "name:builder-call", "name:direct-tool-call"]
+RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance-call", "instance-name-call",
+                  "name:producer-call", "name:builder-call", "name:direct-tool-call", "name:instance-call",
+                  "name:instance-name-call"]
 # constructs the corpus must hold (verify checks each is written at least once)
 READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", "tuple", "walrus", "for", "aug",
                                              "deleted", "nested-def", "nested-lambda", "nested-comp",
@@ -1681,6 +1688,8 @@ READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", 
                + ["reads-decoy-" + k for k in ("key-not-moved", "await", "parameter", "shadowed", "module-rebound",
                                                 "dp-only-keyword")]
                + ["reads-dead-" + k for k in ("star", "twice", "dotted", "tools", "bare", "instance")]
+               + ["reads-dead-instance-" + k for k in ("undefined", "inherited", "twice", "annotated")]
+               + ["reads-instance-classmethod", "reads-decoy-instance-chain"]
                + ["reads-target-tool-undecorated", "reads-module-receiver", "reads-producer-result-rebound",
                   "reads-method-classmethod-chain", "reads-method-self-chain", "reads-facade-chain",
                   "reads-producer-chain-name", "reads-producer-empty", "reads-producer-branches",
@@ -1720,6 +1729,11 @@ class Readers:
         self.base = [(rel, prod, args) for rel, prod, args in p.base_producers]
         self.dispatchers = []  # (module rel, Producer) of the dispatchers, called with keywords chosen per call
         self.tool_dispatchers = {}  # NAME -> [dispatchers decorated as tools named NAME]
+        # the producer methods `def`ined in the body of probes.py's class Station, as
+        # (Producer, "self" / "cls"); None: no Station.  station_child: a subclass
+        # StationChild (inheriting every method, defining none) is written too
+        self.station = None
+        self.station_child = False
 
     # -- what a producer / receiver may carry (before suppressions) --------
 
@@ -1905,11 +1919,13 @@ class Readers:
             p.forms["reads-method-" + kind] += 1
             methods.append((prod, "self"))
             w.end()
+        made_cls = []  # make(), defined in the body too (build() reaches it through cls)
         if rng.random() < 0.6:
             w.lineof("    @classmethod")
             w.lineof("    def make(cls, query):")
             prod = p.producer("make", rel)
             self.display_return(rel, w, "        ", prod)
+            made_cls.append((prod, "cls"))
             w.end()
             w.lineof("    @classmethod")
             w.lineof("    def build(cls, query):")
@@ -1922,6 +1938,8 @@ class Readers:
         w.lineof("        return %s.%s(query)" % ("self", target[0].name))
         relay = p.producer("relay", rel, via=[target[0]])
         methods.append((relay, "self"))
+        # every producer `def`ined in the body: what a call on an instance reaches
+        self.station = methods + made_cls
         p.forms["reads-method-self-chain"] += 1
         w.end()
         # a consumer in the class: receivers through self
@@ -1933,6 +1951,13 @@ class Readers:
         w.lineof("        return None")
         w.end()
         w.end()
+        if rng.random() < 0.5:
+            # a subclass: its methods are inherited, so a call on its instance resolves nothing
+            w.lineof("class StationChild(Station):")
+            w.lineof('    """Every method inherited."""')
+            w.end()
+            w.end()
+            self.station_child = True
 
     # -- dispatch.py -------------------------------------------------------
 
@@ -1993,6 +2018,11 @@ class Readers:
         for rel_t, prod, args in rng.sample(choices, min(len(choices), rng.randint(2, 5))):
             a = access(self, rel_t, prod.name, bound, relative=True, w=w)
             targets.append((a, prod, args))
+        # a function returning a call on an instance: no chain (case 4 resolves
+        # calls as before; calls on an instance are receivers only), no producer
+        on_instance = self.station is not None and rng.random() < 0.5
+        if on_instance:
+            cls = access(self, self.probes_rel, "Station", bound, relative=True, w=w)
         w.end()
         w.end()
         for a, prod, args in targets:
@@ -2007,6 +2037,15 @@ class Readers:
             fprod = p.producer(name, rel, via=[prod], decorated=is_tool)
             self.probes.append((rel, fprod, '("q")'))
             p.forms["reads-facade-chain"] += 1
+            w.end()
+            w.end()
+        if on_instance:
+            m, _ = rng.choice(self.station)
+            name = p.fresh("via_station")
+            w.lineof("def %s(query):" % name)
+            w.lineof("    return %s().%s(query)" % (cls, m.name))
+            self.probes.append((rel, p.producer(name, rel), '("q")'))
+            p.forms["reads-decoy-instance-chain"] += 1
             w.end()
             w.end()
         return rel
@@ -2461,16 +2500,22 @@ def access(rd, rel_t, name, bound, relative, w):
 
 class Target:
     """Something a consumer calls: ("producer", callee, args, Producer),
-    ("builder", callee, None, Builder), ("tool", prefix, args, NAME) or
-    ("dead", callee, args, None) (no receiver: unresolvable)."""
+    ("builder", callee, None, Builder), ("tool", prefix, args, NAME),
+    ("instance", callee, args, Producer) (a call on an instance of a class
+    whose body defines the method Producer: docs/rules.md "**Calls on an
+    instance**"; its label the receiver kind) or ("dead", callee, args, None)
+    (no receiver: unresolvable).  With ``instance`` (the callee text of the
+    class) the callee is a method name, called on a name bound to an
+    instance first (Consumer.bind)."""
 
-    def __init__(self, kind, callee, args, what, label=None, ckws=None):
+    def __init__(self, kind, callee, args, what, label=None, ckws=None, instance=None):
         self.kind = kind
         self.callee = callee
         self.args = args  # None: a dispatcher's, chosen at each call (Readers.dispatch_args)
         self.what = what
         self.label = label or kind
         self.ckws = ckws or {}
+        self.instance = instance
 
 
 class Consumer(ModuleWriter):
@@ -2498,12 +2543,34 @@ class Consumer(ModuleWriter):
                 return Recv("producer-call", via=via, wide=[t.what])
             self.p.forms["reads-dispatch-tool-call"] += 1
             return Recv("direct-tool-call", tools=[t.what], ckws=ckws)
+        assert t.instance is None, "a call on an instance name, not bound yet (Consumer.bind)"
         w.put(t.callee + t.args)
         if t.kind == "producer":
             return Recv("producer-call", via=[t.what])
+        if t.kind == "instance":
+            # narrowed by dispatch like any receiver call (the methods have no dispatch)
+            return Recv(t.label, via=narrowed(t.what, t.ckws))
         if t.kind == "tool":
             return Recv("direct-tool-call", tools=[t.what], ckws=t.ckws)
         return NO_RECV
+
+    def bind(self, ind, t):
+        """Target ``t`` ready to be called in the scope at indent ``ind``: for
+        a call on an instance name, ``ST = K()`` written there first, ``ST``
+        fresh (a plain one-target assignment, its one binding), or as decoys
+        (no receiver) bound twice or annotated."""
+        if t.instance is None:
+            return t
+        p, rng, w = self.p, self.rng, self.w
+        ST = p.fresh("st")
+        decoy = rng.choice(["twice", "annotated"]) if rng.random() < 0.25 else None
+        w.lineof(ind + "%s%s = %s()" % (ST, ": " + t.instance if decoy == "annotated" else "", t.instance))
+        if decoy == "twice":
+            w.lineof(ind + "%s = make_other()" % ST)
+        if decoy is not None:
+            p.forms["reads-dead-instance-" + decoy] += 1
+            return Target("dead", ST + "." + t.callee, t.args, None, "dead-instance-" + decoy)
+        return Target(t.kind, ST + "." + t.callee, t.args, t.what, t.label, t.ckws)
 
     # -- reads -----------------------------------------------------------
 
@@ -2729,7 +2796,7 @@ class Consumer(ModuleWriter):
     def block(self, ind):
         """A few reads through one receiver, or a decoy."""
         p, rng, w = self.p, self.rng, self.w
-        t = self.target()
+        t = self.bind(ind, self.target())
         kind = rng.choice(["inline"] * 4 + ["name"] * 6 + [
             "rebound", "annotated", "chained", "tuple", "walrus", "for", "aug", "deleted", "nested-def",
             "nested-lambda", "nested-comp", "nested-class", "comp-iter", "comp-second-iter"])
@@ -2767,8 +2834,9 @@ class Consumer(ModuleWriter):
             w.put(ind + R + " = ")
             real = self.put_call(t)
             w.end()
+            t2 = self.bind(ind, self.target())
             w.put(ind + R + " = ")
-            self.put_call(self.target())
+            self.put_call(t2)
             w.end()
             recv = NO_RECV
         elif kind == "annotated":
@@ -2848,6 +2916,8 @@ class Consumer(ModuleWriter):
             return Recv("producer-call", via=[t.what])
         if t.kind == "tool":
             return Recv("direct-tool-call", tools=[t.what])
+        if t.kind == "instance":
+            return Recv(t.label, via=[t.what])
         if t.kind == "builder":
             return None
         return NO_RECV
@@ -2910,7 +2980,33 @@ def consumer_targets(rd, w, rel, relative):
         elif d == "bare":
             targets.append(Target("dead", "tool." + prod.name, args, None, "dead-bare-tool"))
         elif d == "instance":
+            # `Station` not imported here: an import below binds another name
+            bound.add("Station")
             targets.append(Target("dead", "Station()." + rng.choice(METHOD_NAMES), args, None, "dead-instance"))
+    # calls on an instance (docs/rules.md "**Calls on an instance**"): the class
+    # imported, `Station().m(...)` and `ST.m(...)` (ST = Station() bound first,
+    # Consumer.bind) for methods its body defines; decoys: a method its body
+    # does not define, a subclass's inherited one
+    if rd.station and rng.random() < 0.8:
+        cls = access(rd, rd.probes_rel, "Station", bound, relative, w)
+        for m, how in rng.sample(rd.station, min(len(rd.station), rng.randint(1, 3))):
+            if how == "cls":
+                rd.p.forms["reads-instance-classmethod"] += 1
+            args, ckws = rng.choice([('("q")', {}), ('("q")', {}), ('(query="q")', {"query": "q"})])
+            targets.append(Target("instance", cls + "()." + m.name, args, m, "instance-call", ckws))
+            targets.append(Target("instance", m.name, args, m, "instance-name-call", ckws, instance=cls))
+        defined = {m.name for m, _ in rd.station} | {"check"}
+        name = rng.choice([n for n in METHOD_NAMES + PROBE_NAMES if n not in defined])
+        rd.p.forms["reads-dead-instance-undefined"] += 1
+        if rng.random() < 0.5:
+            targets.append(Target("dead", cls + "()." + name, '("q")', None, "dead-instance-undefined"))
+        else:
+            targets.append(Target("dead", name, '("q")', None, "dead-instance-undefined", instance=cls))
+        if rd.station_child and rng.random() < 0.6:
+            child = access(rd, rd.probes_rel, "StationChild", bound, relative, w)
+            m, _ = rng.choice(rd.station)
+            rd.p.forms["reads-dead-instance-inherited"] += 1
+            targets.append(Target("dead", child + "()." + m.name, '("q")', None, "dead-instance-inherited"))
     return targets
 
 
@@ -2925,7 +3021,7 @@ def write_consumer(rd, rel, relative):
     c = Consumer(rd, rel, w, targets)
     if rng.random() < 0.5:
         # a module-level receiver: read at module level (counts), in functions (nested: does not)
-        t = rng.choice([t for t in targets if t.kind != "dead"])
+        t = c.bind("", rng.choice([t for t in targets if t.kind != "dead"]))
         TOP = p.fresh("TOP")
         w.put(TOP + " = ")
         recv = c.put_call(t)
@@ -2960,7 +3056,7 @@ def write_consumer(rd, rel, relative):
         w.end()
     if rng.random() < 0.4:
         # a parameter default: the call is no read, the parameter no receiver
-        t = rng.choice(targets)
+        t = c.bind("", rng.choice(targets))
         w.put("def test_param(agent, r=")
         recv = c.put_call(t)
         w.put("):")
@@ -2974,6 +3070,7 @@ def write_consumer(rd, rel, relative):
         # awaited calls: `await C` is no call, so neither it nor a name bound to it is followed
         t = rng.choice(targets)
         w.lineof("async def test_async(agent, query):")
+        t = c.bind("    ", t)
         w.put("    r = await ")
         recv = c.put_call(t)
         w.end()

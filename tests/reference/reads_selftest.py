@@ -285,6 +285,10 @@ def test_adb():
 }
 TD = "tests/test_adb.py"
 DISPATCH_EXPECT = {
+    # docs/rules.md, "Calls on an instance": `Device` is imported and
+    # `shell` is a def in its body, so this call is a receiver of it
+    ("pkg/adb.py", "exitwrite", "TS004", "exit_code"): [
+        (TD, "d7", 'Device().shell("ls")["exit_code"]', "subscript", "exit_code")],
     ("pkg/handlers.py", "handledisplay", "TS001", "serials"): [
         (TD, "d1", 'r["serials"]', "subscript", "serials"),
         (TD, "d5", 'api.facade("d").get("serials")', "get", "serials"),
@@ -297,7 +301,7 @@ DISPATCH_EXPECT = {
     ("pkg/adb.py", "stdoutwrite", "TS004", "stdout"): [("pkg/adb.py", "d6", 'self.shell("x")["stdout"]',
                                                        "subscript", "stdout")],
 }
-DISPATCH_FORMS = {"subscript": 5, "get": 1}
+DISPATCH_FORMS = {"subscript": 6, "get": 1}
 
 DIRECT = {
     "pyproject.toml": "",

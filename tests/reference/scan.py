@@ -933,6 +933,7 @@ class Project:
         self.kwarg_builders = set() # id(def node) of builders through their **K (cases 1-4)
         self.exempt = set()         # (id(call), id(keyword)): a **K passed on (case 4)
         self.resolved = {}          # id(call) -> Candidate or None
+        self.classes = {}           # id(call) -> (Module, ClassDef) of the class called, or None
         self.abs_cache = {}
         files = [single] if single is not None else walk_project(root)
         for f in files:
@@ -1057,33 +1058,47 @@ class Project:
             self.resolved[key] = self._resolve_callee(mod, call.func, scope)
         return self.resolved[key]
 
-    def export(self, mod, name, seen):
-        """The candidate ``mod``'s module scope binds ``name`` to (exactly once)."""
+    def resolve_class(self, mod, call, scope):
+        """(Module, ClassDef) of the module-level class that the callee of
+        ``call`` names, resolved as a builder call's callee is (a name bound
+        once by ``class K`` or a followed ``from M import K``, or ``A.K``);
+        None otherwise (docs/rules.md "**Calls on an instance**")."""
+        key = id(call)
+        if key not in self.classes:
+            self.classes[key] = self._resolve_callee(mod, call.func, scope, classes=True)
+        return self.classes[key]
+
+    def export(self, mod, name, seen, classes=False):
+        """The candidate ``mod``'s module scope binds ``name`` to (exactly once);
+        with ``classes`` the (Module, ClassDef) of a module-level class."""
         if mod is None or (mod.abspath, name) in seen:
             return None
         seen.add((mod.abspath, name))
         bs = mod.module_scope.owned.get(name, ())
         if len(bs) != 1:
             return None
-        return self.binding_target(mod, bs[0], seen)
+        return self.binding_target(mod, bs[0], seen, classes)
 
-    def binding_target(self, mod, b, seen):
-        if b.kind == "def":
+    def binding_target(self, mod, b, seen, classes=False):
+        if classes:
+            if b.kind == "other" and b.node.__class__ is ast.ClassDef and b.node in mod.tree.body:
+                return mod, b.node
+        elif b.kind == "def":
             c = mod.candidates.get(id(b.node))
             return c if c is not None and c.cls_scope is None else None
         if b.kind == "importfrom":
             target = self.resolve_name(mod, b.stmt.level, b.stmt.module)
-            return self.export(target, b.node.name, seen)
+            return self.export(target, b.node.name, seen, classes)
         return None
 
-    def _resolve_callee(self, mod, func, scope):
+    def _resolve_callee(self, mod, func, scope, classes=False):
         if func.__class__ is ast.Name:
             b = sole_binding(mod, scope, func.id)
-            return None if b is None else self.binding_target(mod, b, set())
+            return None if b is None else self.binding_target(mod, b, set(), classes)
         if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Name:
             return None
         base, attr = func.value.id, func.attr
-        if base in ("self", "cls"):
+        if base in ("self", "cls") and not classes:
             s = scope
             while s is not None and not (s.kind == "function" and s.node.__class__ in _FUNCTION_NODES):
                 s = s.parent
@@ -1106,7 +1121,7 @@ class Project:
             target = self.resolve_name(mod, st.level, sub)
         else:
             return None
-        return self.export(target, attr, set())
+        return self.export(target, attr, set(), classes)
 
 
 _project_roots = {}
@@ -1352,7 +1367,10 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 # functions (module level or methods of a module-level class) whose returns
 # carry keyed origins (cases 1-4, a fixpoint); receivers are the calls that
 # resolve to a producer, calls of a builder with TS003 key findings, direct
-# tool calls `X.tool.NAME(...)` and names bound exactly once by `R = C`.
+# tool calls `X.tool.NAME(...)`, calls on an instance `K(...).m(...)` /
+# `N.m(...)` (`N = K(...)` bound once in the scope reading it) of a method
+# of a module-level class `K` that is a producer, and names bound exactly
+# once by `R = C`.
 # The read forms are looked for around each receiver: the keyed ones, the
 # whole uses and the reads of the content list (`E["content"]`, form content
 # or block, which every fix changes); the last two, like whole reads, carry
@@ -1386,6 +1404,27 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    `@tool(name=...)` argument; a producer may be a method or `async def`;
 #    a name's binding may stand in a nested scope (`global` / `nonlocal`)
 #    and its reads may come before it.
+#
+# Calls on an instance ("**Calls on an instance**"), for receivers only (a
+# producer's `return K().m()` is no case 4).  Readings chosen:
+#  * "that the rules above do not resolve": the callee does not resolve as a
+#    builder call's callee does (a `self.m` / `cls.m` that resolves is never
+#    taken for an instance, whatever it resolves to);
+#  * `K(...)` resolves as a builder call's callee, with `class K` in place of
+#    the def: a name (its one binding in the scope it resolves to, imports
+#    and re-exports followed) or `A.K`; the `class K` statement stands
+#    directly in its module's body; `self.K(...)` / `cls.K(...)` are none;
+#  * "m a def directly in K's body": K's class scope binds `m` exactly once,
+#    by that `def` / `async def` standing in the class body itself (as for
+#    `self.m`): a second binding of `m` in the body (another def, `m = ...`)
+#    or a def nested in an `if` of the body resolves nothing; decorators
+#    (`@classmethod`, `@staticmethod`, `@property`...) are not looked at;
+#  * the name `N` as for `R = C`: `N: T = K()`, `a = N = K()`, `N := K()`,
+#    a name bound twice, a read in a nested scope are none; `N`'s binding
+#    may stand in a nested scope (`global`), its call `K(...)` resolved in
+#    the scope where it stands; `N` read before its binding counts;
+#  * the call is narrowed by dispatch as `self.m(...)` is (every parameter
+#    of `m`, its receiver parameter too, may be a dispatch keyword).
 #
 # Possible reads ("**Possible reads.**"): the possible receivers are looked
 # for in every project file that holds a marker and a quoted moved key (see
@@ -1858,6 +1897,52 @@ def excluded(cons, kws):
     return False
 
 
+def instance_names(proj, m):
+    """{(id(S), N): (Module, ClassDef)} of the names ``N`` of module ``m``
+    that scope ``S`` owns and binds exactly once, by a plain assignment
+    ``N = K(...)`` with one target, the call resolving to a class ``K``
+    (docs/rules.md "**Calls on an instance**")."""
+    call_scope = {id(C): S for S in m.scopes for C in S.calls}
+    out = {}
+    for S in m.scopes:
+        for N, bs in S.owned.items():
+            if len(bs) != 1:
+                continue
+            b = bs[0]
+            if (b.kind == "assign" and b.stmt.__class__ is ast.Assign and len(b.stmt.targets) == 1
+                    and b.value.__class__ is ast.Call):
+                k = proj.resolve_class(m, b.value, call_scope[id(b.value)])
+                if k is not None:
+                    out[(id(S), N)] = k
+    return out
+
+
+def instance_method(proj, m, call, S, instances):
+    """The method a call ``O.m(...)`` standing in scope ``S`` calls on an
+    instance of a class ``K`` (docs/rules.md "**Calls on an instance**"):
+    ``O`` a call ``K(...)`` or a name in ``instances`` (see instance_names)
+    read in the scope owning it; the candidate of the ``def m`` that ``K``'s
+    body binds ``m`` to, once (None: no such call or method)."""
+    f = call.func
+    if f.__class__ is not ast.Attribute:
+        return None
+    O = f.value
+    if O.__class__ is ast.Call:
+        k = proj.resolve_class(m, O, S)
+    elif O.__class__ is ast.Name:
+        k = instances.get((id(S), O.id))
+    else:
+        return None
+    if k is None:
+        return None
+    kmod, kdef = k
+    for c in kmod.candidates.values():
+        if c.cls_scope is not None and c.cls_scope.node is kdef and c.node.name == f.attr:
+            bs = c.cls_scope.owned.get(f.attr, ())
+            return c if len(bs) == 1 else None
+    return None
+
+
 def project_reads(proj, reads_of):
     """Find the reads of project ``proj``; ``reads_of[id(finding)]`` gets each
     finding's read records."""
@@ -1965,10 +2050,13 @@ def project_reads(proj, reads_of):
         if by_key:
             possible_reads(m, by_key, reads_of)
         recv = {}
+        instances = instance_names(proj, m)
         for S in m.scopes:
             for C in S.calls:
                 k = keyed(("call", id(C)))
                 t = proj.resolve_call(m, C, S)
+                if t is None:
+                    t = instance_method(proj, m, C, S, instances)
                 if t is not None and keys.get(id(t.node)):
                     k |= producer_keys(t, C)
                 f = C.func

@@ -1241,7 +1241,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>) -> Vec<Receiver> {
         receivers.push(Receiver {
             module: m,
             call: cr.call.clone(),
-            callee: callee_of(call, text, model),
+            callee: super::instance_callee(call, text, model).or_else(|| callee_of(call, text, model)),
             tool_name: direct_tool_name(call, text),
             reads,
             exclusive: cr.exclusive,

@@ -178,7 +178,7 @@ impl Project {
         let (first, then) = match callee {
             Callee::Name(name) => (name.as_str(), None),
             Callee::Attribute(base, name) => (base.as_str(), Some(name.as_str())),
-            Callee::Method { .. } => return self.resolve_function(m, callee),
+            Callee::Method { .. } | Callee::Instance { .. } => return self.resolve_function(m, callee),
         };
         let end = self.follow_loading(m, first, parsed, whole, read);
         if let (Some(name), Some(module)) = (then, end) {
