@@ -241,6 +241,22 @@ fn is_len_argument(node: Node<'_>, src: &str, model: &SemanticModel, scope: usiz
     })
 }
 
+/// The value (parentheses removed) that `binding` (an assignment binding
+/// of the tree of `root`) is bound to, when its statement is a plain
+/// assignment with that one name as its only target: `N = value`, not
+/// `N: T = value`, `a = N = value` or `N += value`.
+pub fn plain_assigned_value<'t>(root: Node<'t>, binding: &scope::Binding) -> Option<Node<'t>> {
+    if binding.kind != scope::BindingKind::Assignment {
+        return None;
+    }
+    let target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
+    let assignment = target.parent().filter(|a| a.kind() == "assignment")?;
+    let plain = assignment.child_by_field_name("left") == Some(target)
+        && assignment.child_by_field_name("type").is_none()
+        && assignment.parent().is_some_and(|s| s.kind() == "expression_statement");
+    plain.then(|| assignment.child_by_field_name("right")).flatten().map(crate::syntax::tree::unparenthesize)
+}
+
 /// [`FileContext::returned_by_strands_tool`] for a node of a whole-file tree.
 pub fn returned_by_strands_tool(dict: Node<'_>, src: &str) -> bool {
     let mut up = dict;

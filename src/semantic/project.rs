@@ -1518,23 +1518,14 @@ fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<C
             let here = model.scope_at(object.start_byte());
             let Resolution::Bindings { scope, bindings } = model.resolve(n, here) else { return None };
             let [only] = bindings.as_slice() else { return None };
-            let binding = &model.bindings[*only];
-            if scope != here || binding.kind != BindingKind::Assignment {
+            if scope != here {
                 return None;
             }
             let mut root = call;
             while let Some(p) = root.parent() {
                 root = p;
             }
-            let target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
-            let assignment = target.parent().filter(|a| a.kind() == "assignment")?;
-            let plain = assignment.child_by_field_name("left") == Some(target)
-                && assignment.child_by_field_name("type").is_none()
-                && assignment.parent().is_some_and(|s| s.kind() == "expression_statement");
-            let value = crate::syntax::tree::unparenthesize(assignment.child_by_field_name("right")?);
-            if !plain || value.kind() != "call" {
-                return None;
-            }
+            let value = super::plain_assigned_value(root, &model.bindings[*only]).filter(|v| v.kind() == "call")?;
             class_of(value)?
         }
         _ => return None,

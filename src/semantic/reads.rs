@@ -112,9 +112,12 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         if node.kind() != "call" {
             return;
         }
-        let mut reads: Vec<Read> = read_of(node, src).into_iter().collect();
+        // `await C` (parentheses seen through) is what an async producer
+        // returns: its reads are the call's.
+        let held = awaited_by(node);
+        let mut reads: Vec<Read> = read_of(held, src).into_iter().collect();
         let mut exclusive = true;
-        if let Some(name) = bound_name(node) {
+        if let Some(name) = bound_name(held) {
             let (of_name, only_reads) = name_reads(root, name, src, model, &owned);
             reads.extend(of_name);
             exclusive = only_reads;
@@ -203,19 +206,27 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
 }
 
 /// Whether the scope that owns `name` (used in `scope`) binds it exactly
-/// once, by a plain assignment of a call with one target.
+/// once, by a plain assignment of a call (or of `await` of one) with one
+/// target.
 fn bound_once_to_a_call(name: &str, scope: ScopeId, root: Node<'_>, model: &SemanticModel) -> bool {
     let Resolution::Bindings { bindings, .. } = model.resolve(name, scope) else { return false };
     let [only] = bindings.as_slice() else { return false };
-    let b = &model.bindings[*only];
-    b.kind == BindingKind::Assignment
-        && root
-            .descendant_for_byte_range(b.at.start, b.at.end)
-            .and_then(|n| n.parent())
-            .filter(|a| a.kind() == "assignment")
-            .and_then(|a| a.child_by_field_name("right"))
-            .map(unparenthesize)
-            .is_some_and(|v| v.kind() == "call" && bound_name(v).is_some_and(|t| t.byte_range() == b.at))
+    super::plain_assigned_value(root, &model.bindings[*only])
+        .map(|v| match v.kind() {
+            // `R = await C`: what the call gives.
+            "await" => v.named_child(0).map_or(v, unparenthesize),
+            _ => v,
+        })
+        .is_some_and(|v| v.kind() == "call")
+}
+
+/// The `await` of `call` (parentheses seen through), or `call` itself.
+fn awaited_by(call: Node<'_>) -> Node<'_> {
+    let mut held = call;
+    while let Some(p) = held.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        held = p;
+    }
+    held.parent().filter(|p| p.kind() == "await").unwrap_or(call)
 }
 
 /// The name `call` is assigned to by a plain one-target assignment
@@ -503,6 +514,16 @@ def test():
                 "whole - r.keys()",
                 "whole - r.values()"
             ]
+        );
+    }
+
+    #[test]
+    fn an_awaited_call_is_read_as_the_call() {
+        let src = "async def t():\n    r = await f()\n    r['a']\n    (await f())['b']\n    'c' in (await (f()))\n    await f()['d']\n";
+        // `await f()['d']` awaits the subscript: a read of the call itself.
+        assert_eq!(
+            reads(src),
+            ["subscript a r['a']", "subscript b (await f())['b']", "in c 'c' in (await (f()))", "subscript d f()['d']"]
         );
     }
 

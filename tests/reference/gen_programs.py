@@ -1606,10 +1606,13 @@ def generate_program(seed, index, outrel, with_readers=False):
 # instance of the probes class, `Station().m(...)` or `st.m(...)` with
 # `st = Station()` bound once in the scope reading it, a name bound once
 # to one of these), the content list among them (`E["content"][0]`: block,
-# `E["content"]` otherwise: content, `E["content"] = []`: no read), next to
-# decoys: keys that are not moved, computed keys, uses that are no read, names
-# bound twice or not by a one-target plain assignment, reads in nested scopes,
-# a module name read in a function, awaited calls, unresolvable callees,
+# `E["content"]` otherwise: content, `E["content"] = []`: no read), awaited
+# calls (docs/rules.md "**Awaited calls.**": `(await C)`, a bare `await C`
+# where the grammar allows it, a name bound once by `R = await C`, each read
+# as C; `await C["k"]`, a read of C itself), next to decoys: keys that are
+# not moved, computed keys, uses that are no read, names bound twice or not
+# by a one-target plain assignment (`R = await C` too), reads in nested
+# scopes, a module name read in a function, unresolvable callees,
 # `agent.tools.NAME`, undecorated tools; calls on an instance that resolve
 # nothing (the class not imported, a method not in its body or inherited by
 # a subclass, the instance name bound twice or annotated) and a producer
@@ -1678,6 +1681,10 @@ CONTENT_ITEM_TARGETS = [("", " = {}"), ("", " += [1]"), ("del ", "")]
 # (kind, text before, text after) `E["content"]` as a target: no read at all
 CONTENT_TARGETS = [("assign", "", " = []"), ("aug", "", " += []"), ("delete", "del ", ""),
                    ("annotated", "", ": list = []"), ("for", "for ", " in [[]]:")]
+# `await C` spelled (text before C, text after): docs/rules.md "**Awaited
+# calls.**" sees parentheses through, around C or around the whole
+AWAIT_SPELLINGS = {"plain": ("await ", ""), "inner": ("await (", ")"), "outer": ("(await ", ")"),
+                   "both": ("(await (", "))")}
 RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance-call", "instance-name-call",
                   "name:producer-call", "name:builder-call", "name:direct-tool-call", "name:instance-call",
                   "name:instance-name-call"]
@@ -1685,8 +1692,10 @@ RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance
 READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", "tuple", "walrus", "for", "aug",
                                              "deleted", "nested-def", "nested-lambda", "nested-comp",
                                              "nested-class", "comp-iter", "comp-second-iter")]
-               + ["reads-decoy-" + k for k in ("key-not-moved", "await", "parameter", "shadowed", "module-rebound",
+               + ["reads-decoy-" + k for k in ("key-not-moved", "parameter", "shadowed", "module-rebound",
                                                 "dp-only-keyword")]
+               + ["reads-await-" + k for k in ("name", "receiver", "bare", "operand-subscript")]
+               + ["reads-decoy-await-" + k for k in ("twice", "annotated", "chained")]
                + ["reads-dead-" + k for k in ("star", "twice", "dotted", "tools", "bare", "instance")]
                + ["reads-dead-instance-" + k for k in ("undefined", "inherited", "twice", "annotated")]
                + ["reads-instance-classmethod", "reads-decoy-instance-chain"]
@@ -2910,6 +2919,116 @@ class Consumer(ModuleWriter):
         if kind == "deleted":
             w.lineof(ind + "del " + R)
 
+    # -- awaited calls ------------------------------------------------------
+
+    def put_awaited(self, t, spell, keys=None):
+        """Write ``await C``, C a call of target ``t``, spelled ``spell``
+        (parentheses around C, around the whole, both or none); the Recv of C."""
+        pre, post = AWAIT_SPELLINGS[spell]
+        self.w.put(pre)
+        r = self.put_call(t, keys)
+        self.w.put(post)
+        return r
+
+    def call_keys(self, t):
+        """(keys, pool): a builder call's extra keywords (chosen here) and the
+        keys to read, else (None, None): the pool is the receiver's."""
+        if t.kind != "builder":
+            return None, None
+        ks = self.rng.sample(READ_KEYS, self.rng.randint(1, 3))
+        return ks, set(ks) | (self.rd.pool(t.what.producer) if t.what.producer else set())
+
+    def awaited_block(self, t):
+        """``async def test_async``: reads through ``R = await C`` (R bound once:
+        C's reads; or, as decoys, bound twice, annotated or chained: none),
+        through ``(await C)`` and through a bare ``await C`` (docs/rules.md
+        "**Awaited calls.**"); ``t`` the target called."""
+        p, rng, w = self.p, self.rng, self.w
+        w.lineof("async def test_async(agent, query):")
+        t = self.bind("    ", t)
+        R = p.fresh("r")
+        decoy = rng.choice(["twice", "annotated", "chained"]) if rng.random() < 0.3 else None
+        lead = {"annotated": R + ": dict = ", "chained": "alias_%s = %s = " % (R, R)}.get(decoy, R + " = ")
+        w.put("    " + lead)
+        real = self.put_awaited(t, rng.choice(["plain", "plain", "inner", "outer", "both"]))
+        w.end()
+        if decoy == "twice":
+            t2 = self.bind("    ", self.target())
+            w.put("    %s = " % R)
+            self.put_awaited(t2, "plain")
+            w.end()
+        p.forms["reads-decoy-await-" + decoy if decoy else "reads-await-name"] += 1
+        named = None if decoy is not None or real is None else Recv(
+            "name:await:" + real.kind, real.tags, real.via, real.tools, real.ckws, real.wide)
+        for _ in range(rng.randint(1, 3)):
+            self.read_stmt("    ", lambda: (w.put(R), named)[1], real)
+        # `(await C)` read where it stands: a read of C, its span from the "("
+        for _ in range(rng.randint(1, 3)):
+            ks, pool = self.call_keys(t)
+
+            def put(ks=ks):
+                r = self.put_awaited(t, rng.choice(["outer", "outer", "both"]), ks)
+                return None if r is None else Recv("await:" + r.kind, r.tags, r.via, r.tools, r.ckws, r.wide)
+            self.read_stmt("    ", put, self.peek(t), pool)
+            p.forms["reads-await-receiver"] += 1
+        self.bare_await_stmt("    ", t)
+        w.lineof("    return None")
+        w.end()
+        w.end()
+
+    def bare_await_stmt(self, ind, t):
+        """One statement reading a bare ``await C`` (no parentheses around it,
+        where the grammar allows: `"k" in await C`, `{**await C}`,
+        `dict(await C)`, `json.dumps(await C)`, `await C == {}`), or
+        ``await C["k"]``, which awaits the subscript: a read of C itself."""
+        p, rng, w = self.p, self.rng, self.w
+        ks, pool = self.call_keys(t)
+        if pool is None:
+            pool = self.rd.recv_pool(self.peek(t))
+        form = rng.choice(["in", "not-in", "whole-dict", "whole-call", "whole-dict-call", "whole-json",
+                           "whole-eq", "operand-subscript"])
+        key = K = None
+        if form in ("in", "not-in", "operand-subscript"):
+            key, _ = self.key_for(pool)
+            K = self.key_text(key)
+        w.put(ind)
+        spell = rng.choice(["plain", "inner"])
+        if form in ("in", "not-in"):
+            w.put(rng.choice(["assert ", "x = "]))
+            s, _ = w.put(K)
+            w.put(" not in " if form == "not-in" else " in ")
+            r = self.put_awaited(t, spell, ks)
+            e = w.put("")[0]
+            read = (form, key)
+        elif form == "operand-subscript":
+            # `await C["k"]`: C's parent is the subscript, the await's operand
+            w.put("x = await ")
+            s = w.put("")[0]
+            r = self.put_call(t, ks)
+            _, e = w.put("[" + K + "]")
+            read = ("content", None) if key == CONTENT else ("subscript", key)
+        else:
+            pre, mid, post = {"whole-dict": ("x = {", "**", "}"), "whole-call": ("print(", "**", ")"),
+                              "whole-dict-call": ("x = ", "dict(", ")"),
+                              "whole-json": ("x = ", "json.dumps(", ")"),
+                              "whole-eq": ("assert ", "", " == {}")}[form]
+            w.put(pre)
+            s, _ = w.put(mid)
+            r = self.put_awaited(t, spell, ks)
+            if form in ("whole-dict-call", "whole-json", "whole-eq"):
+                _, e = w.put(post)
+            else:
+                e = w.put("")[0]
+                w.put(post)
+            read = ("whole", None)
+        w.end()
+        p.forms["reads-await-" + ("operand-subscript" if form == "operand-subscript" else "bare")] += 1
+        if form != "operand-subscript" and r is not None:
+            r = Recv("await:" + r.kind, r.tags, r.via, r.tools, r.ckws, r.wide)
+        p.reads.append((self.rel, r, read[0], read[1], (s, e)))
+        p.forms["reads-written-await-" + form] += 1
+        p.forms["reads-through-" + (r.kind if r is not None else "nothing")] += 1
+
     def peek(self, t):
         """The Recv a call of target ``t`` would have (for the key choice only)."""
         if t.kind == "producer":
@@ -3067,25 +3186,10 @@ def write_consumer(rd, rel, relative):
         w.end()
         w.end()
     if rng.random() < 0.4:
-        # awaited calls: `await C` is no call, so neither it nor a name bound to it is followed
-        t = rng.choice(targets)
-        w.lineof("async def test_async(agent, query):")
-        t = c.bind("    ", t)
-        w.put("    r = await ")
-        recv = c.put_call(t)
-        w.end()
-        c.read_stmt("    ", lambda: (w.put("r"), NO_RECV)[1], recv)
-
-        def put_await(t=t):
-            w.put("(await ")
-            c.put_call(t)
-            w.put(")")
-            return NO_RECV
-        c.read_stmt("    ", put_await, recv)
-        w.lineof("    return None")
-        p.forms["reads-decoy-await"] += 1
-        w.end()
-        w.end()
+        # awaited calls (docs/rules.md "**Awaited calls.**"): `await C` is read as
+        # C, so the reads of `(await C)` and of a name bound once by `R = await C`
+        # are C's; decoys: the name bound twice, annotated or chained
+        c.awaited_block(rng.choice(targets))
     if rng.random() < 0.3:
         # a local shadowing an imported producer: the call resolves to the local
         t = rng.choice([t for t in targets if t.kind == "producer" and "." not in t.callee and t.args is not None]
@@ -3152,7 +3256,7 @@ POSSIBLE_KINDS = ["possible:name", "possible:attribute", "possible:subscript", "
 POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
     "not-keyed", "key-not-moved", "bound-call", "traced", "nested-def", "nested-lambda", "nested-comp",
     "nested-class", "star", "string-annotation", "optional", "other-event", "unannotated-event", "case",
-    "target", "marked-call")] + ["reads-possible-" + k for k in (
+    "target", "marked-call", "bound-call-await", "traced-await")] + ["reads-possible-" + k for k in (
         "param", "rebound", "annotated-binding", "for", "from-subscript", "call-attribute", "nested-own",
         "comp-iter", "attribute-annotation", "marked-and-annotated", "spelled-key-alone", "spelled-key-comment",
         "spelled-key-other-read", "spelled-receiver-alone", "spelled-receiver-searched", "paren-index")] + [
@@ -3346,17 +3450,23 @@ class Frontend(ModuleWriter):
         self.p.forms["reads-possible-" + form] += 1
         self.reads(ind, R, "possible:name")
 
-    def write_bound(self, traced, ind):
-        """A marked name bound once by `R = call`: no possible receiver."""
+    def write_bound(self, traced, ind, awaited=False):
+        """A marked name bound once by `R = call` (in an ``async def``
+        (``awaited``) sometimes `R = await call`, docs/rules.md "**Awaited
+        calls.**"): no possible receiver."""
         p, rng, w = self.p, self.rng, self.w
         if rng.random() < 0.5:
             return
         R = p.fresh("tool_result")
+        pre, post = ("", "")
+        if awaited and rng.random() < 0.6:
+            pre, post = AWAIT_SPELLINGS[rng.choice(sorted(AWAIT_SPELLINGS))]
+        suffix = "-await" if pre else ""
         if traced and rng.random() < 0.6:
             callee, prod, args = rng.choice(traced)
-            w.lineof("%s%s = %s%s" % (ind, R, callee, args))
-            p.forms["reads-possible-decoy-traced"] += 1
-            recv = Recv("name:producer-call", via=[prod])
+            w.lineof("%s%s = %s%s%s%s" % (ind, R, pre, callee, args, post))
+            p.forms["reads-possible-decoy-traced" + suffix] += 1
+            recv = Recv("name:await:producer-call" if pre else "name:producer-call", via=[prod])
 
             def put():
                 w.put(R)
@@ -3364,8 +3474,8 @@ class Frontend(ModuleWriter):
             for _ in range(rng.randint(1, 2)):
                 self.consumer.read_stmt(ind, put, recv)
         else:
-            w.lineof("%s%s = fetch_result(agent)" % (ind, R))
-            p.forms["reads-possible-decoy-bound-call"] += 1
+            w.lineof("%s%s = %sfetch_result(agent)%s" % (ind, R, pre, post))
+            p.forms["reads-possible-decoy-bound-call" + suffix] += 1
             self.reads(ind, R, None)
 
     def write_annotated(self, traced):
@@ -3468,9 +3578,10 @@ class Frontend(ModuleWriter):
 
     def write_decoys(self, traced):
         p, rng, w = self.p, self.rng, self.w
-        w.lineof("def %s(agent, message):" % p.fresh("relay"))
-        self.write_bound(traced, "    ")
-        self.write_bound(traced, "    ")
+        awaited = rng.random() < 0.5
+        w.lineof("%sdef %s(agent, message):" % ("async " if awaited else "", p.fresh("relay")))
+        self.write_bound(traced, "    ", awaited)
+        self.write_bound(traced, "    ", awaited)
         self.reads("    ", rng.choice(["message.result", "agent.result", 'message["result"]']), None, 1)
         w.lineof("    return None")
 

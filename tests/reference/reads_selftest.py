@@ -473,11 +473,14 @@ DECOYS_EXPECT = {
         (TX, "m1", 'top["rssi"]', "subscript", "rssi"),
         (TX, "f1", 's2["rssi"]', "subscript", "rssi"),
         (TX, "f2", "s2.keys()", "whole", None),
+        # `r = await probe("z")`: docs/rules.md "**Awaited calls.**", a name
+        # bound once by `R = await C` reads as for `R = C` (no decoy any more)
+        (TX, "x19", 'r["rssi"]', "subscript", "rssi"),
         (TX, "f3", 'q["rssi"]', "subscript", "rssi"),
         (TX, "f4", 'q.get("rssi", 0)', "get", "rssi"),
     ],
 }
-DECOYS_FORMS = {"subscript": 3, "whole": 1, "get": 1}
+DECOYS_FORMS = {"subscript": 4, "whole": 1, "get": 1}
 
 WHOLE = {
     "pyproject.toml": "",
@@ -933,7 +936,10 @@ _RSSI = [(FE, "p1", 'tool_result["rssi"]', "subscript"), (FE, "p3", '"rssi" in t
          (FE, "e3", 'event.tool_result["rssi"]', "subscript"), (FE, "b1", 'tool_result["rssi"]', "subscript"),
          (FE, "y1", 'last_tool_result["rssi"]', "subscript"), (FE, "y2", 'typed_tool_result["rssi"]', "subscript"),
          (FE, "y3", 'a_tool_result["rssi"]', "subscript"), (FE, "y4", 'dict_tool_result["rssi"]', "subscript"),
-         (FE, "y6", 'aw_tool_result["rssi"]', "subscript"), (FE, "y7", 'tool_result_n["rssi"]', "subscript"),
+         # no y6: `aw_tool_result = await agent.run()` binds a marked name once by
+         # `R = await C`, no possible receiver (docs/rules.md "**Possible reads.**",
+         # "**Awaited calls.**")
+         (FE, "y7", 'tool_result_n["rssi"]', "subscript"),
          (FE, "y8", 'tool_result_h["rssi"]', "subscript"),
          # a chained comparison: each pair a read, span the whole comparison
          (TF, "t2", '"rssi" in r == "rssi" in tool_result', "in")]
@@ -966,7 +972,7 @@ POSSIBLE_EXPECT = {
         (FE, "a7", 'result["toolResult"]', "subscript", "toolResult", True),
     ],
 }
-POSSIBLE_FORMS = {"subscript": 27, "store": 2, "delete": 1, "get": 7, "pop": 1, "setdefault": 1, "in": 4,
+POSSIBLE_FORMS = {"subscript": 26, "store": 2, "delete": 1, "get": 7, "pop": 1, "setdefault": 1, "in": 4,
                   "not-in": 1}
 
 # the files searched for possible receivers: those whose text holds a marker

@@ -1370,7 +1370,9 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 # tool calls `X.tool.NAME(...)`, calls on an instance `K(...).m(...)` /
 # `N.m(...)` (`N = K(...)` bound once in the scope reading it) of a method
 # of a module-level class `K` that is a producer, and names bound exactly
-# once by `R = C`.
+# once by `R = C`; a receiver call awaited (`await C`) is read as the awaited
+# expression: the reads of `await C` and of a name bound once by
+# `R = await C` are C's ("**Awaited calls.**").
 # The read forms are looked for around each receiver: the keyed ones, the
 # whole uses and the reads of the content list (`E["content"]`, form content
 # or block, which every fix changes); the last two, like whole reads, carry
@@ -1399,11 +1401,33 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * in a chained comparison each `"k" in E` pair is a read, span the whole
 #    comparison;
 #  * literal where the text is explicit: `R: T = C` (annotated), `a = R = C`,
-#    `R := C`, `await C` (no call) and a conditional `A if c else B` are not
-#    followed; a direct tool call matches the def's name, not a
-#    `@tool(name=...)` argument; a producer may be a method or `async def`;
-#    a name's binding may stand in a nested scope (`global` / `nonlocal`)
-#    and its reads may come before it.
+#    `R := C` and a conditional `A if c else B` are not followed (nor are
+#    `R: T = await C`, `a = R = await C`, `R := await C`); a direct tool call
+#    matches the def's name, not a `@tool(name=...)` argument; a producer may
+#    be a method or `async def`; a name's binding may stand in a nested scope
+#    (`global` / `nonlocal`) and its reads may come before it.
+#
+# Awaited calls ("**Awaited calls.**"): a receiver call C (any kind above)
+# that is the operand of an `await` is read as the awaited expression.
+# Readings chosen:
+#  * "the operand of `await`, parentheses seen through": an ast.Await whose
+#    value is the call itself (ast drops the parentheses of `await (C)` and
+#    `(await C)`); `await C["k"]` awaits the subscript, a read of C itself;
+#    `await (await C)`, `await (C or D)`, `await C.x` add nothing; an `await`
+#    outside an `async def` (ast accepts it) counts like any other;
+#  * the reads of `await C` are found around the Await node as around any
+#    receiver (every form, whole and content reads too); a span starts where
+#    the read's own node does, so `(await C)["k"]` spans from its "(", the
+#    parentheses written around the receiver being part of the subscript;
+#    the call itself, its parent the Await, has no reads of its own;
+#  * `R = await C` is `R = C` with the Await seen through: one target, a plain
+#    ast.Assign, R bound exactly once by the scope owning it, reads in scopes
+#    nested in that scope not followed; the possible-receiver exclusion takes
+#    `R = await C` with C any call (a receiver or not), as for `R = C`;
+#  * calls on an instance: an awaited call `await N.m(...)` /
+#    `await K(...).m(...)` is a receiver like the others, but `N = await
+#    K(...)` binds no instance name and `(await K(...)).m(...)` is no call on
+#    an instance (the paragraph names the receiver calls only).
 #
 # Calls on an instance ("**Calls on an instance**"), for receivers only (a
 # producer's `return K().m()` is no case 4).  Readings chosen:
@@ -1453,10 +1477,12 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * the exclusion `R = C` is judged on the scope owning the name where it is
 #    read (`global` / `nonlocal` followed, a class body not seen from its
 #    methods), so a marked name bound once by `R = C` is no possible
-#    receiver in nested scopes either; `R: T = C` (annotated), `a = R = C`,
-#    `R = await C` or a name bound twice are no such assignment, so their
-#    marked names stay possible receivers (as for the traced names, the text
-#    is explicit: "a plain assignment `R = C` with one target");
+#    receiver in nested scopes either; `R = await C` (C a call) is such an
+#    assignment too (docs/rules.md names it); `R: T = C` (annotated),
+#    `a = R = C` (and the same with `await C`) or a name bound twice are no
+#    such assignment, so their marked names stay possible receivers (as for
+#    the traced names, the text is explicit: "a plain assignment `R = C` or
+#    `R = await C` with one target");
 #  * `X["toolResult"]`: a load whose one index, parentheses seen through, is
 #    written exactly `"toolResult"` or `'toolResult'`, judged by the index's
 #    source text (the string constant's own span, which leaves out the
@@ -1724,12 +1750,30 @@ def annotated_param(sc, name, names):
     return False
 
 
+def awaited_call(node):
+    """The call ``C`` when ``node`` is ``await C`` (parentheses seen through, as
+    ast does), else None (docs/rules.md "**Awaited calls.**")."""
+    if node.__class__ is ast.Await and node.value.__class__ is ast.Call:
+        return node.value
+    return None
+
+
+def assigned_call(b):
+    """The call ``C`` when binding ``b`` is a plain assignment ``R = C`` or
+    ``R = await C`` with one target, else None."""
+    if b.kind != "assign" or b.stmt.__class__ is not ast.Assign or len(b.stmt.targets) != 1:
+        return None
+    v = b.value
+    if v.__class__ is ast.Call:
+        return v
+    return awaited_call(v)
+
+
 def bound_once_to_call(mod, sc, name):
     """Does the scope owning ``name`` (read in ``sc``) bind it exactly once, by a
-    plain assignment ``R = C`` with one target and ``C`` a call?"""
+    plain assignment ``R = C`` or ``R = await C`` with one target and ``C`` a call?"""
     b = sole_binding(mod, sc, name)
-    return (b is not None and b.kind == "assign" and b.stmt.__class__ is ast.Assign and len(b.stmt.targets) == 1
-            and b.value.__class__ is ast.Call)
+    return b is not None and assigned_call(b) is not None
 
 
 def tool_result_index(mod, node):
@@ -2073,16 +2117,21 @@ def project_reads(proj, reads_of):
             for R, bs in S.owned.items():
                 if len(bs) != 1:
                     continue
-                b = bs[0]
-                if (b.kind == "assign" and b.stmt.__class__ is ast.Assign and len(b.stmt.targets) == 1
-                        and b.value.__class__ is ast.Call and id(b.value) in recv):
-                    names[(id(S), R)] = recv[id(b.value)]
+                # `R = C` or `R = await C` ("**Awaited calls.**")
+                C = assigned_call(bs[0])
+                if C is not None and id(C) in recv:
+                    names[(id(S), R)] = recv[id(C)]
         nodes = module_nodes(m)
         parents = {id(n): p for n, p, _ in nodes}
         for node, par, sc in nodes:
             cls = node.__class__
             if cls is ast.Call:
+                # an awaited call's parent is its Await: no reads of its own
                 k = recv.get(id(node))
+            elif cls is ast.Await:
+                # `await C`, C a receiver call: read as C ("**Awaited calls.**")
+                C = awaited_call(node)
+                k = recv.get(id(C)) if C is not None else None
             elif cls is ast.Name and node.ctx.__class__ is ast.Load:
                 k = names.get((id(sc), node.id))
             else:

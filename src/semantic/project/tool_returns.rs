@@ -17,7 +17,7 @@ use tree_sitter::{Node, Tree};
 
 use super::reads::{definitions, return_statements_at};
 use super::{Bound, BuilderKey, Callee, Project, callee_of, module_bindings};
-use crate::semantic::scope::{BindingKind, Resolution, SemanticModel};
+use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
@@ -293,17 +293,8 @@ fn named_displays(name: Node<'_>, scope: usize, p: &Parsed) -> Vec<Range<usize>>
     }
     let mut displays = Vec::new();
     for b in bindings.iter().map(|&b| &model.bindings[b]) {
-        let display = (b.kind == BindingKind::Assignment)
-            .then(|| root.descendant_for_byte_range(b.at.start, b.at.end))
-            .flatten()
-            .and_then(|target| {
-                let assignment = target.parent().filter(|a| a.kind() == "assignment")?;
-                let plain = assignment.child_by_field_name("left") == Some(target)
-                    && assignment.child_by_field_name("type").is_none()
-                    && assignment.parent().is_some_and(|s| s.kind() == "expression_statement");
-                let value = unparenthesize(assignment.child_by_field_name("right")?);
-                (plain && value.kind() == "dictionary").then(|| value.byte_range())
-            });
+        let display =
+            crate::semantic::plain_assigned_value(root, b).filter(|v| v.kind() == "dictionary").map(|v| v.byte_range());
         match display {
             Some(d) => displays.push(d),
             None => return Vec::new(),
