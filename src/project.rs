@@ -691,19 +691,25 @@ impl Projects {
             }
             let mut by_file: Vec<(usize, Vec<crate::semantic::project::HalfShaped>)> = by_file.into_iter().collect();
             by_file.sort_by_key(|(j, _)| *j);
-            let reads = self.not_result_reads(r, &by_file);
-            for ((j, halves), reads) in by_file.into_iter().zip(reads) {
-                let Some(first) = halves.first() else { continue };
-                let path = self.projects[r].module_path(first.module).to_path_buf();
-                let Ok(text) = source::with_text(&path, |t| t.to_owned()) else { continue };
-                let index = LineIndex::new(&text);
-                let whole = [syntax::ParsedPiece::new(0, syntax::parse(&text))];
+            // Each file read and parsed once, for the reads and the plans.
+            let parsed: Vec<(String, [syntax::ParsedPiece; 1])> = by_file
+                .iter()
+                .map(|(_, halves)| {
+                    let path = halves.first().map(|h| self.projects[r].module_path(h.module).to_path_buf());
+                    let text = path.and_then(|p| source::with_text(&p, |t| t.to_owned()).ok()).unwrap_or_default();
+                    let tree = syntax::parse(&text);
+                    (text, [syntax::ParsedPiece::new(0, tree)])
+                })
+                .collect();
+            let reads = self.not_result_reads(r, &by_file, &parsed);
+            for (((j, halves), reads), (text, whole)) in by_file.into_iter().zip(reads).zip(&parsed) {
+                let index = LineIndex::new(text);
                 for (half, reads) in halves.into_iter().zip(reads) {
-                    if half.range.end > text.len() || line_suppression(&text, half.range.start).covers(Code::NotAResult)
+                    if half.range.end > text.len() || line_suppression(text, half.range.start).covers(Code::NotAResult)
                     {
                         continue;
                     }
-                    let span = Span::new(&index, &text, &half.range);
+                    let span = Span::new(&index, text, &half.range);
                     let at = (half.range.clone(), span);
                     let mut finding = Finding {
                         detail: Some(crate::rules::not_a_result_message(
@@ -715,7 +721,7 @@ impl Projects {
                         ..Finding::at(Code::NotAResult, Some(half.missing.to_owned()), at.clone(), at)
                     };
                     // What `fix` would do, as for every other finding.
-                    let plan = crate::fix::not_result_plan(&text, &whole, &index, &finding, false);
+                    let plan = crate::fix::not_result_plan(text, whole, &index, &finding, false);
                     finding.fixable = plan.and_then(|p| p.applicability());
                     out[j].push(finding);
                 }
@@ -729,22 +735,23 @@ impl Projects {
     /// The reads, anywhere in project `r`, of the keys that the fix of each
     /// half-shaped display of `by_file` (checked file, its displays) moves
     /// out of the top level: every key but status, content and toolUseId.
-    /// None is rewritten: each leaves its display for a person.
+    /// None is rewritten: each leaves its display for a person. `parsed`
+    /// holds each file's text and tree, aligned with `by_file`.
     fn not_result_reads(
         &mut self,
         r: usize,
         by_file: &[(usize, Vec<crate::semantic::project::HalfShaped>)],
+        parsed: &[(String, [syntax::ParsedPiece; 1])],
     ) -> Vec<Vec<Vec<ReadRef>>> {
         let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
-        // Each display's moved keys, as findings of keys that move.
+        // Each display's moved keys, as findings of keys that move (one
+        // entry per file of `by_file`, so that the reads line up).
         let mut given: Vec<(usize, Vec<Finding>)> = Vec::new();
         let mut owner: Vec<Vec<usize>> = Vec::new();
-        for (_, halves) in by_file {
-            let Some(first) = halves.first() else { continue };
-            let path = self.projects[r].module_path(first.module).to_path_buf();
-            let text = read(&path).unwrap_or_default();
-            let tree = syntax::parse(&text);
-            let index = LineIndex::new(&text);
+        for ((_, halves), (text, [piece])) in by_file.iter().zip(parsed) {
+            let module = halves.first().map_or(0, |h| h.module);
+            let tree = &piece.tree;
+            let index = LineIndex::new(text);
             let (mut found, mut of) = (Vec::new(), Vec::new());
             for (h, half) in halves.iter().enumerate() {
                 let Some(dict) = tree.root_node().descendant_for_byte_range(half.range.start, half.range.end) else {
@@ -753,20 +760,20 @@ impl Projects {
                 let mut cursor = dict.walk();
                 for pair in dict.named_children(&mut cursor).filter(|c| c.kind() == "pair") {
                     let Some(key) =
-                        pair.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, &text))
+                        pair.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text))
                     else {
                         continue;
                     };
                     if matches!(key.as_str(), "status" | "content" | "toolUseId") {
                         continue;
                     }
-                    let span = Span::new(&index, &text, &half.range);
+                    let span = Span::new(&index, text, &half.range);
                     let dict = (half.range.clone(), span);
                     found.push(Finding::at(Code::ExtraKey, Some(key), (pair.byte_range(), span), dict));
                     of.push(h);
                 }
             }
-            given.push((first.module, found));
+            given.push((module, found));
             owner.push(of);
         }
         let refs: Vec<(usize, &[Finding])> = given.iter().map(|(m, f)| (*m, f.as_slice())).collect();
