@@ -393,7 +393,8 @@ pub fn first_phase<T: Send>(
                     let text = source::text_of(bytes)?;
                     let imports = if imports { syntax::imported_modules(&text) } else { Vec::new() };
                     let (learned, facts) = learn(file, bytes, &text);
-                    Ok((learned, Known { facts, imports }))
+                    let decorators = syntax::decorator_names(&text);
+                    Ok((learned, Known { facts, imports, decorators }))
                 })?
             })
             .collect();

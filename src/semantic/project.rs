@@ -170,11 +170,13 @@ struct Usage {
 /// What a check already learned of a file of the project: the facts a
 /// builder needs ([`round_zero_facts`]; `None`: it cannot define one by
 /// itself) and the modules its import statements name
-/// ([`syntax::imported_modules`]).
+/// ([`syntax::imported_modules`]), and the names of its decorator lines
+/// ([`syntax::decorator_names`]: which files may hold a tool).
 #[derive(Debug, Default)]
 pub struct Known {
     pub facts: Option<Facts>,
     pub imports: Vec<(usize, String)>,
+    pub decorators: Vec<String>,
 }
 
 impl Known {
@@ -183,7 +185,7 @@ impl Known {
     /// the checked ones).
     pub fn of(text: &str, imports: bool) -> Self {
         let imports = if imports { syntax::imported_modules(text) } else { Vec::new() };
-        Known { facts: round_zero_facts(text), imports }
+        Known { facts: round_zero_facts(text), imports, decorators: syntax::decorator_names(text) }
     }
 }
 
@@ -197,6 +199,8 @@ struct Module {
     package: String,
     facts: Option<Facts>,
     usage: Option<Usage>,
+    /// The names of its decorator lines, when a check read it.
+    decorators: Option<Vec<String>>,
 }
 
 /// A builder: a module index and the function (with its class, for a method).
@@ -313,11 +317,12 @@ impl Project {
                 if stem != "__init__" {
                     parts.push(stem);
                 }
+                let decorators = known[i].as_mut().map(|k| std::mem::take(&mut k.decorators));
                 let facts = known[i].as_mut().and_then(|k| {
                     imports.push((i, std::mem::take(&mut k.imports)));
                     k.facts.take()
                 });
-                Module { path: path.clone(), name: parts.join("."), package, facts, usage: None }
+                Module { path: path.clone(), name: parts.join("."), package, facts, usage: None, decorators }
             })
             .collect();
         let mut by_last: HashMap<String, Vec<usize>> = HashMap::new();
@@ -353,6 +358,7 @@ impl Project {
             for (i, k) in learned {
                 imports.push((i, k.imports));
                 project.modules[i].facts = k.facts;
+                project.modules[i].decorators = Some(k.decorators);
             }
             // Resolved in parallel, each worker keeping the absolute
             // imports it has met (they mean the same in every module).
@@ -1454,7 +1460,12 @@ fn writes_kwargs_into(
 /// The callee of `call`, if it is one a builder can be: a module-level
 /// name, an attribute of one, or a method of the enclosing module-level class.
 fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    let function = call.child_by_field_name("function")?;
+    callee_of_function(call.child_by_field_name("function")?, src, model)
+}
+
+/// What [`callee_of`] gives a call whose callee is `function` (a call's
+/// callee, or an expression that would be one where it stands).
+fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
     let module_level = |name: &str, at: usize| {
         matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
     };
@@ -1471,7 +1482,7 @@ fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee>
             }
             let base = &src[object.byte_range()];
             if matches!(base, "self" | "cls") {
-                let class = enclosing_class(call, src)?;
+                let class = enclosing_class(function, src)?;
                 return Some(Callee::Method { class, name: attr });
             }
             module_level(base, object.start_byte()).then(|| Callee::Attribute(base.to_owned(), attr))
@@ -1485,7 +1496,12 @@ fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee>
 /// or `N.m(...)` where the reading scope owns `N` and binds it once, by a
 /// plain `N = K(...)`. Only receivers resolve such calls.
 fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    let function = call.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
+    instance_callee_of_function(call.child_by_field_name("function")?, src, model)
+}
+
+/// What [`instance_callee`] gives a call whose callee is `function`.
+fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
+    let function = Some(function).filter(|f| f.kind() == "attribute")?;
     let name = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
     let object = crate::syntax::tree::unparenthesize(function.child_by_field_name("object")?);
     let module_level = |name: &str, at: usize| {
@@ -1521,7 +1537,7 @@ fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<C
             if scope != here {
                 return None;
             }
-            let mut root = call;
+            let mut root = function;
             while let Some(p) = root.parent() {
                 root = p;
             }

@@ -58,6 +58,22 @@ struct Lexer<'a> {
     /// A `case` soft keyword opened a logical line: mapping patterns look
     /// like dict displays, so only a whole-file parse can tell them apart.
     saw_case: bool,
+    /// The logical lines, when asked for ([`logical_lines`]).
+    top: Option<Vec<LogicalLine>>,
+    /// Some logical line is indented with a form feed.
+    odd_indent: bool,
+}
+
+/// A logical line: a statement, or a compound statement's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogicalLine {
+    /// Its first token.
+    pub start: usize,
+    /// How many bytes of indentation (spaces and tabs) precede it.
+    pub indent: usize,
+    /// Its first `:` outside brackets and strings: a compound statement's
+    /// header ends there.
+    pub colon: Option<usize>,
 }
 
 type Step = Result<(), &'static str>;
@@ -73,6 +89,8 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
         fstring_depth: 0,
         line_start: true,
         saw_case: false,
+        top: None,
+        odd_indent: false,
     };
     match lexer.run() {
         Ok(()) if lexer.saw_case && !lexer.found.is_empty() => {
@@ -91,6 +109,26 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
         }
         Err(why) => Candidates::FullParse(why),
     }
+}
+
+/// The logical lines of `src`, in order. `None` where the pass cannot
+/// vouch for the file (see [`Candidates::FullParse`]) or a line is indented
+/// with a form feed.
+pub fn logical_lines(src: &[u8]) -> Option<Vec<LogicalLine>> {
+    let mut lexer = Lexer {
+        src,
+        pos: 0,
+        stack: Vec::new(),
+        run: Run::default(),
+        found: Vec::new(),
+        fstring_depth: 0,
+        line_start: true,
+        saw_case: false,
+        top: Some(Vec::new()),
+        odd_indent: false,
+    };
+    lexer.run().ok()?;
+    if lexer.odd_indent { None } else { lexer.top }
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -119,6 +157,13 @@ impl Lexer<'_> {
     fn code(&mut self) -> Step {
         let b = self.src[self.pos];
         let line_start = std::mem::replace(&mut self.line_start, false);
+        if self.top.is_some()
+            && line_start
+            && self.stack.is_empty()
+            && !matches!(b, b'\n' | b'\r' | b' ' | b'\t' | b'\x0c' | b'#')
+        {
+            self.logical_line();
+        }
         match b {
             b'\n' | b'\r' => {
                 self.pos += 1;
@@ -186,10 +231,26 @@ impl Lexer<'_> {
             }
             _ => {
                 self.finish_run();
+                if b == b':'
+                    && self.stack.is_empty()
+                    && let Some(line) = self.top.as_mut().and_then(|t| t.last_mut())
+                {
+                    line.colon = line.colon.or(Some(self.pos));
+                }
                 self.pos += 1;
             }
         }
         Ok(())
+    }
+
+    /// A logical line starts at `self.pos`.
+    fn logical_line(&mut self) {
+        let begin = self.src[..self.pos].iter().rposition(|&c| matches!(c, b'\n' | b'\r')).map_or(0, |i| i + 1);
+        let indent = &self.src[begin..self.pos];
+        self.odd_indent |= indent.contains(&b'\x0c');
+        if let Some(lines) = self.top.as_mut() {
+            lines.push(LogicalLine { start: self.pos, indent: indent.len(), colon: None });
+        }
     }
 
     /// Whether what follows a line-opening name can continue a `case`

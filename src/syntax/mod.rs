@@ -6,6 +6,7 @@
 pub mod legacy;
 pub mod lexer;
 pub mod literal;
+pub mod outline;
 pub mod tree;
 
 use std::cell::RefCell;
@@ -263,6 +264,29 @@ pub fn may_be_written(src: &str, from: usize, name: &str) -> bool {
         // follow on the same logical line (a backslash aside: superset).
         after.starts_with('=') && !after.starts_with("==") || after.starts_with('\\')
     })
+}
+
+/// The decorators of `text`, read from its bytes: each line that is,
+/// after its indentation, `@` and a name (white space aside), called or
+/// not, gives that name, once, in order. A tool's decorator line always
+/// gives its name (a decorator split over lines aside); a string can give
+/// more.
+pub fn decorator_names(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    for at in memchr::memchr_iter(b'@', bytes) {
+        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if !bytes[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t' | b'\x0c')) {
+            continue;
+        }
+        let rest = &text[at + 1..];
+        let end = rest.find(['(', '\n', '\r', '#']).unwrap_or(rest.len());
+        let name: String = rest[..end].split_whitespace().collect();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
 }
 
 /// The modules the import statements of `text` name, read lexically, as

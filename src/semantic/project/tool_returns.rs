@@ -6,7 +6,9 @@
 //!
 //! Only files whose bytes name a tool decorator are parsed for tools; the
 //! functions their returns call are parsed on demand, with the modules an
-//! import chain passes through (for their module-level names).
+//! import chain passes through (for their module-level names). Each is
+//! parsed as an outline: the bodies of the top-level functions no question
+//! is about are blanked first.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -35,25 +37,88 @@ pub struct HalfShaped {
     pub tool: String,
 }
 
-/// One module, parsed whole, with its model.
+/// One module, parsed for TS005, with its model: whole, or as an outline
+/// ([`syntax::outline`]) that blanks the bodies of the top-level functions
+/// no question of TS005 is about.
 struct Parsed {
     text: String,
     tree: Tree,
     model: SemanticModel,
+    /// The top-level functions whose bodies the parse blanked.
+    blanked: HashSet<String>,
+    /// The top-level functions it was asked to keep.
+    kept: HashSet<String>,
 }
 
 impl Parsed {
-    fn of(text: String) -> Option<Parsed> {
-        let tree = syntax::parse(&text);
+    /// Parses module `text`, keeping whole every top-level definition that
+    /// may hold a tool (a line naming one of `decorators`), may bind a
+    /// module-level name from its body (`global`), or is one of `keep`; the
+    /// bodies of the other top-level functions are blanked. The module's
+    /// own block, classes included, is always parsed: it binds the names
+    /// that calls resolve through.
+    fn of(text: String, decorators: &[&str], kept: HashSet<String>) -> Option<Parsed> {
         // A file with Python 2 syntax holds no tool and returns nothing.
-        if syntax::legacy::may_hold(text.as_bytes())
-            && syntax::legacy::first_legacy_node(tree.root_node(), &text).is_some()
-        {
-            return None;
+        if syntax::legacy::may_hold(text.as_bytes()) {
+            let tree = syntax::parse(&text);
+            if syntax::legacy::first_legacy_node(tree.root_node(), &text).is_some() {
+                return None;
+            }
+            return Some(Parsed::whole(text, tree, kept));
         }
-        let model = SemanticModel::build(tree.root_node(), &text);
-        Some(Parsed { text, tree, model })
+        let definitions = syntax::outline::definitions(&text).unwrap_or_default();
+        // A function is blanked unless it may hold a tool, may bind a
+        // module-level name, or is asked for (a method as `Class.name`).
+        let blank = |d: &&syntax::outline::Definition, key: &str| {
+            let span = &text[d.range.clone()];
+            !d.class && !kept.contains(key) && !span.contains("global") && !has_tool_decorator(span, decorators)
+        };
+        let mut blanked: Vec<(String, &syntax::outline::Definition)> = Vec::new();
+        for d in &definitions {
+            if blank(&d, &d.name) {
+                blanked.push((d.name.clone(), d));
+            }
+            for member in &d.members {
+                let key = format!("{}.{}", d.name, member.name);
+                if blank(&member, &key) {
+                    blanked.push((key, member));
+                }
+            }
+        }
+        blanked.sort_by_key(|(_, d)| d.body.start);
+        if blanked.is_empty() {
+            let tree = syntax::parse(&text);
+            return Some(Parsed::whole(text, tree, kept));
+        }
+        let outline = syntax::outline::Outline::new(&text, blanked.iter().map(|(_, d)| *d));
+        let Some((outline, tree)) = outline
+            .map(|o| {
+                let tree = o.parse();
+                (o, tree)
+            })
+            .filter(|(_, tree)| !tree.root_node().has_error())
+        else {
+            let tree = syntax::parse(&text);
+            return Some(Parsed::whole(text, tree, kept));
+        };
+        let model = SemanticModel::build(tree.root_node(), &outline.text);
+        let blanked = blanked.into_iter().map(|(key, _)| key).collect();
+        Some(Parsed { text, tree, model, blanked, kept })
     }
+
+    fn whole(text: String, tree: Tree, kept: HashSet<String>) -> Parsed {
+        let model = SemanticModel::build(tree.root_node(), &text);
+        Parsed { text, tree, model, blanked: HashSet::new(), kept }
+    }
+}
+
+/// The modules TS005 parsed so far, and how to read and parse more.
+struct Loader<'a, R> {
+    parsed: HashMap<usize, Option<Parsed>>,
+    /// The modules whose module-level names the project learned.
+    whole: HashSet<usize>,
+    read: &'a R,
+    decorators: &'a [&'a str],
 }
 
 /// What a function returns, as far as TS005 looks: its returned displays
@@ -72,15 +137,25 @@ impl Project {
         decorators: &[&str],
         read: impl Fn(&Path) -> Option<String> + Sync,
     ) -> Vec<HalfShaped> {
-        // Only a file with a decorator line naming a tool decorator is parsed.
+        // Only a file with a decorator line naming a tool decorator is
+        // parsed; a check already listed the decorators of the files it read.
         let candidates: Vec<(usize, Parsed)> = (0..self.modules.len())
             .into_par_iter()
+            .filter(|&m| {
+                self.modules[m]
+                    .decorators
+                    .as_ref()
+                    .is_none_or(|names| names.iter().any(|n| decorators.contains(&n.as_str())))
+            })
             .filter_map(|m| {
                 let text = read(&self.modules[m].path)?;
-                has_tool_decorator(&text, decorators).then(|| Parsed::of(text)).flatten().map(|p| (m, p))
+                has_tool_decorator(&text, decorators)
+                    .then(|| Parsed::of(text, decorators, HashSet::new()))
+                    .flatten()
+                    .map(|p| (m, p))
             })
             .collect();
-        let mut parsed: HashMap<usize, Option<Parsed>> = HashMap::new();
+        let mut loader = Loader { parsed: HashMap::new(), whole: HashSet::new(), read: &read, decorators };
         // Each tool: where it stands, its name, what it returns.
         let mut tools: Vec<(usize, usize, String, Returns)> = Vec::new();
         for (m, p) in candidates {
@@ -91,13 +166,12 @@ impl Project {
                     tools.push((m, node.start_byte(), name.to_owned(), returns_of(node, &p)));
                 }
             });
-            parsed.insert(m, Some(p));
+            loader.parsed.insert(m, Some(p));
         }
         if tools.is_empty() {
             return Vec::new();
         }
         tools.sort_by(|a, b| (&self.modules[a.0].path, a.1).cmp(&(&self.modules[b.0].path, b.1)));
-        let mut whole: HashSet<usize> = HashSet::new();
         let mut functions: HashMap<BuilderKey, Option<Returns>> = HashMap::new();
         let mut found: BTreeMap<(usize, usize), HalfShaped> = BTreeMap::new();
         for (m, _, tool, returns) in &tools {
@@ -108,20 +182,25 @@ impl Project {
                     if found.contains_key(&(m, display.start)) {
                         continue;
                     }
-                    let Some(Some(p)) = parsed.get(&m) else { continue };
+                    let Some(Some(p)) = loader.parsed.get(&m) else { continue };
                     if let Some(half) = half_shaped(m, display, p, tool) {
                         found.insert((m, display.start), half);
                     }
                 }
                 for callee in &returns.calls {
-                    let Some(key) = self.resolve_loading(m, callee, &mut parsed, &mut whole, &read) else { continue };
+                    let Some(key) = self.resolve_loading(m, callee, &mut loader) else { continue };
                     if !seen.insert(key.clone()) {
                         continue;
                     }
                     let returns = match functions.get(&key) {
                         Some(r) => r.clone(),
                         None => {
-                            let r = self.load(key.0, &mut parsed, &mut whole, &read).and_then(|p| {
+                            // The function's body must be parsed.
+                            let body = match &key.1 {
+                                Some(class) => format!("{class}.{}", key.2),
+                                None => key.2.clone(),
+                            };
+                            let r = self.load(key.0, Some(&body), &mut loader).and_then(|p| {
                                 let root = p.tree.root_node();
                                 let (_, def) = definitions(root, &p.text).into_iter().find(|(class, def)| {
                                     *class == key.1
@@ -144,18 +223,30 @@ impl Project {
         found.into_values().collect()
     }
 
-    /// Module `m`, parsed (once); its module-level names are learned from
-    /// that whole parse.
-    fn load<'p>(
+    /// Module `m`, parsed (once, and again if the body of the top-level
+    /// function `body` was blanked); its module-level names are learned
+    /// from that parse.
+    fn load<'p, R: Fn(&Path) -> Option<String>>(
         &mut self,
         m: usize,
-        parsed: &'p mut HashMap<usize, Option<Parsed>>,
-        whole: &mut HashSet<usize>,
-        read: &impl Fn(&Path) -> Option<String>,
+        body: Option<&str>,
+        loader: &'p mut Loader<'_, R>,
     ) -> Option<&'p Parsed> {
         let path = &self.modules[m].path;
-        let p = parsed.entry(m).or_insert_with(|| read(path).and_then(Parsed::of)).as_ref()?;
-        if whole.insert(m) {
+        let (read, decorators) = (loader.read, loader.decorators);
+        let entry = loader.parsed.entry(m).or_insert_with(|| {
+            let kept: HashSet<String> = body.into_iter().map(str::to_owned).collect();
+            read(path).and_then(|text| Parsed::of(text, decorators, kept))
+        });
+        if let Some(name) = body
+            && let Some(p) = entry.take_if(|p| p.blanked.contains(name))
+        {
+            let mut kept = p.kept;
+            kept.insert(name.to_owned());
+            *entry = Parsed::of(p.text, decorators, kept);
+        }
+        let p = entry.as_ref()?;
+        if loader.whole.insert(m) {
             let facts = module_bindings(p.tree.root_node(), &p.text, &p.model);
             match &mut self.modules[m].facts {
                 Some(known) => known.merge_bindings(facts, true),
@@ -167,22 +258,20 @@ impl Project {
 
     /// The project function `callee` (called in module `m`) is, learning
     /// the module-level names of each module its import chain passes.
-    fn resolve_loading(
+    fn resolve_loading<R: Fn(&Path) -> Option<String>>(
         &mut self,
         m: usize,
         callee: &Callee,
-        parsed: &mut HashMap<usize, Option<Parsed>>,
-        whole: &mut HashSet<usize>,
-        read: &impl Fn(&Path) -> Option<String>,
+        loader: &mut Loader<'_, R>,
     ) -> Option<BuilderKey> {
         let (first, then) = match callee {
             Callee::Name(name) => (name.as_str(), None),
             Callee::Attribute(base, name) => (base.as_str(), Some(name.as_str())),
             Callee::Method { .. } | Callee::Instance { .. } => return self.resolve_function(m, callee),
         };
-        let end = self.follow_loading(m, first, parsed, whole, read);
+        let end = self.follow_loading(m, first, loader);
         if let (Some(name), Some(module)) = (then, end) {
-            self.follow_loading(module, name, parsed, whole, read);
+            self.follow_loading(module, name, loader);
         }
         self.resolve_function(m, callee)
     }
@@ -190,24 +279,22 @@ impl Project {
     /// Follows the module-level name `name` of module `m` through `from`
     /// imports, loading each module on the way; returns the module an
     /// `import` of it names, if it names one.
-    fn follow_loading(
+    fn follow_loading<R: Fn(&Path) -> Option<String>>(
         &mut self,
         mut m: usize,
         name: &str,
-        parsed: &mut HashMap<usize, Option<Parsed>>,
-        whole: &mut HashSet<usize>,
-        read: &impl Fn(&Path) -> Option<String>,
+        loader: &mut Loader<'_, R>,
     ) -> Option<usize> {
         let mut name = name.to_owned();
         for _ in 0..32 {
-            self.load(m, parsed, whole, read)?;
+            self.load(m, None, loader)?;
             let bound = self.modules[m].facts.as_ref()?.bindings.get(&name)?.clone();
             match bound {
                 Bound::From { level, module, name: imported } => {
                     // As `export` reads it: a name the module binds, or
                     // else a submodule (`from pkg import mod`).
                     if let Some(source) = self.resolve_module(m, level, &module) {
-                        self.load(source, parsed, whole, read);
+                        self.load(source, None, loader);
                         if self.modules[source].facts.as_ref().is_some_and(|f| f.bindings.contains_key(&imported)) {
                             m = source;
                             name = imported;
@@ -215,12 +302,12 @@ impl Project {
                         }
                     }
                     let submodule = self.resolve_module(m, level, &super::join(&module, &imported))?;
-                    self.load(submodule, parsed, whole, read);
+                    self.load(submodule, None, loader);
                     return Some(submodule);
                 }
                 Bound::Import { module } => {
                     let target = self.resolve_module(m, 0, &module)?;
-                    self.load(target, parsed, whole, read);
+                    self.load(target, None, loader);
                     return Some(target);
                 }
                 _ => return None,
@@ -230,21 +317,10 @@ impl Project {
     }
 }
 
-/// Whether `text` has a line that is, after its indentation, `@` and one
-/// of `decorators` (white space aside), called or not: a byte look that a
-/// tool's file always passes (a decorator split over lines aside).
+/// Whether `text` has a decorator line naming one of `decorators`
+/// ([`syntax::decorator_names`]).
 fn has_tool_decorator(text: &str, decorators: &[&str]) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memchr_iter(b'@', bytes).any(|at| {
-        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if !bytes[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t' | b'\x0c')) {
-            return false;
-        }
-        let rest = &text[at + 1..];
-        let end = rest.find(['(', '\n', '\r', '#']).unwrap_or(rest.len());
-        let name: String = rest[..end].split_whitespace().collect();
-        decorators.contains(&name.as_str())
-    })
+    syntax::decorator_names(text).iter().any(|n| decorators.contains(&n.as_str()))
 }
 
 /// What the function `def` (of the parsed module `p`) returns (cases 1–3).
@@ -319,7 +395,7 @@ fn only_returned_or_read(mut node: Node<'_>, text: &str) -> bool {
     let Some(parent) = node.parent() else { return false };
     match parent.kind() {
         "return_statement" => true,
-        "subscript" if parent.child_by_field_name("value") == Some(node) => !is_target(parent),
+        "subscript" if parent.child_by_field_name("value") == Some(node) => !crate::syntax::tree::is_target(parent),
         "attribute" if parent.child_by_field_name("object") == Some(node) => {
             parent.child_by_field_name("attribute").is_some_and(|a| &text[a.byte_range()] == "get")
                 && parent
@@ -328,23 +404,6 @@ fn only_returned_or_read(mut node: Node<'_>, text: &str) -> bool {
         }
         _ => false,
     }
-}
-
-/// Whether `node` is written to: an assignment's or `for`'s target (inside
-/// an unpacking too), an augmented assignment's, or a `del`'s.
-fn is_target(mut node: Node<'_>) -> bool {
-    while let Some(parent) = node.parent() {
-        match parent.kind() {
-            "tuple" | "list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {}
-            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
-                return parent.child_by_field_name("left") == Some(node);
-            }
-            "delete_statement" => return true,
-            _ => return false,
-        }
-        node = parent;
-    }
-    false
 }
 
 /// The display at `range` of module `m`, if half-shaped: no spread, and

@@ -1,0 +1,223 @@
+//! Outlines: a file's module-level definitions read lexically, and the
+//! file with the bodies of some top-level functions blanked, so that a parse
+//! of what is left costs what is left. An outline keeps every byte offset
+//! (and line and column) of the file, and every statement of the module's
+//! own block: the names the module binds are the file's.
+
+use std::ops::Range;
+
+use super::lexer;
+
+/// A `def` or `class` statement of the module's block or of a
+/// module-level class's body, read lexically.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// Its name.
+    pub name: String,
+    /// From its first decorator to the next statement of its block.
+    pub range: Range<usize>,
+    /// After the colon of its header to the end of `range`.
+    pub body: Range<usize>,
+    /// A `class` statement (else a `def` or `async def`).
+    pub class: bool,
+    /// A class's methods (the definitions of its body), when its body is
+    /// indented consistently.
+    pub members: Vec<Definition>,
+}
+
+/// The module-level definitions of `text`, in order, with the members of
+/// its classes; `None` where the lexer cannot vouch for the file.
+pub fn definitions(text: &str) -> Option<Vec<Definition>> {
+    let lines = lexer::logical_lines(text.as_bytes())?;
+    let top: Vec<lexer::LogicalLine> = lines.iter().filter(|l| l.indent == 0).copied().collect();
+    let mut out = block_definitions(text, &top, text.len());
+    for class in out.iter_mut().filter(|d| d.class) {
+        let inside: Vec<lexer::LogicalLine> = lines.iter().filter(|l| class.body.contains(&l.start)).copied().collect();
+        let Some(first) = inside.first() else { continue };
+        let indent = &text.as_bytes()[first.start - first.indent..first.start];
+        // Every line of the body is at the members' indentation or deeper.
+        if !inside.iter().all(|l| text.as_bytes()[l.start - l.indent..l.start].starts_with(indent)) {
+            continue;
+        }
+        let members: Vec<lexer::LogicalLine> = inside.iter().filter(|l| l.indent == first.indent).copied().collect();
+        class.members = block_definitions(text, &members, class.range.end);
+    }
+    Some(out)
+}
+
+/// The definitions among `lines` (the statements of one block, which ends
+/// at `end`).
+fn block_definitions(text: &str, lines: &[lexer::LogicalLine], end: usize) -> Vec<Definition> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut decorators: Option<usize> = None;
+    for (i, line) in lines.iter().enumerate() {
+        let next = lines.get(i + 1).map_or(end, |next| next.start - next.indent);
+        let rest = &text[line.start..next];
+        if rest.starts_with('@') {
+            decorators.get_or_insert(line.start);
+            continue;
+        }
+        let from = decorators.take().unwrap_or(line.start);
+        let header = match rest.strip_prefix("async") {
+            Some(after) if after.starts_with([' ', '\t', '\\']) => {
+                after.trim_start_matches([' ', '\t', '\\', '\n', '\r'])
+            }
+            _ => rest,
+        };
+        let (class, named) = if let Some(after) = header.strip_prefix("def") {
+            (false, after)
+        } else if let Some(after) = header.strip_prefix("class") {
+            (true, after)
+        } else {
+            continue;
+        };
+        if !named.starts_with([' ', '\t', '\\']) {
+            continue;
+        }
+        let name: String = named
+            .trim_start_matches([' ', '\t', '\\', '\n', '\r'])
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let Some(colon) = line.colon.filter(|&c| c < next) else { continue };
+        if name.is_empty() || bytes.get(colon + 1) == Some(&b'=') {
+            continue;
+        }
+        out.push(Definition { name, range: from..next, body: colon + 1..next, class, members: Vec::new() });
+    }
+    out
+}
+
+/// An outline of a file: its text with the body of some functions reduced
+/// to the statement `0`, and the ranges to parse (the rest of each such
+/// body is left out of them). Offsets, lines and columns are the file's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outline {
+    pub text: String,
+    pub ranges: Vec<Range<usize>>,
+}
+
+impl Outline {
+    /// The outline of `text` that leaves out the bodies of `blanked`
+    /// (sorted functions of [`definitions`]); `None` when one cannot be
+    /// reduced (its first token is not ASCII).
+    pub fn new<'d>(text: &str, blanked: impl IntoIterator<Item = &'d Definition>) -> Option<Outline> {
+        let mut bytes = text.as_bytes().to_vec();
+        let mut ranges = Vec::new();
+        let mut from = 0;
+        for def in blanked {
+            let at = def.body.start + first_statement(&text.as_bytes()[def.body.clone()])?;
+            if !bytes[at].is_ascii() {
+                return None;
+            }
+            bytes[at] = b'0';
+            ranges.push(from..at + 1);
+            // The line break that ends the body opens the next statement.
+            from = text.as_bytes()[..def.body.end]
+                .iter()
+                .rposition(|&b| matches!(b, b'\n' | b'\r'))
+                .filter(|&nl| nl > at)
+                .unwrap_or(def.body.end);
+        }
+        ranges.push(from..text.len());
+        ranges.retain(|r| !r.is_empty());
+        // One ASCII byte replaced another.
+        let text = String::from_utf8(bytes).expect("an ASCII byte for an ASCII byte keeps UTF-8");
+        Some(Outline { text, ranges })
+    }
+
+    /// Parses the outline.
+    pub fn parse(&self) -> tree_sitter::Tree {
+        super::parse_ranges(&self.text, &self.ranges)
+    }
+}
+
+/// The offset in `body` of its first token: past white space, line breaks
+/// and comments.
+fn first_statement(body: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at < body.len() {
+        match body[at] {
+            b' ' | b'\t' | b'\x0c' | b'\n' | b'\r' => at += 1,
+            b'#' => {
+                while at < body.len() && !matches!(body[at], b'\n' | b'\r') {
+                    at += 1;
+                }
+            }
+            _ => return Some(at),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_definitions_with_decorators_headers_and_bodies() {
+        let src = "import x\n@tool\n@other(a=1)\ndef f(a: int = {'k': 1}) -> dict:\n    '''doc\nat column 0'''\n    return {}\n\n# c\nasync def g(): return 1\nclass K(Base):\n    def m(self):\n        pass\nx: int = 1\n";
+        let defs = definitions(src).unwrap();
+        let got: Vec<(&str, &str, bool)> =
+            defs.iter().map(|d| (d.name.as_str(), &src[d.range.clone()], d.class)).collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "f",
+                    "@tool\n@other(a=1)\ndef f(a: int = {'k': 1}) -> dict:\n    '''doc\nat column 0'''\n    return {}\n\n# c\n",
+                    false
+                ),
+                ("g", "async def g(): return 1\n", false),
+                ("K", "class K(Base):\n    def m(self):\n        pass\n", true),
+            ]
+        );
+        assert_eq!(&src[defs[0].body.clone()], "\n    '''doc\nat column 0'''\n    return {}\n\n# c\n");
+        let members: Vec<(&str, &str)> =
+            defs[2].members.iter().map(|d| (d.name.as_str(), &src[d.range.clone()])).collect();
+        assert_eq!(members, [("m", "def m(self):\n        pass\n")]);
+    }
+
+    #[test]
+    fn reads_methods_only_in_a_consistently_indented_class() {
+        let src = "class K:\n    x = 1\n    @staticmethod\n    def m():\n        return 1\n\n    async def n(self): pass\nclass T:\n    def m(self): pass\n\tdef n(self): pass\n";
+        let defs = definitions(src).unwrap();
+        let members: Vec<(&str, &str)> =
+            defs[0].members.iter().map(|d| (d.name.as_str(), &src[d.range.clone()])).collect();
+        assert_eq!(
+            members,
+            [("m", "    @staticmethod\n    def m():\n        return 1\n\n"), ("n", "    async def n(self): pass\n")]
+                .map(|(n, r)| (n, r.trim_start()))
+        );
+        assert!(defs[1].members.is_empty());
+        let outline = Outline::new(src, defs[0].members.iter()).unwrap();
+        let tree = outline.parse();
+        assert!(!tree.root_node().has_error(), "{}", tree.root_node().to_sexp());
+        let kept: Vec<&str> = outline.ranges.iter().map(|r| &outline.text[r.clone()]).collect();
+        assert_eq!(kept[1], "\n    async def n(self): 0");
+    }
+
+    #[test]
+    fn an_outline_parses_the_rest_and_keeps_offsets() {
+        let src = "def f():\n    # lead\n    return {'a': 'é'}\ndef g(): return 2\nclass K:\n    x = 1\n";
+        let defs = definitions(src).unwrap();
+        let outline = Outline::new(src, defs.iter().filter(|d| !d.class)).unwrap();
+        assert_eq!(outline.text.len(), src.len());
+        let kept: Vec<&str> = outline.ranges.iter().map(|r| &outline.text[r.clone()]).collect();
+        assert_eq!(kept, ["def f():\n    # lead\n    0", "\ndef g(): 0", "\nclass K:\n    x = 1\n"]);
+        let tree = outline.parse();
+        assert!(!tree.root_node().has_error());
+        let k = tree.root_node().named_child(2).unwrap();
+        assert_eq!(
+            (k.kind(), k.start_byte(), k.start_position().row),
+            ("class_definition", src.find("class").unwrap(), 4)
+        );
+    }
+
+    #[test]
+    fn gives_up_where_the_lexer_does() {
+        assert!(definitions("def f(:\n").is_none());
+        assert!(definitions("x = 1\n\x0cdef f(): pass\n").is_none());
+    }
+}
