@@ -490,7 +490,13 @@ impl Projects {
                             }
                             _ => {
                                 let why = verdict.clone().err().unwrap_or_default();
-                                let reason = format!("{path}:{} reads {} ({why})", r.start.line, r.text);
+                                let reason = match r.form {
+                                    ReadForm::Escape => format!(
+                                        "{path}:{} uses `{}` as a value: its results go where toolshape cannot follow",
+                                        r.start.line, r.text
+                                    ),
+                                    _ => format!("{path}:{} reads {} ({why})", r.start.line, r.text),
+                                };
                                 if f.code == Code::BuilderCall {
                                     for id in roots_of[p].get(&oid).into_iter().flatten() {
                                         builder_reasons.push((p, id.clone(), reason.clone()));

@@ -1554,7 +1554,9 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
 fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
     let mut n = node.parent();
     while let Some(x) = n {
-        if x.kind() == "function_definition" {
+        // A default value or an annotation is evaluated around the `def`.
+        let in_body = x.child_by_field_name("body").is_some_and(|b| b.start_byte() <= node.start_byte());
+        if x.kind() == "function_definition" && in_body {
             let mut holder = x.parent()?;
             if holder.kind() == "decorated_definition" {
                 holder = holder.parent()?;

@@ -43,6 +43,9 @@ pub enum ReadForm {
     /// `r["content"][i]` (`i` a constant `>= 0`): a block the fix leaves in
     /// place, as long as it does not augment its text.
     Block,
+    /// The producer itself used as a value (`submit(self.run)`): its
+    /// results go where toolshape cannot follow (see [`value_uses`]).
+    Escape,
 }
 
 impl ReadForm {
@@ -59,6 +62,7 @@ impl ReadForm {
             ReadForm::Whole => "whole",
             ReadForm::Content => "content",
             ReadForm::Block => "block",
+            ReadForm::Escape => "escape",
         }
     }
 }
@@ -92,6 +96,60 @@ pub struct CallReads {
     /// among them). Only then does the result keep, up to each read, the
     /// shape its producer gave it.
     pub exclusive: bool,
+}
+
+/// The expressions of the tree `root` (of `src`, its model `model`) that
+/// may stand for a function and are used as a value (`docs/rules.md`,
+/// "Escapes"): a name read where it means a module-level `def` or
+/// `from ... import` bound once, or an attribute whose attribute is one of
+/// `names`, where it is not the callee of a call, not the object of an
+/// attribute and not a target (parentheses seen through). Which of them
+/// stand for a producer is the project's to say.
+pub fn value_uses<'t>(
+    root: Node<'t>,
+    src: &str,
+    model: &SemanticModel,
+    names: &std::collections::HashSet<&str>,
+) -> Vec<Node<'t>> {
+    let read_at: std::collections::HashSet<usize> = model
+        .references
+        .iter()
+        .filter(|r| match model.resolve(&r.name, r.scope) {
+            Resolution::Bindings { scope: 0, bindings } => match bindings.as_slice() {
+                [only] => {
+                    matches!(model.bindings[*only].kind, BindingKind::FunctionDefinition | BindingKind::FromImport)
+                }
+                _ => false,
+            },
+            _ => false,
+        })
+        .map(|r| r.at.start)
+        .collect();
+    let mut out = Vec::new();
+    syntax::for_each_node(root, |node| {
+        let wanted = match node.kind() {
+            "identifier" => read_at.contains(&node.start_byte()),
+            "attribute" => node.child_by_field_name("attribute").is_some_and(|a| names.contains(&src[a.byte_range()])),
+            _ => false,
+        };
+        if !wanted {
+            return;
+        }
+        let mut outer = node;
+        while let Some(up) = outer.parent().filter(|p| p.kind() == "parenthesized_expression") {
+            outer = up;
+        }
+        let used = match outer.parent() {
+            Some(p) if p.kind() == "call" => p.child_by_field_name("function") != Some(outer),
+            Some(p) if p.kind() == "attribute" => p.child_by_field_name("object") != Some(outer),
+            Some(_) => !syntax::tree::is_target(outer),
+            None => false,
+        };
+        if used {
+            out.push(node);
+        }
+    });
+    out
 }
 
 /// Every call of the tree `root` (of `src`, its model `model`) whose result
@@ -551,5 +609,47 @@ def outer():
     return s[name], s.get(key), s['y':], s['z', 1]
 ";
         assert!(reads(src).is_empty(), "{:?}", reads(src));
+    }
+
+    #[test]
+    fn uses_as_a_value_are_found_and_calls_attributes_and_targets_are_not() {
+        let src = "\
+from m import f
+def g(x=f):
+    pool.submit(f, 1)
+    handlers = [f, (self.f), obj.f]
+    f()
+    (f)(1)
+    self.f()
+    print(f.__name__, self.f.__doc__)
+    self.f = 3
+    del obj.f
+    return K().f, n.f, agent.tool.f
+def h(f=f):
+    return f
+";
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        let names: std::collections::HashSet<&str> = ["f"].into_iter().collect();
+        let found: Vec<(usize, &str)> = value_uses(tree.root_node(), src, &model, &names)
+            .into_iter()
+            .map(|n| (n.start_position().row + 1, &src[n.byte_range()]))
+            .collect();
+        // Which of them stand for a producer is the project's to say; in
+        // `h`, the parameter `f` shadows it, but not in its default.
+        assert_eq!(
+            found,
+            [
+                (2, "f"),
+                (3, "f"),
+                (4, "f"),
+                (4, "self.f"),
+                (4, "obj.f"),
+                (11, "K().f"),
+                (11, "n.f"),
+                (11, "agent.tool.f"),
+                (12, "f")
+            ]
+        );
     }
 }

@@ -34,6 +34,10 @@ pub struct Scope {
     pub kind: ScopeKind,
     /// The node that opens the scope (the whole module for the module).
     pub range: Range<usize>,
+    /// Where its own code starts: a function's, lambda's or class's body
+    /// (its parameters, annotations and bases are evaluated in the
+    /// enclosing scope).
+    own_start: usize,
     pub parent: Option<ScopeId>,
     globals: BTreeSet<String>,
     nonlocals: BTreeSet<String>,
@@ -150,6 +154,7 @@ impl SemanticModel {
     fn new_scope(&mut self, kind: ScopeKind, range: Range<usize>, parent: Option<ScopeId>) -> ScopeId {
         self.scopes.push(Scope {
             kind,
+            own_start: range.start,
             range,
             parent,
             globals: BTreeSet::new(),
@@ -157,6 +162,13 @@ impl SemanticModel {
             star_import: false,
         });
         self.scopes.len() - 1
+    }
+
+    /// The scope's own code starts at `body`.
+    fn own_from(&mut self, scope: ScopeId, body: Option<Node<'_>>) {
+        if let Some(body) = body {
+            self.scopes[scope].own_start = body.start_byte();
+        }
     }
 
     fn bind(&mut self, node: Node<'_>, src: &str, scope: ScopeId, kind: BindingKind, value: Option<Range<usize>>) {
@@ -209,6 +221,7 @@ impl SemanticModel {
             "keyword_argument" => next.extend(field("value").map(|v| Visit::Use(v, scope))),
             "function_definition" => {
                 let inner = self.new_scope(ScopeKind::Function, node.byte_range(), Some(scope));
+                self.own_from(inner, field("body"));
                 if let Some(name) = field("name") {
                     self.bind(name, src, scope, BindingKind::FunctionDefinition, None);
                 }
@@ -220,6 +233,7 @@ impl SemanticModel {
             }
             "lambda" => {
                 let inner = self.new_scope(ScopeKind::Lambda, node.byte_range(), Some(scope));
+                self.own_from(inner, field("body"));
                 if let Some(params) = field("parameters") {
                     self.parameters(params, scope, inner, src, next);
                 }
@@ -227,6 +241,7 @@ impl SemanticModel {
             }
             "class_definition" => {
                 let inner = self.new_scope(ScopeKind::Class, node.byte_range(), Some(scope));
+                self.own_from(inner, field("body"));
                 if let Some(name) = field("name") {
                     self.bind(name, src, scope, BindingKind::ClassDefinition, None);
                 }
@@ -475,8 +490,9 @@ impl SemanticModel {
     /// The innermost scope whose node contains `byte`.
     pub fn scope_at(&self, byte: usize) -> ScopeId {
         // Scopes are created in document order of their opening node, each
-        // after its parent: the last one containing `byte` is the innermost.
-        self.scopes.iter().rposition(|s| s.range.start <= byte && byte < s.range.end).unwrap_or(0)
+        // after its parent: the last one whose own code holds `byte` is the
+        // innermost (a default value belongs to the scope around the def).
+        self.scopes.iter().rposition(|s| s.own_start <= byte && byte < s.range.end).unwrap_or(0)
     }
 
     /// What `name`, used in `scope`, refers to.
@@ -527,14 +543,16 @@ impl SemanticModel {
         self.bindings.iter().enumerate().filter(move |(_, b)| b.scope == scope).map(|(i, _)| i)
     }
 
+    /// The references to `name` anywhere in the module, however they
+    /// resolve.
+    pub fn references_to_name<'m>(&'m self, name: &str) -> impl Iterator<Item = &'m Reference> + 'm {
+        self.references_by_name.get(name).into_iter().flatten().map(|&i| &self.references[i])
+    }
+
     /// The references anywhere in the module that resolve to `name` owned by
     /// `scope`.
     pub fn references_to<'m>(&'m self, scope: ScopeId, name: &'m str) -> impl Iterator<Item = &'m Reference> + 'm {
-        self.references_by_name
-            .get(name)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.references[i])
+        self.references_to_name(name)
             .filter(move |r| matches!(self.resolve(name, r.scope), Resolution::Bindings { scope: s, .. } if s == scope))
     }
 }

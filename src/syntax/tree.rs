@@ -78,6 +78,23 @@ pub fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
     prefix.contains(['b', 'B'])
 }
 
+/// Whether `node` is written to: an assignment's or `for`'s target (inside
+/// an unpacking too), an augmented assignment's, or a `del`'s.
+pub fn is_target(mut node: Node<'_>) -> bool {
+    while let Some(parent) = node.parent() {
+        match parent.kind() {
+            "tuple" | "list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {}
+            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
+                return parent.child_by_field_name("left") == Some(node);
+            }
+            "delete_statement" => return true,
+            _ => return false,
+        }
+        node = parent;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,21 +118,4 @@ mod tests {
             );
         }
     }
-}
-
-/// Whether `node` is written to: an assignment's or `for`'s target (inside
-/// an unpacking too), an augmented assignment's, or a `del`'s.
-pub fn is_target(mut node: Node<'_>) -> bool {
-    while let Some(parent) = node.parent() {
-        match parent.kind() {
-            "tuple" | "list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {}
-            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
-                return parent.child_by_field_name("left") == Some(node);
-            }
-            "delete_statement" => return true,
-            _ => return false,
-        }
-        node = parent;
-    }
-    false
 }

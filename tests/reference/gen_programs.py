@@ -56,10 +56,11 @@ reads_by_form, reads_by_receiver), and --verify runs scan.py --reads and
 compares the reads too (each with its "possible" flag: the front ends also
 read results the SDK hands on, see "possible reads" below; dispatchers
 selecting their returns by a constant keyword are called with and without
-one, see "dispatchers" below), and checks that
-every read form (the reads of the content list, `block` and `content`, among
-them), receiver kind (the possible receivers among them) and decoy is in the
-corpus.
+one, see "dispatchers" below; producers used as values are escapes, see
+"escapes" below), and checks that every read form (the reads of the content
+list, `block` and `content`, and `escape` among them), receiver kind (the
+possible receivers and the escape targets among them), escape use and decoy
+is in the corpus.
 
 Output is a function of the arguments only.
 """
@@ -190,6 +191,10 @@ class Prog:
         self.reads = []
         # the possible reads written, as (rel, receiver kind, form, key, span)
         self.possible_reads = []
+        # the uses as a value of producers written (docs/rules.md "**Escapes.**"),
+        # as (rel, Producer, kind, span, text): a read of form escape of each origin the
+        # producer reaches, unless it is a tool
+        self.escapes = []
 
     def fresh(self, stem):
         self.uid += 1
@@ -1385,7 +1390,11 @@ def plan_access(p, pkg, has_init, reexports, builders, helpers, decoys, rel_comm
                 continue
             local = unique("handler")
             header.append("%s = %s" % (local, accesses[0].callee))
-            accesses.append(Access(local, None, form, {local}))
+            a = Access(local, None, form, {local})
+            # the builder used as a value there (an escape when it is a producer:
+            # docs/rules.md "**Escapes.**"), on header line len(header) - 1
+            a.value_of = (accesses[0], len(header) - 1, len(local + " = "))
+            accesses.append(a)
         elif form == "decoy":
             if not decoys:
                 continue
@@ -1407,8 +1416,16 @@ def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoy
     header, accesses = plan_access(p, pkg, has_init, reexports, builders, helpers, decoys, None)
     w.lineof('"""Tools."""')
     uses_base = methods and rng.random() < 0.4
-    for line in header:
-        w.lineof(line)
+    values = {a.value_of[1]: a.value_of for a in accesses if getattr(a, "value_of", None)}
+    for i, line in enumerate(header):
+        if i in values:
+            used, _, lead = values[i]
+            w.put(line[:lead])
+            span = w.put(line[lead:])
+            w.end()
+            note_base_escape(p, rel, used.builder, span, "base-header", line[lead:])
+        else:
+            w.lineof(line)
     if uses_base:
         w.lineof("from .common import Base")
     w.end()
@@ -1456,10 +1473,16 @@ def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoy
                     w.lineof(ind + "    %s = make_other()" % head)
                     write_call_stmt(p, rel, w, ind + "    ", a.callee, None, "shadow", multiline=False)
                 elif kind == "value_local":
-                    w.lineof(ind + "fn = %s" % a.callee)
+                    w.put(ind + "fn = ")
+                    span = w.put(a.callee)
+                    w.end()
+                    note_base_escape(p, rel, a.builder, span, "base-local", a.callee)
                     w.lineof(ind + 'fn("x", frames=1)')
                 else:
-                    w.lineof(ind + 'apply(%s, "x", frames=1)' % a.callee)
+                    w.put(ind + "apply(")
+                    span = w.put(a.callee)
+                    w.lineof(', "x", frames=1)')
+                    note_base_escape(p, rel, a.builder, span, "base-argument", a.callee)
         w.lineof(ind + "return None")
         p.base_producers.append((rel, prod, '("q", {})'))
         w.end()
@@ -1471,6 +1494,15 @@ def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoy
         write_call_stmt(p, rel, w, "        ", "self." + mb.name, None, "subclass-self", multiline=False)
         w.lineof("        return None")
         p.forms["unresolved-subclass-self"] += 1
+
+
+def note_base_escape(p, rel, b, span, kind, text):
+    """A builder ``b`` of the base program used as a value at ``span``: an
+    escape (docs/rules.md "**Escapes.**") when ``b`` is a producer (a chain
+    whose returned call carries keys; else its Producer is None); the text is
+    the same either way, and nothing is counted here (the corpus without
+    readers, its manifest too, stays what it was)."""
+    p.escapes.append((rel, b.producer, "base/" + kind, span, text))
 
 
 def write_helpers(p, pkg, builders):
@@ -1584,6 +1616,9 @@ def generate_program(seed, index, outrel, with_readers=False):
         # the front ends (possible reads) last, from a stream of their own again
         p.rng = rd.rng = random.Random("%d/%d/possible" % (seed, index))
         write_frontends(rd)
+        # the uses of producers as values (escapes) last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/escapes" % (seed, index))
+        write_escapes(rd)
     return p
 
 
@@ -1660,7 +1695,7 @@ class Recv:
 NO_RECV = None  # a receiver that is none: what it returns is not followed
 
 READ_FORMS = ["subscript", "store", "delete", "get", "pop", "setdefault", "in", "not-in", "whole", "content",
-              "block"]
+              "block", "escape"]
 # the content list (docs/rules.md): `E["content"]` reads it, form block when it
 # is the value of a load `E["content"][i]` with i a decimal literal, else content
 CONTENT = "content"
@@ -3662,6 +3697,383 @@ def write_frontends(rd):
         write_spelled(rd, "%s/%s/hook_spelled.py" % (p.outrel, rd.pkg))
 
 
+# --------------------------------------------------------------------------
+# escapes (--with-readers): producers used as values (docs/rules.md
+# "**Escapes.**")
+#
+# Most programs also get `PKG/escapes.py` (a package module, relative
+# imports) and often `tests/test_escapes.py` (a test file, absolute imports)
+# that hand producers on as values: a producer of their own (a display
+# returned, `async def` too, a chain onto another), the probes, facades,
+# dispatchers (a non-tool dispatcher reaches every origin: no dispatch) and
+# tool_N functions of the base program, `self.m` / `cls.m` in the methods of
+# a class `Runner` of producer methods, `A.name` of an imported module, the
+# instance forms `Runner().m` / `Station().m` and `N.m` with `N = K()` bound
+# once in the scope reading it.  Each is used, at module level or in a
+# function, as an argument (positional or keyword), an element of a list,
+# tuple, set or dict display, the value of an assignment, a returned value, a
+# comparison operand, a parameter default, a lambda body, inside parentheses
+# (the span leaves them out).  Each such use is a read of form `escape` (no
+# key) of every origin the producer reaches, unless the producer is a tool
+# (decorated @tool / @strands.tool / @strands.tools.tool, with or without
+# arguments: `Agent(tools=[tool_fn])`).  Decoys that give no escape read:
+# calls `F(...)` and `(F)(...)`, `F.__name__`, the def names and imports
+# themselves, a name shadowed by a local binding or a parameter, a module-level
+# name bound twice (`try: from ... import F as G / except ImportError: G =
+# None`), `F = ...` in another scope, a function that is no producer, `K.m` on
+# the class itself, a method inherited by a subclass, the instance name read
+# in a nested def, bound twice or the target of `N.m = ...`.  The base
+# program's builders passed as values (`handler = X`, `fn = X`,
+# `apply(X, ...)`, see plan_access) are escapes too when the builder is a
+# producer.  Written last, from a random stream of their own.
+
+# the targets: what a use as a value names (the receiver label is
+# "escape:" + target); the uses: where it stands
+ESCAPE_TARGETS = ["name", "async", "chain", "imported", "module", "self", "cls", "instance-call",
+                  "instance-name", "dispatcher", "base"]
+ESCAPE_USES = ["argument", "keyword", "list", "tuple", "set", "dict", "assign", "paren", "compare", "return",
+               "default", "lambda", "base-header", "base-local", "base-argument"]
+ESCAPE_DECOYS = ["escape-decoy-" + k for k in (
+    "call", "call-parenthesized", "attribute", "tool", "tool-agent", "def-name", "import", "shadow-local",
+    "shadow-param", "twice", "target-other-scope", "not-producer", "class-attribute", "inherited",
+    "instance-nested", "instance-twice", "instance-target", "base-not-producer")]
+# (text before, text after) the value, {v} a fresh name
+ESCAPE_TEMPLATES = {
+    "argument": [("executor.submit(", ', "q")'), ("functools.partial(", ', "q")'), ("register(", ")"),
+                 ("pool.map(", ', ["a", "b"])')],
+    "keyword": [("schedule(callback=", ")"), ("threading.Thread(target=", ', args=("q",))')],
+    "list": [("{v} = [", ", None]"), ("{v} = [None, ", "]"), ("{v} = [\"q\", ", ", 1]")],
+    "tuple": [("{v} = (", ', "q")'), ("{v} = ", ", None"), ("{v} = (None, ", ")")],
+    "set": [("{v} = {", "}"), ("{v} = {None, ", "}")],
+    "dict": [('{v} = {"run": ', "}"), ("{v} = {1: None, 2: ", "}"), ("{v} = dict(run=", ")")],
+    "assign": [("{v} = ", ""), ("{v}: object = ", ""), ("{v} = other = ", "")],
+    "paren": [("{v} = (", ")"), ("{v} = [(", ")]"), ("{v} = ((", "))"), ("register( (", ") )")],
+    "compare": [("assert ", " is not None"), ("{v} = ", " == other")],
+    "lambda": [("{v} = lambda: ", ""), ("{v} = lambda q=None: ", "")],
+}
+
+
+class EscapeWriter(ModuleWriter):
+    """Writes uses as values of producers into one module."""
+
+    def __init__(self, rd, rel, w, targets, classes):
+        super().__init__(rd, rel, w)
+        # (text, Producer, target kind): values usable in every scope of the module
+        self.targets = targets
+        # (class text, [method Producer]): classes whose instances a scope may name
+        self.classes = classes
+
+    def record(self, span, text, prod, target, use):
+        p = self.p
+        p.escapes.append((self.rel, prod, target + "/" + use, span, text))
+        p.forms["escape-use-" + use] += 1
+        if prod.decorated:
+            p.forms["escape-decoy-tool"] += 1
+
+    def put_use(self, ind, text, prod, target, use):
+        """One statement using ``text`` (which names ``prod``) as a value."""
+        p, w = self.p, self.w
+        before, after = self.rng.choice(ESCAPE_TEMPLATES[use])
+        v = p.fresh("v")
+        w.put(ind + before.replace("{v}", v))
+        span = w.put(text)
+        w.put(after.replace("{v}", v))
+        w.end()
+        self.record(span, text, prod, target, use)
+
+    def put_default(self, ind, text, prod, target):
+        """A nested def whose parameter default is ``text`` (evaluated in the scope at ``ind``)."""
+        w = self.w
+        w.put(ind + "def %s(cb=" % self.p.fresh("hook"))
+        span = w.put(text)
+        w.put("):")
+        w.end()
+        w.lineof(ind + "    return cb")
+        self.record(span, text, prod, target, "default")
+
+    def put_decoy(self, ind, text):
+        """A use of ``text`` that is none: a call or an attribute of it."""
+        p, rng, w = self.p, self.rng, self.w
+        kind = rng.choice(["call", "call-parenthesized", "attribute"])
+        p.forms["escape-decoy-" + kind] += 1
+        if kind == "call":
+            w.lineof(ind + '%s("q")' % text)
+        elif kind == "call-parenthesized":
+            w.lineof(ind + '(%s)("q")' % text)
+        else:
+            w.lineof(ind + "%s = %s.__name__" % (p.fresh("v"), text))
+
+    def pick(self, values):
+        """A value of ``values``, each target kind as likely as the others."""
+        kind = self.rng.choice(sorted({v[2] for v in values}))
+        return self.rng.choice([v for v in values if v[2] == kind])
+
+    def site(self, ind, function, most=5):
+        """Some uses in the scope at ``ind`` (a function's body when ``function``)."""
+        p, rng, w = self.p, self.rng, self.w
+        values = list(self.targets)
+        if self.classes and rng.random() < 0.6:
+            cls, methods = rng.choice(self.classes)
+            N = p.fresh("runner")
+            decoy = rng.choice(["nested", "twice", "target", None, None, None, None]) if function else \
+                rng.choice(["twice", "target", None, None, None, None])
+            w.lineof(ind + "%s = %s()" % (N, cls))
+            m = rng.choice(methods)
+            if decoy == "twice":
+                w.lineof(ind + "%s = %s()" % (N, cls))
+                w.lineof(ind + "%s = [%s.%s]" % (p.fresh("v"), N, m.name))
+            elif decoy == "target":
+                w.lineof(ind + "%s.%s = None" % (N, m.name))
+            elif decoy == "nested":
+                w.lineof(ind + "def %s():" % p.fresh("inner"))
+                w.lineof(ind + "    return %s.%s" % (N, m.name))
+            else:
+                values += [(N + "." + m2.name, m2, "instance-name") for m2 in methods]
+            if decoy is not None:
+                p.forms["escape-decoy-instance-" + decoy] += 1
+        for _ in range(rng.randint(1, most)):
+            if not values:
+                break
+            text, prod, target = self.pick(values)
+            r = rng.random()
+            if r < 0.12:
+                self.put_decoy(ind, text)
+            elif r < 0.2:
+                self.put_default(ind, text, prod, target)
+            else:
+                # no lambda around `N.m` (a nested scope: not followed) nor `self.m` / `cls.m`
+                uses = [u for u in ESCAPE_TEMPLATES
+                        if u != "lambda" or target not in ("instance-name", "self", "cls")]
+                self.put_use(ind, text, prod, target, rng.choice(uses))
+        if function:
+            if values and rng.random() < 0.5:
+                text, prod, target = self.pick(values)
+                w.put(ind + "return ")
+                span = w.put(text)
+                w.end()
+                self.record(span, text, prod, target, "return")
+            else:
+                w.lineof(ind + "return None")
+
+    def shadows(self, names):
+        """Decoys: plain names of producers shadowed by a local or a parameter,
+        or bound in another scope only (``names``: [(name, Producer)])."""
+        p, rng, w = self.p, self.rng, self.w
+        for name, prod in rng.sample(names, min(len(names), rng.randint(1, 2))):
+            kind = rng.choice(["shadow-local", "shadow-param", "target-other-scope"])
+            p.forms["escape-decoy-" + kind] += 1
+            if kind == "shadow-local":
+                w.lineof("def %s():" % p.fresh("shadowed"))
+                w.lineof("    %s = make_other()" % name)
+                w.lineof("    %s = [%s]" % (p.fresh("v"), name))
+                w.lineof("    return %s" % name)
+            elif kind == "shadow-param":
+                w.lineof("def %s(%s):" % (p.fresh("shadowed"), name))
+                w.lineof("    executor.submit(%s)" % name)
+                w.lineof("    return [%s]" % name)
+            else:
+                w.lineof("def %s():" % p.fresh("reset"))
+                w.lineof("    %s = None" % name)
+                w.lineof("    return None")
+            w.end()
+            w.end()
+
+
+def escape_imports(rd, w, relative, bound, with_escapes):
+    """Imports of a module using producers as values; its (text, Producer,
+    target kind) values, its instance classes and its plain imported names."""
+    rng, p = rd.rng, rd.p
+    targets = []
+    plain = []
+    pool = [(rel_t, prod, "imported") for rel_t, prod, _ in rd.probes]
+    pool += [(rel_t, prod, "imported") for rel_t, prod, _ in rng.sample(rd.base, min(len(rd.base), 2))]
+    pool += [(rel_t, prod, "dispatcher") for rel_t, prod in rd.dispatchers]
+    if with_escapes:
+        pool += [(rd.escapes_rel, prod, kind) for prod, kind in rd.escape_producers]
+    for rel_t, prod, kind in rng.sample(pool, min(len(pool), rng.randint(2, 6))):
+        text = access(rd, rel_t, prod.name, bound, relative, w)
+        p.forms["escape-decoy-import"] += 1
+        if "." in text:
+            targets.append((text, prod, "module" if kind in ("imported", "name", "async", "chain") else kind))
+        else:
+            targets.append((text, prod, kind if kind == "dispatcher" else "imported"))
+            plain.append((text, prod))
+    classes = []
+    if rd.station and rng.random() < 0.6:
+        cls = access(rd, rd.probes_rel, "Station", bound, relative, w)
+        classes.append((cls, [m for m, _ in rd.station]))
+    if with_escapes and rng.random() < 0.8:
+        cls = access(rd, rd.escapes_rel, "Runner", bound, relative, w)
+        classes.append((cls, rd.runner_methods))
+    return targets, classes, plain
+
+
+def twice_bound(rd, w, rel_t, prod, relative):
+    """Decoy: a module-level name bound twice (an import that may fail)."""
+    p = rd.p
+    local = p.fresh("maybe")
+    mod = module_of(p, rel_t)
+    if relative:
+        mod = "." + mod.rsplit(".", 1)[1]
+    w.lineof("try:")
+    w.lineof("    from %s import %s as %s" % (mod, prod.name, local))
+    w.lineof("except ImportError:")
+    w.lineof("    %s = None" % local)
+    p.forms["escape-decoy-twice"] += 1
+    w.lineof("%s = [%s]" % (p.fresh("v"), local))
+
+
+def write_escape_module(rd):
+    """`PKG/escapes.py`: producers of its own, a class of producer methods
+    using them through self / cls, and uses of every kind."""
+    p, rng = rd.p, rd.rng
+    rel = "%s/%s/escapes.py" % (p.outrel, rd.pkg)
+    rd.escapes_rel = rel
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Producers handed on as values."""')
+    w.lineof("import functools")
+    w.lineof("import strands")
+    w.lineof("from strands import Agent, tool")
+    bound = {"functools", "strands", "Agent", "tool", "executor", "pool", "register", "schedule", "threading",
+             "other", "make_other", "query", "cb", "q", "Runner", "RunnerChild"}
+    targets, classes, plain = escape_imports(rd, w, True, bound, False)
+    w.end()
+    w.end()
+    ew = EscapeWriter(rd, rel, w, targets, classes)
+    own = []  # (Producer, kind) of the module's own producers
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.choice(["name", "name", "async", "chain"] if own else ["name", "name", "async"])
+        name = p.fresh("job")
+        if kind == "async":
+            w.lineof("async def %s(query):" % name)
+        else:
+            w.lineof("def %s(query):" % name)
+        p.forms["escape-decoy-def-name"] += 1
+        prod = p.producer(name, rel)
+        if kind == "chain":
+            g, _ = rng.choice([o for o in own if o[1] != "async"] or own)
+            w.lineof("    return %s(query)" % g.name)
+            prod.via.append(g)
+        else:
+            rd.display_return(rel, w, "    ", prod)
+        own.append((prod, kind))
+        w.end()
+        w.end()
+    # a tool: exempt, what it is for is being handed to an agent
+    dec, _ = rng.choice([d for d in DECORATORS if d[1]])
+    tname = p.fresh("tool_fn")
+    w.lineof(dec)
+    w.lineof("def %s(query):" % tname)
+    tprod = p.producer(tname, rel, decorated=True)
+    rd.display_return(rel, w, "    ", tprod)
+    w.end()
+    w.end()
+    # a function that is no producer
+    plain_name = p.fresh("plain")
+    w.lineof("def %s(query):" % plain_name)
+    w.lineof("    return None")
+    p.forms["escape-decoy-not-producer"] += 1
+    w.end()
+    w.end()
+    # a class of producer methods, used through self / cls
+    w.lineof("class Runner:")
+    methods = []
+    for _ in range(rng.randint(1, 2)):
+        dec, is_tool = rng.choice(DECORATORS[:1] + DECORATORS[7:])
+        name = p.fresh("run_task")
+        if dec:
+            w.lineof("    " + dec)
+        w.lineof("    def %s(self, query):" % name)
+        prod = p.producer(name, rel, decorated=is_tool)
+        rd.display_return(rel, w, "        ", prod)
+        methods.append(prod)
+        w.end()
+    w.lineof("    @classmethod")
+    mname = p.fresh("make")
+    w.lineof("    def %s(cls, query):" % mname)
+    make = p.producer(mname, rel)
+    rd.display_return(rel, w, "        ", make)
+    w.end()
+    w.lineof("    def submit_all(self, executor):")
+    cw = EscapeWriter(rd, rel, w, [("self." + m.name, m, "self") for m in methods + [make]], [])
+    cw.site("        ", True, 2)
+    w.end()
+    w.lineof("    @classmethod")
+    w.lineof("    def factories(cls):")
+    cw = EscapeWriter(rd, rel, w, [("cls." + mname, make, "cls")], [])
+    cw.site("        ", True, 2)
+    w.end()
+    w.end()
+    w.lineof("class RunnerChild(Runner):")
+    w.lineof('    """Every method inherited."""')
+    w.end()
+    w.end()
+    rd.runner_methods = methods + [make]
+    rd.escape_producers = own + [(tprod, "name")]
+    # uses: module level and in functions
+    ew.targets = targets + [(prod.name, prod, kind) for prod, kind in own] + [(tname, tprod, "name")]
+    ew.targets += [("Runner()." + m.name, m, "instance-call") for m in methods + [make]]
+    ew.classes = classes + [("Runner", methods + [make])]
+    ew.targets += [(plain_name, p.producer(plain_name, rel), "name")]
+    w.lineof("%s = Agent(tools=[%s])" % (p.fresh("agent"), tname))
+    p.forms["escape-decoy-tool-agent"] += 1
+    m = rng.choice(methods + [make])
+    w.lineof("%s = [Runner.%s, RunnerChild().%s]" % (p.fresh("v"), m.name, m.name))
+    p.forms["escape-decoy-class-attribute"] += 1
+    p.forms["escape-decoy-inherited"] += 1
+    ew.site("", False)
+    w.end()
+    w.end()
+    for _ in range(rng.randint(1, 3)):
+        w.lineof("def %s(executor, pool):" % p.fresh("use"))
+        ew.site("    ", True)
+        w.end()
+        w.end()
+    ew.shadows([(prod.name, prod) for prod, _ in own] + plain)
+    if rng.random() < 0.4 and rd.probes:
+        rel_t, prod, _ = rng.choice(rd.probes)
+        twice_bound(rd, w, rel_t, prod, True)
+    return rel
+
+
+def write_escape_test(rd):
+    """`tests/test_escapes.py`: the same uses in a test file (absolute imports)."""
+    p, rng = rd.p, rd.rng
+    rel = "%s/tests/test_escapes.py" % p.outrel
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Tests handing producers on."""')
+    bound = {"executor", "pool", "register", "schedule", "threading", "functools", "other", "make_other",
+             "query", "cb", "q", "Agent"}
+    targets, classes, plain = escape_imports(rd, w, False, bound, True)
+    w.end()
+    w.end()
+    ew = EscapeWriter(rd, rel, w, targets, classes)
+    if rng.random() < 0.5:
+        ew.site("", False)
+        w.end()
+        w.end()
+    for _ in range(rng.randint(1, 3)):
+        w.lineof("def %s(executor, pool):" % p.fresh("test_escape"))
+        ew.site("    ", True)
+        w.end()
+        w.end()
+    if plain:
+        ew.shadows(plain)
+    if rng.random() < 0.4:
+        prod, _ = rng.choice(rd.escape_producers)
+        twice_bound(rd, w, rd.escapes_rel, prod, False)
+    return rel
+
+
+def write_escapes(rd):
+    if rd.p.rng.random() < 0.85:
+        write_escape_module(rd)
+        if rd.p.rng.random() < 0.7:
+            write_escape_test(rd)
+
+
 def is_content_subscript(text):
     """Is ``text`` one subscript ``E["content"]`` (any constant spelling)?"""
     try:
@@ -3689,6 +4101,11 @@ def check_reads(p, texts):
               "block": key is None and is_content_subscript(text)}[form]
         if not ok:
             raise AssertionError("%s:%d:%d: read %s %r spans %r" % (rel, line, col, form, key, text))
+    for rel, prod, kind, ((line, col), (eline, ecol)), want in p.escapes:
+        # an escape spans the expression written for the producer, its parentheses left out
+        text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
+        if line != eline or text != want or text.startswith("(") or not text.split(".")[-1].isidentifier():
+            raise AssertionError("%s:%d:%d: escape spans %r, not %r" % (rel, line, col, text, want))
 
 
 def expected_reads(p, suppressed):
@@ -3740,6 +4157,24 @@ def expected_reads(p, suppressed):
         rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
                "key": key, "rewritable": False, "possible": False}
         records.append((rec, recv.kind))
+        for f in targets:
+            f["reads"].append(rec)
+    # escapes (docs/rules.md "**Escapes.**"): a use as a value of a producer
+    # that is no tool reads every origin it reaches (chains followed whole, no
+    # dispatch), for every finding of those origins
+    for rel, prod, kind, ((line, col), (eline, ecol)), _ in p.escapes:
+        if prod is None:
+            p.forms["escape-decoy-base-not-producer"] += 1
+            continue
+        if prod.decorated:
+            continue
+        origins = {t for k, t in prod_keys(prod)}
+        targets = [f for t in origins for f in by_tag[t]]
+        if not targets:
+            continue
+        rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": "escape",
+               "key": None, "rewritable": False, "possible": False}
+        records.append((rec, "escape:" + kind))
         for f in targets:
             f["reads"].append(rec)
     # possible reads: every finding (not suppressed) of their key
@@ -3834,7 +4269,8 @@ def write_programs(outdir, seed, nprograms, with_readers=False):
         # reads of moved keys (docs/rules.md): each finding's "reads"; distinct reads
         # per form and per receiver kind, and the (finding, read) pairs
         manifest.update({"with_readers": True, "expected_reads": 0, "read_links": 0,
-                         "reads_by_form": Counter(), "reads_by_receiver": Counter(),
+                         "reads_by_form": Counter(), "reads_by_receiver": Counter(), "escapes_by_use": Counter(),
+                         "programs_with_escapes": 0,
                          "findings_with_reads": 0, "reads_written": 0})
     os.makedirs(outdir, exist_ok=True)
     for i in range(nprograms):
@@ -3865,10 +4301,17 @@ def write_programs(outdir, seed, nprograms, with_readers=False):
                 if silencers(comments, f["line"], f["code"]) + silencers(comments, f["dict_line"], f["code"]):
                     silenced_ids.add(id(f))
             check_reads(p, texts)
+            escapes = 0
             for rec, kind in expected_reads(p, silenced_ids):
                 manifest["expected_reads"] += 1
                 manifest["reads_by_form"][rec["form"]] += 1
+                if kind.startswith("escape:"):
+                    # "escape:TARGET/USE": per target among the receivers, per use apart
+                    kind, _, use = kind.partition("/")
+                    manifest["escapes_by_use"][use] += 1
+                    escapes += 1
                 manifest["reads_by_receiver"][kind] += 1
+            manifest["programs_with_escapes"] += bool(escapes)
             manifest["reads_written"] += len(p.reads)
             for rel, f in p.findings:
                 if id(f) not in silenced_ids:
@@ -3907,7 +4350,7 @@ def write_programs(outdir, seed, nprograms, with_readers=False):
     manifest["suppressed"].sort(key=finding_key)
     manifest["expected_findings"] = len(manifest["findings"])
     for k in ("by_code", "by_origin", "by_form", "suppressed_by_form", "constructs", "comments_written",
-              "reads_by_form", "reads_by_receiver"):
+              "reads_by_form", "reads_by_receiver", "escapes_by_use"):
         if k in manifest:
             manifest[k] = dict(sorted(manifest[k].items()))
     with open(os.path.join(outdir, "manifest.json"), "w", encoding="utf-8") as fh:
@@ -3990,18 +4433,22 @@ def verify(outdir, manifest):
             sys.stderr.write("verify: distinct reads: scan.py %s, generator %d\n"
                              % (stats.get("reads"), manifest["expected_reads"]))
         # the corpus must hold every read form and receiver kind, and the decoys
-        for what, names in (("reads_by_form", READ_FORMS), ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS),
-                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS)):
+        for what, names in (("reads_by_form", READ_FORMS),
+                            ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS
+                             + ["escape:" + t for t in ESCAPE_TARGETS]),
+                            ("escapes_by_use", ESCAPE_USES),
+                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False
                     sys.stderr.write("verify: the corpus holds no %s %r\n" % (what, n))
         if ok:
             sys.stderr.write("verify: reads OK (%d distinct reads, %d finding-read pairs, %d findings with "
-                             "reads; per form %s; per receiver %s)\n"
+                             "reads; per form %s; per receiver %s; escapes in %d programs, per use %s)\n"
                              % (manifest["expected_reads"], manifest["read_links"],
                                 manifest["findings_with_reads"], json.dumps(manifest["reads_by_form"]),
-                                json.dumps(manifest["reads_by_receiver"])))
+                                json.dumps(manifest["reads_by_receiver"]), manifest["programs_with_escapes"],
+                                json.dumps(manifest["escapes_by_use"])))
     if ok:
         sys.stderr.write("verify: OK (%d findings, %d suppressed, %d programs, %d modules)\n"
                          % (len(got), manifest["suppressed_findings"], manifest["programs"], manifest["modules"]))
@@ -4023,7 +4470,8 @@ def main(argv):
                                  "dict_param_findings", "dict_param_suppressed", "by_code", "by_origin")}
     if args.with_readers:
         summary.update({k: m[k] for k in ("expected_reads", "read_links", "findings_with_reads", "reads_written",
-                                          "reads_by_form", "reads_by_receiver")})
+                                          "reads_by_form", "reads_by_receiver", "escapes_by_use",
+                                          "programs_with_escapes")})
     sys.stdout.write(json.dumps(summary) + "\n")
     if args.verify and not verify(args.outdir, m):
         return 1

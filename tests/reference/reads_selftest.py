@@ -37,7 +37,13 @@ one whose body does not end in `return` / `raise`), tests written
 narrowed by its own parameters), a method through `self`, two keywords, a
 chained producer followed whole; next to the calls that are not narrowed: a
 positional argument, a rebound parameter (also through `nonlocal`),
-`*args` / `**kwargs` names, a value that is a name, an f-string or bytes.
+`*args` / `**kwargs` names, a value that is a name, an f-string or bytes;
+and the escapes: producers that are no tools used as values (a name, `A.name`,
+`self.m`, `cls.m`, `K().m`, `N.m`; in a display, an assignment, an
+argument, a default, a lambda, a return, parenthesized), reads of form
+`escape` of every origin (chains followed, no dispatch), next to their
+decoys (tools, calls, attribute objects, targets, shadowed, twice-bound or
+nested names, inherited methods, `K.m` on the class).
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -1370,6 +1376,206 @@ CONST_DISPATCH_EXPECT = {
 CONST_DISPATCH_FORMS = {"subscript": 37, "whole": 2}
 
 
+# escapes (docs/rules.md "**Escapes.**"): a use as a value of a producer that
+# is no tool (a name, `A.name` of an imported module, `self.m` / `cls.m` in a
+# method of its class, `K().m`, `N.m` with `N = K()` bound once in the scope
+# reading it) is a read of form escape, key null, span the expression
+# without the parentheses around it, of every origin a call of it without
+# arguments reaches (chains followed whole, no dispatch), so of every finding
+# of those origins (a TS002 spread of the display too); decoys: tools (every
+# spelling), calls `F(...)` / `(F)(...)`, `F.__name__`, `F.cache_clear()`,
+# def names, imports, a local or a parameter shadowing F, a module-level name
+# bound twice, `F = ...` in another scope, `K.m` on the class, an inherited
+# method, the instance name bound twice, annotated, read in a nested def, or
+# a target (`N.m = v`, `del N.m`), a function that is no producer, a
+# producer whose only finding is suppressed.
+ESCAPES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/jobs.py": '''\
+import functools
+import strands
+from strands import tool
+
+
+def job(q):
+    return {"status": "success", "content": [], "rows": [], **extra}  # @job
+
+
+def relay(q):
+    return job(q)
+
+
+def pick(action):
+    if action == "a":
+        return {"status": "success", "content": [], "alpha": 1}  # @alpha
+    return {"status": "success", "content": [], "beta": 2}  # @beta
+
+
+async def later(q):
+    return {"status": "success", "content": [], "eta": 3}  # @later
+
+
+@tool
+def tool_a(q):
+    return {"status": "success", "content": [], "ta": 1}  # @tool_a
+
+
+@tool(name="bee")
+def tool_b(q):
+    return {"status": "success", "content": [], "tb": 1}  # @tool_b
+
+
+@strands.tool
+def tool_c(q):
+    return {"status": "success", "content": [], "tc": 1}  # @tool_c
+
+
+@strands.tools.tool(description="d")
+def tool_d(q):
+    return {"status": "success", "content": [], "td": 1}  # @tool_d
+
+
+@functools.cache
+def cached(q):
+    return {"status": "success", "content": [], "hits": 1}  # @cached
+
+
+def quiet(q):
+    return {"status": "success", "content": [], "hush": 1}  # toolshape: ignore[TS001]
+
+
+def nothing(q):
+    return None
+
+
+class Runner:
+    def run_task(self, q):
+        return {"status": "success", "content": [], "task": 1}  # @task
+
+    @classmethod
+    def make(cls, q):
+        return {"status": "success", "content": [], "made": 1}  # @made
+
+    @tool
+    def tooled(self, q):
+        return {"status": "success", "content": [], "tm": 1}  # @tooled
+
+    def submit(self, executor):
+        executor.submit(self.run_task, "t")  # @e_self
+        self.run_task("t")  # @d_self_call
+        n = self.run_task.__name__  # @d_self_attr
+        return [self.tooled]  # @d_tool_method
+
+    @classmethod
+    def factory(cls):
+        return (cls.make)  # @e_cls
+
+
+class Child(Runner):
+    pass
+
+
+HANDLERS = [job, relay]  # @e_list
+TABLE = {"p": pick}  # @e_dict
+''',
+    "tests/test_jobs.py": '''\
+import pkg.jobs as J
+from pkg import jobs
+from pkg.jobs import job, relay, pick, later, tool_a, tool_b, cached, quiet, nothing, Runner, Child
+from pkg.jobs import tool_c as tc, tool_d
+
+try:
+    from pkg.jobs import job as maybe
+except ImportError:
+    maybe = None
+
+fn = job  # @e_assign
+pair = (relay, 1)  # @e_tuple
+print(maybe)  # @d_twice
+fn2 = ((job))  # @e_paren
+
+
+def test_values(executor):
+    executor.submit(job, "q")  # @e_arg
+    executor.submit(fn=later)  # @e_kw
+    assert J.job is not None  # @e_module
+    x = jobs.pick  # @e_module2
+    agent = Agent(tools=[tool_a, tool_b, tc, tool_d, J.tool_a])  # @d_tools
+    handlers = [cached]  # @e_memo
+    [quiet, nothing]  # @d_quiet
+    job("q")  # @d_call
+    (job)("q")  # @d_pcall
+    name = job.__name__  # @d_attr
+    job.cache_clear()  # @d_attr2
+    relay("q")["rows"]  # @s1
+    r = Runner()
+    r.run_task  # @e_inst_name
+    Runner().make  # @e_inst_call
+    Runner.run_task  # @d_class_attr
+    Child().run_task  # @d_inherited
+    r.run_task = None  # @d_inst_target
+    del r.run_task  # @d_inst_del
+    r2 = Runner()
+    r2 = Runner()
+    r2.run_task  # @d_inst_twice
+    r3: Runner = Runner()
+    r3.run_task  # @d_inst_annotated
+
+    def inner():
+        return r.run_task  # @d_inst_nested
+    return job  # @e_return
+
+
+def test_shadow(job):
+    return [job]  # @d_param
+
+
+def test_local():
+    relay = make()
+    return relay  # @d_local
+
+
+def test_reset():
+    job = None  # @d_target
+    return None
+
+
+def test_default(cb=relay):  # @e_default
+    return cb
+
+
+f = lambda: J.relay  # @e_lambda
+''',
+}
+TJ = "pkg/jobs.py"
+TT = "tests/test_jobs.py"
+
+
+def _esc(rel, tag, text):
+    return (rel, tag, text, "escape", None)
+
+
+# job's display: reached by the uses of job and of relay (a chain onto it)
+ESCAPE_JOB = [_esc(TJ, "e_list", "job"), _esc(TJ, "e_list", "relay"), _esc(TT, "e_assign", "job"),
+              _esc(TT, "e_tuple", "relay"), _esc(TT, "e_paren", "job"), _esc(TT, "e_arg", "job"),
+              _esc(TT, "e_module", "J.job"), _esc(TT, "e_return", "job"), _esc(TT, "e_default", "relay"),
+              _esc(TT, "e_lambda", "J.relay")]
+# pick's two returns: no dispatch narrowing
+ESCAPE_PICK = [_esc(TJ, "e_dict", "pick"), _esc(TT, "e_module2", "jobs.pick")]
+ESCAPES_EXPECT = {
+    (TJ, "job", "TS001", "rows"): ESCAPE_JOB + [(TT, "s1", 'relay("q")["rows"]', "subscript", "rows")],
+    (TJ, "job", "TS002", None): ESCAPE_JOB,
+    (TJ, "alpha", "TS001", "alpha"): ESCAPE_PICK,
+    (TJ, "beta", "TS001", "beta"): ESCAPE_PICK,
+    (TJ, "later", "TS001", "eta"): [_esc(TT, "e_kw", "later")],
+    (TJ, "cached", "TS001", "hits"): [_esc(TT, "e_memo", "cached")],
+    (TJ, "task", "TS001", "task"): [_esc(TJ, "e_self", "self.run_task"), _esc(TT, "e_inst_name", "r.run_task")],
+    (TJ, "made", "TS001", "made"): [_esc(TJ, "e_cls", "cls.make"), _esc(TT, "e_inst_call", "Runner().make")],
+}
+ESCAPES_FORMS = {"escape": 18, "subscript": 1}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -1385,6 +1591,7 @@ CASES = [
     ("possible", POSSIBLE, [], POSSIBLE_EXPECT, POSSIBLE_FORMS),
     ("possible_files", POSSIBLE_FILES, [], POSSIBLE_FILES_EXPECT, POSSIBLE_FILES_FORMS),
     ("const_dispatch", CONST_DISPATCH, [], CONST_DISPATCH_EXPECT, CONST_DISPATCH_FORMS),
+    ("escapes", ESCAPES, [], ESCAPES_EXPECT, ESCAPES_FORMS),
 ]
 
 
@@ -1813,7 +2020,107 @@ def mutants(scan):
         # a narrowed call follows no chain
         return orig_narrowed(c, call, keys, ret_own, {} if scan.dispatch_keywords(c, call) else ret_link)
 
+    # escapes ("**Escapes.**")
+    orig_escaping = scan.escaping_producers
+    orig_esc_origins = scan.escape_origins
+    orig_esc_target = scan.escape_target
+    orig_value_use = scan.is_value_use
+    orig_esc_reads = scan.escape_reads
+
+    def tools_escape(cands, keys):
+        return {id(c.node) for c in cands if keys[id(c.node)]}
+
+    def async_not_escaping(cands, keys):
+        return {i for i in orig_escaping(cands, keys)
+                if not any(id(c.node) == i and c.node.__class__ is ast_.AsyncFunctionDef for c in cands)}
+
+    def callees_used(X, par):
+        if par.__class__ is ast_.Call and par.func is X and X.ctx.__class__ is ast_.Load:
+            return True
+        return orig_value_use(X, par)
+
+    def attribute_objects_used(X, par):
+        if par.__class__ is ast_.Attribute and par.value is X and X.ctx.__class__ is ast_.Load:
+            return True
+        return orig_value_use(X, par)
+
+    def targets_used(X, par):
+        # the context not looked at: `N.m = v`, `del N.m` taken for uses
+        return par is not None and not (par.__class__ is ast_.Call and par.func is X) and not (
+            par.__class__ is ast_.Attribute and par.value is X)
+
+    def no_instance_forms(proj, m, X, sc, instances):
+        return proj._resolve_callee(m, X, sc)
+
+    def no_self_forms(proj, m, X, sc, instances):
+        if (X.__class__ is ast_.Attribute and X.value.__class__ is ast_.Name
+                and X.value.id in ("self", "cls")):
+            return None
+        return orig_esc_target(proj, m, X, sc, instances)
+
+    def no_module_forms(proj, m, X, sc, instances):
+        if (X.__class__ is ast_.Attribute and X.value.__class__ is ast_.Name
+                and X.value.id not in ("self", "cls")):
+            return scan.instance_attribute(proj, m, X, sc, instances)
+        return orig_esc_target(proj, m, X, sc, instances)
+
+    class AnyScope(dict):
+        """Instance names looked up by name alone: nested scopes followed."""
+        def get(self, key, default=None):
+            for (sid, name), v in self.items():
+                if name == key[1]:
+                    return v
+            return default
+
+    def instances_from_nested(proj, m, X, sc, instances):
+        return orig_esc_target(proj, m, X, sc, AnyScope(instances))
+
+    def names_in_module_scope(proj, m, X, sc, instances):
+        # a name resolved in the module scope whatever shadows it
+        return orig_esc_target(proj, m, X, m.module_scope if X.__class__ is ast_.Name else sc, instances)
+
+    def keyed_findings_only(proj, m, keys, escaping, by_origin, instances, reads_of):
+        keyed_only = {o: [f for f in fs if f["key"] is not None] for o, fs in by_origin.items()}
+        return orig_esc_reads(proj, m, keys, escaping, keyed_only, instances, reads_of)
+
+    def chains_not_followed(t, keys):
+        # the origins of t's own returns only
+        own = {id(r.value) for r in t.scope.returns if r.value is not None}
+        return {o for o in orig_esc_origins(t, keys) if o[1] in own}
+
+    def first_return_only(t, keys):
+        # as if narrowed: the first return's origins only
+        rets = [r for r in t.scope.returns if r.value is not None]
+        first = {id(rets[0].value)} if rets else set()
+        return {o for o in orig_esc_origins(t, keys) if o[1] in first or o[0] == "write"}
+
+    def parentheses_in_span(m, span, form, key, possible):
+        rec = orig_record(m, span, form, key, possible)
+        if form != "escape":
+            return rec
+        src = m.src
+        start = src.offset(span.lineno, span.col_offset)
+        end = src.offset(span.end_lineno, span.end_col_offset)
+        while start > 0 and src.text[start - 1] == "(" and src.text[end:end + 1] == ")":
+            start, end = start - 1, end + 1
+        return orig_record(m, (start, end), form, key, possible)
+
     setters = [
+        ("no escapes", "escape_reads", lambda *a: None),
+        ("tools escape too", "escaping_producers", tools_escape),
+        ("async producers do not escape", "escaping_producers", async_not_escaping),
+        ("callees taken for uses as values", "is_value_use", callees_used),
+        ("attribute objects taken for uses as values", "is_value_use", attribute_objects_used),
+        ("targets taken for uses as values", "is_value_use", targets_used),
+        ("no instance forms of escapes", "escape_target", no_instance_forms),
+        ("no self / cls escapes", "escape_target", no_self_forms),
+        ("no A.name escapes", "escape_target", no_module_forms),
+        ("instance names read from nested scopes escape", "escape_target", instances_from_nested),
+        ("escaping names resolved in the module scope", "escape_target", names_in_module_scope),
+        ("escapes reach keyed findings only", "escape_reads", keyed_findings_only),
+        ("escapes follow no chain", "escape_origins", chains_not_followed),
+        ("escapes narrowed to the first return", "escape_origins", first_return_only),
+        ("escape spans with their parentheses", "read_record", parentheses_in_span),
         ("no dispatch narrowing", "dispatch_keywords", lambda c, call: {}),
         ("constant f-strings dispatch", "dispatch_keywords", keywords_with(values=fstring_const)),
         ("bytes dispatch", "dispatch_keywords", keywords_with(values=bytes_const)),
@@ -1878,7 +2185,9 @@ def mutants(scan):
                  "possible_reads": orig_possible, "read_record": orig_record,
                  "searched_for_possible": orig_searched, "tool_result_index": orig_tr_index,
                  "dispatch_keywords": orig_kws, "dispatch_test": orig_test, "_exclusion_walk": orig_walk,
-                 "excluded": orig_excluded, "narrowed_keys": orig_narrowed}
+                 "excluded": orig_excluded, "narrowed_keys": orig_narrowed,
+                 "escaping_producers": orig_escaping, "escape_origins": orig_esc_origins,
+                 "escape_target": orig_esc_target, "is_value_use": orig_value_use, "escape_reads": orig_esc_reads}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -84,10 +84,11 @@ stripped, lines split on \\r\\n, \\r and \\n only).  Sorted by
 keys"): a list of {"path", "line", "column", "end_line", "end_column",
 "form", "key", "rewritable", "possible"} (columns as above; form one of
 subscript, store, delete, get, pop, setdefault, in, not-in, whole, content,
-block; key null for whole, content and block; rewritable always false;
-possible true for a possible read, a keyed read on a result the SDK hands on
-that no producer is traced to, in a file holding a marker and a quoted moved
-key), sorted by path and position.  Every file of each project is taken as
+block, escape; key null for whole, content, block and escape; rewritable
+always false; possible true for a possible read, a keyed read on a result the
+SDK hands on that no producer is traced to, in a file holding a marker and a
+quoted moved key; escape for a use as a value of a producer that is no tool),
+sorted by path and position.  Every file of each project is taken as
 given: all its findings are origins.  With --stats the count of distinct reads is "reads".  The readings
 chosen where the rules leave a choice are listed at the "--reads" section
 below.
@@ -1541,6 +1542,39 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * a call's keys from builder findings (origin the call) are not narrowed;
 #    a return `G(...)` gives keys(G) whole, whatever its own keywords.
 
+# Escapes ("**Escapes.**"): a use as a value of a producer F that is no tool
+# is a read of form escape (no key) of every origin a receiver call of F
+# without arguments reaches.  Readings chosen:
+#  * the uses looked at are the ast.Name and ast.Attribute nodes in a Load
+#    context (parentheses are no nodes): X is a use when a call X(...) in its
+#    place would resolve, as a receiver call does, to F (escape_target:
+#    Project._resolve_callee, then the instance forms of instance_method) and
+#    X is neither the func of an ast.Call nor the value of an ast.Attribute;
+#    `def` names and import aliases are no nodes of that kind, so never uses;
+#  * "not a target of an assignment, `for` or `del`": every Store / Del
+#    context is left out, so also the target of an augmented assignment
+#    (`self.m += x`, which the sentence does not name; a name target rebinds
+#    the name anyway), of an annotated one, of `with ... as`, of a
+#    comprehension's `for` and of `del`;
+#  * everything else that loads X is a use: an argument, a display element,
+#    an assignment's value, a returned value, an operand (`F is None`,
+#    `F == G`, `not F`, `await F`), a subscript's value (`F[0]`), a lambda
+#    body, a parameter default or annotation (in the scope the def stands
+#    in, as for every other read), a decorator `@F` (no ast.Call);
+#  * `self.m` / `cls.m` resolve as in a call: the nearest enclosing def
+#    (lambdas and comprehensions seen through) is a method of a module-level
+#    class whose body binds `m` once, by a def; `N.m` as for calls: `N`
+#    bound once in the scope reading it by `N = K(...)` (a read in a nested
+#    scope, `N: T = K()`, `a = N = K()`, `N` bound twice: none); `K.m` on the
+#    class and a method a subclass inherits resolve nothing;
+#  * the tool exemption looks at F's own decorators only: a producer that is
+#    no tool and chains onto a tool escapes with the tool's origins too
+#    ("every origin that a receiver call of F without arguments reaches");
+#  * the span is X's node (`(F)` spans `F`); one read per use and finding,
+#    whatever the number of origins of that finding reached (each finding has
+#    one origin), given to every finding of every origin (keyless TS002 /
+#    TS003 / TS004 findings of those origins too, as for whole reads).
+
 READS = False
 _ORIGINS = {}  # id(finding) -> (finding, source): ("display", Dict) / ("call", Call) / ("write", node, S, N)
 
@@ -1967,7 +2001,12 @@ def instance_method(proj, m, call, S, instances):
     ``O`` a call ``K(...)`` or a name in ``instances`` (see instance_names)
     read in the scope owning it; the candidate of the ``def m`` that ``K``'s
     body binds ``m`` to, once (None: no such call or method)."""
-    f = call.func
+    return instance_attribute(proj, m, call.func, S, instances)
+
+
+def instance_attribute(proj, m, f, S, instances):
+    """The method that a call ``f(...)`` standing in scope ``S`` would call on
+    an instance (see instance_method), ``f`` the callee expression."""
     if f.__class__ is not ast.Attribute:
         return None
     O = f.value
@@ -2089,12 +2128,17 @@ def project_reads(proj, reads_of):
             if f["key"] is not None:
                 by_key.setdefault(f["key"], []).append(f)
 
+    # escapes: the producers that are no tools, used as values
+    escaping = escaping_producers(cands, keys)
+
     # receivers and their reads
     for m in mods:
         if by_key:
             possible_reads(m, by_key, reads_of)
         recv = {}
         instances = instance_names(proj, m)
+        if escaping:
+            escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of)
         for S in m.scopes:
             for C in S.calls:
                 k = keyed(("call", id(C)))
@@ -2145,6 +2189,66 @@ def project_reads(proj, reads_of):
                     for f in by_origin[o]:
                         if key is None or f["key"] == key:
                             reads_of.setdefault(id(f), []).append(rec)
+
+
+def escaping_producers(cands, keys):
+    """{id(def node)} of the producers whose uses as values are escapes: every
+    producer that is not decorated as a tool (docs/rules.md "**Escapes.**")."""
+    return {id(c.node) for c in cands
+            if keys[id(c.node)] and not any(is_tool_decorator(d) for d in c.node.decorator_list)}
+
+
+def escape_origins(t, keys):
+    """The origins a receiver call of producer ``t`` without arguments
+    reaches: every origin of keys(t), chains followed whole, no dispatch."""
+    return {o for _, o in keys[id(t.node)]}
+
+
+def escape_target(proj, m, X, sc, instances):
+    """The candidate that a call ``X(...)`` standing where ``X`` stands (in
+    scope ``sc``) would resolve to as a receiver call: as a builder call's
+    callee (a name, ``A.name``, ``self.name`` / ``cls.name``), else as a call
+    on an instance (``K(...).m``, ``N.m``); never a direct tool call (a tool
+    is exempt anyway).  None: nothing."""
+    t = proj._resolve_callee(m, X, sc)
+    if t is None and X.__class__ is ast.Attribute:
+        t = instance_attribute(proj, m, X, sc, instances)
+    return t
+
+
+def is_value_use(X, par):
+    """Is ``X`` (a Name or an Attribute, its parent ``par``) used as a value:
+    a load that is not the callee of a call, nor the object of an attribute
+    (docs/rules.md "**Escapes.**")?  Targets (of an assignment of any kind,
+    ``for``, ``with``, ``del``) are no loads."""
+    if X.ctx.__class__ is not ast.Load or par is None:
+        return False
+    cls = par.__class__
+    if cls is ast.Call and par.func is X:
+        return False
+    if cls is ast.Attribute and par.value is X:
+        return False
+    return True
+
+
+def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
+    """The escapes of module ``m``: each use as a value of a producer in
+    ``escaping`` (the producers that are no tools) is a read of form
+    ``escape`` (no key) of every origin of ``keys(F)`` (chains followed
+    whole, no dispatch), for every finding of those origins."""
+    for node, par, sc in module_nodes(m):
+        cls = node.__class__
+        if cls is not ast.Name and cls is not ast.Attribute:
+            continue
+        if not is_value_use(node, par):
+            continue
+        t = escape_target(proj, m, node, sc, instances)
+        if t is None or id(t.node) not in escaping:
+            continue
+        rec = read_record(m, node, "escape", None, False)
+        for o in escape_origins(t, keys):
+            for f in by_origin[o]:
+                reads_of.setdefault(id(f), []).append(rec)
 
 
 def searched_for_possible(m, keys):

@@ -17,7 +17,7 @@ use tree_sitter::Node;
 use super::{BuilderKey, Callee, Project, callee_of, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
-use crate::semantic::reads::{ReadForm, call_reads, possible_reads};
+use crate::semantic::reads::{ReadForm, call_reads, possible_reads, value_uses};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax::tree::unparenthesize;
@@ -168,6 +168,9 @@ struct Receiver {
     exclusive: bool,
     /// Its keyword arguments whose values are constant strings.
     keywords: Vec<(String, String)>,
+    /// Not a call: the producer used as a value (its one read is the
+    /// `escape`).
+    value_use: bool,
 }
 
 /// The keys of every origin, and the keyed write origins (TS004) by the
@@ -421,7 +424,7 @@ impl Project {
             let found: Vec<(usize, Vec<Receiver>)> = scanned_texts
                 .par_iter()
                 .filter(|(_, text)| search.hits(text).next().is_some())
-                .map(|(m, text)| (*m, receivers_of(*m, text, whole(m))))
+                .map(|(m, text)| (*m, receivers_of(*m, text, whole(m), &callees)))
                 .collect();
             for (m, receivers) in found {
                 if let Some(s) = scanned.get_mut(&m) {
@@ -437,7 +440,12 @@ impl Project {
                 let mut reached: BTreeSet<Keyed> = BTreeSet::new();
                 // The kinds of result the receiver may be, once fixed.
                 let mut shapes: Vec<Result<Vec<Shape>, String>> = Vec::new();
-                if let Some(key) = r.callee.as_ref().and_then(|c| self.function_of(r.module, c)) {
+                let function = r.callee.as_ref().and_then(|c| self.function_of(r.module, c));
+                // A tool is handed to an agent as a value: that is no escape.
+                if r.value_use && function.as_ref().is_none_or(|key| shaper.is_tool(key)) {
+                    continue;
+                }
+                if let Some(key) = function {
                     let from = shaper.reached(&key, &r.keywords, &keys);
                     if !from.is_empty() {
                         shapes.push(shaper.of_call(&key, &r.keywords));
@@ -471,6 +479,10 @@ impl Project {
                 for read in &r.reads {
                     let mut read = read.clone();
                     read.rewrite = match &shapes {
+                        _ if r.value_use => {
+                            Err("the function is used as a value there: its results go where toolshape cannot follow"
+                                .into())
+                        }
                         _ if !r.exclusive => {
                             Err("the result is used for more than reading keys there, so its shape is unknown".into())
                         }
@@ -1027,6 +1039,11 @@ impl<'a> Shaper<'a> {
         Shaper { project, functions, keyed: &origins.keyed }
     }
 
+    /// Whether the function `key` is a tool.
+    fn is_tool(&self, key: &BuilderKey) -> bool {
+        self.functions.get(key).is_some_and(|p| p.tool)
+    }
+
     /// The tools named `name`.
     fn tools_named(&self, name: &str) -> Vec<&'a BuilderKey> {
         let mut keys: Vec<&BuilderKey> =
@@ -1220,7 +1237,7 @@ fn may_start_a_read(text: &str, at: &Range<usize>) -> bool {
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
-fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>) -> Vec<Receiver> {
+fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<String>) -> Vec<Receiver> {
     let owned;
     let parsed = match whole {
         Some(parsed) => parsed,
@@ -1246,6 +1263,35 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>) -> Vec<Receiver> {
             reads,
             exclusive: cr.exclusive,
             keywords: constant_keywords(call, text),
+            value_use: false,
+        });
+    }
+    // A producer used as a value: a receiver that reads every key where
+    // toolshape cannot follow.
+    let names: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+    for node in value_uses(root, text, model, &names) {
+        let callee = super::instance_callee_of_function(node, text, model)
+            .or_else(|| super::callee_of_function(node, text, model));
+        if callee.is_none() {
+            continue;
+        }
+        let read = crate::semantic::reads::Read {
+            form: ReadForm::Escape,
+            key: None,
+            range: node.byte_range(),
+            receiver: node.byte_range(),
+            quote: '"',
+            block: None,
+        };
+        receivers.push(Receiver {
+            module: m,
+            call: node.byte_range(),
+            callee,
+            tool_name: None,
+            reads: vec![ReadSite::of(m, text, &index, &read)],
+            exclusive: false,
+            keywords: Vec::new(),
+            value_use: true,
         });
     }
     receivers
