@@ -80,18 +80,7 @@ type Step = Result<(), &'static str>;
 
 /// Finds the candidate regions of `src`.
 pub fn candidate_regions(src: &[u8]) -> Candidates {
-    let mut lexer = Lexer {
-        src,
-        pos: 0,
-        stack: Vec::new(),
-        run: Run::default(),
-        found: Vec::new(),
-        fstring_depth: 0,
-        line_start: true,
-        saw_case: false,
-        top: None,
-        odd_indent: false,
-    };
+    let mut lexer = Lexer::new(src, false);
     match lexer.run() {
         Ok(()) if lexer.saw_case && !lexer.found.is_empty() => {
             Candidates::FullParse("a match statement (mapping patterns)")
@@ -115,18 +104,7 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
 /// vouch for the file (see [`Candidates::FullParse`]) or a line is indented
 /// with a form feed.
 pub fn logical_lines(src: &[u8]) -> Option<Vec<LogicalLine>> {
-    let mut lexer = Lexer {
-        src,
-        pos: 0,
-        stack: Vec::new(),
-        run: Run::default(),
-        found: Vec::new(),
-        fstring_depth: 0,
-        line_start: true,
-        saw_case: false,
-        top: Some(Vec::new()),
-        odd_indent: false,
-    };
+    let mut lexer = Lexer::new(src, true);
     lexer.run().ok()?;
     if lexer.odd_indent { None } else { lexer.top }
 }
@@ -135,7 +113,23 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `src`, listing its logical lines if `lines`.
+    fn new(src: &'a [u8], lines: bool) -> Self {
+        Lexer {
+            src,
+            pos: 0,
+            stack: Vec::new(),
+            run: Run::default(),
+            found: Vec::new(),
+            fstring_depth: 0,
+            line_start: true,
+            saw_case: false,
+            top: lines.then(Vec::new),
+            odd_indent: false,
+        }
+    }
+
     fn peek(&self, offset: usize) -> Option<u8> {
         self.src.get(self.pos + offset).copied()
     }
