@@ -84,6 +84,11 @@ if [ "$REPORT_ONLY" = 1 ]; then print_report; exit 0; fi
 #            site-packages/build/dist/venv: the roots split one level down
 #            with those left out (see `report.py pyroots`)
 #   {TS} the toolshape binary, {PY} the interpreter, {REF} the reference scan
+#   {TS_SCOPE} toolshape's project scope: on sparse `--project-root` its
+#            first root (which holds the other), so that toolshape reads
+#            the files the peers read and not, say, every interpreter of a
+#            pyenv checkout whose `.git` sits above the stdlib; empty on
+#            dense, whose sdists are projects of their own
 #   {TS_OK}  the highest exit status toolshape may give: 1 ("findings"), or 2
 #            when the checked run showed that the tree holds files toolshape
 #            reports as unreadable (e.g. non-UTF-8 sources in the stdlib)
@@ -102,11 +107,11 @@ for d in $SKIPPED_DIRS; do RUFF_EXCLUDE+=", '$d'"; done
 RUFF_SELECT="--no-respect-gitignore --config \"exclude=[$RUFF_EXCLUDE]\" --config \"include=['*.py', '*.pyi']\""
 RG_SELECT="-u -g \"*.py\" -g \"*.pyi\" -g \"!{${SKIPPED_DIRS// /,}}/\""
 PEERS=(
-    'toolshape|{TS} check --format json {TREE} > /dev/null; [ $? -le {TS_OK} ]'
+    'toolshape|{TS} check --format json {TS_SCOPE} {TREE} > /dev/null; [ $? -le {TS_OK} ]'
     "ruff|{RUFF} check --select F401 --no-cache --isolated $RUFF_SELECT --exit-zero {TREE} > /dev/null"
     'python-ast|{PY} {REF} --literal-only {PYTREE} > /dev/null; [ $? -le 1 ]'
     "rg|rg -l $RG_SELECT status {TREE} > /dev/null; [ \$? -le 1 ]"
-    'toolshape-fix|{TS} fix --diff {TREE} > /dev/null 2>&1; [ $? -le {TS_OK} ]'
+    'toolshape-fix|{TS} fix --diff {TS_SCOPE} {TREE} > /dev/null 2>&1; [ $? -le {TS_OK} ]'
 )
 
 # expand TEMPLATE -> command line (uses $tree_q, $pytree_q and $ts_ok of run_tree)
@@ -115,6 +120,7 @@ expand() {
     c=${c//\{TREE\}/$tree_q}
     c=${c//\{PYTREE\}/$pytree_q}
     c=${c//\{TS_OK\}/$ts_ok}
+    c=${c//\{TS_SCOPE\}/$ts_scope}
     c=${c//\{TS\}/$(printf '%q' "$TS")}
     c=${c//\{PY\}/$(printf '%q' "$PY")}
     c=${c//\{RUFF\}/$(printf '%q' "$RUFF")}
@@ -232,8 +238,9 @@ run_tree() {
     local -a roots=()
     mapfile -t roots < "$CORPUS/$tree.roots"
     "$PY" "$REPORT" pyroots "${roots[@]}" > "$CORPUS/$tree.pyroots"
-    local tree_q pytree_q ts_ok=1 rc
+    local tree_q pytree_q ts_ok=1 rc ts_scope=
     tree_q=$(quote_lines "$CORPUS/$tree.roots")
+    [ "$tree" = sparse ] && ts_scope="--project-root $(printf '%q' "${roots[0]}")"
     pytree_q=$(quote_lines "$CORPUS/$tree.pyroots")
 
     log "$tree tree: ${roots[*]}"
@@ -250,7 +257,7 @@ run_tree() {
     # Checked runs of toolshape and the reference scan: exit codes, files
     # seen, finding counts (a cross-check, not a test), and a cache warm-up.
     set +e
-    eval "$(printf '%q' "$TS") check --format json $tree_q" > "$out.toolshape.json" 2> "$out.toolshape.err"
+    eval "$(printf '%q' "$TS") check --format json $ts_scope $tree_q" > "$out.toolshape.json" 2> "$out.toolshape.err"
     rc=$?
     set -e
     if [ "$rc" = 2 ] && [ -s "$out.toolshape.err" ] && ! grep -qv '^error: .*: ' "$out.toolshape.err" \
@@ -267,11 +274,11 @@ run_tree() {
     # from its text summary (which gives the number only when nothing is found).
     local checked=""
     if command -v strace > /dev/null 2>&1; then
-        eval "strace -f -qq -e trace=openat -o $(printf '%q' "$out.strace") $(printf '%q' "$TS") check --format json $tree_q" > /dev/null 2>&1 || true
+        eval "strace -f -qq -e trace=openat -o $(printf '%q' "$out.strace") $(printf '%q' "$TS") check --format json $ts_scope $tree_q" > /dev/null 2>&1 || true
         checked=$(grep -oE 'openat\([^,]*, "[^"]*\.pyi?", O_RDONLY' "$out.strace" | sort -u | grep -c . || true)
         rm -f "$out.strace"
     else
-        checked=$(eval "$(printf '%q' "$TS") check --color never $tree_q" 2>/dev/null \
+        checked=$(eval "$(printf '%q' "$TS") check --color never $ts_scope $tree_q" 2>/dev/null \
             | sed -n 's/^All checked: no violations in \([0-9][0-9]*\) files*\.$/\1/p' || true)
         [ -z "$checked" ] || checked=$((checked + $(get toolshape_errors "$meta")))
     fi
