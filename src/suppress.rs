@@ -73,11 +73,13 @@ pub fn in_line_tail(tail: &str) -> Suppression {
 /// outside any string: an entry's or a dict's start).
 pub fn line_suppression(src: &str, pos: usize) -> Suppression {
     let rest = &src[pos..];
+    // No `#` before the line ends: nothing to read (one scan of the tail).
+    match memchr::memchr3(b'\n', b'\r', b'#', rest.as_bytes()) {
+        Some(at) if rest.as_bytes()[at] == b'#' => {}
+        _ => return Suppression::Nothing,
+    }
     let end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
     let tail = &rest[..end];
-    if memchr::memchr(b'#', tail.as_bytes()).is_none() {
-        return Suppression::Nothing;
-    }
     match comment_of(tail) {
         Some(Some(comment)) => in_line_tail(comment),
         Some(None) => Suppression::Nothing,

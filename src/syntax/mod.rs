@@ -182,7 +182,15 @@ pub fn assigned_names(src: &str, start: usize) -> Vec<&str> {
     // between the `=` and the expression.
     let mut before = &src[..start];
     loop {
+        let untrimmed = before.len();
         before = before.trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '\\');
+        // A comment can stand only before a line break: on the same line,
+        // what precedes the expression is the `=` or nothing of this kind
+        // (looked at without scanning back over a long line).
+        let crossed_a_line = src[before.len()..untrimmed].contains(['\n', '\r']);
+        if !before.ends_with('=') && !crossed_a_line {
+            return Vec::new();
+        }
         let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
         match before[line_start..].find('#') {
             Some(hash) => before = &before[..line_start + hash],
