@@ -59,7 +59,7 @@ struct Lexer<'a> {
     /// like dict displays, so only a whole-file parse can tell them apart.
     saw_case: bool,
     /// The logical lines, when asked for ([`logical_lines`]).
-    top: Option<Vec<LogicalLine>>,
+    lines: Option<Vec<LogicalLine>>,
     /// Some logical line is indented with a form feed.
     odd_indent: bool,
 }
@@ -106,7 +106,7 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
 pub fn logical_lines(src: &[u8]) -> Option<Vec<LogicalLine>> {
     let mut lexer = Lexer::new(src, true);
     lexer.run().ok()?;
-    if lexer.odd_indent { None } else { lexer.top }
+    if lexer.odd_indent { None } else { lexer.lines }
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -125,7 +125,7 @@ impl<'a> Lexer<'a> {
             fstring_depth: 0,
             line_start: true,
             saw_case: false,
-            top: lines.then(Vec::new),
+            lines: lines.then(Vec::new),
             odd_indent: false,
         }
     }
@@ -151,7 +151,7 @@ impl<'a> Lexer<'a> {
     fn code(&mut self) -> Step {
         let b = self.src[self.pos];
         let line_start = std::mem::replace(&mut self.line_start, false);
-        if self.top.is_some()
+        if self.lines.is_some()
             && line_start
             && self.stack.is_empty()
             && !matches!(b, b'\n' | b'\r' | b' ' | b'\t' | b'\x0c' | b'#')
@@ -227,7 +227,7 @@ impl<'a> Lexer<'a> {
                 self.finish_run();
                 if b == b':'
                     && self.stack.is_empty()
-                    && let Some(line) = self.top.as_mut().and_then(|t| t.last_mut())
+                    && let Some(line) = self.lines.as_mut().and_then(|t| t.last_mut())
                 {
                     line.colon = line.colon.or(Some(self.pos));
                 }
@@ -242,7 +242,7 @@ impl<'a> Lexer<'a> {
         let begin = self.src[..self.pos].iter().rposition(|&c| matches!(c, b'\n' | b'\r')).map_or(0, |i| i + 1);
         let indent = &self.src[begin..self.pos];
         self.odd_indent |= indent.contains(&b'\x0c');
-        if let Some(lines) = self.top.as_mut() {
+        if let Some(lines) = self.lines.as_mut() {
             lines.push(LogicalLine { start: self.pos, indent: indent.len(), colon: None });
         }
     }

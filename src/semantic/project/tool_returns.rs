@@ -38,25 +38,26 @@ pub struct HalfShaped {
 }
 
 /// One module, parsed for TS005, with its model: whole, or as an outline
-/// ([`syntax::outline`]) that blanks the bodies of the top-level functions
-/// no question of TS005 is about.
+/// ([`syntax::outline`]) that leaves out the bodies of the functions and
+/// methods no question of TS005 is about.
 struct Parsed {
     text: String,
     tree: Tree,
     model: SemanticModel,
-    /// The top-level functions whose bodies the parse blanked.
+    /// The functions whose bodies the parse left out: `name`, or
+    /// `Class.name` for a method.
     blanked: HashSet<String>,
-    /// The top-level functions it was asked to keep.
+    /// The functions it was asked to keep, named so.
     kept: HashSet<String>,
 }
 
 impl Parsed {
-    /// Parses module `text`, keeping whole every top-level definition that
-    /// may hold a tool (a line naming one of `decorators`), may bind a
-    /// module-level name from its body (`global`), or is one of `keep`; the
-    /// bodies of the other top-level functions are blanked. The module's
-    /// own block, classes included, is always parsed: it binds the names
-    /// that calls resolve through.
+    /// Parses module `text`, keeping whole every function (module-level, or
+    /// a method of a module-level class) that may hold a tool (a line
+    /// naming one of `decorators`), may bind a module-level name from its
+    /// body (`global`), or is one of `kept`; the bodies of the others are
+    /// left out. The module's own block and its classes' bodies are always
+    /// parsed: they bind the names that calls resolve through.
     fn of(text: String, decorators: &[&str], kept: HashSet<String>) -> Option<Parsed> {
         // A file with Python 2 syntax holds no tool and returns nothing.
         if syntax::legacy::may_hold(text.as_bytes()) {
