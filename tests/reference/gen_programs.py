@@ -3808,6 +3808,15 @@ class EscapeWriter(ModuleWriter):
         kind = self.rng.choice(sorted({v[2] for v in values}))
         return self.rng.choice([v for v in values if v[2] == kind])
 
+    def in_functions(self, stem):
+        """One to three functions `def STEM_N(executor, pool):`, each a site."""
+        w = self.w
+        for _ in range(self.rd.rng.randint(1, 3)):
+            w.lineof("def %s(executor, pool):" % self.p.fresh(stem))
+            self.site("    ", True)
+            w.end()
+            w.end()
+
     def site(self, ind, function, most=5):
         """Some uses in the scope at ``ind`` (a function's body when ``function``)."""
         p, rng, w = self.p, self.rng, self.w
@@ -4025,11 +4034,7 @@ def write_escape_module(rd):
     ew.site("", False)
     w.end()
     w.end()
-    for _ in range(rng.randint(1, 3)):
-        w.lineof("def %s(executor, pool):" % p.fresh("use"))
-        ew.site("    ", True)
-        w.end()
-        w.end()
+    ew.in_functions("use")
     ew.shadows([(prod.name, prod) for prod, _ in own] + plain)
     if rng.random() < 0.4 and rd.probes:
         rel_t, prod, _ = rng.choice(rd.probes)
@@ -4054,11 +4059,7 @@ def write_escape_test(rd):
         ew.site("", False)
         w.end()
         w.end()
-    for _ in range(rng.randint(1, 3)):
-        w.lineof("def %s(executor, pool):" % p.fresh("test_escape"))
-        ew.site("    ", True)
-        w.end()
-        w.end()
+    ew.in_functions("test_escape")
     if plain:
         ew.shadows(plain)
     if rng.random() < 0.4:
