@@ -189,7 +189,7 @@ pub fn check_files(
     let moves_keys = early.iter().flatten().flatten().any(|f| f.moved_key().is_some());
     let reads = moves_keys || projects.any_builders();
     // Tools that return what is not a tool result (TS005), project-wide.
-    let not_results = projects.not_a_result_findings(|j| files[j].settings.rules());
+    let not_results = projects.not_a_result_findings(options.scope, |j| files[j].settings.rules());
     let items: Vec<_> = files.into_iter().zip(early).zip(not_results).collect();
     let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
     par_map_ordered(

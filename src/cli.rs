@@ -320,7 +320,7 @@ impl TreeArgs {
         check::attach_fix_reads(files, &early, &mut projects, options);
         // Tools that return what is not a tool result (TS005): their
         // displays are fixed too.
-        projects.not_a_result_findings(|j| files[j].settings.fix_policy(options.overrides).rules);
+        projects.not_a_result_findings(options.scope, |j| files[j].settings.fix_policy(options.overrides).rules);
         (projects, early)
     }
 

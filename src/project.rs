@@ -666,7 +666,15 @@ impl Projects {
     /// file's rules (`rules_of`): the half-shaped displays the tools of its
     /// project return, wherever the tools stand. Suppressions applied; kept
     /// for [`Projects::not_results`].
-    pub fn not_a_result_findings(&mut self, rules_of: impl Fn(usize) -> Rules) -> Vec<Vec<Finding>> {
+    pub fn not_a_result_findings(
+        &mut self,
+        scope: syntax::ParseScope,
+        rules_of: impl Fn(usize) -> Rules,
+    ) -> Vec<Vec<Finding>> {
+        let tools = match scope {
+            syntax::ParseScope::Candidates => crate::semantic::project::ToolBodies::Reaching,
+            syntax::ParseScope::WholeFile => crate::semantic::project::ToolBodies::All,
+        };
         let mut out: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
         // Each project's checked modules, and the rules of its first file.
         let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); self.projects.len()];
@@ -684,7 +692,7 @@ impl Projects {
             .par_iter_mut()
             .zip(&decorators)
             .map(|(project, decorators)| match decorators {
-                Some(d) => project.half_shaped(&d.iter().map(String::as_str).collect::<Vec<_>>(), read),
+                Some(d) => project.half_shaped(&d.iter().map(String::as_str).collect::<Vec<_>>(), tools, read),
                 None => Vec::new(),
             })
             .collect();

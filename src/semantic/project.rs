@@ -27,7 +27,7 @@ use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{not_json_serializable, unparenthesize};
 pub use reads::{FindingReads, ReadSite};
-pub use tool_returns::HalfShaped;
+pub use tool_returns::{HalfShaped, ToolBodies};
 
 /// How a module-level name is bound, when it is bound exactly once.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -29,8 +29,10 @@ pub enum Candidates {
 
 #[derive(Debug)]
 enum Frame {
-    /// An open `(`, `[` or `{` in code.
-    Bracket { open: u8, pos: usize, status: bool, content: bool },
+    /// An open `(`, `[` or `{` in code. `keys`: bit 1 once a `"status"`
+    /// stood directly in it in a key's place (after `{` or `,`, before
+    /// `:`), bit 2 the same for `"content"`.
+    Bracket { open: u8, pos: usize, status: bool, content: bool, keys: u8 },
     /// The literal part of an f-string.
     FString { quote: u8, triple: bool, raw: bool, outer_run: Run },
     /// A replacement field `{expr!c:spec}` of an f-string. `in_spec` once the
@@ -44,6 +46,8 @@ struct Run {
     parts: Vec<Range<usize>>,
     /// False once a part is not a plain `str` literal.
     all_str: bool,
+    /// The significant byte of code before its first part.
+    after: u8,
 }
 
 struct Lexer<'a> {
@@ -62,6 +66,11 @@ struct Lexer<'a> {
     lines: Option<Vec<LogicalLine>>,
     /// Some logical line is indented with a form feed.
     odd_indent: bool,
+    /// The `{` displays that may hold just one of the keys, when asked for
+    /// ([`layout`]).
+    one_key: Option<Vec<usize>>,
+    /// The last significant byte of code (a name's: `a`; a string's: `"`).
+    prev: u8,
 }
 
 /// A logical line: a statement, or a compound statement's header.
@@ -104,12 +113,37 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
 /// vouch for the file (see [`Candidates::FullParse`]) or a line is indented
 /// with a form feed.
 pub fn logical_lines(src: &[u8]) -> Option<Vec<LogicalLine>> {
-    let mut lexer = Lexer::new(src, true);
-    lexer.run().ok()?;
-    if lexer.odd_indent { None } else { lexer.lines }
+    layout(src).map(|l| l.lines)
 }
 
-fn is_ident_byte(b: u8) -> bool {
+/// What one pass over a file reads of its statements and displays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// Its logical lines, in order.
+    pub lines: Vec<LogicalLine>,
+    /// The offsets, in order, of the `{` of each display that may hold
+    /// exactly one of the constant keys `"status"` and `"content"`: one
+    /// that holds one of those strings (in brackets of its own or not),
+    /// unless both stand in it in a key's place (after `{` or `,`, before
+    /// `:`). A display with one key but not the other always has its `{`
+    /// here.
+    pub one_key: Vec<usize>,
+}
+
+/// The [`Layout`] of `src`; `None` where [`logical_lines`] gives none.
+pub fn layout(src: &[u8]) -> Option<Layout> {
+    let mut lexer = Lexer::new(src, true);
+    lexer.run().ok()?;
+    if lexer.odd_indent {
+        return None;
+    }
+    let mut one_key = lexer.one_key?;
+    one_key.sort_unstable();
+    Some(Layout { lines: lexer.lines?, one_key })
+}
+
+/// Whether `b` may stand in a Python name (any non-ASCII byte may).
+pub fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
@@ -127,6 +161,8 @@ impl<'a> Lexer<'a> {
             saw_case: false,
             lines: lines.then(Vec::new),
             odd_indent: false,
+            one_key: lines.then(Vec::new),
+            prev: b'\n',
         }
     }
 
@@ -142,7 +178,7 @@ impl<'a> Lexer<'a> {
                 _ => self.code()?,
             }
         }
-        self.finish_run();
+        self.finish_run(None);
         if self.stack.is_empty() { Ok(()) } else { Err("unclosed bracket or string at end of file") }
     }
 
@@ -184,16 +220,18 @@ impl<'a> Lexer<'a> {
             }
             b'\'' | b'"' => self.string(self.pos, "")?,
             b'(' | b'[' | b'{' => {
-                self.finish_run();
-                self.stack.push(Frame::Bracket { open: b, pos: self.pos, status: false, content: false });
+                self.finish_run(Some(b));
+                self.stack.push(Frame::Bracket { open: b, pos: self.pos, status: false, content: false, keys: 0 });
                 self.pos += 1;
+                self.prev = b;
             }
             b')' | b']' | b'}' => {
-                self.finish_run();
+                self.finish_run(Some(b));
                 self.close(b)?;
+                self.prev = b;
             }
             b':' | b'!' if matches!(self.stack.last(), Some(Frame::Field { .. })) => {
-                self.finish_run();
+                self.finish_run(Some(b));
                 if b == b':' {
                     self.stack.pop();
                     self.stack.push(Frame::Field { in_spec: true });
@@ -221,10 +259,12 @@ impl<'a> Lexer<'a> {
                 {
                     return self.string(start, prefix);
                 }
-                self.finish_run();
+                self.finish_run(Some(b));
+                self.prev = b'a';
             }
             _ => {
-                self.finish_run();
+                self.finish_run(Some(b));
+                self.prev = b;
                 if b == b':'
                     && self.stack.is_empty()
                     && let Some(line) = self.lines.as_mut().and_then(|t| t.last_mut())
@@ -272,8 +312,15 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
                 Ok(())
             }
-            Some(Frame::Bracket { open, pos, status, content }) if open == expected => {
+            Some(Frame::Bracket { open, pos, status, content, keys }) if open == expected => {
                 self.pos += 1;
+                if open == b'{'
+                    && (status || content)
+                    && keys != 3
+                    && let Some(one_key) = self.one_key.as_mut()
+                {
+                    one_key.push(pos);
+                }
                 if status && content {
                     if self.fstring_depth > 0 {
                         return Err("candidate dict inside an f-string");
@@ -326,9 +373,11 @@ impl<'a> Lexer<'a> {
         }
         if self.run.parts.is_empty() {
             self.run.all_str = true;
+            self.run.after = self.prev;
         }
         self.run.all_str &= kind == literal::LiteralKind::Str;
         self.run.parts.push(start..self.pos);
+        self.prev = b'"';
         Ok(())
     }
 
@@ -365,6 +414,7 @@ impl<'a> Lexer<'a> {
                 // makes it a JoinedStr.
                 self.run.parts.push(self.pos..self.pos);
                 self.run.all_str = false;
+                self.prev = b'"';
             }
             _ => self.pos += 1,
         }
@@ -389,8 +439,9 @@ impl<'a> Lexer<'a> {
     }
 
     /// Ends the current implicit concatenation and marks the nearest enclosing
-    /// `{` if its value is one of the two keys that make a dict a candidate.
-    fn finish_run(&mut self) {
+    /// `{` if its value is one of the two keys that make a dict a candidate;
+    /// `next` is the byte of code that ends it (`None` at the end).
+    fn finish_run(&mut self, next: Option<u8>) {
         if self.run.parts.is_empty() {
             return;
         }
@@ -404,6 +455,13 @@ impl<'a> Lexer<'a> {
             Some("content") => (false, true),
             _ => return,
         };
+        // In a key's place: `{` or `,` before it, `:` (not `:=`) after it,
+        // directly in the display.
+        let key_place =
+            matches!(run.after, b'{' | b',') && next == Some(b':') && self.src.get(self.pos + 1) != Some(&b'=');
+        if key_place && let Some(Frame::Bracket { open: b'{', keys, .. }) = self.stack.last_mut() {
+            *keys |= if is_status { 1 } else { 2 };
+        }
         for frame in self.stack.iter_mut().rev() {
             match frame {
                 Frame::Bracket { open: b'{', status, content, .. } => {
@@ -442,6 +500,30 @@ mod tests {
             Candidates::Regions(rs) => rs.into_iter().map(|r| &src[r]).collect(),
             Candidates::FullParse(why) => panic!("unexpected full parse: {why}"),
         }
+    }
+
+    fn one_key(src: &str) -> Vec<&str> {
+        let layout = layout(src.as_bytes()).unwrap();
+        layout.one_key.iter().map(|&at| &src[at..at + src[at..].find('}').unwrap() + 1]).collect()
+    }
+
+    #[test]
+    fn one_key_lists_displays_without_both_keys_in_a_key_place() {
+        let src = "a = {'status': 1}\nb = {'status': 1, 'content': []}\nc = {'content': [], **x}\nd = {'x': 1}\n";
+        assert_eq!(one_key(src), ["{'status': 1}", "{'content': [], **x}"]);
+        // A key spelled by concatenation or escapes is its value.
+        assert_eq!(one_key("e = {'sta' 'tus': 1}\nf = {'st\\x61tus': 1, 'content': 2}\n"), ["{'sta' 'tus': 1}"]);
+        // A key's place: after `{` or `,`, before `:`, directly in the display.
+        let src = "g = {'status': 'content'}\nh = {k: 'status', 'content': 1}\ni = {('status'): 1, 'content': 2}\nj = {f('status'): 1, 'content': 2}\n";
+        assert_eq!(
+            one_key(src),
+            [
+                "{'status': 'content'}",
+                "{k: 'status', 'content': 1}",
+                "{('status'): 1, 'content': 2}",
+                "{f('status'): 1, 'content': 2}"
+            ]
+        );
     }
 
     #[test]

@@ -280,21 +280,28 @@ pub fn may_be_written(src: &str, from: usize, name: &str) -> bool {
 /// gives its name (a decorator split over lines aside); a string can give
 /// more.
 pub fn decorator_names(text: &str) -> Vec<String> {
-    let bytes = text.as_bytes();
     let mut out: Vec<String> = Vec::new();
-    for at in memchr::memchr_iter(b'@', bytes) {
-        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if !bytes[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t' | b'\x0c')) {
-            continue;
-        }
-        let rest = &text[at + 1..];
-        let end = rest.find(['(', '\n', '\r', '#']).unwrap_or(rest.len());
-        let name: String = rest[..end].split_whitespace().collect();
+    for (_, name) in decorator_lines(text) {
         if !out.contains(&name) {
             out.push(name);
         }
     }
     out
+}
+
+/// Each decorator line of `text` (as [`decorator_names`] reads them): the
+/// offset of its `@`, and the name.
+pub fn decorator_lines(text: &str) -> impl Iterator<Item = (usize, String)> + '_ {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'@', bytes).filter_map(move |at| {
+        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if !bytes[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t' | b'\x0c')) {
+            return None;
+        }
+        let rest = &text[at + 1..];
+        let end = rest.find(['(', '\n', '\r', '#']).unwrap_or(rest.len());
+        Some((at, rest[..end].split_whitespace().collect()))
+    })
 }
 
 /// The modules the import statements of `text` name, read lexically, as

@@ -28,7 +28,12 @@ pub struct Definition {
 /// The module-level definitions of `text`, in order, with the members of
 /// its classes; `None` where the lexer cannot vouch for the file.
 pub fn definitions(text: &str) -> Option<Vec<Definition>> {
-    let lines = lexer::logical_lines(text.as_bytes())?;
+    Some(definitions_in(text, &lexer::logical_lines(text.as_bytes())?))
+}
+
+/// The module-level definitions of `text`, whose logical lines
+/// ([`lexer::logical_lines`]) are `lines`.
+pub fn definitions_in(text: &str, lines: &[lexer::LogicalLine]) -> Vec<Definition> {
     let top: Vec<lexer::LogicalLine> = lines.iter().filter(|l| l.indent == 0).copied().collect();
     let mut out = block_definitions(text, &top, text.len());
     for class in out.iter_mut().filter(|d| d.class) {
@@ -41,6 +46,73 @@ pub fn definitions(text: &str) -> Option<Vec<Definition>> {
         }
         let members: Vec<lexer::LogicalLine> = inside.iter().filter(|l| l.indent == first.indent).copied().collect();
         class.members = block_definitions(text, &members, class.range.end);
+    }
+    out
+}
+
+/// The statement a decorator line decorates, from the `@` at `at` to the
+/// next statement at its indentation or shallower (its block's next, or a
+/// dedent); `None` when no logical line of `lines` starts at `at` (the `@`
+/// stands in a string). A line whose indentation the bytes cannot compare
+/// with the decorator's (neither is a prefix of the other) ends nothing,
+/// so the span never ends early.
+pub fn decorated_span(text: &str, lines: &[lexer::LogicalLine], at: usize) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let i = lines.binary_search_by_key(&at, |l| l.start).ok()?;
+    let indent_of = |l: &lexer::LogicalLine| &bytes[l.start - l.indent..l.start];
+    let own = indent_of(&lines[i]);
+    // The decorators and the header stand at the decorator's indentation.
+    let mut j = i + 1;
+    while lines.get(j).is_some_and(|l| indent_of(l) == own && bytes[l.start] == b'@') {
+        j += 1;
+    }
+    let deeper = |l: &lexer::LogicalLine| {
+        let theirs = indent_of(l);
+        theirs.len() > own.len() || !(own.starts_with(theirs) || theirs.starts_with(own))
+    };
+    let end = lines[(j + 1).min(lines.len())..].iter().find(|l| !deeper(l)).map_or(text.len(), |l| l.start - l.indent);
+    Some(at..end.max(at))
+}
+
+/// The names a statement in `range` of `text` (whose logical lines are
+/// `lines`) may return a call of: on each logical line there, after the
+/// word `return`, each name that a `(` follows. Strings and comments count
+/// too, so the list is complete: a `return` statement lies in one logical
+/// line, and a call it returns opens its arguments on that line, after its
+/// callee. `None` when a `(` follows something else that may be a callee
+/// (a `)`, `]`, `}` or string, or a name on an earlier line).
+pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: Range<usize>) -> Option<Vec<&'t str>> {
+    let bytes = text.as_bytes();
+    let word = lexer::is_ident_byte;
+    let first = lines.partition_point(|l| l.start < range.start);
+    let ends = lines[first..].iter().skip(1).map(|l| l.start - l.indent).chain(std::iter::once(range.end));
+    let mut out: Vec<&str> = Vec::new();
+    for (line, end) in lines[first..].iter().take_while(|l| l.start < range.end).zip(ends) {
+        let segment = line.start..end.min(range.end).max(line.start);
+        let Some(at) = memchr::memmem::find_iter(&bytes[segment.clone()], b"return").find(|&at| {
+            let at = segment.start + at;
+            let before = at > segment.start && word(bytes[at - 1]);
+            !before && !bytes.get(at + 6).is_some_and(|&b| word(b))
+        }) else {
+            continue;
+        };
+        for paren in memchr::memchr_iter(b'(', &bytes[segment.start + at..segment.end]) {
+            let paren = segment.start + at + paren;
+            let mut before = paren;
+            while before > 0 && matches!(bytes[before - 1], b' ' | b'\t') {
+                before -= 1;
+            }
+            let Some(&b) = before.checked_sub(1).map(|i| &bytes[i]) else { continue };
+            if word(b) {
+                let start = bytes[..before].iter().rposition(|&c| !word(c)).map_or(0, |i| i + 1);
+                let name = &text[start..before];
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            } else if matches!(b, b')' | b']' | b'}' | b'"' | b'\'' | b'\n' | b'\r' | b'\\') {
+                return None;
+            }
+        }
     }
     Some(out)
 }
@@ -154,6 +226,47 @@ fn first_statement(body: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lines(src: &str) -> Vec<lexer::LogicalLine> {
+        lexer::logical_lines(src.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_decorated_span_ends_at_the_next_statement_of_its_block() {
+        let src = "def outer():\n    @tool\n    @other\n    def t(a):\n        if a:\n            return 1\n\n        return 2\n    x = t\n@tool\ndef last(): return 3\n";
+        let l = lines(src);
+        let at = src.find("@tool").unwrap();
+        let span = decorated_span(src, &l, at).unwrap();
+        assert_eq!(
+            &src[span],
+            "@tool\n    @other\n    def t(a):\n        if a:\n            return 1\n\n        return 2\n"
+        );
+        let at = src.rfind("@tool").unwrap();
+        assert_eq!(&src[decorated_span(src, &l, at).unwrap()], "@tool\ndef last(): return 3\n");
+        // A `@` in a string starts no statement.
+        let src = "s = '''\n@tool\n'''\n";
+        assert_eq!(decorated_span(src, &lines(src), src.find('@').unwrap()), None);
+        // An indentation the bytes cannot compare ends nothing.
+        let src = " \t@tool\n \tdef t():\n\t  return f()\nx = 1\n";
+        assert_eq!(&src[decorated_span(src, &lines(src), 2).unwrap()], "@tool\n \tdef t():\n\t  return f()\n");
+    }
+
+    #[test]
+    fn returned_callees_lists_every_name_a_paren_follows_after_return() {
+        let src = "def f():\n    x = g(1)\n    if x: return h (x) + k.m(2)\n    return [n(i) for i in (1, 2)]\n";
+        let got = returned_callees(src, &lines(src), 0..src.len()).unwrap();
+        assert_eq!(got, ["h", "m", "n", "in"]);
+        let src = "def f():\n    return x\n    returned(1)\n";
+        assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), Vec::<&str>::new());
+        // A callee the bytes do not name: unknown.
+        for src in [
+            "def f():\n    return g()(1)\n",
+            "def f():\n    return d['k'](1)\n",
+            "def f():\n    return (\n        g\n        (1))\n",
+        ] {
+            assert_eq!(returned_callees(src, &lines(src), 0..src.len()), None, "{src}");
+        }
+    }
 
     #[test]
     fn reads_definitions_with_decorators_headers_and_bodies() {

@@ -49,30 +49,149 @@ struct Parsed {
     blanked: HashSet<String>,
     /// The functions it was asked to keep, named so.
     kept: HashSet<String>,
+    /// The decorator lines (offsets) of the tools it was asked to keep.
+    tools: Vec<usize>,
+    /// The functions (named as `blanked`) whose bytes say they may return a
+    /// half-shaped display ([`may_reach`]); the others need no parse.
+    reaching: HashSet<String>,
+}
+
+/// Which tools (functions with a decorator line naming a tool decorator)
+/// TS005 parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolBodies {
+    /// Every one (`--no-prefilter`).
+    All,
+    /// Those that may return a half-shaped display: whose text holds a
+    /// display that may hold one key but not the other
+    /// ([`syntax::lexer::Layout::one_key`]), or returns a call of a name
+    /// that the project may bind to a function (a `def` or an `import ...
+    /// as` of it). The others reach none.
+    Reaching,
+}
+
+/// A tool as read from its module's bytes, before any parse: whether it may
+/// return a half-shaped display.
+enum Reach {
+    /// It may: parse it.
+    Yes,
+    /// Only through a call of one of these names.
+    Through(Vec<String>),
+}
+
+/// A module with tool decorator lines, read for TS005.
+struct ToolModule {
+    m: usize,
+    text: String,
+    layout: Option<syntax::lexer::Layout>,
+    /// Its tools' decorator lines (offsets), and their reach.
+    tools: Vec<(usize, Reach)>,
+}
+
+impl ToolModule {
+    /// Module `m`'s `text` and its tools, judged as `bodies` says; `None`
+    /// without a tool.
+    fn read(m: usize, text: String, decorators: &[&str], bodies: ToolBodies) -> Option<ToolModule> {
+        let at: Vec<usize> = syntax::decorator_lines(&text)
+            .filter(|(_, n)| decorators.contains(&n.as_str()))
+            .map(|(at, _)| at)
+            .collect();
+        if at.is_empty() {
+            return None;
+        }
+        let layout = syntax::lexer::layout(text.as_bytes());
+        let tools = match (&layout, bodies) {
+            (Some(layout), ToolBodies::Reaching) => at
+                .into_iter()
+                .filter_map(|at| {
+                    // A `@` that starts no statement stands in a string.
+                    let span = syntax::outline::decorated_span(&text, &layout.lines, at)?;
+                    let first = layout.one_key.partition_point(|&o| o < span.start);
+                    if layout.one_key.get(first).is_some_and(|&o| o < span.end) {
+                        return Some((at, Reach::Yes));
+                    }
+                    match syntax::outline::returned_callees(&text, &layout.lines, span) {
+                        None => Some((at, Reach::Yes)),
+                        Some(names) if names.is_empty() => None,
+                        Some(names) => Some((at, Reach::Through(names.into_iter().map(str::to_owned).collect()))),
+                    }
+                })
+                .collect(),
+            _ => at.into_iter().map(|at| (at, Reach::Yes)).collect(),
+        };
+        Some(ToolModule { m, text, layout, tools })
+    }
+}
+
+/// Whether the statements in `span` of `layout`'s text may return a
+/// half-shaped display: a display there may hold just one key
+/// ([`syntax::lexer::Layout::one_key`]), or some `return` may return a
+/// call ([`syntax::outline::returned_callees`] not empty).
+fn may_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) -> bool {
+    let first = layout.one_key.partition_point(|&o| o < span.start);
+    layout.one_key.get(first).is_some_and(|&o| o < span.end)
+        || syntax::outline::returned_callees(text, &layout.lines, span).is_none_or(|names| !names.is_empty())
+}
+
+/// The names among `wanted` that `text` may bind to a function: a `def`
+/// of it, or an `as` naming it (`from m import f as it`), read from bytes.
+fn binds_as_function<'w>(text: &str, wanted: &'w HashSet<String>, found: &mut HashSet<&'w str>) {
+    let bytes = text.as_bytes();
+    let word = syntax::lexer::is_ident_byte;
+    for keyword in [&b"def"[..], &b"as"[..]] {
+        for at in memchr::memmem::find_iter(bytes, keyword) {
+            let after = at + keyword.len();
+            if (at > 0 && word(bytes[at - 1])) || bytes.get(after).is_none_or(|&b| word(b)) {
+                continue;
+            }
+            let start = after
+                + bytes[after..].iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\\' | b'\n' | b'\r')).count();
+            let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
+            if let Some(name) = text.get(start..end).and_then(|n| wanted.get(n)) {
+                found.insert(name);
+            }
+        }
+    }
 }
 
 impl Parsed {
-    /// Parses module `text`, keeping whole every function (module-level, or
-    /// a method of a module-level class) that may hold a tool (a line
-    /// naming one of `decorators`), may bind a module-level name from its
-    /// body (`global`), or is one of `kept`; the bodies of the others are
-    /// left out. The module's own block and its classes' bodies are always
-    /// parsed: they bind the names that calls resolve through.
-    fn of(text: String, decorators: &[&str], kept: HashSet<String>) -> Option<Parsed> {
-        // A file with Python 2 syntax holds no tool and returns nothing.
+    /// Parses module `text` (`layout` its [`syntax::lexer::layout`]),
+    /// keeping whole every function (module-level, or a method of a
+    /// module-level class) that holds one of `tools` (decorator lines), may
+    /// bind a module-level name from its body (`global`), or is one of
+    /// `kept`; the bodies of the others are left out. The module's own
+    /// block and its classes' bodies are always parsed: they bind the names
+    /// that calls resolve through. `None` for a file with Python 2 syntax:
+    /// it holds no tool and returns nothing.
+    fn of(
+        text: String,
+        layout: Option<&syntax::lexer::Layout>,
+        tools: Vec<usize>,
+        kept: HashSet<String>,
+    ) -> Option<Parsed> {
         if syntax::legacy::may_hold(text.as_bytes()) {
             let tree = syntax::parse(&text);
             if syntax::legacy::first_legacy_node(tree.root_node(), &text).is_some() {
                 return None;
             }
-            return Some(Parsed::whole(text, tree, kept));
+            return Some(Parsed::whole(text, tree, kept, tools, HashSet::new()));
         }
-        let definitions = syntax::outline::definitions(&text).unwrap_or_default();
-        // A function is blanked unless it may hold a tool, may bind a
+        let definitions = layout.map(|l| syntax::outline::definitions_in(&text, &l.lines)).unwrap_or_default();
+        let mut reaching = HashSet::new();
+        for d in &definitions {
+            let reaches = |d: &syntax::outline::Definition| layout.is_none_or(|l| may_reach(&text, l, d.range.clone()));
+            if !d.class && reaches(d) {
+                reaching.insert(d.name.clone());
+            }
+            for member in d.members.iter().filter(|m| reaches(m)) {
+                reaching.insert(format!("{}.{}", d.name, member.name));
+            }
+        }
+        let holds_tool = |d: &syntax::outline::Definition| tools.iter().any(|at| d.range.contains(at));
+        // A function is blanked unless it holds a tool asked for, may bind a
         // module-level name, or is asked for (a method as `Class.name`).
         let blank = |d: &&syntax::outline::Definition, key: &str| {
-            let span = &text[d.range.clone()];
-            !d.class && !kept.contains(key) && !span.contains("global") && !has_tool_decorator(span, decorators)
+            !d.class && !kept.contains(key) && !text[d.range.clone()].contains("global") && !holds_tool(d)
         };
         let mut blanked: Vec<(String, &syntax::outline::Definition)> = Vec::new();
         for d in &definitions {
@@ -89,7 +208,7 @@ impl Parsed {
         blanked.sort_by_key(|(_, d)| d.body.start);
         if blanked.is_empty() {
             let tree = syntax::parse(&text);
-            return Some(Parsed::whole(text, tree, kept));
+            return Some(Parsed::whole(text, tree, kept, tools, reaching));
         }
         let outline = syntax::outline::Outline::new(&text, blanked.iter().map(|(_, d)| *d));
         let Some((outline, tree)) = outline
@@ -100,16 +219,16 @@ impl Parsed {
             .filter(|(_, tree)| !tree.root_node().has_error())
         else {
             let tree = syntax::parse(&text);
-            return Some(Parsed::whole(text, tree, kept));
+            return Some(Parsed::whole(text, tree, kept, tools, reaching));
         };
         let model = SemanticModel::build(tree.root_node(), &outline.text);
         let blanked = blanked.into_iter().map(|(key, _)| key).collect();
-        Some(Parsed { text, tree, model, blanked, kept })
+        Some(Parsed { text, tree, model, blanked, kept, tools, reaching })
     }
 
-    fn whole(text: String, tree: Tree, kept: HashSet<String>) -> Parsed {
+    fn whole(text: String, tree: Tree, kept: HashSet<String>, tools: Vec<usize>, reaching: HashSet<String>) -> Parsed {
         let model = SemanticModel::build(tree.root_node(), &text);
-        Parsed { text, tree, model, blanked: HashSet::new(), kept }
+        Parsed { text, tree, model, blanked: HashSet::new(), kept, tools, reaching }
     }
 }
 
@@ -119,7 +238,6 @@ struct Loader<'a, R> {
     /// The modules whose module-level names the project learned.
     whole: HashSet<usize>,
     read: &'a R,
-    decorators: &'a [&'a str],
 }
 
 /// What a function returns, as far as TS005 looks: its returned displays
@@ -132,15 +250,17 @@ struct Returns {
 
 impl Project {
     /// The half-shaped displays the project's tools return; a tool is a
-    /// function decorated by one of `decorators`. `read` reads a module.
+    /// function decorated by one of `decorators`, and `tools` says which
+    /// are parsed. `read` reads a module.
     pub fn half_shaped(
         &mut self,
         decorators: &[&str],
+        tools: ToolBodies,
         read: impl Fn(&Path) -> Option<String> + Sync,
     ) -> Vec<HalfShaped> {
         // Only a file with a decorator line naming a tool decorator is
-        // parsed; a check already listed the decorators of the files it read.
-        let candidates: Vec<(usize, Parsed)> = (0..self.modules.len())
+        // read; a check already listed the decorators of the files it read.
+        let modules: Vec<ToolModule> = (0..self.modules.len())
             .into_par_iter()
             .filter(|&m| {
                 self.modules[m]
@@ -148,15 +268,56 @@ impl Project {
                     .as_ref()
                     .is_none_or(|names| names.iter().any(|n| decorators.contains(&n.as_str())))
             })
-            .filter_map(|m| {
-                let text = read(&self.modules[m].path)?;
-                has_tool_decorator(&text, decorators)
-                    .then(|| Parsed::of(text, decorators, HashSet::new()))
-                    .flatten()
-                    .map(|p| (m, p))
+            .filter_map(|m| ToolModule::read(m, read(&self.modules[m].path)?, decorators, tools))
+            .collect();
+        // The names tools return calls of, that the project binds to a
+        // function somewhere.
+        let wanted: HashSet<String> = modules
+            .iter()
+            .flat_map(|t| &t.tools)
+            .filter_map(|(_, reach)| match reach {
+                Reach::Through(names) => Some(names.iter().cloned()),
+                Reach::Yes => None,
+            })
+            .flatten()
+            .collect();
+        let functions: HashSet<&str> = if wanted.is_empty() {
+            HashSet::new()
+        } else {
+            (0..self.modules.len())
+                .into_par_iter()
+                .fold(HashSet::new, |mut found, m| {
+                    if let Some(text) = read(&self.modules[m].path) {
+                        binds_as_function(&text, &wanted, &mut found);
+                    }
+                    found
+                })
+                .reduce(HashSet::new, |mut a, b| {
+                    a.extend(b);
+                    a
+                })
+        };
+        // Each module with a tool that may reach a half-shaped display is
+        // parsed, those tools kept whole.
+        let candidates: Vec<(usize, Parsed)> = modules
+            .into_par_iter()
+            .filter_map(|t| {
+                let asked: Vec<usize> = t
+                    .tools
+                    .iter()
+                    .filter(|(_, reach)| match reach {
+                        Reach::Yes => true,
+                        Reach::Through(names) => names.iter().any(|n| functions.contains(n.as_str())),
+                    })
+                    .map(|(at, _)| *at)
+                    .collect();
+                if asked.is_empty() {
+                    return None;
+                }
+                Some((t.m, Parsed::of(t.text, t.layout.as_ref(), asked, HashSet::new())?))
             })
             .collect();
-        let mut loader = Loader { parsed: HashMap::new(), whole: HashSet::new(), read: &read, decorators };
+        let mut loader = Loader { parsed: HashMap::new(), whole: HashSet::new(), read: &read };
         // Each tool: where it stands, its name, what it returns.
         let mut tools: Vec<(usize, usize, String, Returns)> = Vec::new();
         for (m, p) in candidates {
@@ -234,17 +395,25 @@ impl Project {
         loader: &'p mut Loader<'_, R>,
     ) -> Option<&'p Parsed> {
         let path = &self.modules[m].path;
-        let (read, decorators) = (loader.read, loader.decorators);
+        let read = loader.read;
         let entry = loader.parsed.entry(m).or_insert_with(|| {
             let kept: HashSet<String> = body.into_iter().map(str::to_owned).collect();
-            read(path).and_then(|text| Parsed::of(text, decorators, kept))
+            read(path).and_then(|text| {
+                let layout = syntax::lexer::layout(text.as_bytes());
+                Parsed::of(text, layout.as_ref(), Vec::new(), kept)
+            })
         });
+        // A function whose bytes say it returns nothing TS005 follows stays
+        // blanked (its body returns nothing); asked for one that may, the
+        // module is parsed again with every such function, and what the
+        // first parse kept (the displays of its tools).
         if let Some(name) = body
-            && let Some(p) = entry.take_if(|p| p.blanked.contains(name))
+            && let Some(p) = entry.take_if(|p| p.blanked.contains(name) && p.reaching.contains(name))
         {
             let mut kept = p.kept;
-            kept.insert(name.to_owned());
-            *entry = Parsed::of(p.text, decorators, kept);
+            kept.extend(p.reaching);
+            let layout = syntax::lexer::layout(p.text.as_bytes());
+            *entry = Parsed::of(p.text, layout.as_ref(), p.tools, kept);
         }
         let p = entry.as_ref()?;
         if loader.whole.insert(m) {
@@ -316,12 +485,6 @@ impl Project {
         }
         None
     }
-}
-
-/// Whether `text` has a decorator line naming one of `decorators`
-/// ([`syntax::decorator_names`]).
-fn has_tool_decorator(text: &str, decorators: &[&str]) -> bool {
-    syntax::decorator_names(text).iter().any(|n| decorators.contains(&n.as_str()))
 }
 
 /// What the function `def` (of the parsed module `p`) returns (cases 1–3).
