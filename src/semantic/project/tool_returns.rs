@@ -106,8 +106,7 @@ impl ToolModule {
                 .filter_map(|at| {
                     // A `@` that starts no statement stands in a string.
                     let span = syntax::outline::decorated_span(&text, &layout.lines, at)?;
-                    let first = layout.one_key.partition_point(|&o| o < span.start);
-                    if layout.one_key.get(first).is_some_and(|&o| o < span.end) {
+                    if holds_one_key(layout, &span) {
                         return Some((at, Reach::Yes));
                     }
                     match syntax::outline::returned_callees(&text, &layout.lines, span) {
@@ -128,13 +127,20 @@ impl ToolModule {
 /// ([`syntax::lexer::Layout::one_key`]), or some `return` may return a
 /// call ([`syntax::outline::returned_callees`] not empty).
 fn may_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) -> bool {
+    holds_one_key(layout, &span)
+        || syntax::outline::returned_callees(text, &layout.lines, span).is_none_or(|names| !names.is_empty())
+}
+
+/// Whether a display in `span` may hold just one of the keys.
+fn holds_one_key(layout: &syntax::lexer::Layout, span: &Range<usize>) -> bool {
     let first = layout.one_key.partition_point(|&o| o < span.start);
     layout.one_key.get(first).is_some_and(|&o| o < span.end)
-        || syntax::outline::returned_callees(text, &layout.lines, span).is_none_or(|names| !names.is_empty())
 }
 
 /// The names among `wanted` that `text` may bind to a function: a `def`
 /// of it, or an `as` naming it (`from m import f as it`), read from bytes.
+/// (Asked only when a tool returns a call of a name: then every module of
+/// the project is read once more for it.)
 fn binds_as_function<'w>(text: &str, wanted: &'w HashSet<String>, found: &mut HashSet<&'w str>) {
     let bytes = text.as_bytes();
     let word = syntax::lexer::is_ident_byte;
