@@ -62,7 +62,7 @@ struct Lexer<'a> {
     /// A `case` soft keyword opened a logical line: mapping patterns look
     /// like dict displays, so only a whole-file parse can tell them apart.
     saw_case: bool,
-    /// The logical lines, when asked for ([`logical_lines`]).
+    /// The logical lines, when asked for ([`layout`]).
     lines: Option<Vec<LogicalLine>>,
     /// Some logical line is indented with a form feed.
     odd_indent: bool,
@@ -109,13 +109,6 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
     }
 }
 
-/// The logical lines of `src`, in order. `None` where the pass cannot
-/// vouch for the file (see [`Candidates::FullParse`]) or a line is indented
-/// with a form feed.
-pub fn logical_lines(src: &[u8]) -> Option<Vec<LogicalLine>> {
-    layout(src).map(|l| l.lines)
-}
-
 /// What one pass over a file reads of its statements and displays.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
@@ -130,7 +123,9 @@ pub struct Layout {
     pub one_key: Vec<usize>,
 }
 
-/// The [`Layout`] of `src`; `None` where [`logical_lines`] gives none.
+/// The [`Layout`] of `src`; `None` where the pass cannot vouch for the
+/// file (see [`Candidates::FullParse`]) or a line is indented with a form
+/// feed.
 pub fn layout(src: &[u8]) -> Option<Layout> {
     let mut lexer = Lexer::new(src, true);
     lexer.run().ok()?;

@@ -26,13 +26,7 @@ pub struct Definition {
 }
 
 /// The module-level definitions of `text`, in order, with the members of
-/// its classes; `None` where the lexer cannot vouch for the file.
-pub fn definitions(text: &str) -> Option<Vec<Definition>> {
-    Some(definitions_in(text, &lexer::logical_lines(text.as_bytes())?))
-}
-
-/// The module-level definitions of `text`, whose logical lines
-/// ([`lexer::logical_lines`]) are `lines`.
+/// its classes; `lines` are its logical lines ([`lexer::layout`]).
 pub fn definitions_in(text: &str, lines: &[lexer::LogicalLine]) -> Vec<Definition> {
     let top: Vec<lexer::LogicalLine> = lines.iter().filter(|l| l.indent == 0).copied().collect();
     let mut out = block_definitions(text, &top, text.len());
@@ -228,7 +222,12 @@ mod tests {
     use super::*;
 
     fn lines(src: &str) -> Vec<lexer::LogicalLine> {
-        lexer::logical_lines(src.as_bytes()).unwrap()
+        lexer::layout(src.as_bytes()).unwrap().lines
+    }
+
+    /// The definitions of `src`; `None` where the lexer cannot vouch for it.
+    fn definitions(src: &str) -> Option<Vec<Definition>> {
+        Some(definitions_in(src, &lexer::layout(src.as_bytes())?.lines))
     }
 
     #[test]
