@@ -71,6 +71,9 @@ struct Lexer<'a> {
     one_key: Option<Vec<usize>>,
     /// The last significant byte of code (a name's: `a`; a string's: `"`).
     prev: u8,
+    /// The values looked for, and the offsets of the string runs that
+    /// spell one ([`layout_with`]).
+    watch: (&'a [&'a str], Vec<usize>),
 }
 
 /// A logical line: a statement, or a compound statement's header.
@@ -121,20 +124,34 @@ pub struct Layout {
     /// `:`). A display with one key but not the other always has its `{`
     /// here.
     pub one_key: Vec<usize>,
+    /// The offsets, in order, of the string runs (a plain `str` literal,
+    /// or an implicit concatenation of them) whose value is one of the
+    /// values [`layout_with`] was given: every constant string Python
+    /// would read as one of them.
+    pub valued: Vec<usize>,
 }
 
 /// The [`Layout`] of `src`; `None` where the pass cannot vouch for the
 /// file (see [`Candidates::FullParse`]) or a line is indented with a form
 /// feed.
 pub fn layout(src: &[u8]) -> Option<Layout> {
+    layout_with(src, &[])
+}
+
+/// [`layout`], also listing the string runs whose value is one of `values`
+/// ([`Layout::valued`]).
+pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
     let mut lexer = Lexer::new(src, true);
+    lexer.watch.0 = values;
     lexer.run().ok()?;
     if lexer.odd_indent {
         return None;
     }
     let mut one_key = lexer.one_key?;
     one_key.sort_unstable();
-    Some(Layout { lines: lexer.lines?, one_key })
+    let mut valued = lexer.watch.1;
+    valued.sort_unstable();
+    Some(Layout { lines: lexer.lines?, one_key, valued })
 }
 
 /// Whether `b` may stand in a Python name (any non-ASCII byte may).
@@ -158,6 +175,7 @@ impl<'a> Lexer<'a> {
             odd_indent: false,
             one_key: lines.then(Vec::new),
             prev: b'\n',
+            watch: (&[], Vec::new()),
         }
     }
 
@@ -445,6 +463,11 @@ impl<'a> Lexer<'a> {
             return;
         }
         let value = self.run_value(&run);
+        if let Some(v) = value.as_deref()
+            && self.watch.0.contains(&v)
+        {
+            self.watch.1.push(run.parts[0].start);
+        }
         let (is_status, is_content) = match value.as_deref() {
             Some("status") => (true, false),
             Some("content") => (false, true),
@@ -500,6 +523,16 @@ mod tests {
     fn one_key(src: &str) -> Vec<&str> {
         let layout = layout(src.as_bytes()).unwrap();
         layout.one_key.iter().map(|&at| &src[at..at + src[at..].find('}').unwrap() + 1]).collect()
+    }
+
+    #[test]
+    fn valued_lists_the_string_runs_that_spell_a_value() {
+        let src =
+            "a = x['k'] + x[\"k\"]\nb = 'k' 'ey' + r'k' + f'k' + b'k' + 'kk'\n# 'k'\nc = '\\x6b'\nd = f'{y[\"k\"]}'\n";
+        let layout = layout_with(src.as_bytes(), &["k", "key"]).unwrap();
+        let at: Vec<&str> = layout.valued.iter().map(|&at| &src[at..at + 3]).collect();
+        assert_eq!(at, ["'k'", "\"k\"", "'k'", "r'k", "'\\x", "\"k\""]);
+        assert!(layout_with(src.as_bytes(), &[]).unwrap().valued.is_empty());
     }
 
     #[test]

@@ -44,6 +44,57 @@ pub fn definitions_in(text: &str, lines: &[lexer::LogicalLine]) -> Vec<Definitio
     out
 }
 
+/// A function of a file's outline: a module-level `def`, or a method of a
+/// module-level class (with that class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Function<'d> {
+    /// The class it is a method of.
+    pub class: Option<&'d Definition>,
+    pub def: &'d Definition,
+}
+
+/// The functions of `defs` ([`definitions_in`]), in order.
+pub fn functions(defs: &[Definition]) -> Vec<Function<'_>> {
+    let mut out = Vec::new();
+    for d in defs {
+        if d.class {
+            out.extend(d.members.iter().filter(|m| !m.class).map(|m| Function { class: Some(d), def: m }));
+        } else {
+            out.push(Function { class: None, def: d });
+        }
+    }
+    out
+}
+
+/// The ranges of `text` that parse `functions` (in order, from
+/// [`functions`]) and nothing else but the headers of their classes: a
+/// module of those functions, and of those classes holding just those
+/// methods. Offsets, lines and columns stay the file's.
+pub fn function_ranges(text: &str, functions: &[Function<'_>]) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let mut open: Option<&Definition> = None;
+    for f in functions {
+        match f.class {
+            None => out.push(f.def.range.clone()),
+            Some(class) => {
+                if open != Some(class) {
+                    out.push(class.range.start..class.body.start);
+                }
+                // From the line break before the method: its indentation opens
+                // the class's block.
+                // (Or from where the method before it ends, at its line.)
+                let from = bytes[..f.def.range.start].iter().rposition(|&b| b == b'\n').unwrap_or(class.body.start);
+                let after = out.last().map_or(0, |r| r.end);
+                out.push(from.max(class.body.start).max(after)..f.def.range.end);
+            }
+        }
+        open = f.class;
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
 /// The statement a decorator line decorates, from the `@` at `at` to the
 /// next statement at its indentation or shallower (its block's next, or a
 /// dedent); `None` when no logical line of `lines` starts at `at` (the `@`
@@ -308,6 +359,37 @@ mod tests {
         assert!(!tree.root_node().has_error(), "{}", tree.root_node().to_sexp());
         let kept: Vec<&str> = outline.ranges.iter().map(|r| &outline.text[r.clone()]).collect();
         assert_eq!(kept[1], "\n    async def n(self): 0");
+    }
+
+    #[test]
+    fn function_ranges_parse_the_functions_alone_with_their_class_headers() {
+        let src = "import x\n@deco\nclass K(B):\n    '''doc'''\n    a = 1\n\n    def m(self):\n        return self.a\n    b = 2\n    @staticmethod\n    def n():\n        return 3\nY = 1\ndef f(p):\n    return p\n";
+        let defs = definitions(src).unwrap();
+        let all = functions(&defs);
+        let names: Vec<&str> = all.iter().map(|f| f.def.name.as_str()).collect();
+        assert_eq!(names, ["m", "n", "f"]);
+        let ranges = function_ranges(src, &[all[1], all[2]]);
+        let kept: Vec<&str> = ranges.iter().map(|r| &src[r.clone()]).collect();
+        assert_eq!(
+            kept,
+            [
+                "@deco\nclass K(B):",
+                "\n    @staticmethod\n    def n():\n        return 3\n",
+                "def f(p):\n    return p\n"
+            ]
+        );
+        let tree = crate::syntax::parse_ranges(src, &ranges);
+        assert!(!tree.root_node().has_error(), "{}", tree.root_node().to_sexp());
+        let both = function_ranges(src, &all[..2]);
+        let tree = crate::syntax::parse_ranges(src, &both);
+        assert!(!tree.root_node().has_error(), "{}", tree.root_node().to_sexp());
+        assert_eq!(tree.root_node().named_child_count(), 1, "one class holds both methods");
+        let next = "class C:\n    def a(self):\n        return 1\n    def b(self):\n        return 2\n";
+        let defs = definitions(next).unwrap();
+        let ranges = function_ranges(next, &functions(&defs));
+        assert!(ranges.windows(2).all(|w| w[0].end <= w[1].start), "{ranges:?}");
+        let tree = crate::syntax::parse_ranges(next, &ranges);
+        assert!(!tree.root_node().has_error(), "{}", tree.root_node().to_sexp());
     }
 
     #[test]

@@ -3291,7 +3291,8 @@ POSSIBLE_KINDS = ["possible:name", "possible:attribute", "possible:subscript", "
 POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
     "not-keyed", "key-not-moved", "bound-call", "traced", "nested-def", "nested-lambda", "nested-comp",
     "nested-class", "star", "string-annotation", "optional", "other-event", "unannotated-event", "case",
-    "target", "marked-call", "bound-call-await", "traced-await")] + ["reads-possible-" + k for k in (
+    "target", "marked-call", "bound-call-await", "traced-await", "module-bound", "global-bound")] + [
+        "reads-possible-" + k for k in ("module-rebound", "module-level",
         "param", "rebound", "annotated-binding", "for", "from-subscript", "call-attribute", "nested-own",
         "comp-iter", "attribute-annotation", "marked-and-annotated", "spelled-key-alone", "spelled-key-comment",
         "spelled-key-other-read", "spelled-receiver-alone", "spelled-receiver-searched", "paren-index")] + [
@@ -3411,11 +3412,41 @@ class Frontend(ModuleWriter):
             traced.append((access(self.rd, rel_t, prod.name, bound, True, w), prod, args))
         w.end()
         w.end()
-        writers = [self.write_marked, self.write_annotated, self.write_event, self.write_decoys]
+        writers = [self.write_marked, self.write_annotated, self.write_event, self.write_decoys,
+                   self.write_module_bound]
         for fn in rng.sample(writers, rng.randint(2, 4)) + [self.write_marked]:
             fn(traced)
             w.end()
             w.end()
+
+    def write_module_bound(self, traced):
+        """Marked names the module binds, read in functions (and at module
+        level): bound once by `R = call` at module level, or by a function
+        declaring it `global` (no possible receiver), or bound twice at
+        module level (a possible receiver). The exclusion is judged on the
+        module's own statements, which stand apart from the reads."""
+        p, rng, w = self.p, self.rng, self.w
+        R = p.fresh(rng.choice(MARKED_NAMES))
+        how = rng.choice(["once", "twice", "global"])
+        if how == "global":
+            w.lineof("def %s(agent):" % p.fresh("remember"))
+            w.lineof("    global %s" % R)
+            w.lineof("    %s = fetch_result(agent)" % R)
+            p.forms["reads-possible-decoy-global-bound"] += 1
+        else:
+            for _ in range(1 if how == "once" else 2):
+                w.lineof("%s = fetch_result(agent)" % R)
+            p.forms["reads-possible-" + ("decoy-module-bound" if how == "once" else "module-rebound")] += 1
+        w.end()
+        w.end()
+        kind = "possible:name" if how == "twice" else None
+        w.lineof("def %s():" % p.fresh("render"))
+        self.reads("    ", R, kind)
+        w.lineof("    return None")
+        if rng.random() < 0.3:
+            w.end()
+            p.forms["reads-possible-module-level"] += 1
+            self.reads("", R, kind, 1)
 
     def write_marked(self, traced):
         """Marked names and attributes, `X["toolResult"]`."""

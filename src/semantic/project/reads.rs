@@ -17,11 +17,11 @@ use tree_sitter::Node;
 use super::{BuilderKey, Callee, Project, callee_of, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
-use crate::semantic::reads::{ReadForm, call_reads, possible_reads, value_uses};
+use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
 use crate::semantic::results::result_names;
-use crate::semantic::scope::{Resolution, SemanticModel};
+use crate::semantic::scope::{Resolution, ScopeKind, SemanticModel};
 use crate::syntax::tree::unparenthesize;
-use crate::syntax::{self, LineIndex, Position};
+use crate::syntax::{self, LineIndex, Position, outline};
 
 /// A read found in the project: its module, span and what it reads.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -1160,10 +1160,12 @@ impl PossibleFilter {
 }
 
 /// The possible reads of the moved keys in module `m`'s `text` (`None`
-/// when it cannot hold one, by `filter`). Every possible receiver, and
-/// each of its reads, stands in a top-level statement that names a
-/// marker: only the definitions around the markers are parsed (the whole
-/// file if that parse is not clean).
+/// when it cannot hold one, by `filter`). A possible read is a keyed read
+/// on a possible receiver, so a marker and a string spelling the key
+/// stand in the function it is in: only such functions are parsed
+/// ([`possible_ranges`]). A read whose receiver names what the module
+/// binds needs the module's own statements: the whole file is parsed then,
+/// as it is when the part parsed is not clean.
 fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Parsed>) -> Option<Vec<ReadSite>> {
     if !filter.may_hold(text) {
         return None;
@@ -1173,30 +1175,101 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
     if regions.is_empty() {
         return None;
     }
-    let owned;
-    let parsed = match whole {
-        Some(parsed) => parsed,
-        None => {
-            let part = syntax::parse_ranges(text, &super::definition_spans(text, &regions));
-            let tree = if part.root_node().has_error() { syntax::parse(text) } else { part };
-            let model = SemanticModel::build(tree.root_node(), text);
-            owned = Parsed { tree, model };
-            &owned
-        }
+    let keys: Vec<&str> = filter.keys.iter().map(String::as_str).collect();
+    let keyed = |parsed: &Parsed| -> Vec<Read> {
+        possible_reads(parsed.tree.root_node(), text, &parsed.model)
+            .into_iter()
+            .filter(|r| r.key.as_deref().is_some_and(|k| keys.contains(&k)))
+            .collect()
     };
-    let (root, model) = (parsed.tree.root_node(), &parsed.model);
+    let reads = match (whole, possible_ranges(text, &regions, &keys)) {
+        (Some(parsed), _) => keyed(parsed),
+        (None, Some(ranges)) if ranges.is_empty() => return None,
+        (None, Some(ranges)) => {
+            let tree = syntax::parse_ranges(text, &ranges);
+            let part = (!tree.root_node().has_error()).then(|| {
+                let model = SemanticModel::build(tree.root_node(), text);
+                Parsed { tree, model }
+            });
+            match part.map(|p| (keyed(&p), p)) {
+                Some((reads, p)) if !reads.iter().any(|r| names_module_binding(&p.model, &r.receiver)) => reads,
+                _ => keyed(&Parsed::of(text)),
+            }
+        }
+        (None, None) => keyed(&Parsed::of(text)),
+    };
     let index = LineIndex::new(text);
-    let wanted: BTreeSet<&str> = filter.keys.iter().map(String::as_str).collect();
-    let sites: Vec<ReadSite> = possible_reads(root, text, model)
-        .into_iter()
-        .filter(|r| r.key.as_deref().is_some_and(|k| wanted.contains(k)))
+    let sites: Vec<ReadSite> = reads
+        .iter()
         .map(|r| ReadSite {
             rewrite: Err("a possible read: the result is not traced to its producer".into()),
             possible: true,
-            ..ReadSite::of(m, text, &index, &r)
+            ..ReadSite::of(m, text, &index, r)
         })
         .collect();
     (!sites.is_empty()).then_some(sites)
+}
+
+/// What of `text` to parse for the possible reads of `keys` around the
+/// markers at `regions`: the ranges of the functions (module-level ones,
+/// methods of module-level classes) that hold a marker and a string
+/// spelling a key (empty: no read can stand anywhere); `None` when only
+/// the whole file will do: the lexer cannot vouch for it, or a marker
+/// outside those functions stands in a statement with a key (or in a
+/// class whose methods the outline cannot list, and which holds one).
+fn possible_ranges(text: &str, regions: &[Range<usize>], keys: &[&str]) -> Option<Vec<Range<usize>>> {
+    let layout = syntax::lexer::layout_with(text.as_bytes(), keys)?;
+    let holds_key = |r: Range<usize>| {
+        let at = layout.valued.partition_point(|&v| v < r.start);
+        layout.valued.get(at).is_some_and(|&v| v < r.end)
+    };
+    let defs = outline::definitions_in(text, &layout.lines);
+    let functions = outline::functions(&defs);
+    let mut marked = vec![false; functions.len()];
+    for r in regions {
+        let i = functions.partition_point(|f| f.def.range.start <= r.start);
+        if let Some(i) = i.checked_sub(1).filter(|&i| functions[i].def.range.contains(&r.start)) {
+            marked[i] = true;
+            continue;
+        }
+        // Outside every function: its statement, or the class the outline
+        // cannot see the methods of.
+        let class = defs.iter().find(|d| d.range.contains(&r.start));
+        let unlisted = class.and_then(|c| {
+            let member = c.members.iter().find(|m| m.class && m.range.contains(&r.start));
+            member.or(c.members.is_empty().then_some(c))
+        });
+        let around = match unlisted {
+            Some(d) => d.range.clone(),
+            None => {
+                let line = layout.lines.partition_point(|l| l.start <= r.start).checked_sub(1)?;
+                let end = layout.lines.get(line + 1).map_or(text.len(), |l| l.start - l.indent);
+                layout.lines[line].start..end
+            }
+        };
+        if holds_key(around) {
+            return None;
+        }
+    }
+    let kept: Vec<outline::Function<'_>> = functions
+        .iter()
+        .zip(marked)
+        .filter(|(f, marked)| *marked && holds_key(f.def.range.clone()))
+        .map(|(f, _)| *f)
+        .collect();
+    Some(outline::function_ranges(text, &kept))
+}
+
+/// Whether a name in `receiver` resolves, by `model`, to what the module
+/// binds (or to nothing): a part parsed without the module's own
+/// statements cannot judge it.
+fn names_module_binding(model: &SemanticModel, receiver: &Range<usize>) -> bool {
+    model.references.iter().filter(|r| receiver.start <= r.at.start && r.at.end <= receiver.end).any(|r| {
+        match model.resolve(&r.name, r.scope) {
+            Resolution::Bindings { scope, .. } => model.scopes[scope].kind == ScopeKind::Module,
+            _ => true,
+        }
+    })
 }
 
 /// Whether the marker at `at` in `text` may stand in a possible receiver
