@@ -73,8 +73,9 @@ pub struct TreeArgs {
     /// Follow symbolic links while walking directories.
     #[arg(long)]
     pub follow_links: bool,
-    /// Parse every file whole instead of pre-filtering on the bytes `status`
-    /// and `content`; finds keys spelled only through escapes or concatenation.
+    /// Parse every file whole instead of pre-filtering on the literals
+    /// `"status"` and `"content"`; finds keys spelled only through escapes or
+    /// concatenation.
     #[arg(long)]
     pub no_prefilter: bool,
     /// When to use colour.

@@ -642,11 +642,12 @@ fn symlink_cycles_terminate() {
 
 #[test]
 fn no_prefilter_finds_keys_spelled_only_through_escapes() {
-    // The default run skips any file that does not contain the bytes
-    // `status` and `content` (a fast prefilter). A key spelled only through
-    // escapes or split by implicit concatenation, with neither word written
-    // out anywhere in the file, is that prefilter's one documented blind
-    // spot: the default run misses it and `--no-prefilter` finds it.
+    // The default run skips any file in which `status` and `content` are
+    // not both written between quotes (a fast prefilter). A key spelled only
+    // through escapes or split by implicit concatenation, with no plain
+    // literal of it in the file, is that prefilter's one documented blind
+    // spot: the default run misses it and `--no-prefilter` finds it; a
+    // plain word in a comment does not open the file.
     let dir = tempdir();
     let src = "r = {\"st\\x61tus\": \"success\", \"con\" \"tent\": [], \"hidden\": 1}\n";
     assert!(!src.contains("status") && !src.contains("content"));
@@ -658,10 +659,13 @@ fn no_prefilter_finds_keys_spelled_only_through_escapes() {
     let findings = full.json();
     assert_eq!(reported(&findings), [(1, "TS001".to_owned(), "hidden".to_owned())], "{full:?}");
     assert_eq!(num(&findings[0], "column"), char_col(src, "\"hidden\""));
+    write(dir.path(), "commented.py", &format!("# status, content\n{src}"));
+    let commented = toolshape(dir.path(), &["check", "commented.py"]);
+    assert_eq!(commented.code, 0, "the plain words in a comment: {commented:?}");
 
-    // Once the words appear anywhere (here in a comment), the default run
-    // decodes the escapes itself and finds the same thing.
-    write(dir.path(), "esc2.py", format!("# status content\n{src}"));
+    // Once the words appear quoted anywhere (here in a comment), the
+    // default run decodes the escapes itself and finds the same thing.
+    write(dir.path(), "esc2.py", format!("# \"status\", 'content'\n{src}"));
     let default = toolshape(dir.path(), &["check", "esc2.py"]);
     assert_eq!(default.code, 1, "{default:?}");
 }

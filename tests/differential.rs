@@ -360,7 +360,7 @@ fn compare(label: &str, names: (&str, &str), ours: &[Finding], reference: &[Find
 /// and returns (reference findings, most toolshape findings, mismatch reports).
 ///
 /// `prefilter_exempt` lists files that only the `--no-prefilter` run is held
-/// to: files in which the bytes `status` never occur (every key is spelled
+/// to: files in which `status` is never quoted (every key is spelled
 /// with escapes or concatenation), the documented blind spot of the default
 /// byte prefilter.
 fn check_target(python: &str, target: &str, prefilter_exempt: &BTreeSet<String>) -> (usize, usize, Vec<String>) {
@@ -432,7 +432,8 @@ fn check_target_with(
 }
 
 /// Python files under `target` (relative to the manifest dir) in which the
-/// bytes `status` or `content` never occur: the prefilter's blind spot.
+/// words `status` or `content` never stand between two like quotes: the
+/// prefilter's blind spot.
 fn files_lacking_key_bytes(target: &str) -> BTreeSet<String> {
     let root = manifest_dir();
     walkdir::WalkDir::new(root.join(target))
@@ -441,8 +442,14 @@ fn files_lacking_key_bytes(target: &str) -> BTreeSet<String> {
         .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "py" || x == "pyi"))
         .filter(|e| {
             let bytes = std::fs::read(e.path()).unwrap_or_default();
-            let has = |word: &[u8]| bytes.windows(word.len()).any(|w| w == word);
-            !(has(b"status") && has(b"content"))
+            // The word between two like quotes: `"status"`, `'content'`.
+            let has = |word: &str| {
+                [format!("\"{word}\""), format!("'{word}'")].iter().any(|q| {
+                    let q = q.as_bytes();
+                    bytes.windows(q.len()).any(|w| w == q)
+                })
+            };
+            !(has("status") && has("content"))
         })
         .map(|e| norm_path(&e.path().strip_prefix(&root).unwrap_or(e.path()).to_string_lossy()))
         .collect()

@@ -57,7 +57,7 @@ fn report(name: &Path, src: &str) -> String {
     let check = |scope| check_source(src, &CheckOptions::new(scope), &Rules::CONTRACT);
     let findings = check(ParseScope::WholeFile);
     // The prefilter's one documented blind spot: keys spelled only through
-    // escapes or concatenation in a file lacking the plain words.
+    // escapes or concatenation in a file where no plain literal spells them.
     if !lacks_key_bytes(src.as_bytes()) {
         assert_eq!(findings, check(ParseScope::Candidates), "prefilter and whole-file parse disagree");
     }

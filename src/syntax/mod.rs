@@ -162,15 +162,24 @@ pub enum ParseScope {
     WholeFile,
 }
 
-/// True when the file cannot hold a tool-result dict spelled with plain keys.
-/// Keys spelled only through escapes or concatenation are this check's one
-/// blind spot; [`ParseScope::WholeFile`] closes it.
+/// True when the file cannot hold a tool-result dict spelled with plain
+/// keys: `status` or `content` never stands between two like quotes (as in
+/// `"status"`, `'content'`, `r"status"`, `"""content"""`). Keys spelled only
+/// through escapes or concatenation are this check's one blind spot;
+/// [`ParseScope::WholeFile`] closes it.
 pub fn lacks_key_bytes(src: &[u8]) -> bool {
     static STATUS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"status"));
     static CONTENT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"content"));
-    STATUS.find(src).is_none() || CONTENT.find(src).is_none()
+    let quoted = |finder: &memchr::memmem::Finder<'_>| {
+        let len = finder.needle().len();
+        finder.find_iter(src).any(|at| {
+            let quote = at.checked_sub(1).map(|i| src[i]);
+            matches!(quote, Some(b'"' | b'\'')) && src.get(at + len).copied() == quote
+        })
+    };
+    !quoted(&STATUS) || !quoted(&CONTENT)
 }
 
 /// The names a plain assignment binds to the expression starting at
@@ -437,6 +446,18 @@ fn import_tokens(statement: &str) -> Vec<String> {
 #[cfg(test)]
 mod import_tests {
     use super::imported_modules;
+
+    #[test]
+    fn key_bytes_count_only_between_like_quotes() {
+        use super::lacks_key_bytes;
+        assert!(!lacks_key_bytes(b"r = {'status': 1, \"content\": []}"));
+        assert!(!lacks_key_bytes(b"r = {r'status': 1, '''content''': []}"));
+        // The plain words elsewhere are not keys.
+        assert!(lacks_key_bytes(b"# status\nr = {'st\\x61tus': 1, 'content': []}"));
+        assert!(lacks_key_bytes(b"r = {'status\": 1, 'content': []}"));
+        assert!(lacks_key_bytes(b"status = content = 1\n"));
+        assert!(lacks_key_bytes(b"r = {'status': 1}"));
+    }
 
     #[test]
     fn import_statements_name_their_modules() {
