@@ -659,7 +659,7 @@ fn no_prefilter_finds_keys_spelled_only_through_escapes() {
     let findings = full.json();
     assert_eq!(reported(&findings), [(1, "TS001".to_owned(), "hidden".to_owned())], "{full:?}");
     assert_eq!(num(&findings[0], "column"), char_col(src, "\"hidden\""));
-    write(dir.path(), "commented.py", &format!("# status, content\n{src}"));
+    write(dir.path(), "commented.py", format!("# status, content\n{src}"));
     let commented = toolshape(dir.path(), &["check", "commented.py"]);
     assert_eq!(commented.code, 0, "the plain words in a comment: {commented:?}");
 
