@@ -401,6 +401,17 @@ impl Resolver {
 
     /// The settings for the files of the absolute folder `abs`.
     pub fn for_abs_dir(&self, abs: &Path) -> Arc<Settings> {
+        self.for_abs_dir_holding(abs, None)
+    }
+
+    /// [`Resolver::for_abs_dir`] for a folder whose listing a walk has
+    /// read: `holds` says whether it holds a file of a name (no file is
+    /// looked up).
+    pub fn for_listed_dir(&self, abs: &Path, holds: impl Fn(&str) -> bool) -> Arc<Settings> {
+        self.for_abs_dir_holding(abs, Some(&holds))
+    }
+
+    fn for_abs_dir_holding(&self, abs: &Path, holds: Option<&dyn Fn(&str) -> bool>) -> Arc<Settings> {
         if let Some(fixed) = &self.fixed {
             return fixed.clone();
         }
@@ -408,7 +419,7 @@ impl Resolver {
             return settings.clone();
         }
         let parent = abs.parent().map(|p| self.for_abs_dir(p));
-        let settings = self.settings_of(abs, parent);
+        let settings = self.settings_of(abs, parent, holds);
         self.by_abs_dir.lock().expect("settings lock").insert(abs.to_path_buf(), settings.clone());
         settings
     }
@@ -437,10 +448,18 @@ impl Resolver {
 
     /// The settings of folder `abs` given its parent's: the parent's own
     /// when `abs` holds neither a toolshape.toml nor a pyproject.toml.
-    fn settings_of(&self, abs: &Path, parent: Option<Arc<Settings>>) -> Arc<Settings> {
+    fn settings_of(
+        &self,
+        abs: &Path,
+        parent: Option<Arc<Settings>>,
+        holds: Option<&dyn Fn(&str) -> bool>,
+    ) -> Arc<Settings> {
         let toolshape_toml = abs.join(CONFIG_FILES[0]);
         let pyproject_toml = abs.join(CONFIG_FILES[1]);
-        let (has_own, has_pyproject) = (toolshape_toml.is_file(), pyproject_toml.is_file());
+        let (has_own, has_pyproject) = match holds {
+            Some(holds) => (holds(CONFIG_FILES[0]), holds(CONFIG_FILES[1])),
+            None => (toolshape_toml.is_file(), pyproject_toml.is_file()),
+        };
         let parent = parent.unwrap_or_default();
         if !has_own && !has_pyproject {
             return parent;

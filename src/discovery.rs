@@ -1,11 +1,13 @@
 //! Discovery: which files to check, from the paths the user gave.
 //!
-//! A file named explicitly is always checked. Directories are walked (with
-//! walkdir) for `*.py` and `*.pyi`, skipping version-control, cache, build and
+//! A file named explicitly is always checked. Directories are walked for
+//! `*.py` and `*.pyi`, skipping version-control, cache, build and
 //! virtual-environment folders, hidden folders and whatever `.gitignore` files
-//! say (matched with the `ignore` crate's gitignore matcher). Symlinks are not
-//! followed unless asked; walkdir's loop detection keeps a followed cycle from
-//! looping. Paths keep the spelling the user gave them, and the result is
+//! say (matched with the `ignore` crate's gitignore matcher). Each folder is
+//! listed once, and what it holds (`.gitignore`, `pyvenv.cfg`, configuration
+//! files) is read from that listing; a folder left out is never opened.
+//! Symlinks are not followed unless asked; then walkdir walks, and its loop
+//! detection keeps a followed cycle from looping. Paths keep the spelling the user gave them, and the result is
 //! sorted and free of duplicates so output is deterministic. Each folder's
 //! configuration (see [`crate::config`]) adds its `exclude` globs, or
 //! replaces the built-in skipped folders with them.
@@ -171,10 +173,17 @@ fn excluded_explicitly(path: &Path, excludes: &GlobSet, resolver: &Resolver) -> 
     abs.ancestors().take_while(|a| a.starts_with(&config.root) && *a != config.root).any(|a| config.excludes(a))
 }
 
-/// Whether a folder below a root is left out by the built-in rules;
-/// `defaults` is false when the configuration's `exclude` replaced the
-/// built-in folder list.
-fn skipped_dir(path: &Path, options: &WalkOptions, defaults: bool) -> bool {
+/// Whether a folder (not yet listed) is a virtual environment that the
+/// built-in rules leave out.
+fn is_venv(path: &Path, options: &WalkOptions) -> bool {
+    !options.no_ignore && path.join("pyvenv.cfg").is_file()
+}
+
+/// Whether a folder below a root is left out by the built-in rules for its
+/// name; `defaults` is false when the configuration's `exclude` replaced
+/// the built-in folder list (a virtual environment is told by its
+/// `pyvenv.cfg`).
+fn skipped_by_name(path: &Path, options: &WalkOptions, defaults: bool) -> bool {
     let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");
     if name == ".git" || name == "__pycache__" {
         return true;
@@ -182,7 +191,7 @@ fn skipped_dir(path: &Path, options: &WalkOptions, defaults: bool) -> bool {
     if options.no_ignore {
         return false;
     }
-    (defaults && SKIPPED_DIRS.contains(&name)) || name.starts_with('.') || path.join("pyvenv.cfg").is_file()
+    (defaults && SKIPPED_DIRS.contains(&name)) || name.starts_with('.')
 }
 
 /// `.gitignore` matchers of the folders on the current walk path.
@@ -214,13 +223,17 @@ impl IgnoreStack {
     }
 
     fn push(&mut self, depth: usize, dir_abs: &Path) {
-        let file = dir_abs.join(".gitignore");
-        if file.is_file() {
-            let mut builder = GitignoreBuilder::new(dir_abs);
-            builder.add(&file);
-            if let Ok(gi) = builder.build() {
-                self.layers.push((depth, gi));
-            }
+        if dir_abs.join(".gitignore").is_file() {
+            self.push_file(depth, dir_abs);
+        }
+    }
+
+    /// Adds the `.gitignore` that the folder `dir_abs` holds.
+    fn push_file(&mut self, depth: usize, dir_abs: &Path) {
+        let mut builder = GitignoreBuilder::new(dir_abs);
+        builder.add(dir_abs.join(".gitignore"));
+        if let Ok(gi) = builder.build() {
+            self.layers.push((depth, gi));
         }
     }
 
@@ -254,6 +267,16 @@ enum Item {
     Warning(DiscoveryError),
 }
 
+/// Where a walk starts: a folder (`abs`, absolute) at `depth` below its
+/// root; a `shallow` walk reads only the folder's own entries.
+#[derive(Clone, Copy)]
+struct Start<'p> {
+    path: &'p Path,
+    abs: &'p Path,
+    depth: usize,
+    shallow: bool,
+}
+
 /// What every walker below one root shares.
 struct RootWalk<'a> {
     root: &'a Path,
@@ -280,17 +303,11 @@ fn walk_dir(
         ignores.push(0, &root_abs);
     }
     let ctx = RootWalk { root, root_abs, options, excludes, resolver };
-    let top = ctx.walk(root, &ctx.root_abs, 0, true, ignores.clone());
+    let top = ctx.walk(Start { path: root, abs: &ctx.root_abs, depth: 0, shallow: true }, ignores.clone());
     let items: Vec<Vec<Item>> = top
         .into_par_iter()
         .map(|item| match item {
-            Item::Dir(dir, abs) => {
-                let mut ignores = ignores.clone();
-                if !options.no_ignore {
-                    ignores.push(1, &abs);
-                }
-                ctx.walk(&dir, &abs, 1, false, ignores)
-            }
+            Item::Dir(dir, abs) => ctx.walk(Start { path: &dir, abs: &abs, depth: 1, shallow: false }, ignores.clone()),
             other => vec![other],
         })
         .collect();
@@ -305,17 +322,21 @@ fn walk_dir(
 }
 
 impl RootWalk<'_> {
-    /// Walks `start` (at depth `offset` below the root). A `shallow` walk
-    /// reads only `start`'s own entries and hands its folders back.
-    fn walk(
-        &self,
-        start: &Path,
-        start_abs: &Path,
-        offset: usize,
-        shallow: bool,
-        mut ignores: IgnoreStack,
-    ) -> Vec<Item> {
+    /// Walks from `start` (`ignores` holds the `.gitignore` files above
+    /// it); a shallow walk hands the folder's own folders back. Links are followed by
+    /// walkdir, which knows their loops; otherwise each folder is listed
+    /// once ([`RootWalk::walk_listed`]).
+    fn walk(&self, start: Start<'_>, ignores: IgnoreStack) -> Vec<Item> {
+        if self.options.follow_links { self.walk_links(start, ignores) } else { self.walk_listed(start, ignores) }
+    }
+
+    /// [`RootWalk::walk`], following links.
+    fn walk_links(&self, from: Start<'_>, mut ignores: IgnoreStack) -> Vec<Item> {
+        let Start { path: start, abs: start_abs, depth: offset, shallow } = from;
         let options = self.options;
+        if !options.no_ignore && !shallow {
+            ignores.push(offset, start_abs);
+        }
         // The settings of the folders on the current walk path, by depth:
         // one look-up per folder, not per entry.
         let mut settings: Vec<(usize, Arc<Settings>)> = vec![(offset, self.resolver.for_abs_dir(start_abs))];
@@ -355,10 +376,7 @@ impl RootWalk<'_> {
             let config = &here.config;
             let rel = path.strip_prefix(self.root).unwrap_or(path);
             let abs = self.root_abs.join(rel);
-            let left_out = excluded(path, self.excludes)
-                || config.excludes(&abs)
-                || (is_dir && skipped_dir(path, options, config.skips_default_folders()))
-                || (use_gitignore && ignores.ignored(&abs, is_dir));
+            let left_out = self.left_out(path, &abs, config, is_dir, &ignores) || (is_dir && is_venv(path, options));
             if is_dir {
                 if left_out {
                     walker.skip_current_dir();
@@ -380,6 +398,136 @@ impl RootWalk<'_> {
             }
         }
         items
+    }
+}
+
+/// A folder's entries, read once and sorted by name, with their types as
+/// the listing gives them (no file is looked up).
+struct Listing {
+    entries: Vec<(std::ffi::OsString, std::fs::FileType)>,
+}
+
+impl Listing {
+    fn read(dir: &Path) -> std::io::Result<Listing> {
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            entries.push((entry.file_name(), entry.file_type()?));
+        }
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(Listing { entries })
+    }
+
+    /// Whether the folder (`dir`) holds a file named `name`: a regular
+    /// file, or a link to one.
+    fn holds(&self, dir: &Path, name: &str) -> bool {
+        match self.entries.binary_search_by(|(n, _)| n.as_os_str().cmp(OsStr::new(name))) {
+            Ok(i) if self.entries[i].1.is_file() => true,
+            Ok(i) if self.entries[i].1.is_symlink() => dir.join(name).is_file(),
+            _ => false,
+        }
+    }
+}
+
+/// A folder the listing walk is in: its entries still to visit.
+struct Open {
+    entries: std::vec::IntoIter<(std::ffi::OsString, std::fs::FileType)>,
+    path: PathBuf,
+    abs: PathBuf,
+    depth: usize,
+    settings: Arc<Settings>,
+}
+
+impl RootWalk<'_> {
+    /// Whether the entry `path` (`abs`, in a folder configured by
+    /// `config`) is left out: by `--exclude`, the configuration, the
+    /// built-in folder names or a `.gitignore` of `ignores` (whether a
+    /// folder is a virtual environment its listing tells).
+    fn left_out(
+        &self,
+        path: &Path,
+        abs: &Path,
+        config: &crate::config::ProjectConfig,
+        is_dir: bool,
+        ignores: &IgnoreStack,
+    ) -> bool {
+        excluded(path, self.excludes)
+            || config.excludes(abs)
+            || (is_dir && skipped_by_name(path, self.options, config.skips_default_folders()))
+            || (!self.options.no_ignore && ignores.ignored(abs, is_dir))
+    }
+
+    /// [`RootWalk::walk`] without following links: each folder is listed
+    /// once, and what it holds (`.gitignore`, `pyvenv.cfg`, configuration
+    /// files) is read from its listing; a folder left out is never opened.
+    fn walk_listed(&self, from: Start<'_>, mut ignores: IgnoreStack) -> Vec<Item> {
+        let Start { path: start, abs: start_abs, depth: offset, shallow } = from;
+        let mut items = Vec::new();
+        let Some(first) = self.open(start, start_abs, offset, !shallow, &mut ignores, &mut items) else { return items };
+        let mut stack = vec![first];
+        while let Some(top) = stack.last_mut() {
+            let Some((name, file_type)) = top.entries.next() else {
+                let done = stack.pop().expect("the folder is on the stack");
+                ignores.leave_to(done.depth.saturating_sub(1));
+                continue;
+            };
+            let depth = top.depth + 1;
+            let path = top.path.join(&name);
+            let abs = top.abs.join(&name);
+            let here = top.settings.clone();
+            let is_dir = file_type.is_dir();
+            if self.left_out(&path, &abs, &here.config, is_dir, &ignores) {
+                continue;
+            }
+            if is_dir {
+                if shallow {
+                    items.push(Item::Dir(path, abs));
+                } else if let Some(open) = self.open(&path, &abs, depth, true, &mut ignores, &mut items) {
+                    stack.push(open);
+                }
+            } else if file_type.is_file() && is_python(&path) {
+                // Below a canonical root, a path is its own identity.
+                items.push(Item::File((path, abs, here)));
+            }
+        }
+        items
+    }
+
+    /// Lists the folder `path` (at `depth`) to walk it: `None` when it
+    /// cannot be read (an error in `items`) or is a virtual environment
+    /// left out. A folder that is `entered` adds its `.gitignore` to
+    /// `ignores`.
+    fn open(
+        &self,
+        path: &Path,
+        abs: &Path,
+        depth: usize,
+        entered: bool,
+        ignores: &mut IgnoreStack,
+        items: &mut Vec<Item>,
+    ) -> Option<Open> {
+        let listing = match Listing::read(path) {
+            Ok(listing) => listing,
+            Err(err) => {
+                items.push(Item::Error(DiscoveryError { path: path.to_path_buf(), message: err.to_string() }));
+                return None;
+            }
+        };
+        let options = self.options;
+        if depth > 0 && !options.no_ignore && listing.holds(path, "pyvenv.cfg") {
+            return None;
+        }
+        if entered && !options.no_ignore && listing.holds(path, ".gitignore") {
+            ignores.push_file(depth, abs);
+        }
+        let settings = self.resolver.for_listed_dir(abs, |name| listing.holds(path, name));
+        Some(Open {
+            entries: listing.entries.into_iter(),
+            path: path.to_path_buf(),
+            abs: abs.to_path_buf(),
+            depth,
+            settings,
+        })
     }
 }
 
@@ -424,9 +572,21 @@ mod tests {
         let found = discover_isolated(&[root.to_path_buf()], &WalkOptions::default()).unwrap();
         assert_eq!(names(&found, root), ["a.py", "b.pyi", "kept/i.py", "pkg/d.py"]);
 
+        // Following links (walkdir's walk) sees the same tree.
+        let followed =
+            discover_isolated(&[root.to_path_buf()], &WalkOptions { follow_links: true, ..Default::default() })
+                .unwrap();
+        assert_eq!(names(&followed, root), names(&found, root));
+
         let all =
             discover_isolated(&[root.to_path_buf()], &WalkOptions { no_ignore: true, ..Default::default() }).unwrap();
         assert_eq!(all.files.len(), 10);
+        let all_followed = discover_isolated(
+            &[root.to_path_buf()],
+            &WalkOptions { no_ignore: true, follow_links: true, ..Default::default() },
+        )
+        .unwrap();
+        assert_eq!(names(&all_followed, root), names(&all, root));
 
         let some = discover_isolated(
             &[root.to_path_buf()],
