@@ -217,9 +217,8 @@ impl<'a> Lexer<'a> {
                 self.line_start = line_start;
             }
             b'#' => {
-                while self.pos < self.src.len() && !matches!(self.src[self.pos], b'\n' | b'\r') {
-                    self.pos += 1;
-                }
+                self.pos =
+                    memchr::memchr2(b'\n', b'\r', &self.src[self.pos..]).map_or(self.src.len(), |i| self.pos + i);
                 self.line_start = line_start;
             }
             b'\\' => {
@@ -360,9 +359,19 @@ impl<'a> Lexer<'a> {
             return Ok(());
         }
         loop {
-            let Some(&c) = self.src.get(self.pos) else {
+            // Straight to the next byte that may end the string.
+            let rest = &self.src[self.pos.min(self.src.len())..];
+            let next = if triple {
+                memchr::memchr2(quote, b'\\', rest)
+            } else {
+                let end = memchr::memchr3(quote, b'\\', b'\n', rest);
+                memchr::memchr(b'\r', &rest[..end.unwrap_or(rest.len())]).or(end)
+            };
+            let Some(skip) = next else {
                 return Err("unterminated string");
             };
+            self.pos += skip;
+            let c = self.src[self.pos];
             self.pos += 1;
             match c {
                 b'\\' => {

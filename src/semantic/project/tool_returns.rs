@@ -137,13 +137,13 @@ fn holds_one_key(layout: &syntax::lexer::Layout, span: &Range<usize>) -> bool {
     layout.one_key.get(first).is_some_and(|&o| o < span.end)
 }
 
-/// The names among `wanted` that `text` may bind to a function: a `def`
-/// of it, or an `as` naming it (`from m import f as it`), read from bytes.
-/// (Asked only when a tool returns a call of a name: then every module of
-/// the project is read once more for it.)
-fn binds_as_function<'w>(text: &str, wanted: &'w HashSet<String>, found: &mut HashSet<&'w str>) {
+/// Where `text` may bind a name to a function, read from bytes: each
+/// `def NAME` (the name, and the offset of its `def`), and each name an `as`
+/// binds (`from m import f as it`, which resolution follows elsewhere).
+fn function_bindings(text: &str) -> (Vec<(&str, usize)>, Vec<&str>) {
     let bytes = text.as_bytes();
     let word = syntax::lexer::is_ident_byte;
+    let (mut defs, mut aliases) = (Vec::new(), Vec::new());
     for keyword in [&b"def"[..], &b"as"[..]] {
         for at in memchr::memmem::find_iter(bytes, keyword) {
             let after = at + keyword.len();
@@ -153,11 +153,50 @@ fn binds_as_function<'w>(text: &str, wanted: &'w HashSet<String>, found: &mut Ha
             let start = after
                 + bytes[after..].iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\\' | b'\n' | b'\r')).count();
             let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
-            if let Some(name) = text.get(start..end).and_then(|n| wanted.get(n)) {
-                found.insert(name);
+            let Some(name) = text.get(start..end).filter(|n| !n.is_empty()) else { continue };
+            if keyword == b"def" {
+                defs.push((name, at));
+            } else {
+                aliases.push(name);
             }
         }
     }
+    (defs, aliases)
+}
+
+/// What each `def` of `text` at `defs` may return that TS005 follows:
+/// [`Reach::Yes`], or [`Reach::Through`] the names it returns calls of
+/// (none: nothing). A `def` that starts no statement stands in a string or
+/// a comment and binds nothing; a file the lexer cannot vouch for may
+/// return anything.
+fn def_reach<'w>(text: &str, defs: &[(&'w str, usize)]) -> Vec<(&'w str, Reach)> {
+    let Some(layout) = syntax::lexer::layout(text.as_bytes()) else {
+        return defs.iter().map(|&(name, _)| (name, Reach::Yes)).collect();
+    };
+    let lines = &layout.lines;
+    defs.iter()
+        .filter_map(|&(name, at)| {
+            let line = lines[..lines.partition_point(|l| l.start <= at)].last()?;
+            let lead = &text[line.start..at];
+            let statement = lead.is_empty()
+                || lead
+                    .strip_prefix("async")
+                    .is_some_and(|r| r.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\\' | b'\n' | b'\r')));
+            if !statement {
+                return None;
+            }
+            let Some(span) = syntax::outline::decorated_span(text, lines, line.start) else {
+                return Some((name, Reach::Yes));
+            };
+            if holds_one_key(&layout, &span) {
+                return Some((name, Reach::Yes));
+            }
+            Some(match syntax::outline::returned_callees(text, lines, span) {
+                None => (name, Reach::Yes),
+                Some(names) => (name, Reach::Through(names.into_iter().map(str::to_owned).collect())),
+            })
+        })
+        .collect()
 }
 
 impl Parsed {
@@ -255,6 +294,88 @@ struct Returns {
 }
 
 impl Project {
+    /// The names among `wanted` whose calls may return a half-shaped
+    /// display, read from bytes: a name some project `def` binds whose body
+    /// may hold one ([`def_reach`]), or return a call of such a name (the
+    /// callees looked up in turn; every project file is read once for its
+    /// bindings, then only the files defining a name asked), or a name an
+    /// `as` binds. A call of any other name returns nothing TS005
+    /// follows.
+    fn reaching_functions(
+        &self,
+        wanted: HashSet<String>,
+        read: &(impl Fn(&Path) -> Option<String> + Sync),
+    ) -> HashSet<String> {
+        // Every function binding of the project, by name: (module, offset
+        // of the `def`), and the names an `as` binds.
+        type Bindings = (usize, Vec<(String, usize)>, Vec<String>);
+        let found: Vec<Bindings> = (0..self.modules.len())
+            .into_par_iter()
+            .filter_map(|m| {
+                let text = read(&self.modules[m].path)?;
+                let (defs, aliases) = function_bindings(&text);
+                let defs = defs.into_iter().map(|(n, at)| (n.to_owned(), at)).collect();
+                Some((m, defs, aliases.into_iter().map(str::to_owned).collect()))
+            })
+            .collect();
+        let mut defs_of: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut aliases: HashSet<String> = HashSet::new();
+        for (m, defs, names) in found {
+            for (name, at) in defs {
+                defs_of.entry(name).or_default().push((m, at));
+            }
+            aliases.extend(names);
+        }
+        let mut reaching: HashSet<String> = HashSet::new();
+        let mut through: Vec<(String, Vec<String>)> = Vec::new();
+        let mut looked: HashSet<String> = HashSet::new();
+        let mut ask = wanted;
+        while !ask.is_empty() {
+            // The modules defining the names asked, each read once.
+            let mut by_module: HashMap<usize, Vec<(&str, usize)>> = HashMap::new();
+            for name in &ask {
+                if aliases.contains(name) {
+                    reaching.insert(name.clone());
+                }
+                for &(m, at) in defs_of.get(name).into_iter().flatten() {
+                    by_module.entry(m).or_default().push((name.as_str(), at));
+                }
+            }
+            let judged: Vec<(String, Reach)> = by_module
+                .into_par_iter()
+                .flat_map_iter(|(m, defs)| {
+                    let text = read(&self.modules[m].path).unwrap_or_default();
+                    def_reach(&text, &defs).into_iter().map(|(n, r)| (n.to_owned(), r)).collect::<Vec<_>>()
+                })
+                .collect();
+            looked.extend(ask.iter().cloned());
+            let mut next: HashSet<String> = HashSet::new();
+            for (name, reach) in judged {
+                match reach {
+                    Reach::Yes => {
+                        reaching.insert(name);
+                    }
+                    Reach::Through(callees) => {
+                        next.extend(callees.iter().filter(|c| !looked.contains(*c)).cloned());
+                        through.push((name, callees));
+                    }
+                }
+            }
+            ask = next;
+        }
+        loop {
+            let more: Vec<String> = through
+                .iter()
+                .filter(|(name, callees)| !reaching.contains(name) && callees.iter().any(|c| reaching.contains(c)))
+                .map(|(name, _)| name.clone())
+                .collect();
+            if more.is_empty() {
+                return reaching;
+            }
+            reaching.extend(more);
+        }
+    }
+
     /// The half-shaped displays the project's tools return; a tool is a
     /// function decorated by one of `decorators`, and `tools` says which
     /// are parsed. `read` reads a module.
@@ -287,22 +408,7 @@ impl Project {
             })
             .flatten()
             .collect();
-        let functions: HashSet<&str> = if wanted.is_empty() {
-            HashSet::new()
-        } else {
-            (0..self.modules.len())
-                .into_par_iter()
-                .fold(HashSet::new, |mut found, m| {
-                    if let Some(text) = read(&self.modules[m].path) {
-                        binds_as_function(&text, &wanted, &mut found);
-                    }
-                    found
-                })
-                .reduce(HashSet::new, |mut a, b| {
-                    a.extend(b);
-                    a
-                })
-        };
+        let functions = self.reaching_functions(wanted, &read);
         // Each module with a tool that may reach a half-shaped display is
         // parsed, those tools kept whole.
         let candidates: Vec<(usize, Parsed)> = modules
