@@ -106,13 +106,9 @@ impl ToolModule {
                 .filter_map(|at| {
                     // A `@` that starts no statement stands in a string.
                     let span = syntax::outline::decorated_span(&text, &layout.lines, at)?;
-                    if holds_one_key(layout, &span) {
-                        return Some((at, Reach::Yes));
-                    }
-                    match syntax::outline::returned_callees(&text, &layout.lines, span) {
-                        None => Some((at, Reach::Yes)),
-                        Some(names) if names.is_empty() => None,
-                        Some(names) => Some((at, Reach::Through(names.into_iter().map(str::to_owned).collect()))),
+                    match span_reach(&text, layout, span) {
+                        Reach::Through(names) if names.is_empty() => None,
+                        reach => Some((at, reach)),
                     }
                 })
                 .collect(),
@@ -127,8 +123,21 @@ impl ToolModule {
 /// ([`syntax::lexer::Layout::one_key`]), or some `return` may return a
 /// call ([`syntax::outline::returned_callees`] not empty).
 fn may_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) -> bool {
-    holds_one_key(layout, &span)
-        || syntax::outline::returned_callees(text, &layout.lines, span).is_none_or(|names| !names.is_empty())
+    !matches!(span_reach(text, layout, span), Reach::Through(names) if names.is_empty())
+}
+
+/// What the statements in `span` of `layout`'s text may return that TS005
+/// follows: [`Reach::Yes`] when a display there may hold just one key or a
+/// `return` calls what the bytes cannot name, else [`Reach::Through`] the
+/// names its `return`s call (none: nothing).
+fn span_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) -> Reach {
+    if holds_one_key(layout, &span) {
+        return Reach::Yes;
+    }
+    match syntax::outline::returned_callees(text, &layout.lines, span) {
+        None => Reach::Yes,
+        Some(names) => Reach::Through(names.into_iter().map(str::to_owned).collect()),
+    }
 }
 
 /// Whether a display in `span` may hold just one of the keys.
@@ -188,13 +197,7 @@ fn def_reach<'w>(text: &str, defs: &[(&'w str, usize)]) -> Vec<(&'w str, Reach)>
             let Some(span) = syntax::outline::decorated_span(text, lines, line.start) else {
                 return Some((name, Reach::Yes));
             };
-            if holds_one_key(&layout, &span) {
-                return Some((name, Reach::Yes));
-            }
-            Some(match syntax::outline::returned_callees(text, lines, span) {
-                None => (name, Reach::Yes),
-                Some(names) => (name, Reach::Through(names.into_iter().map(str::to_owned).collect())),
-            })
+            Some((name, span_reach(text, &layout, span)))
         })
         .collect()
 }
