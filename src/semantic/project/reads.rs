@@ -1372,35 +1372,30 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
 
 /// A search for the identifiers `names` in a text (thousands of them in a
 /// generated file): the text's words are looked up in a set, in one pass.
-struct NameSearch<'n> {
-    names: std::collections::HashSet<&'n str>,
+struct NameSearch {
+    /// The names, longest first where several match at one place.
+    names: Option<aho_corasick::AhoCorasick>,
 }
 
-impl<'n> NameSearch<'n> {
-    fn new(names: impl IntoIterator<Item = &'n String>) -> Self {
-        NameSearch { names: names.into_iter().map(String::as_str).collect() }
+impl NameSearch {
+    fn new<'n>(names: impl IntoIterator<Item = &'n String>) -> Self {
+        let names = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(names.into_iter().filter(|n| !n.is_empty()))
+            .ok();
+        NameSearch { names }
     }
 
-    /// Where each word of `text` that is one of the names starts.
+    /// Where each word of `text` that is one of the names starts. A name
+    /// found inside a longer word is none: no word starts within a name,
+    /// so the search goes on after it.
     fn hits<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
         let bytes = text.as_bytes();
         let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
-        let mut at = 0;
-        std::iter::from_fn(move || {
-            while at < bytes.len() {
-                if !word(bytes[at]) {
-                    at += 1;
-                    continue;
-                }
-                let start = at;
-                while at < bytes.len() && word(bytes[at]) {
-                    at += 1;
-                }
-                if self.names.contains(&text[start..at]) {
-                    return Some(start);
-                }
-            }
-            None
+        self.names.iter().flat_map(move |names| names.find_iter(text)).filter_map(move |m| {
+            let before = m.start() > 0 && word(bytes[m.start() - 1]);
+            let after = bytes.get(m.end()).is_some_and(|&b| word(b));
+            (!before && !after).then_some(m.start())
         })
     }
 }
