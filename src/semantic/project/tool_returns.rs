@@ -176,10 +176,10 @@ fn function_bindings(text: &str) -> (Vec<(&str, usize)>, Vec<&str>) {
 /// What each `def` of `text` at `defs` may return that TS005 follows:
 /// [`Reach::Yes`], or [`Reach::Through`] the names it returns calls of
 /// (none: nothing). A `def` that starts no statement stands in a string or
-/// a comment and binds nothing; a file the lexer cannot vouch for may
-/// return anything.
-fn def_reach<'w>(text: &str, defs: &[(&'w str, usize)]) -> Vec<(&'w str, Reach)> {
-    let Some(layout) = syntax::lexer::layout(text.as_bytes()) else {
+/// a comment and binds nothing; a file the lexer cannot vouch for (no
+/// `layout`) may return anything.
+fn def_reach<'w>(text: &str, layout: Option<&syntax::lexer::Layout>, defs: &[(&'w str, usize)]) -> Vec<(&'w str, Reach)> {
+    let Some(layout) = layout else {
         return defs.iter().map(|&(name, _)| (name, Reach::Yes)).collect();
     };
     let lines = &layout.lines;
@@ -197,10 +197,14 @@ fn def_reach<'w>(text: &str, defs: &[(&'w str, usize)]) -> Vec<(&'w str, Reach)>
             let Some(span) = syntax::outline::decorated_span(text, lines, line.start) else {
                 return Some((name, Reach::Yes));
             };
-            Some((name, span_reach(text, &layout, span)))
+            Some((name, span_reach(text, layout, span)))
         })
         .collect()
 }
+
+/// A module's text with its [`syntax::lexer::layout`] (`None`: the lexer
+/// cannot vouch for it).
+type Lexed = (String, Option<syntax::lexer::Layout>);
 
 impl Parsed {
     /// Parses module `text` (`layout` its [`syntax::lexer::layout`]),
@@ -308,6 +312,7 @@ impl Project {
         &self,
         wanted: HashSet<String>,
         read: &(impl Fn(&Path) -> Option<String> + Sync),
+        tool_modules: &[ToolModule],
     ) -> HashSet<String> {
         // Every function binding of the project, by name: (module, offset
         // of the `def`), and the names an `as` binds.
@@ -329,6 +334,10 @@ impl Project {
             }
             aliases.extend(names);
         }
+        // Each module is lexed once, whatever the rounds ask of it; a tool
+        // module already was.
+        let tools: HashMap<usize, &ToolModule> = tool_modules.iter().map(|t| (t.m, t)).collect();
+        let mut lexed: HashMap<usize, Lexed> = HashMap::new();
         let mut reaching: HashSet<String> = HashSet::new();
         let mut through: Vec<(String, Vec<String>)> = Vec::new();
         let mut looked: HashSet<String> = HashSet::new();
@@ -344,11 +353,22 @@ impl Project {
                     by_module.entry(m).or_default().push((name.as_str(), at));
                 }
             }
+            let unread: Vec<usize> =
+                by_module.keys().copied().filter(|m| !tools.contains_key(m) && !lexed.contains_key(m)).collect();
+            lexed.par_extend(unread.into_par_iter().map(|m| {
+                let text = read(&self.modules[m].path).unwrap_or_default();
+                let layout = syntax::lexer::layout(text.as_bytes());
+                (m, (text, layout))
+            }));
             let judged: Vec<(String, Reach)> = by_module
                 .into_par_iter()
                 .flat_map_iter(|(m, defs)| {
-                    let text = read(&self.modules[m].path).unwrap_or_default();
-                    def_reach(&text, &defs).into_iter().map(|(n, r)| (n.to_owned(), r)).collect::<Vec<_>>()
+                    let (text, layout) = match (tools.get(&m), lexed.get(&m)) {
+                        (Some(t), _) => (t.text.as_str(), t.layout.as_ref()),
+                        (None, Some((text, layout))) => (text.as_str(), layout.as_ref()),
+                        (None, None) => ("", None),
+                    };
+                    def_reach(text, layout, &defs).into_iter().map(|(n, r)| (n.to_owned(), r)).collect::<Vec<_>>()
                 })
                 .collect();
             looked.extend(ask.iter().cloned());
@@ -411,7 +431,7 @@ impl Project {
             })
             .flatten()
             .collect();
-        let functions = self.reaching_functions(wanted, &read);
+        let functions = self.reaching_functions(wanted, &read, &modules);
         // Each module with a tool that may reach a half-shaped display is
         // parsed, those tools kept whole.
         let candidates: Vec<(usize, Parsed)> = modules
