@@ -468,7 +468,7 @@ impl<'a> Lexer<'a> {
             return;
         }
         let run = std::mem::take(&mut self.run);
-        if !run.all_str {
+        if !run.all_str || !self.may_spell_a_value(&run) {
             return;
         }
         let value = self.run_value(&run);
@@ -500,6 +500,27 @@ impl<'a> Lexer<'a> {
                 _ => return,
             }
         }
+    }
+
+    /// Whether `run`'s value may be `"status"`, `"content"` or a watched
+    /// value, judged without decoding it: a run with no backslash and no
+    /// carriage return means its bodies, joined, so its length is theirs
+    /// (a docstring is ruled out without a copy).
+    fn may_spell_a_value(&self, run: &Run) -> bool {
+        let mut len = 0;
+        for part in &run.parts {
+            let token = &self.src[part.clone()];
+            if memchr::memchr2(b'\\', b'\r', token).is_some() {
+                return true;
+            }
+            let Some(quote_at) = token.iter().position(|&b| matches!(b, b'\'' | b'"')) else { return true };
+            let quote = token[quote_at];
+            let rest = &token[quote_at..];
+            let triple = rest.len() >= 6 && rest[1] == quote && rest[2] == quote;
+            let Some(body) = rest.len().checked_sub(if triple { 6 } else { 2 }) else { return true };
+            len += body;
+        }
+        len == "status".len() || len == "content".len() || self.watch.0.iter().any(|v| v.len() == len)
     }
 
     fn run_value(&self, run: &Run) -> Option<String> {
