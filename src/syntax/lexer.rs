@@ -155,9 +155,22 @@ pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
 }
 
 /// Whether `b` may stand in a Python name (any non-ASCII byte may).
+#[inline]
 pub fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    IDENT_BYTES[usize::from(b)]
 }
+
+/// [`is_ident_byte`] as a table: the lexer asks it of every byte of a name.
+static IDENT_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
+        b += 1;
+    }
+    table
+};
 
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `src`, listing its logical lines if `lines`.
@@ -463,10 +476,15 @@ impl<'a> Lexer<'a> {
     /// Ends the current implicit concatenation and marks the nearest enclosing
     /// `{` if its value is one of the two keys that make a dict a candidate;
     /// `next` is the byte of code that ends it (`None` at the end).
+    /// Ends the string run in progress, if any: most calls find none.
+    #[inline(always)]
     fn finish_run(&mut self, next: Option<u8>) {
-        if self.run.parts.is_empty() {
-            return;
+        if !self.run.parts.is_empty() {
+            self.end_run(next);
         }
+    }
+
+    fn end_run(&mut self, next: Option<u8>) {
         let run = std::mem::take(&mut self.run);
         if !run.all_str || !self.may_spell_a_value(&run) {
             return;
@@ -542,6 +560,14 @@ impl<'a> Lexer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_byte_table_is_the_name_byte_rule() {
+        for b in 0..=u8::MAX {
+            let rule = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+            assert_eq!(is_ident_byte(b), rule, "byte {b:#04x}");
+        }
+    }
 
     fn regions(src: &str) -> Vec<&str> {
         match candidate_regions(src.as_bytes()) {

@@ -178,7 +178,11 @@ fn function_bindings(text: &str) -> (Vec<(&str, usize)>, Vec<&str>) {
 /// (none: nothing). A `def` that starts no statement stands in a string or
 /// a comment and binds nothing; a file the lexer cannot vouch for (no
 /// `layout`) may return anything.
-fn def_reach<'w>(text: &str, layout: Option<&syntax::lexer::Layout>, defs: &[(&'w str, usize)]) -> Vec<(&'w str, Reach)> {
+fn def_reach<'w>(
+    text: &str,
+    layout: Option<&syntax::lexer::Layout>,
+    defs: &[(&'w str, usize)],
+) -> Vec<(&'w str, Reach)> {
     let Some(layout) = layout else {
         return defs.iter().map(|&(name, _)| (name, Reach::Yes)).collect();
     };
