@@ -43,6 +43,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::project::Projects;
 use crate::source::{self, SourceText};
 use crate::suppress;
+use crate::syntax::tree::KindName;
 use crate::syntax::{self, LineIndex};
 use tree_sitter::Tree;
 
@@ -323,7 +324,7 @@ impl Applied {
                 };
                 let in_comment = root
                     .descendant_for_byte_range(hash, start + edit.text.len())
-                    .is_some_and(|n| n.kind() == "comment" && n.start_byte() == hash);
+                    .is_some_and(|n| n.kind_name() == "comment" && n.start_byte() == hash);
                 let silences = edit.uses.iter().all(|u| {
                     let from = self.map(edits, u.start);
                     suppress::in_line_tail(&self.text[from..line_end(from)]).covers(u.code)
@@ -420,7 +421,7 @@ fn scan_line(tree: &Tree, src: &str, start: usize) -> LineEnd {
     if end < src.len() {
         let mut n = root.descendant_for_byte_range(end, end + 1);
         while let Some(x) = n {
-            if x.kind() == "string" && x.start_byte() < end && end < x.end_byte() {
+            if x.kind_name() == "string" && x.start_byte() < end && end < x.end_byte() {
                 return LineEnd::Blocked(Blocked::InString);
             }
             n = x.parent();
@@ -431,7 +432,7 @@ fn scan_line(tree: &Tree, src: &str, start: usize) -> LineEnd {
     let Some(last) = last else { return LineEnd::Code { end, comment: None } };
     let comment = root
         .descendant_for_byte_range(last, last + 1)
-        .filter(|n| n.kind() == "comment" && n.start_byte() >= start && n.start_byte() < end)
+        .filter(|n| n.kind_name() == "comment" && n.start_byte() >= start && n.start_byte() < end)
         .map(|n| n.start_byte()..end);
     if comment.is_none() && bytes[last] == b'\\' && last + 1 == end && end < src.len() {
         return LineEnd::Blocked(Blocked::Continuation);

@@ -15,6 +15,7 @@ use tree_sitter::Node;
 use crate::diagnostics::Code;
 use crate::suppress::{Suppression, line_suppression};
 use crate::syntax::ParsedPiece;
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::constant_str;
 
 /// The keys an author may set; the runtime may add `toolUseId`.
@@ -177,15 +178,15 @@ impl Literal {
     /// Reads `node` (of `piece_src`).
     pub fn of(node: Node<'_>, piece_src: &str) -> Literal {
         let node = crate::syntax::tree::unparenthesize(node);
-        match node.kind() {
+        match node.kind_name() {
             "string" | "concatenated_string" if crate::syntax::tree::is_bytes(node, piece_src) => Literal::Bytes,
             "string" | "concatenated_string" => Literal::Str,
             "integer" | "float" => Literal::Number,
             "unary_operator" => {
                 let number = node
                     .child_by_field_name("argument")
-                    .is_some_and(|a| matches!(crate::syntax::tree::unparenthesize(a).kind(), "integer" | "float"));
-                let sign = node.child_by_field_name("operator").is_some_and(|o| matches!(o.kind(), "-" | "+"));
+                    .is_some_and(|a| matches!(crate::syntax::tree::unparenthesize(a).kind_name(), "integer" | "float"));
+                let sign = node.child_by_field_name("operator").is_some_and(|o| matches!(o.kind_name(), "-" | "+"));
                 if number && sign { Literal::Number } else { Literal::Other }
             }
             "true" | "false" => Literal::Bool,
@@ -195,7 +196,7 @@ impl Literal {
             "tuple" => Literal::Tuple,
             "list" => {
                 let mut cursor = node.walk();
-                let empty = !node.named_children(&mut cursor).any(|c| c.kind() != "comment");
+                let empty = !node.named_children(&mut cursor).any(|c| c.kind_name() != "comment");
                 Literal::List { empty }
             }
             _ => Literal::Other,
@@ -322,14 +323,14 @@ impl ToolResultDict {
 /// Reads a `dictionary` node as a tool result, if it is one. Dicts whose own
 /// syntax is broken (an ERROR or MISSING node inside) are never tool results.
 pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &Rules) -> Option<ToolResultDict> {
-    if node.kind() != "dictionary" || node.has_error() {
+    if node.kind_name() != "dictionary" || node.has_error() {
         return None;
     }
     let shift = |r: Range<usize>| r.start + offset..r.end + offset;
     let mut entries = Vec::new();
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        let kind = match child.kind() {
+        let kind = match child.kind_name() {
             "pair" => {
                 let key = child.child_by_field_name("key")?;
                 match constant_str(key, piece_src) {
@@ -386,7 +387,7 @@ pub fn for_each_tool_result<'p>(
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
         piece.for_each_node(|node| {
-            if node.kind() == "dictionary"
+            if node.kind_name() == "dictionary"
                 && !in_broken_statement(root, node)
                 && let Some(dict) = tool_result_dict(node, piece_src, piece.offset, rules)
             {

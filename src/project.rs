@@ -21,6 +21,7 @@ use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
+use crate::syntax::tree::KindName;
 use crate::syntax::{self, LineIndex};
 use rayon::prelude::*;
 
@@ -772,7 +773,7 @@ impl Projects {
                     continue;
                 };
                 let mut cursor = dict.walk();
-                for pair in dict.named_children(&mut cursor).filter(|c| c.kind() == "pair") {
+                for pair in dict.named_children(&mut cursor).filter(|c| c.kind_name() == "pair") {
                     let Some(key) =
                         pair.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text))
                     else {
@@ -966,7 +967,7 @@ fn builder_remedies(project: &Project, rules_of: &dyn Fn(&Path) -> Rules) -> Vec
                             || tree
                                 .root_node()
                                 .descendant_for_byte_range(plan.range.start, plan.range.end)
-                                .is_some_and(|n| n.kind() == "for_statement" && n.byte_range() == plan.range)
+                                .is_some_and(|n| n.kind_name() == "for_statement" && n.byte_range() == plan.range)
                     }
                     fix::Subject::Shape(_) => false,
                 };

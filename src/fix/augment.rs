@@ -16,6 +16,7 @@ use tree_sitter::Node;
 use super::Edit;
 use super::safety::ExprFacts;
 use crate::syntax::literal::{self, LiteralKind};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::{constant_str, node_text, unparenthesize};
 
 /// A moved entry offered for mention.
@@ -51,13 +52,13 @@ const LITERAL_KINDS: [&str; 5] = ["integer", "float", "true", "false", "none"];
 
 /// The value of `{"text": <value>}` if `element` is such a block.
 pub fn text_block_value<'t>(element: Node<'t>, piece_src: &str) -> Option<Node<'t>> {
-    if element.kind() != "dictionary" {
+    if element.kind_name() != "dictionary" {
         return None;
     }
     let mut cursor = element.walk();
-    let entries: Vec<Node<'t>> = element.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+    let entries: Vec<Node<'t>> = element.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
     let [pair] = entries.as_slice() else { return None };
-    let key = pair.child_by_field_name("key").filter(|_| pair.kind() == "pair")?;
+    let key = pair.child_by_field_name("key").filter(|_| pair.kind_name() == "pair")?;
     (constant_str(key, piece_src).as_deref() == Some("text")).then(|| pair.child_by_field_name("value")).flatten()
 }
 
@@ -74,11 +75,11 @@ pub fn plan(
 ) -> Result<Augmentation, String> {
     let piece_src = &src[offset..];
     let text = unparenthesize(text);
-    let nodes: Vec<Node<'_>> = match text.kind() {
+    let nodes: Vec<Node<'_>> = match text.kind_name() {
         "string" => vec![text],
         "concatenated_string" => {
             let mut cursor = text.walk();
-            text.named_children(&mut cursor).filter(|c| c.kind() == "string").collect()
+            text.named_children(&mut cursor).filter(|c| c.kind_name() == "string").collect()
         }
         _ => return Err(format!("the text is `{}`, not a string literal", short(node_text(text, piece_src)))),
     };
@@ -98,7 +99,7 @@ pub fn plan(
     for node in &nodes {
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
-            match child.kind() {
+            match child.kind_name() {
                 "interpolation" => {
                     if let Some(e) = child.child_by_field_name("expression") {
                         shown_exprs.push(squash(node_text(e, piece_src)));
@@ -185,7 +186,7 @@ fn mention(
     if text.contains(['\n', '\r']) {
         return Err("spans lines");
     }
-    if LITERAL_KINDS.contains(&value.kind()) {
+    if LITERAL_KINDS.contains(&value.kind_name()) {
         if !text.bytes().all(|b| b.is_ascii_digit() || b == b'.') && !matches!(text, "True" | "False" | "None") {
             return Err("is a number written in a form `str()` would change");
         }
@@ -195,7 +196,7 @@ fn mention(
             Ok(Mention::Literal(text.to_owned()))
         };
     }
-    if value.kind() == "string" {
+    if value.kind_name() == "string" {
         let decoded = literal::str_constant(text).ok_or("is not a plain string")?;
         if decoded.chars().any(|ch| ch.is_control() || matches!(ch, '{' | '}' | '\\' | '\'' | '"')) {
             return Err("is a string that cannot be written plainly");
@@ -206,8 +207,8 @@ fn mention(
             Ok(Mention::Literal(decoded))
         };
     }
-    if value.kind() != "identifier" {
-        return Err(match value.kind() {
+    if value.kind_name() != "identifier" {
+        return Err(match value.kind_name() {
             "list"
             | "dictionary"
             | "set"

@@ -24,6 +24,7 @@ use crate::diagnostics::Finding;
 use crate::semantic::project::BuilderSpec;
 use crate::syntax::ParsedPiece;
 
+use crate::syntax::tree::KindName;
 use std::ops::Range;
 
 pub use crate::diagnostics::{Applicability, Edit};
@@ -340,7 +341,7 @@ pub(crate) fn not_result_plan(
         }
     };
     let dict = root.descendant_for_byte_range(range.start - offset, range.end - offset)?;
-    if dict.kind() != "dictionary" || dict.byte_range() != (range.start - offset..range.end - offset) {
+    if dict.kind_name() != "dictionary" || dict.byte_range() != (range.start - offset..range.end - offset) {
         return None;
     }
     // A suppression comment silences it, wherever the finding came from.

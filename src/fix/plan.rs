@@ -15,6 +15,7 @@ use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::not_json_serializable;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
@@ -83,12 +84,12 @@ pub(crate) fn evidently_not_a_result<'k>(
 /// anything but a dict display whose keys are all other constant strings.
 fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     let value = unparenthesize(value);
-    if value.kind() != "dictionary" {
+    if value.kind_name() != "dictionary" {
         return true;
     }
     let mut cursor = value.walk();
-    value.named_children(&mut cursor).filter(|c| c.kind() != "comment").any(|c| {
-        c.kind() != "pair"
+    value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").any(|c| {
+        c.kind_name() != "pair"
             || c.child_by_field_name("key").and_then(|k| constant_str(k, piece_src)).is_none_or(|k| k == key)
     })
 }
@@ -155,7 +156,7 @@ impl<'t> Collection<'t> {
         let mut trailing_comma = None;
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
-            match child.kind() {
+            match child.kind_name() {
                 "," => trailing_comma = Some(ctx.range(child)),
                 "comment" | "[" | "]" | "{" | "}" => {}
                 _ if child.is_named() => {
@@ -280,7 +281,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         // Down from the root (climbing with `parent` costs O(depth) a step).
         let mut ancestor = root;
         while let Some(next) = ancestor.child_with_descendant(node).filter(|n| *n != node) {
-            match next.kind() {
+            match next.kind_name() {
                 "ERROR" => return Err("it sits in a region with syntax errors".into()),
                 "interpolation" | "string" => return Err("it stands inside an f-string".into()),
                 _ => ancestor = next,
@@ -336,7 +337,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     /// Whether `entry` is a moved `**kwargs` of `spec`.
     fn spreads(ctx: &Ctx<'_>, entry: &DictEntry<'_>, spec: &BuilderSpec) -> bool {
         let value = unparenthesize(entry.value);
-        entry.moved && entry.key.is_none() && value.kind() == "identifier" && ctx.text(value) == spec.kwargs
+        entry.moved && entry.key.is_none() && value.kind_name() == "identifier" && ctx.text(value) == spec.kwargs
     }
 
     /// Whether the fix appends a json block that holds only the builder's
@@ -349,10 +350,10 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
 
     fn target(ctx: &Ctx<'_>, value: Node<'t>) -> Result<Target<'t>, String> {
         let inner = unparenthesize(value);
-        if let Some((_, what)) = NON_LIST_CONTENT.iter().find(|(kind, _)| *kind == inner.kind()) {
+        if let Some((_, what)) = NON_LIST_CONTENT.iter().find(|(kind, _)| *kind == inner.kind_name()) {
             return Err(format!("its content is {what}, not a list of blocks"));
         }
-        if inner.kind() != "list" {
+        if inner.kind_name() != "list" {
             return Ok(Target::Splat { value });
         }
         let list = Collection::new(ctx, inner);
@@ -365,7 +366,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 // A json dict that is itself a tool result is not merged into:
                 // its keys are a contract of their own.
                 let json = unparenthesize(*json);
-                json.kind() == "dictionary"
+                json.kind_name() == "dictionary"
                     && tool_result_dict(json, ctx.piece_src(), ctx.offset, &Rules::CONTRACT).is_none()
             })
             .last();
@@ -576,7 +577,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 let inner = unparenthesize(*value);
                 let text = super::excerpt(self.ctx.text(*value));
                 let splat = splat_text(&text, *value);
-                match inner.kind() {
+                match inner.kind_name() {
                     "list_comprehension" => {}
                     "identifier" => {
                         if let Err(why) =
@@ -598,7 +599,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 let mut existing = Vec::new();
                 let mut unknown = false;
                 for child in json.node.named_children(&mut cursor) {
-                    match child.kind() {
+                    match child.kind_name() {
                         "pair" => match child.child_by_field_name("key").and_then(|k| constant_str(k, piece_src)) {
                             Some(key) => existing.push(key),
                             None => unknown = true,
@@ -790,7 +791,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let piece_src = self.ctx.piece_src();
         let mut positions = Vec::new();
         crate::syntax::for_each_node(self.dict_node, |node| {
-            let Some(dict) = (node.kind() == "dictionary")
+            let Some(dict) = (node.kind_name() == "dictionary")
                 .then(|| tool_result_dict(node, piece_src, self.ctx.offset, self.ctx.rules))
                 .flatten()
             else {
@@ -1129,10 +1130,10 @@ fn dict_entries<'t>(ctx: &Ctx<'_>, node: Node<'t>, dict: &ToolResultDict) -> Vec
     let mut cursor = node.walk();
     let mut known = dict.entries.iter();
     for child in node.children(&mut cursor) {
-        match child.kind() {
+        match child.kind_name() {
             "pair" | "dictionary_splat" => {
                 let info = known.next().expect("the contract saw the same entries");
-                let value = match child.kind() {
+                let value = match child.kind_name() {
                     "pair" => child.child_by_field_name("value"),
                     _ => child.named_child(0),
                 }
@@ -1177,7 +1178,7 @@ fn moved_item(ctx: &Ctx<'_>, dict_node: Node<'_>, entry: &DictEntry<'_>) -> Move
     if layout::is_multiline(src, &entry.range) {
         let entry_node = entry.value.parent().unwrap_or(entry.value);
         crate::syntax::for_each_node(entry_node, |n| {
-            if n.kind() == "string" {
+            if n.kind_name() == "string" {
                 let r = ctx.range(n);
                 let mut pos = r.start;
                 while pos < r.end {
@@ -1199,12 +1200,12 @@ fn moved_item(ctx: &Ctx<'_>, dict_node: Node<'_>, entry: &DictEntry<'_>) -> Move
 /// The dict literal of a `{"json": <dict>}` block, or of `{"json": x}` (the
 /// caller checks which), if `element` is a one-entry json block.
 fn json_block_dict<'t>(ctx: &Ctx<'_>, element: Node<'t>) -> Option<Node<'t>> {
-    if element.kind() != "dictionary" {
+    if element.kind_name() != "dictionary" {
         return None;
     }
     let entries = named_non_comment(element);
     let [pair] = entries.as_slice() else { return None };
-    if pair.kind() != "pair" {
+    if pair.kind_name() != "pair" {
         return None;
     }
     let key = pair.child_by_field_name("key")?;
@@ -1213,7 +1214,7 @@ fn json_block_dict<'t>(ctx: &Ctx<'_>, element: Node<'t>) -> Option<Node<'t>> {
 
 fn named_non_comment(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect()
+    node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect()
 }
 
 /// Appends one-line `items` to a one-line collection.
@@ -1284,7 +1285,7 @@ fn multiline_append(
 /// `*content` for a list display, parenthesized unless `value` is a primary
 /// (or already parenthesized) expression.
 fn splat_text(text: &str, value: Node<'_>) -> String {
-    if PRIMARY_KINDS.contains(&unparenthesize(value).kind()) || value.kind() == "parenthesized_expression" {
+    if PRIMARY_KINDS.contains(&unparenthesize(value).kind_name()) || value.kind_name() == "parenthesized_expression" {
         format!("*{text}")
     } else {
         format!("*({text})")

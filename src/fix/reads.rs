@@ -13,6 +13,7 @@ use tree_sitter::Node;
 use crate::diagnostics::Edit;
 use crate::semantic::scope::{BindingKind, Resolution, SemanticModel};
 use crate::syntax;
+use crate::syntax::tree::KindName;
 
 /// A read to rewrite: its receiver as written, and the index of the
 /// content block whose json holds the key (`-1`: the last block).
@@ -101,8 +102,8 @@ fn imports_accessor(root: Node<'_>, src: &str, model: &SemanticModel, accessor: 
         && bindings.iter().all(|b| {
             let Some(name) = root.descendant_for_byte_range(b.at.start, b.at.end) else { return false };
             let statement =
-                std::iter::successors(Some(name), |n| n.parent()).find(|n| n.kind() == "import_from_statement");
-            let aliased = name.parent().is_some_and(|p| p.kind() == "aliased_import");
+                std::iter::successors(Some(name), |n| n.parent()).find(|n| n.kind_name() == "import_from_statement");
+            let aliased = name.parent().is_some_and(|p| p.kind_name() == "aliased_import");
             b.kind == BindingKind::FromImport
                 && !aliased
                 && statement
@@ -121,12 +122,12 @@ fn import_edit(root: Node<'_>, src: &str, accessor: &JsonAccessor) -> Edit {
     let mut cursor = root.walk();
     let mut after: Option<usize> = None;
     for (i, statement) in root.named_children(&mut cursor).enumerate() {
-        match statement.kind() {
+        match statement.kind_name() {
             "import_statement" | "import_from_statement" | "future_import_statement" => {
                 after = Some(statement.end_byte())
             }
             "comment" => {}
-            "expression_statement" if i == 0 && statement.named_child(0).is_some_and(|s| s.kind() == "string") => {
+            "expression_statement" if i == 0 && statement.named_child(0).is_some_and(|s| s.kind_name() == "string") => {
                 after = Some(statement.end_byte());
             }
             _ => break,

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::node_text;
 
 /// Node kinds whose evaluation may have effects (the definition:
@@ -19,7 +20,7 @@ fn for_each_evaluated<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         visit(n);
-        if n.kind() == "lambda" {
+        if n.kind_name() == "lambda" {
             // Only the parameters' default values are evaluated now.
             if let Some(params) = n.child_by_field_name("parameters") {
                 let mut cursor = params.walk();
@@ -36,7 +37,7 @@ fn for_each_evaluated<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
 /// dot, nor a keyword argument's name).
 fn names_variable(n: Node<'_>) -> bool {
     let Some(parent) = n.parent() else { return true };
-    let field = match parent.kind() {
+    let field = match parent.kind_name() {
         "attribute" => "attribute",
         "keyword_argument" => "name",
         _ => return true,
@@ -59,7 +60,7 @@ impl ExprFacts {
     pub fn of(node: Node<'_>, piece_src: &str) -> Self {
         let mut facts = ExprFacts::default();
         for_each_evaluated(node, |n| {
-            let kind = n.kind();
+            let kind = n.kind_name();
             if EFFECT_KINDS.contains(&kind) {
                 facts.effects = true;
             }

@@ -24,6 +24,7 @@ use crate::diagnostics::Finding;
 use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::semantic::scope::{BindingKind, Resolution, ScopeKind};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::not_json_serializable;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
@@ -72,7 +73,7 @@ pub fn plan_writes(src: &str, file: &FileContext<'_>, findings: Vec<Finding>, op
 fn statement_of(node: Node<'_>) -> Node<'_> {
     let mut n = node;
     while let Some(p) = n.parent() {
-        if matches!(p.kind(), "block" | "module") {
+        if matches!(p.kind_name(), "block" | "module") {
             return n;
         }
         n = p;
@@ -119,7 +120,7 @@ impl WritePlanner<'_, '_> {
         let first = &group[0];
         let display = root
             .descendant_for_byte_range(first.dict.start, first.dict.end)
-            .filter(|d| d.kind() == "dictionary")
+            .filter(|d| d.kind_name() == "dictionary")
             .ok_or("the result's dict is not in the tree")?;
         let scope = model.scope_at(first.dict.start);
         let name = self.result_name(display)?;
@@ -148,8 +149,8 @@ impl WritePlanner<'_, '_> {
             (Written::Loop { .. }, Some(spec)) => Some(spec),
             (Written::Update { args, .. }, Some(spec)) => {
                 let own = |a: &Node<'_>| {
-                    let a = if a.kind() == "dictionary_splat" { a.named_child(0) } else { Some(*a) };
-                    a.map(unparenthesize).is_some_and(|a| a.kind() == "identifier" && self.text(a) == spec.kwargs)
+                    let a = if a.kind_name() == "dictionary_splat" { a.named_child(0) } else { Some(*a) };
+                    a.map(unparenthesize).is_some_and(|a| a.kind_name() == "identifier" && self.text(a) == spec.kwargs)
                 };
                 matches!(args.as_slice(), [a] if own(a)).then_some(spec)
             }
@@ -182,7 +183,8 @@ impl WritePlanner<'_, '_> {
         let target = format!("{name}[{content_key}]");
         // `.append` only when the display's one content value is a fresh
         // list: no second "content" key or spread may replace it.
-        let fresh = display_content(display, src).is_some_and(|c| matches!(c.kind(), "list" | "list_comprehension"))
+        let fresh = display_content(display, src)
+            .is_some_and(|c| matches!(c.kind_name(), "list" | "list_comprehension"))
             && single_content(display, src);
         let block = format!("{{{quote}json{quote}: {payload}}}");
         let append =
@@ -212,17 +214,17 @@ impl WritePlanner<'_, '_> {
     /// The name the display is bound to (`N = {...}`).
     fn result_name(&self, display: Node<'_>) -> Result<String, String> {
         let mut value = display;
-        while let Some(p) = value.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        while let Some(p) = value.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
             value = p;
         }
         let assignment = value
             .parent()
-            .filter(|a| a.kind() == "assignment" && a.child_by_field_name("right") == Some(value))
+            .filter(|a| a.kind_name() == "assignment" && a.child_by_field_name("right") == Some(value))
             .ok_or("the result is not bound by a plain assignment")?;
-        if assignment.parent().is_some_and(|p| p.kind() == "assignment") {
+        if assignment.parent().is_some_and(|p| p.kind_name() == "assignment") {
             return Err("the result is bound to several names at once".into());
         }
-        let left = assignment.child_by_field_name("left").filter(|l| l.kind() == "identifier");
+        let left = assignment.child_by_field_name("left").filter(|l| l.kind_name() == "identifier");
         Ok(self.text(left.ok_or("the result is not bound to one name")?).to_owned())
     }
 
@@ -242,11 +244,11 @@ impl WritePlanner<'_, '_> {
         name: &str,
         builder: Option<&BuilderSpec>,
     ) -> Result<(Written<'t>, Range<usize>), String> {
-        let is_name = |n: Option<Node<'_>>| n.is_some_and(|n| n.kind() == "identifier" && self.text(n) == name);
+        let is_name = |n: Option<Node<'_>>| n.is_some_and(|n| n.kind_name() == "identifier" && self.text(n) == name);
         let inline = "the write stands inside a larger expression or statement; move it into its own statement";
         // The builder's loop `for k, v in K.items(): N[k] = v`.
         if let Some(spec) = builder
-            && let Some(for_stmt) = stmt.parent().and_then(|b| b.parent()).filter(|f| f.kind() == "for_statement")
+            && let Some(for_stmt) = stmt.parent().and_then(|b| b.parent()).filter(|f| f.kind_name() == "for_statement")
             && let Some(mapping) = loop_mapping(for_stmt, self.src).filter(|m| self.text(*m) == spec.kwargs)
         {
             let body = for_stmt.child_by_field_name("body");
@@ -254,13 +256,13 @@ impl WritePlanner<'_, '_> {
             // `for k, v in K.items(): N[k] = v`, with those very names.
             let targets: Vec<&str> = for_stmt
                 .child_by_field_name("left")
-                .filter(|l| l.kind() == "pattern_list")
+                .filter(|l| l.kind_name() == "pattern_list")
                 .map(|l| {
                     let mut c = l.walk();
                     l.named_children(&mut c).map(|n| self.text(n)).collect()
                 })
                 .unwrap_or_default();
-            let assignment = stmt.named_child(0).filter(|a| a.kind() == "assignment");
+            let assignment = stmt.named_child(0).filter(|a| a.kind_name() == "assignment");
             let key = assignment
                 .and_then(|a| a.child_by_field_name("left"))
                 .and_then(|l| l.child_by_field_name("subscript"))
@@ -275,16 +277,16 @@ impl WritePlanner<'_, '_> {
             }
             return Ok((Written::Loop { mapping }, for_stmt.byte_range()));
         }
-        if stmt.kind() != "expression_statement" || stmt.named_child_count() != 1 {
+        if stmt.kind_name() != "expression_statement" || stmt.named_child_count() != 1 {
             return Err(inline.into());
         }
         let expr = stmt.named_child(0).ok_or(inline)?;
-        match expr.kind() {
+        match expr.kind_name() {
             "assignment" => {
-                let left = expr.child_by_field_name("left").filter(|l| l.kind() == "subscript");
+                let left = expr.child_by_field_name("left").filter(|l| l.kind_name() == "subscript");
                 let right = expr.child_by_field_name("right");
                 let (Some(left), Some(value)) = (left, right) else { return Err(inline.into()) };
-                if value.kind() == "assignment" || expr.child_by_field_name("type").is_some() {
+                if value.kind_name() == "assignment" || expr.child_by_field_name("type").is_some() {
                     return Err("the write is one target of a chained assignment".into());
                 }
                 if !is_name(left.child_by_field_name("value")) {
@@ -296,7 +298,7 @@ impl WritePlanner<'_, '_> {
                 Ok((Written::Item { key: *key, value }, stmt.byte_range()))
             }
             "call" => {
-                let function = expr.child_by_field_name("function").filter(|f| f.kind() == "attribute");
+                let function = expr.child_by_field_name("function").filter(|f| f.kind_name() == "attribute");
                 let function = function.ok_or(inline)?;
                 if !is_name(function.child_by_field_name("object")) {
                     return Err(inline.into());
@@ -308,10 +310,10 @@ impl WritePlanner<'_, '_> {
                 if method != Some("update") {
                     return Err(inline.into());
                 }
-                let list = expr.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list");
+                let list = expr.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list");
                 let list = list.ok_or(inline)?;
                 let mut c = list.walk();
-                let args = list.named_children(&mut c).filter(|a| a.kind() != "comment").collect();
+                let args = list.named_children(&mut c).filter(|a| a.kind_name() != "comment").collect();
                 Ok((Written::Update { args, list: Some(list) }, stmt.byte_range()))
             }
             "augmented_assignment" => {
@@ -332,9 +334,9 @@ impl WritePlanner<'_, '_> {
         list: Option<Node<'_>>,
         reasons: &mut Vec<String>,
     ) -> Result<String, String> {
-        let display = |a: &Node<'_>| unparenthesize(*a).kind() == "dictionary";
+        let display = |a: &Node<'_>| unparenthesize(*a).kind_name() == "dictionary";
         for a in args {
-            match a.kind() {
+            match a.kind_name() {
                 "keyword_argument" => {
                     if let Some(v) = a.child_by_field_name("value") {
                         self.check_value(v, reasons);
@@ -343,7 +345,7 @@ impl WritePlanner<'_, '_> {
                 _ if display(a) => {
                     let d = unparenthesize(*a);
                     let mut c = d.walk();
-                    for pair in d.named_children(&mut c).filter(|p| p.kind() == "pair") {
+                    for pair in d.named_children(&mut c).filter(|p| p.kind_name() == "pair") {
                         if let Some(v) = pair.child_by_field_name("value") {
                             self.check_value(v, reasons);
                         }
@@ -357,7 +359,7 @@ impl WritePlanner<'_, '_> {
         }
         Ok(match args {
             [a] if display(a) => self.text(unparenthesize(*a)).to_owned(),
-            _ if !args.is_empty() && args.iter().all(|a| a.kind() == "keyword_argument") => {
+            _ if !args.is_empty() && args.iter().all(|a| a.kind_name() == "keyword_argument") => {
                 let pairs: Vec<String> = args
                     .iter()
                     .filter_map(|a| {
@@ -391,7 +393,7 @@ impl WritePlanner<'_, '_> {
             let mut c = display.walk();
             display
                 .named_children(&mut c)
-                .filter(|p| p.kind() == "pair")
+                .filter(|p| p.kind_name() == "pair")
                 .filter_map(|p| p.child_by_field_name("key").and_then(|k| constant_str(k, self.src)))
                 .collect()
         };
@@ -429,7 +431,7 @@ impl WritePlanner<'_, '_> {
     /// The display's own signs that it may not be a tool result.
     fn check_display(&self, display: Node<'_>, reasons: &mut Vec<String>) -> Result<(), String> {
         let mut c = display.walk();
-        for pair in display.named_children(&mut c).filter(|p| p.kind() == "pair") {
+        for pair in display.named_children(&mut c).filter(|p| p.kind_name() == "pair") {
             let Some(key) = pair.child_by_field_name("key").and_then(|k| constant_str(k, self.src)) else { continue };
             let value = pair.child_by_field_name("value");
             match key.as_str() {
@@ -448,7 +450,7 @@ impl WritePlanner<'_, '_> {
                 "content" => {
                     if let Some(v) = value.map(unparenthesize)
                         && !matches!(
-                            v.kind(),
+                            v.kind_name(),
                             "list"
                                 | "list_comprehension"
                                 | "identifier"
@@ -474,7 +476,7 @@ impl WritePlanner<'_, '_> {
         let Some(node) = root.descendant_for_byte_range(replaced.start, replaced.end) else { return };
         let mut up = node.parent();
         while let Some(n) = up.filter(|n| n.start_byte() >= scope_range.start && n.byte_range() != scope_range) {
-            if matches!(n.kind(), "for_statement" | "while_statement") {
+            if matches!(n.kind_name(), "for_statement" | "while_statement") {
                 reasons.push(format!(
                     "the write is in the loop at line {}: each pass would add its own json block",
                     self.line(n.start_byte())
@@ -525,9 +527,9 @@ impl WritePlanner<'_, '_> {
 
     /// Whether `node` is `N` in `N["content"] = ...`.
     fn reassigns_content(&self, node: Node<'_>) -> bool {
-        let Some(subscript) = node.parent().filter(|p| p.kind() == "subscript") else { return false };
+        let Some(subscript) = node.parent().filter(|p| p.kind_name() == "subscript") else { return false };
         let target = subscript.parent().is_some_and(|a| {
-            matches!(a.kind(), "assignment" | "augmented_assignment")
+            matches!(a.kind_name(), "assignment" | "augmented_assignment")
                 && a.child_by_field_name("left") == Some(subscript)
         });
         let mut c = subscript.walk();
@@ -541,18 +543,18 @@ impl WritePlanner<'_, '_> {
     fn is_write_receiver(&self, node: Node<'_>) -> bool {
         let Some(parent) = node.parent() else { return false };
         let field = |p: Node<'_>, f: &str, n: Node<'_>| p.child_by_field_name(f) == Some(n);
-        let write = match parent.kind() {
+        let write = match parent.kind_name() {
             "subscript" if field(parent, "value", node) => {
-                parent.parent().filter(|a| a.kind() == "assignment" && field(*a, "left", parent))
+                parent.parent().filter(|a| a.kind_name() == "assignment" && field(*a, "left", parent))
             }
             "attribute" if field(parent, "object", node) => parent
                 .parent()
-                .filter(|c| c.kind() == "call" && field(*c, "function", parent))
+                .filter(|c| c.kind_name() == "call" && field(*c, "function", parent))
                 .filter(|_| parent.child_by_field_name("attribute").is_some_and(|a| self.text(a) == "update")),
             "augmented_assignment" if field(parent, "left", node) => Some(parent),
             _ => None,
         };
-        let Some(statement) = write.and_then(|w| w.parent()).filter(|s| s.kind() == "expression_statement") else {
+        let Some(statement) = write.and_then(|w| w.parent()).filter(|s| s.kind_name() == "expression_statement") else {
             return false;
         };
         let range = statement.byte_range();
@@ -564,7 +566,7 @@ impl WritePlanner<'_, '_> {
     /// that no write of this result moves.
     fn harmless(&self, node: Node<'_>, display: Node<'_>) -> bool {
         let Some(parent) = node.parent() else { return false };
-        match parent.kind() {
+        match parent.kind_name() {
             "return_statement" => true,
             "subscript" if parent.child_by_field_name("value") == Some(node) => {
                 let mut c = parent.walk();
@@ -577,7 +579,7 @@ impl WritePlanner<'_, '_> {
                     Some(k) => !self.all.iter().any(|w| {
                         w.dict == display.byte_range() && (w.key.as_deref() == Some(k.as_str()) || w.key.is_none())
                     }),
-                    None => matches!(key.kind(), "integer" | "float" | "true" | "false" | "none"),
+                    None => matches!(key.kind_name(), "integer" | "float" | "true" | "false" | "none"),
                 }
             }
             _ => false,
@@ -642,8 +644,8 @@ impl WritePlanner<'_, '_> {
             _ if conditional => Vec::new(),
             Written::Item { key, value } => vec![key.byte_range(), value.byte_range()],
             Written::Update { args, list } => match (args.as_slice(), list) {
-                ([a], _) if unparenthesize(*a).kind() == "dictionary" => vec![unparenthesize(*a).byte_range()],
-                _ if args.iter().all(|a| a.kind() == "keyword_argument") => {
+                ([a], _) if unparenthesize(*a).kind_name() == "dictionary" => vec![unparenthesize(*a).byte_range()],
+                _ if args.iter().all(|a| a.kind_name() == "keyword_argument") => {
                     args.iter().filter_map(|a| a.child_by_field_name("value")).map(|v| v.byte_range()).collect()
                 }
                 (_, Some(l)) => vec![l.byte_range()],
@@ -653,7 +655,7 @@ impl WritePlanner<'_, '_> {
         };
         let mut lost = false;
         crate::syntax::for_each_node(stmt, |n| {
-            if n.kind() == "comment" && !kept.iter().any(|k| k.start <= n.start_byte() && n.end_byte() <= k.end) {
+            if n.kind_name() == "comment" && !kept.iter().any(|k| k.start <= n.start_byte() && n.end_byte() <= k.end) {
                 lost = true;
             }
         });
@@ -674,9 +676,11 @@ impl WritePlanner<'_, '_> {
                 .iter()
                 .map(|a| {
                     let d = unparenthesize(*a);
-                    if d.kind() == "dictionary" {
+                    if d.kind_name() == "dictionary" {
                         let mut c = d.walk();
-                        d.named_children(&mut c).filter(|e| matches!(e.kind(), "pair" | "dictionary_splat")).count()
+                        d.named_children(&mut c)
+                            .filter(|e| matches!(e.kind_name(), "pair" | "dictionary_splat"))
+                            .count()
                     } else {
                         1
                     }
@@ -717,7 +721,7 @@ fn label(f: &Finding) -> String {
 /// parenthesized when it would not parse there (`a, b`, `yield v`,
 /// `x := 1`, `*a`).
 fn dict_value(text: &str, node: Node<'_>) -> String {
-    match node.kind() {
+    match node.kind_name() {
         "expression_list" | "yield" | "named_expression" | "list_splat" | "pattern_list" => format!("({text})"),
         _ => text.to_owned(),
     }
@@ -728,7 +732,7 @@ fn single_content(display: Node<'_>, src: &str) -> bool {
     let mut c = display.walk();
     let mut contents = 0;
     for entry in display.named_children(&mut c) {
-        match entry.kind() {
+        match entry.kind_name() {
             "dictionary_splat" => return false,
             "pair" => {
                 let key = entry.child_by_field_name("key").and_then(|k| constant_str(k, src));
@@ -745,16 +749,16 @@ fn display_content<'t>(display: Node<'t>, src: &str) -> Option<Node<'t>> {
     let mut c = display.walk();
     let found = display
         .named_children(&mut c)
-        .filter(|p| p.kind() == "pair")
+        .filter(|p| p.kind_name() == "pair")
         .find(|p| p.child_by_field_name("key").and_then(|k| constant_str(k, src)).as_deref() == Some("content"))?;
     found.child_by_field_name("value").map(unparenthesize)
 }
 
 /// `K` of `for k, v in K.items():` whose body writes `N[k] = v`.
 fn loop_mapping<'t>(for_stmt: Node<'t>, src: &str) -> Option<Node<'t>> {
-    let right = for_stmt.child_by_field_name("right").filter(|r| r.kind() == "call")?;
-    let function = right.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
+    let right = for_stmt.child_by_field_name("right").filter(|r| r.kind_name() == "call")?;
+    let function = right.child_by_field_name("function").filter(|f| f.kind_name() == "attribute")?;
     let items = function.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "items");
-    let object = function.child_by_field_name("object").filter(|o| o.kind() == "identifier")?;
+    let object = function.child_by_field_name("object").filter(|o| o.kind_name() == "identifier")?;
     items.then_some(object)
 }

@@ -10,6 +10,7 @@ use super::Rule;
 use super::shape::{ShapeCtx, Verdict, constant_pairs};
 use crate::contract::or_list;
 use crate::diagnostics::{Code, Edit, Finding, Proposal};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::constant_str;
 
 pub const RULE: Rule = Rule {
@@ -26,7 +27,7 @@ fn message(f: &Finding) -> String {
 /// The finding of the content block `block`, if it has the wrong shape.
 pub(super) fn check(ctx: &ShapeCtx<'_, '_>, block: Node<'_>) -> Option<Verdict> {
     let mut cursor = block.walk();
-    let members: Vec<Node<'_>> = block.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+    let members: Vec<Node<'_>> = block.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
     let pairs = constant_pairs(block, ctx.piece_src);
     // A spread or a computed key could be anything: not judged.
     if pairs.len() != members.len() {
@@ -82,7 +83,7 @@ fn redundant_type(
     // the last one): what stands between is a comma and blanks only, so
     // the layout of the other entries is kept.
     let mut cursor = block.walk();
-    let members: Vec<Node<'_>> = block.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+    let members: Vec<Node<'_>> = block.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
     let at = members.iter().position(|m| m == pair).ok_or_else(layout)?;
     let removed = match (members.get(at + 1), at.checked_sub(1).map(|i| members[i])) {
         (Some(next), _) => pair.start_byte()..next.start_byte(),
@@ -93,7 +94,7 @@ fn redundant_type(
     let mut cursor = block.walk();
     if block
         .children(&mut cursor)
-        .any(|c| c.kind() == "comment" && c.start_byte() < removed.end && removed.start < c.end_byte())
+        .any(|c| c.kind_name() == "comment" && c.start_byte() < removed.end && removed.start < c.end_byte())
     {
         return Err("a comment stands beside its \"type\", and would go with it".into());
     }

@@ -10,6 +10,7 @@ use tree_sitter::Node;
 use super::Rule;
 use crate::contract::Literal;
 use crate::diagnostics::{Applicability, Code, Edit, Finding, Proposal};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::{constant_str, is_bytes, node_text, not_json_serializable, unparenthesize};
 
 pub const RULE: Rule = Rule {
@@ -88,7 +89,7 @@ fn entries_of<'t, 's>(dict: Node<'t>, piece_src: &'s str) -> Result<Vec<Pair<'t,
     let mut out = Vec::new();
     let mut cursor = dict.walk();
     for child in dict.named_children(&mut cursor) {
-        match child.kind() {
+        match child.kind_name() {
             "pair" => {
                 let (Some(key), Some(value)) = (child.child_by_field_name("key"), child.child_by_field_name("value"))
                 else {
@@ -155,7 +156,7 @@ impl Render<'_, '_, '_> {
             literal if literal.breaks_content() => {
                 vec![Proposal::Manual(format!("its content is {}: write it as a list of blocks", literal.words()))]
             }
-            _ if value.kind() == "list_comprehension" => vec![self.proposal(None, Some(at))],
+            _ if value.kind_name() == "list_comprehension" => vec![self.proposal(None, Some(at))],
             _ => vec![Proposal::Manual(
                 "its content is not a list display: toolshape cannot tell which blocks it holds".into(),
             )],
@@ -183,7 +184,7 @@ impl Render<'_, '_, '_> {
         if let Some(c) = content.filter(|&c| Some(c) != text) {
             let list = unparenthesize(self.entries[c].value);
             let mut cursor = list.walk();
-            match list.kind() {
+            match list.kind_name() {
                 "list" => {
                     blocks.extend(list.named_children(&mut cursor).map(|e| node_text(e, self.piece_src).to_owned()))
                 }
@@ -350,7 +351,7 @@ impl Render<'_, '_, '_> {
 fn spans_lines_in_a_string(node: Node<'_>) -> bool {
     let mut found = false;
     crate::syntax::for_each_node(node, |n| {
-        found = found || (n.kind() == "string" && n.start_position().row != n.end_position().row);
+        found = found || (n.kind_name() == "string" && n.start_position().row != n.end_position().row);
     });
     found
 }
@@ -421,14 +422,14 @@ impl Layout {
 /// f-string, or a call of `str`, `repr` or a string's `format`/`join`.
 fn evidently_str(value: Node<'_>, piece_src: &str) -> bool {
     let value = unparenthesize(value);
-    match value.kind() {
+    match value.kind_name() {
         "string" | "concatenated_string" => !is_bytes(value, piece_src),
-        "call" => value.child_by_field_name("function").is_some_and(|f| match f.kind() {
+        "call" => value.child_by_field_name("function").is_some_and(|f| match f.kind_name() {
             "identifier" => matches!(node_text(f, piece_src), "str" | "repr"),
             "attribute" => {
                 let object = f.child_by_field_name("object").map(unparenthesize);
                 let name = f.child_by_field_name("attribute").map(|a| node_text(a, piece_src));
-                object.is_some_and(|o| matches!(o.kind(), "string" | "concatenated_string"))
+                object.is_some_and(|o| matches!(o.kind_name(), "string" | "concatenated_string"))
                     && matches!(name, Some("format" | "join"))
             }
             _ => false,
@@ -447,7 +448,7 @@ mod tests {
         let tree = crate::syntax::parse(src);
         let mut dict = None;
         crate::syntax::for_each_node(tree.root_node(), |n| {
-            if n.kind() == "dictionary" && dict.is_none() {
+            if n.kind_name() == "dictionary" && dict.is_none() {
                 dict = Some(n);
             }
         });

@@ -15,6 +15,7 @@ use crate::syntax::LineIndex;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 use super::{block, content, status, text_value};
+use crate::syntax::tree::KindName;
 
 /// One shape finding with what its rule proposes; `range` is what the fix
 /// rewrites (the finding's span when it is manual).
@@ -125,7 +126,7 @@ pub fn shape_findings<'s>(
 pub(super) fn constant_pairs<'t>(dict: Node<'t>, piece_src: &str) -> Vec<(String, Node<'t>, Node<'t>)> {
     let mut cursor = dict.walk();
     dict.named_children(&mut cursor)
-        .filter(|c| c.kind() == "pair")
+        .filter(|c| c.kind_name() == "pair")
         .filter_map(|pair| {
             let key = constant_str(pair.child_by_field_name("key")?, piece_src)?;
             Some((key, pair, pair.child_by_field_name("value")?))
@@ -139,11 +140,11 @@ pub(super) fn constant_pairs<'t>(dict: Node<'t>, piece_src: &str) -> Vec<(String
 fn blocks<'t>(pairs: &[(String, Node<'t>, Node<'t>)]) -> Vec<Node<'t>> {
     let Some((_, _, value)) = pairs.iter().rev().find(|(k, ..)| k == "content") else { return Vec::new() };
     let list = unparenthesize(*value);
-    if list.kind() != "list" {
+    if list.kind_name() != "list" {
         return Vec::new();
     }
     let mut cursor = list.walk();
-    list.named_children(&mut cursor).map(unparenthesize).filter(|e| e.kind() == "dictionary").collect()
+    list.named_children(&mut cursor).map(unparenthesize).filter(|e| e.kind_name() == "dictionary").collect()
 }
 
 /// The constant string value of the first pair keyed `key`.

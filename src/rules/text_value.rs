@@ -10,6 +10,7 @@ use super::Rule;
 use super::shape::{ShapeCtx, Verdict};
 use crate::contract::Literal;
 use crate::diagnostics::{Code, Finding, Proposal};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::unparenthesize;
 
 pub const RULE: Rule = Rule {
@@ -63,10 +64,10 @@ pub(super) fn check(ctx: &ShapeCtx<'_, '_>, value: Node<'_>) -> Option<Verdict> 
 /// The builtin `node` calls, when it is a call of a bare name among
 /// [`NOT_STRINGS`] that nothing in the file binds.
 fn builtin_call<'s>(ctx: &ShapeCtx<'_, 's>, node: Node<'_>) -> Option<&'s str> {
-    if node.kind() != "call" {
+    if node.kind_name() != "call" {
         return None;
     }
-    let callee = node.child_by_field_name("function").map(unparenthesize).filter(|f| f.kind() == "identifier")?;
+    let callee = node.child_by_field_name("function").map(unparenthesize).filter(|f| f.kind_name() == "identifier")?;
     let name = ctx.text(callee);
     let rebound = || ctx.file.model().bindings.iter().any(|b| b.name == name);
     (NOT_STRINGS.contains(&name) && !rebound()).then_some(name)

@@ -9,6 +9,7 @@ use super::Rule;
 use crate::contract::{self, Rules};
 use crate::diagnostics::{Code, Finding, Origin, Span};
 use crate::suppress::{Suppression, in_line_tail, line_suppression};
+use crate::syntax::tree::KindName;
 use crate::syntax::{self, LineIndex};
 
 pub const RULE: Rule = Rule {
@@ -84,7 +85,7 @@ pub fn unused_suppressions(src: &str, rules: &Rules) -> Vec<Finding> {
     }
     let mut findings = Vec::new();
     syntax::for_each_node(pieces[0].tree.root_node(), |node| {
-        if node.kind() != "comment" {
+        if node.kind_name() != "comment" {
             return;
         }
         let text = &src[node.byte_range()];

@@ -19,6 +19,7 @@ use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
 use crate::syntax;
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::unparenthesize;
 use scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 
@@ -97,9 +98,9 @@ impl<'s> FileContext<'s> {
             let binding = &model.bindings[b];
             // `alias = name = [...]` binds the same list to another name.
             let chained = node_at(&binding.at).and_then(|n| n.parent()).is_some_and(|a| {
-                a.kind() == "assignment"
-                    && (a.parent().is_some_and(|p| p.kind() == "assignment")
-                        || a.child_by_field_name("right").is_some_and(|r| r.kind() == "assignment"))
+                a.kind_name() == "assignment"
+                    && (a.parent().is_some_and(|p| p.kind_name() == "assignment")
+                        || a.child_by_field_name("right").is_some_and(|r| r.kind_name() == "assignment"))
             });
             if chained {
                 return Err(format!("`{text}` is bound at line {} together with another name", line(binding.at.start)));
@@ -108,7 +109,7 @@ impl<'s> FileContext<'s> {
                 BindingKind::Assignment => self.is_fresh_list(v, here),
                 BindingKind::AugmentedAssignment => {
                     let plus = v.prev_sibling().is_some_and(|op| &src[op.byte_range()] == "+=");
-                    plus && matches!(unparenthesize(v).kind(), "list" | "list_comprehension")
+                    plus && matches!(unparenthesize(v).kind_name(), "list" | "list_comprehension")
                 }
                 _ => false,
             });
@@ -123,7 +124,7 @@ impl<'s> FileContext<'s> {
         // loop body runs after the previous result was built.
         let dict_node = node_at(&dict).ok_or("the dict is not in the tree")?;
         let mut statement = dict_node;
-        while let Some(p) = statement.parent().filter(|p| !matches!(p.kind(), "block" | "module")) {
+        while let Some(p) = statement.parent().filter(|p| !matches!(p.kind_name(), "block" | "module")) {
             statement = p;
         }
         let statement = statement.byte_range();
@@ -131,7 +132,7 @@ impl<'s> FileContext<'s> {
         while let Some(n) = up.filter(|n| {
             n.start_byte() >= model.scopes[scope].range.start && n.byte_range() != model.scopes[scope].range
         }) {
-            if matches!(n.kind(), "for_statement" | "while_statement") {
+            if matches!(n.kind_name(), "for_statement" | "while_statement") {
                 return Err(format!("the result is built in a loop, where `{text}` may change after it"));
             }
             up = n.parent();
@@ -168,10 +169,10 @@ impl<'s> FileContext<'s> {
     /// A list display, a list comprehension, or a call of the builtin `list`.
     fn is_fresh_list(&self, value: Node<'_>, scope: usize) -> bool {
         let value = unparenthesize(value);
-        match value.kind() {
+        match value.kind_name() {
             "list" | "list_comprehension" => true,
             "call" => value.child_by_field_name("function").is_some_and(|f| {
-                f.kind() == "identifier"
+                f.kind_name() == "identifier"
                     && &self.src[f.byte_range()] == "list"
                     && self.model().resolve("list", scope) == Resolution::Builtin
             }),
@@ -185,7 +186,7 @@ impl<'s> FileContext<'s> {
     pub fn returned_by_strands_tool(&self, dict: Range<usize>) -> bool {
         let root = self.tree().root_node();
         let Some(node) = root.descendant_for_byte_range(dict.start, dict.end) else { return false };
-        if node.kind() != "dictionary" || node.byte_range() != dict {
+        if node.kind_name() != "dictionary" || node.byte_range() != dict {
             return false;
         }
         returned_by_strands_tool(node, self.src)
@@ -198,17 +199,17 @@ impl<'s> FileContext<'s> {
 /// apart), the argument of `len`, a `for` loop's iterable, or a condition.
 fn harmless_use(node: Node<'_>, src: &str, model: &SemanticModel, scope: usize) -> bool {
     let mut expr = node;
-    while let Some(p) = expr.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = expr.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         expr = p;
     }
     let Some(parent) = expr.parent() else { return false };
     let field_of = |p: Node<'_>, f: &str| p.child_by_field_name(f) == Some(expr);
-    match parent.kind() {
+    match parent.kind_name() {
         "attribute" if field_of(parent, "object") => {
             let method = parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]);
             let called = parent
                 .parent()
-                .is_some_and(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(parent));
+                .is_some_and(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent));
             called && matches!(method, Some("append" | "extend" | "insert"))
         }
         "augmented_assignment" => field_of(parent, "left"),
@@ -216,7 +217,7 @@ fn harmless_use(node: Node<'_>, src: &str, model: &SemanticModel, scope: usize) 
         "for_statement" => field_of(parent, "right"),
         "if_statement" | "elif_clause" | "while_statement" => field_of(parent, "condition"),
         "not_operator" => {
-            parent.parent().is_some_and(|g| matches!(g.kind(), "if_statement" | "elif_clause" | "while_statement"))
+            parent.parent().is_some_and(|g| matches!(g.kind_name(), "if_statement" | "elif_clause" | "while_statement"))
         }
         _ => false,
     }
@@ -228,11 +229,11 @@ fn is_len_argument(node: Node<'_>, src: &str, model: &SemanticModel, scope: usiz
         return false;
     }
     let mut expr = node;
-    while let Some(p) = expr.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = expr.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         expr = p;
     }
     expr.parent().is_some_and(|args| {
-        args.kind() == "argument_list"
+        args.kind_name() == "argument_list"
             && args.named_child_count() == 1
             && args
                 .parent()
@@ -250,10 +251,10 @@ pub fn plain_assigned_value<'t>(root: Node<'t>, binding: &scope::Binding) -> Opt
         return None;
     }
     let target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
-    let assignment = target.parent().filter(|a| a.kind() == "assignment")?;
+    let assignment = target.parent().filter(|a| a.kind_name() == "assignment")?;
     let plain = assignment.child_by_field_name("left") == Some(target)
         && assignment.child_by_field_name("type").is_none()
-        && assignment.parent().is_some_and(|s| s.kind() == "expression_statement");
+        && assignment.parent().is_some_and(|s| s.kind_name() == "expression_statement");
     plain.then(|| assignment.child_by_field_name("right")).flatten().map(crate::syntax::tree::unparenthesize)
 }
 
@@ -261,21 +262,21 @@ pub fn plain_assigned_value<'t>(root: Node<'t>, binding: &scope::Binding) -> Opt
 pub fn returned_by_strands_tool(dict: Node<'_>, src: &str) -> bool {
     let mut up = dict;
     while let Some(parent) = up.parent() {
-        if parent.kind() != "parenthesized_expression" || unparenthesize(parent) != dict {
+        if parent.kind_name() != "parenthesized_expression" || unparenthesize(parent) != dict {
             break;
         }
         up = parent;
     }
-    let Some(statement) = up.parent().filter(|p| p.kind() == "return_statement") else { return false };
+    let Some(statement) = up.parent().filter(|p| p.kind_name() == "return_statement") else { return false };
     // The function the `return` belongs to: the nearest enclosing def (a
     // class body or lambda in between would make the return not this
     // function's, but tree-sitter puts `return` only in function bodies).
     let mut scope = statement.parent();
     while let Some(node) = scope {
-        if node.kind() == "function_definition" {
+        if node.kind_name() == "function_definition" {
             return is_strands_tool(node, src);
         }
-        if matches!(node.kind(), "class_definition" | "lambda" | "module") {
+        if matches!(node.kind_name(), "class_definition" | "lambda" | "module") {
             return false;
         }
         scope = node.parent();
@@ -291,18 +292,18 @@ pub fn is_strands_tool(def: Node<'_>, src: &str) -> bool {
 /// Whether the function `def` has a decorator that is one of `decorators`
 /// (dotted names, as written), or a call of one.
 pub fn decorated_as(def: Node<'_>, src: &str, decorators: &[&str]) -> bool {
-    let Some(decorated) = def.parent().filter(|p| p.kind() == "decorated_definition") else { return false };
+    let Some(decorated) = def.parent().filter(|p| p.kind_name() == "decorated_definition") else { return false };
     let mut cursor = decorated.walk();
-    decorated.children(&mut cursor).filter(|c| c.kind() == "decorator").any(|d| {
+    decorated.children(&mut cursor).filter(|c| c.kind_name() == "decorator").any(|d| {
         let Some(mut expr) = d.named_child(0) else { return false };
-        if expr.kind() == "call" {
+        if expr.kind_name() == "call" {
             match expr.child_by_field_name("function") {
                 Some(function) => expr = function,
                 None => return false,
             }
         }
         let name: String = src[expr.byte_range()].split_whitespace().collect();
-        matches!(expr.kind(), "identifier" | "attribute") && decorators.contains(&name.as_str())
+        matches!(expr.kind_name(), "identifier" | "attribute") && decorators.contains(&name.as_str())
     })
 }
 
@@ -312,23 +313,24 @@ pub fn decorated_as(def: Node<'_>, src: &str, decorators: &[&str]) -> bool {
 pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, String)> {
     let mut up = node.parent();
     while let Some(n) = up {
-        match n.kind() {
+        match n.kind_name() {
             "function_definition" => {
                 let name = src[n.child_by_field_name("name")?.byte_range()].to_owned();
                 let mut holder = n.parent()?;
-                if holder.kind() == "decorated_definition" {
+                if holder.kind_name() == "decorated_definition" {
                     holder = holder.parent()?;
                 }
-                if holder.kind() == "module" {
+                if holder.kind_name() == "module" {
                     return Some((None, name));
                 }
-                let class = holder.parent().filter(|c| holder.kind() == "block" && c.kind() == "class_definition")?;
+                let class =
+                    holder.parent().filter(|c| holder.kind_name() == "block" && c.kind_name() == "class_definition")?;
                 let mut top = class.parent()?;
-                if top.kind() == "decorated_definition" {
+                if top.kind_name() == "decorated_definition" {
                     top = top.parent()?;
                 }
                 let class_name = src[class.child_by_field_name("name")?.byte_range()].to_owned();
-                return (top.kind() == "module").then_some((Some(class_name), name));
+                return (top.kind_name() == "module").then_some((Some(class_name), name));
             }
             "lambda" | "class_definition" => return None,
             _ => up = n.parent(),

@@ -25,6 +25,7 @@ mod tool_returns;
 
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::{not_json_serializable, unparenthesize};
 pub use reads::{FindingReads, ReadSite};
 pub use tool_returns::{HalfShaped, ToolBodies};
@@ -1025,7 +1026,7 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
     let mut cursor = root.walk();
     for statement in root.named_children(&mut cursor) {
         let definition = definition_of(statement);
-        match definition.map(|d| (d.kind(), d)) {
+        match definition.map(|d| (d.kind_name(), d)) {
             Some(("function_definition", def)) => {
                 if let Some(f) = function(def, src, model, &results) {
                     facts.functions.insert(f.name.clone(), f);
@@ -1038,7 +1039,7 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
                 let Some(body) = class.child_by_field_name("body") else { continue };
                 let mut c = body.walk();
                 for member in body.named_children(&mut c) {
-                    if let Some(def) = definition_of(member).filter(|d| d.kind() == "function_definition")
+                    if let Some(def) = definition_of(member).filter(|d| d.kind_name() == "function_definition")
                         && let Some(f) = function(def, src, model, &results)
                     {
                         facts.methods.insert((class_name.to_owned(), f.name.clone()), f);
@@ -1087,7 +1088,7 @@ fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
 
 /// The definition a statement is, through its decorators.
 fn definition_of(statement: Node<'_>) -> Option<Node<'_>> {
-    match statement.kind() {
+    match statement.kind_name() {
         "function_definition" | "class_definition" => Some(statement),
         "decorated_definition" => statement.child_by_field_name("definition"),
         _ => None,
@@ -1103,19 +1104,19 @@ fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound
                 return Bound::Other;
             };
             let mut statement = name;
-            while !matches!(statement.kind(), "import_statement" | "import_from_statement") {
+            while !matches!(statement.kind_name(), "import_statement" | "import_from_statement") {
                 match statement.parent() {
                     Some(p) => statement = p,
                     None => return Bound::Other,
                 }
             }
-            let aliased = name.parent().filter(|p| p.kind() == "aliased_import");
+            let aliased = name.parent().filter(|p| p.kind_name() == "aliased_import");
             let imported = match aliased {
                 Some(a) => a.child_by_field_name("name").map(|n| src[n.byte_range()].to_owned()),
                 None => name.parent().map(|n| src[n.byte_range()].to_owned()),
             };
             let Some(imported) = imported else { return Bound::Other };
-            if statement.kind() == "import_statement" {
+            if statement.kind_name() == "import_statement" {
                 // `import a.b` binds `a` to the package `a`, not to `a.b`.
                 return if aliased.is_some() || !imported.contains('.') {
                     Bound::Import { module: imported }
@@ -1124,16 +1125,18 @@ fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound
                 };
             }
             let Some(module) = statement.child_by_field_name("module_name") else { return Bound::Other };
-            let (level, dotted) = match module.kind() {
+            let (level, dotted) = match module.kind_name() {
                 "relative_import" => {
                     let mut c = module.walk();
                     let children: Vec<Node<'_>> = module.named_children(&mut c).collect();
                     let level = children
                         .iter()
-                        .find(|c| c.kind() == "import_prefix")
+                        .find(|c| c.kind_name() == "import_prefix")
                         .map_or(0, |p| src[p.byte_range()].matches('.').count());
-                    let dotted =
-                        children.iter().find(|c| c.kind() == "dotted_name").map(|d| src[d.byte_range()].to_owned());
+                    let dotted = children
+                        .iter()
+                        .find(|c| c.kind_name() == "dotted_name")
+                        .map(|d| src[d.byte_range()].to_owned());
                     (level, dotted.unwrap_or_default())
                 }
                 _ => (0, src[module.byte_range()].to_owned()),
@@ -1158,21 +1161,21 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
     let mut position = 0;
     let mut cursor = params.walk();
     for p in params.named_children(&mut cursor) {
-        let id = match p.kind() {
+        let id = match p.kind_name() {
             "identifier" => Some(p),
             "typed_parameter" => {
                 let mut c = p.walk();
-                let inner = p.named_children(&mut c).find(|n| n.kind() != "type");
+                let inner = p.named_children(&mut c).find(|n| n.kind_name() != "type");
                 match inner {
-                    Some(n) if n.kind() == "dictionary_splat_pattern" => {
+                    Some(n) if n.kind_name() == "dictionary_splat_pattern" => {
                         kwargs = n.named_child(0).map(|k| src[k.byte_range()].to_owned());
                         None
                     }
-                    Some(n) if n.kind() == "list_splat_pattern" => {
+                    Some(n) if n.kind_name() == "list_splat_pattern" => {
                         keyword_only = true;
                         None
                     }
-                    Some(n) if n.kind() == "identifier" => Some(n),
+                    Some(n) if n.kind_name() == "identifier" => Some(n),
                     _ => None,
                 }
             }
@@ -1197,10 +1200,10 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
     let scope = model.scopes.iter().position(|s| s.kind == ScopeKind::Function && s.range == def.byte_range())?;
     // A decorator other than `@staticmethod` / `@classmethod` may call it
     // with any keywords.
-    let decorated = def.parent().filter(|p| p.kind() == "decorated_definition").is_some_and(|h| {
+    let decorated = def.parent().filter(|p| p.kind_name() == "decorated_definition").is_some_and(|h| {
         let mut c = h.walk();
         h.named_children(&mut c)
-            .filter(|d| d.kind() == "decorator")
+            .filter(|d| d.kind_name() == "decorator")
             .any(|d| !matches!(src[d.byte_range()].trim_start_matches('@').trim(), "staticmethod" | "classmethod"))
     });
     let root = {
@@ -1253,13 +1256,13 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
 /// pass: 1 for a method (its first parameter), 0 for a `@staticmethod` or a
 /// function.
 fn method_offset(def: Node<'_>, src: &str) -> usize {
-    let holder = def.parent().filter(|p| p.kind() == "decorated_definition");
+    let holder = def.parent().filter(|p| p.kind_name() == "decorated_definition");
     let in_class =
-        holder.unwrap_or(def).parent().and_then(|b| b.parent()).is_some_and(|c| c.kind() == "class_definition");
+        holder.unwrap_or(def).parent().and_then(|b| b.parent()).is_some_and(|c| c.kind_name() == "class_definition");
     let static_method = holder.is_some_and(|h| {
         let mut c = h.walk();
         h.named_children(&mut c)
-            .filter(|d| d.kind() == "decorator")
+            .filter(|d| d.kind_name() == "decorator")
             .any(|d| src[d.byte_range()].trim_start_matches('@').trim() == "staticmethod")
     });
     usize::from(in_class && !static_method)
@@ -1282,21 +1285,23 @@ fn flows(
 ) -> (bool, Vec<Callee>, bool) {
     let is_k = |n: Node<'_>| {
         let n = unparenthesize(n);
-        if n.kind() == "identifier" {
+        if n.kind_name() == "identifier" {
             return &src[n.byte_range()] == k;
         }
         // `P or {}`
         dict_param
-            && n.kind() == "boolean_operator"
+            && n.kind_name() == "boolean_operator"
             && n.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "or")
-            && n.child_by_field_name("left").is_some_and(|l| l.kind() == "identifier" && &src[l.byte_range()] == k)
+            && n.child_by_field_name("left").is_some_and(|l| l.kind_name() == "identifier" && &src[l.byte_range()] == k)
             && n.child_by_field_name("right").map(unparenthesize).is_some_and(|r| {
-                r.kind() == "dictionary" && r.named_children(&mut r.walk()).all(|c| c.kind() == "comment")
+                r.kind_name() == "dictionary" && r.named_children(&mut r.walk()).all(|c| c.kind_name() == "comment")
             })
     };
     let holds_splat = |display: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool| {
         let mut c = display.walk();
-        display.named_children(&mut c).any(|e| e.kind() == "dictionary_splat" && e.named_child(0).is_some_and(wanted))
+        display
+            .named_children(&mut c)
+            .any(|e| e.kind_name() == "dictionary_splat" && e.named_child(0).is_some_and(wanted))
     };
     let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
     let mut direct = false;
@@ -1304,14 +1309,14 @@ fn flows(
     let mut chains = Vec::new();
     for ret in returns_of(def) {
         let Some(value) = ret.named_child(0).map(unparenthesize) else { continue };
-        match value.kind() {
+        match value.kind_name() {
             // Forms 1 and 3.
             "dictionary" => {
                 let shaped =
                     crate::contract::tool_result_dict(value, src, 0, &crate::contract::Rules::CONTRACT).is_some();
                 let with_result = holds_splat(value, &|n: Node<'_>| {
                     let n = unparenthesize(n);
-                    n.kind() == "identifier" && local_results.iter().any(|r| r.name == src[n.byte_range()])
+                    n.kind_name() == "identifier" && local_results.iter().any(|r| r.name == src[n.byte_range()])
                 });
                 if holds_splat(value, &is_k) && (shaped || with_result) {
                     direct = true;
@@ -1354,7 +1359,7 @@ fn positioned(mut f: Function, def: Node<'_>, src: &str) -> Function {
 
 fn holds_splat_arg(args: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool) -> bool {
     let mut c = args.walk();
-    args.named_children(&mut c).any(|a| a.kind() == "dictionary_splat" && a.named_child(0).is_some_and(wanted))
+    args.named_children(&mut c).any(|a| a.kind_name() == "dictionary_splat" && a.named_child(0).is_some_and(wanted))
 }
 
 /// The `return` statements of `def` itself (not of nested functions).
@@ -1363,7 +1368,7 @@ fn returns_of(def: Node<'_>) -> Vec<Node<'_>> {
     let Some(body) = def.child_by_field_name("body") else { return out };
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_name() {
             "return_statement" => out.push(n),
             "function_definition" | "class_definition" | "lambda" => {}
             _ => {
@@ -1387,19 +1392,20 @@ fn writes_kwargs_into(
     root: Node<'_>,
     src: &str,
 ) -> bool {
-    let is =
-        |n: Option<Node<'_>>, name: &str| n.is_some_and(|n| n.kind() == "identifier" && &src[n.byte_range()] == name);
+    let is = |n: Option<Node<'_>>, name: &str| {
+        n.is_some_and(|n| n.kind_name() == "identifier" && &src[n.byte_range()] == name)
+    };
     model.references_to(scope, &result.name).filter(|r| r.scope == scope).any(|r| {
         let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end) else { return false };
         let Some(parent) = node.parent() else { return false };
-        match parent.kind() {
+        match parent.kind_name() {
             "attribute" if parent.child_by_field_name("object") == Some(node) => {
                 let update = parent.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "update");
-                let call = parent.parent().filter(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(parent));
+                let call = parent.parent().filter(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent));
                 let Some(args) = call.and_then(|c| c.child_by_field_name("arguments")).filter(|_| update) else { return false };
                 let mut c = args.walk();
                 let args: Vec<Node<'_>> = args.named_children(&mut c).collect();
-                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind() == "dictionary_splat" && a.named_child(0).is_some_and(spread)))
+                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind_name() == "dictionary_splat" && a.named_child(0).is_some_and(spread)))
             }
             "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => {
                 parent.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "|=")
@@ -1408,7 +1414,7 @@ fn writes_kwargs_into(
             // N[k] = v in the body of `for k, v in K.items():`.
             "subscript" if parent.child_by_field_name("value") == Some(node) => {
                 let Some(assignment) = parent.parent().filter(|a| {
-                    a.kind() == "assignment" && a.child_by_field_name("left") == Some(parent)
+                    a.kind_name() == "assignment" && a.child_by_field_name("left") == Some(parent)
                 }) else {
                     return false;
                 };
@@ -1420,19 +1426,19 @@ fn writes_kwargs_into(
                 };
                 let mut up = assignment.parent();
                 while let Some(n) = up {
-                    if n.kind() == "for_statement" {
+                    if n.kind_name() == "for_statement" {
                         let left = n.child_by_field_name("left");
                         let right = n.child_by_field_name("right");
                         let mut c = left.map(|l| l.walk());
                         let targets: Vec<Node<'_>> = match (left, c.as_mut()) {
-                            (Some(l), Some(c)) if l.kind() == "pattern_list" => l.named_children(c).collect(),
+                            (Some(l), Some(c)) if l.kind_name() == "pattern_list" => l.named_children(c).collect(),
                             _ => Vec::new(),
                         };
-                        let items = right.filter(|r| r.kind() == "call").is_some_and(|call| {
+                        let items = right.filter(|r| r.kind_name() == "call").is_some_and(|call| {
                             let f = call.child_by_field_name("function");
                             let no_args = call.child_by_field_name("arguments").is_some_and(|a| a.named_child_count() == 0);
                             f.is_some_and(|f| {
-                                f.kind() == "attribute"
+                                f.kind_name() == "attribute"
                                     && is(f.child_by_field_name("object"), kwargs)
                                     && f.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "items")
                             }) && no_args
@@ -1445,7 +1451,7 @@ fn writes_kwargs_into(
                             return true;
                         }
                     }
-                    if matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+                    if matches!(n.kind_name(), "function_definition" | "class_definition" | "lambda") {
                         break;
                     }
                     up = n.parent();
@@ -1469,7 +1475,7 @@ fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> O
     let module_level = |name: &str, at: usize| {
         matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
     };
-    match function.kind() {
+    match function.kind_name() {
         "identifier" => {
             let name = &src[function.byte_range()];
             module_level(name, function.start_byte()).then(|| Callee::Name(name.to_owned()))
@@ -1477,7 +1483,7 @@ fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> O
         "attribute" => {
             let object = function.child_by_field_name("object")?;
             let attr = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
-            if object.kind() != "identifier" {
+            if object.kind_name() != "identifier" {
                 return None;
             }
             let base = &src[object.byte_range()];
@@ -1501,7 +1507,7 @@ fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<C
 
 /// What [`instance_callee`] gives a call whose callee is `function`.
 fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    let function = Some(function).filter(|f| f.kind() == "attribute")?;
+    let function = Some(function).filter(|f| f.kind_name() == "attribute")?;
     let name = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
     let object = crate::syntax::tree::unparenthesize(function.child_by_field_name("object")?);
     let module_level = |name: &str, at: usize| {
@@ -1510,13 +1516,13 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
     // The class a call `K(...)` or `A.K(...)` constructs, as a callee.
     let class_of = |construct: Node<'_>| -> Option<Callee> {
         let f = construct.child_by_field_name("function")?;
-        match f.kind() {
+        match f.kind_name() {
             "identifier" => {
                 let k = &src[f.byte_range()];
                 module_level(k, f.start_byte()).then(|| Callee::Name(k.to_owned()))
             }
             "attribute" => {
-                let base = f.child_by_field_name("object").filter(|b| b.kind() == "identifier")?;
+                let base = f.child_by_field_name("object").filter(|b| b.kind_name() == "identifier")?;
                 let k = &src[f.child_by_field_name("attribute")?.byte_range()];
                 let a = &src[base.byte_range()];
                 module_level(a, base.start_byte()).then(|| Callee::Attribute(a.to_owned(), k.to_owned()))
@@ -1524,7 +1530,7 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
             _ => None,
         }
     };
-    let class = match object.kind() {
+    let class = match object.kind_name() {
         "call" => class_of(object)?,
         "identifier" => {
             let n = &src[object.byte_range()];
@@ -1541,7 +1547,8 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
             while let Some(p) = root.parent() {
                 root = p;
             }
-            let value = super::plain_assigned_value(root, &model.bindings[*only]).filter(|v| v.kind() == "call")?;
+            let value =
+                super::plain_assigned_value(root, &model.bindings[*only]).filter(|v| v.kind_name() == "call")?;
             class_of(value)?
         }
         _ => return None,
@@ -1556,18 +1563,19 @@ fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
     while let Some(x) = n {
         // A default value or an annotation is evaluated around the `def`.
         let in_body = x.child_by_field_name("body").is_some_and(|b| b.start_byte() <= node.start_byte());
-        if x.kind() == "function_definition" && in_body {
+        if x.kind_name() == "function_definition" && in_body {
             let mut holder = x.parent()?;
-            if holder.kind() == "decorated_definition" {
+            if holder.kind_name() == "decorated_definition" {
                 holder = holder.parent()?;
             }
-            let class = holder.parent().filter(|c| holder.kind() == "block" && c.kind() == "class_definition")?;
+            let class =
+                holder.parent().filter(|c| holder.kind_name() == "block" && c.kind_name() == "class_definition")?;
             let mut top = class.parent()?;
-            if top.kind() == "decorated_definition" {
+            if top.kind_name() == "decorated_definition" {
                 top = top.parent()?;
             }
             let name = class.child_by_field_name("name")?;
-            return (top.kind() == "module").then(|| src[name.byte_range()].to_owned());
+            return (top.kind_name() == "module").then(|| src[name.byte_range()].to_owned());
         }
         n = x.parent();
     }
@@ -1578,11 +1586,13 @@ fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
 fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
     let mut out = Vec::new();
     syntax::for_each_node(root, |node| {
-        if node.kind() != "call" {
+        if node.kind_name() != "call" {
             return;
         }
         let Some(callee) = callee_of(node, src, model) else { return };
-        let Some(args) = node.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else { return };
+        let Some(args) = node.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list") else {
+            return;
+        };
         let mut keywords = Vec::new();
         let mut spreads = Vec::new();
         let mut unserializable = Vec::new();
@@ -1591,10 +1601,10 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
         let own_kwargs = enclosing_kwargs(node, src);
         let mut c = args.walk();
         for arg in args.named_children(&mut c) {
-            match arg.kind() {
+            match arg.kind_name() {
                 "comment" => {}
                 "list_splat" | "parenthesized_list_splat" => splatted = true,
-                _ if !splatted && !matches!(arg.kind(), "keyword_argument" | "dictionary_splat") => {
+                _ if !splatted && !matches!(arg.kind_name(), "keyword_argument" | "dictionary_splat") => {
                     positional.push(arg.byte_range())
                 }
                 "keyword_argument" => {
@@ -1612,7 +1622,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
                     let text = src[value.byte_range()].to_owned();
                     let passes_own = own_kwargs.as_ref().filter(|k| {
                         let v = unparenthesize(value);
-                        v.kind() == "identifier" && &src[v.byte_range()] == k.as_str() && is_returned(node)
+                        v.kind_name() == "identifier" && &src[v.byte_range()] == k.as_str() && is_returned(node)
                     });
                     spreads.push((arg.byte_range(), text, passes_own.cloned()));
                 }
@@ -1663,7 +1673,7 @@ fn dict_arguments(
         let Some(range) = argument else { continue };
         let Some(node) = tree.root_node().descendant_for_byte_range(range.start, range.end) else { continue };
         let value = unparenthesize(node);
-        match value.kind() {
+        match value.kind_name() {
             "none" => {}
             "dictionary" => {
                 results::display_writes(value, src, &mut |added, span| out.push((param.clone(), added, span)))
@@ -1688,8 +1698,9 @@ fn uses_of(
     names: &BTreeSet<String>,
     usage: &mut Usage,
 ) {
-    let is_callee =
-        |n: Node<'_>| n.parent().is_some_and(|p| p.kind() == "call" && p.child_by_field_name("function") == Some(n));
+    let is_callee = |n: Node<'_>| {
+        n.parent().is_some_and(|p| p.kind_name() == "call" && p.child_by_field_name("function") == Some(n))
+    };
     for reference in &model.references {
         if matches!(facts.bindings.get(&reference.name), Some(Bound::Other)) && names.contains(&reference.name) {
             usage.rebound.push((reference.name.clone(), root_line(root, reference.at.start)));
@@ -1703,12 +1714,12 @@ fn uses_of(
             continue;
         }
         let Some(node) = root.descendant_for_byte_range(reference.at.start, reference.at.end) else { continue };
-        if node.kind() != "identifier" || is_callee(node) {
+        if node.kind_name() != "identifier" || is_callee(node) {
             continue;
         }
         let line = node.start_position().row + 1;
         let parent = node.parent();
-        match parent.filter(|p| p.kind() == "attribute" && p.child_by_field_name("object") == Some(node)) {
+        match parent.filter(|p| p.kind_name() == "attribute" && p.child_by_field_name("object") == Some(node)) {
             Some(attribute) => {
                 if !is_callee(attribute)
                     && let Some(a) = attribute.child_by_field_name("attribute")
@@ -1722,7 +1733,7 @@ fn uses_of(
         }
     }
     let methods: BTreeSet<(String, String)> = facts.methods.keys().cloned().collect();
-    syntax::for_each_node(root, |node| match node.kind() {
+    syntax::for_each_node(root, |node| match node.kind_name() {
         "attribute" => {
             let (Some(object), Some(attr)) =
                 (node.child_by_field_name("object"), node.child_by_field_name("attribute"))
@@ -1735,30 +1746,30 @@ fn uses_of(
             }
             let line = node.start_position().row + 1;
             let object_text = &src[object.byte_range()];
-            if object.kind() == "identifier" && matches!(object_text, "self" | "cls") && is_callee(node) {
+            if object.kind_name() == "identifier" && matches!(object_text, "self" | "cls") && is_callee(node) {
                 let own = enclosing_class(node, src).is_some_and(|c| methods.contains(&(c, name.to_owned())));
                 if own {
                     return;
                 }
             }
             usage.attributes.entry(name.to_owned()).or_insert(line);
-            if object.kind() == "attribute"
+            if object.kind_name() == "attribute"
                 && object_text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
             {
                 usage.dotted.push((name.to_owned(), line, object_text.to_owned()));
             }
         }
-        "import_statement" | "import_from_statement" if node.parent().is_some_and(|p| p.kind() != "module") => {
+        "import_statement" | "import_from_statement" if node.parent().is_some_and(|p| p.kind_name() != "module") => {
             let mut words = Vec::new();
             syntax::for_each_node(node, |n| {
-                if n.kind() == "identifier" {
+                if n.kind_name() == "identifier" {
                     words.push(src[n.byte_range()].to_owned());
                 }
             });
             usage.local_imports.push((words, node.start_position().row + 1));
         }
         "wildcard_import" => {
-            let Some(statement) = node.parent().filter(|p| p.kind() == "import_from_statement") else { return };
+            let Some(statement) = node.parent().filter(|p| p.kind_name() == "import_from_statement") else { return };
             let Some(module) = statement.child_by_field_name("module_name") else { return };
             let text = &src[module.byte_range()];
             let level = text.bytes().take_while(|b| *b == b'.').count();
@@ -1773,16 +1784,16 @@ fn uses_of(
 fn enclosing_kwargs(node: Node<'_>, src: &str) -> Option<String> {
     let mut n = node.parent();
     while let Some(x) = n {
-        match x.kind() {
+        match x.kind_name() {
             "function_definition" => {
                 let params = x.child_by_field_name("parameters")?;
                 let mut c = params.walk();
                 return params.named_children(&mut c).find_map(|p| {
-                    let splat = match p.kind() {
+                    let splat = match p.kind_name() {
                         "dictionary_splat_pattern" => Some(p),
                         "typed_parameter" => {
                             let mut c2 = p.walk();
-                            p.named_children(&mut c2).find(|n| n.kind() == "dictionary_splat_pattern")
+                            p.named_children(&mut c2).find(|n| n.kind_name() == "dictionary_splat_pattern")
                         }
                         _ => None,
                     }?;
@@ -1799,10 +1810,10 @@ fn enclosing_kwargs(node: Node<'_>, src: &str) -> Option<String> {
 /// Whether `call` is the value of a `return` (parentheses aside).
 fn is_returned(call: Node<'_>) -> bool {
     let mut up = call;
-    while let Some(p) = up.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = up.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         up = p;
     }
-    up.parent().is_some_and(|p| p.kind() == "return_statement")
+    up.parent().is_some_and(|p| p.kind_name() == "return_statement")
 }
 
 #[cfg(test)]

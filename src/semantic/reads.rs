@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, SemanticModel};
 use crate::syntax;
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// How a read uses the result (the `form` of `check --format json`).
@@ -127,7 +128,7 @@ pub fn value_uses<'t>(
         .collect();
     let mut out = Vec::new();
     syntax::for_each_node(root, |node| {
-        let wanted = match node.kind() {
+        let wanted = match node.kind_name() {
             "identifier" => read_at.contains(&node.start_byte()),
             "attribute" => node.child_by_field_name("attribute").is_some_and(|a| names.contains(&src[a.byte_range()])),
             _ => false,
@@ -136,12 +137,12 @@ pub fn value_uses<'t>(
             return;
         }
         let mut outer = node;
-        while let Some(up) = outer.parent().filter(|p| p.kind() == "parenthesized_expression") {
+        while let Some(up) = outer.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
             outer = up;
         }
         let used = match outer.parent() {
-            Some(p) if p.kind() == "call" => p.child_by_field_name("function") != Some(outer),
-            Some(p) if p.kind() == "attribute" => p.child_by_field_name("object") != Some(outer),
+            Some(p) if p.kind_name() == "call" => p.child_by_field_name("function") != Some(outer),
+            Some(p) if p.kind_name() == "attribute" => p.child_by_field_name("object") != Some(outer),
             Some(_) => !syntax::tree::is_target(outer),
             None => false,
         };
@@ -167,7 +168,7 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         }
     }
     syntax::for_each_node(root, |node| {
-        if node.kind() != "call" {
+        if node.kind_name() != "call" {
             return;
         }
         // `await C` (parentheses seen through) is what an async producer
@@ -209,7 +210,7 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
             && root
                 .descendant_for_byte_range(b.at.start, b.at.end)
                 .and_then(|n| n.parent())
-                .filter(|p| matches!(p.kind(), "typed_parameter" | "typed_default_parameter"))
+                .filter(|p| matches!(p.kind_name(), "typed_parameter" | "typed_default_parameter"))
                 .and_then(|p| p.child_by_field_name("type"))
                 .is_some_and(|t| {
                     let t = src[t.byte_range()].trim();
@@ -222,7 +223,7 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
         _ => false,
     };
     for r in &model.references {
-        let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind() == "identifier")
+        let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier")
         else {
             continue;
         };
@@ -232,7 +233,7 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
         }
         // `event.result`, `event` a hook's event.
         if let Some(attribute) = node.parent().filter(|p| {
-            p.kind() == "attribute"
+            p.kind_name() == "attribute"
                 && p.child_by_field_name("object") == Some(node)
                 && p.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
         }) && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"])
@@ -240,7 +241,7 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
             keyed(attribute);
         }
     }
-    syntax::for_each_node(root, |node| match node.kind() {
+    syntax::for_each_node(root, |node| match node.kind_name() {
         "attribute" if node.child_by_field_name("attribute").is_some_and(|a| marked(&src[a.byte_range()])) => {
             keyed(node)
         }
@@ -270,36 +271,36 @@ fn bound_once_to_a_call(name: &str, scope: ScopeId, root: Node<'_>, model: &Sema
     let Resolution::Bindings { bindings, .. } = model.resolve(name, scope) else { return false };
     let [only] = bindings.as_slice() else { return false };
     super::plain_assigned_value(root, &model.bindings[*only])
-        .map(|v| match v.kind() {
+        .map(|v| match v.kind_name() {
             // `R = await C`: what the call gives.
             "await" => v.named_child(0).map_or(v, unparenthesize),
             _ => v,
         })
-        .is_some_and(|v| v.kind() == "call")
+        .is_some_and(|v| v.kind_name() == "call")
 }
 
 /// The `await` of `call` (parentheses seen through), or `call` itself.
 fn awaited_by(call: Node<'_>) -> Node<'_> {
     let mut held = call;
-    while let Some(p) = held.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = held.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         held = p;
     }
-    held.parent().filter(|p| p.kind() == "await").unwrap_or(call)
+    held.parent().filter(|p| p.kind_name() == "await").unwrap_or(call)
 }
 
 /// The name `call` is assigned to by a plain one-target assignment
 /// statement (`R = call`), if it is.
 fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
     let mut value = call;
-    while let Some(p) = value.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = value.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         value = p;
     }
-    let assignment = value.parent().filter(|p| p.kind() == "assignment")?;
+    let assignment = value.parent().filter(|p| p.kind_name() == "assignment")?;
     if assignment.child_by_field_name("right") != Some(value) || assignment.child_by_field_name("type").is_some() {
         return None;
     }
-    assignment.parent().filter(|p| p.kind() == "expression_statement")?;
-    let target = assignment.child_by_field_name("left").filter(|t| t.kind() == "identifier")?;
+    assignment.parent().filter(|p| p.kind_name() == "expression_statement")?;
+    let target = assignment.child_by_field_name("left").filter(|t| t.kind_name() == "identifier")?;
     Some(target)
 }
 
@@ -327,7 +328,7 @@ fn name_reads(
     let mut reads = Vec::new();
     let mut exclusive = true;
     for r in owned.get(&(scope, name)).into_iter().flatten() {
-        let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind() == "identifier");
+        let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
         let read = node.filter(|_| r.scope == scope).and_then(|n| read_of(n, src));
         match read {
             Some(read) => {
@@ -345,10 +346,11 @@ fn name_reads(
 /// it was.
 fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
     let mut outer = content;
-    while let Some(p) = outer.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = outer.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         outer = p;
     }
-    let block = outer.parent().filter(|p| p.kind() == "subscript" && p.child_by_field_name("value") == Some(outer))?;
+    let block =
+        outer.parent().filter(|p| p.kind_name() == "subscript" && p.child_by_field_name("value") == Some(outer))?;
     let mut cursor = block.walk();
     let indexes: Vec<Node<'_>> = block.children_by_field_name("subscript", &mut cursor).collect();
     let [index] = indexes.as_slice() else { return None };
@@ -361,7 +363,7 @@ fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
 /// object of, if any.
 pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
     let mut e = receiver;
-    while let Some(p) = e.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = e.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         e = p;
     }
     let parent = e.parent()?;
@@ -380,7 +382,7 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             block: None,
         })
     };
-    match parent.kind() {
+    match parent.kind_name() {
         "subscript" if parent.child_by_field_name("value") == Some(e) => {
             let mut cursor = parent.walk();
             let subscripts: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut cursor).collect();
@@ -399,14 +401,14 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
         }
         "attribute" if parent.child_by_field_name("object") == Some(e) => {
             let attr = &src[parent.child_by_field_name("attribute")?.byte_range()];
-            let call = parent.parent().filter(|c| c.kind() == "call")?;
+            let call = parent.parent().filter(|c| c.kind_name() == "call")?;
             if call.child_by_field_name("function") != Some(parent) {
                 return None;
             }
-            let args = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list")?;
+            let args = call.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list")?;
             let mut cursor = args.walk();
             let positional: Vec<Node<'_>> =
-                args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+                args.named_children(&mut cursor).filter(|a| a.kind_name() != "comment").collect();
             // The key is the first argument (when it is not a keyword);
             // the others do not matter.
             let first_key = || {
@@ -428,7 +430,7 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             // the receiver; the read's span is the whole comparison.
             let mut cursor = parent.walk();
             let operands: Vec<Node<'_>> =
-                parent.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
+                parent.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").collect();
             let at = operands.iter().position(|o| *o == e)?;
             let operator = |i: usize| -> Vec<&str> {
                 src[operands[i - 1].end_byte()..operands[i].start_byte()].split_whitespace().collect()
@@ -451,13 +453,15 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
         // class header).
         "dictionary_splat" => {
             let holder = parent.parent()?;
-            let in_call = holder.kind() == "argument_list" && holder.parent().is_some_and(|c| c.kind() == "call");
-            if holder.kind() == "dictionary" || in_call { whole(parent) } else { None }
+            let in_call =
+                holder.kind_name() == "argument_list" && holder.parent().is_some_and(|c| c.kind_name() == "call");
+            if holder.kind_name() == "dictionary" || in_call { whole(parent) } else { None }
         }
         "argument_list" => {
-            let call = parent.parent().filter(|c| c.kind() == "call")?;
+            let call = parent.parent().filter(|c| c.kind_name() == "call")?;
             let mut cursor = parent.walk();
-            let args: Vec<Node<'_>> = parent.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+            let args: Vec<Node<'_>> =
+                parent.named_children(&mut cursor).filter(|a| a.kind_name() != "comment").collect();
             if args.first() != Some(&e) {
                 return None;
             }
@@ -476,17 +480,17 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
 /// Whether the subscript `at` is stored into or deleted, or only loaded.
 fn subscript_form(at: Node<'_>) -> ReadForm {
     let mut node = at;
-    while let Some(p) = node.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(p) = node.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         node = p;
     }
     let Some(parent) = node.parent() else { return ReadForm::Subscript };
     // A subscript inside an unpacking target is a target too.
     let (mut target, mut holder) = (node, parent);
-    while matches!(holder.kind(), "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list") {
+    while matches!(holder.kind_name(), "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list") {
         let Some(up) = holder.parent() else { break };
         (target, holder) = (holder, up);
     }
-    match holder.kind() {
+    match holder.kind_name() {
         "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause"
             if holder.child_by_field_name("left") == Some(target) =>
         {
@@ -500,10 +504,10 @@ fn subscript_form(at: Node<'_>) -> ReadForm {
 
 /// Whether `function` is `json.dumps`.
 fn is_json_dumps(function: Node<'_>, src: &str) -> bool {
-    function.kind() == "attribute"
+    function.kind_name() == "attribute"
         && function
             .child_by_field_name("object")
-            .is_some_and(|o| o.kind() == "identifier" && &src[o.byte_range()] == "json")
+            .is_some_and(|o| o.kind_name() == "identifier" && &src[o.byte_range()] == "json")
         && function.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "dumps")
 }
 

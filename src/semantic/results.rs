@@ -9,6 +9,7 @@ use tree_sitter::Node;
 
 use super::scope::{BindingKind, ScopeId, ScopeKind, SemanticModel};
 use crate::contract::{Rules, tool_result_dict};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// A name whose every binding in `scope` is a tool-result dict display.
@@ -46,14 +47,14 @@ pub struct Write {
 /// Whether `node` (parentheses removed) is a tool-result dict display.
 fn is_shaped(node: Node<'_>, src: &str) -> bool {
     let node = unparenthesize(node);
-    node.kind() == "dictionary" && tool_result_dict(node, src, 0, &Rules::CONTRACT).is_some()
+    node.kind_name() == "dictionary" && tool_result_dict(node, src, 0, &Rules::CONTRACT).is_some()
 }
 
 /// Whether the augmented assignment whose target is the name at `at` is `|=`.
 fn is_or_assign(root: Node<'_>, at: &Range<usize>, src: &str) -> bool {
     root.descendant_for_byte_range(at.start, at.end)
         .and_then(|n| n.parent())
-        .filter(|p| p.kind() == "augmented_assignment")
+        .filter(|p| p.kind_name() == "augmented_assignment")
         .and_then(|p| p.child_by_field_name("operator"))
         .is_some_and(|op| &src[op.byte_range()] == "|=")
 }
@@ -106,19 +107,19 @@ fn classify_key(node: Node<'_>, src: &str) -> KeyClass {
     if let Some(s) = constant_str(node, src) {
         return KeyClass::Str(s);
     }
-    match node.kind() {
+    match node.kind_name() {
         "integer" | "float" | "true" | "false" | "none" | "ellipsis" => KeyClass::OtherConstant,
         // Bytes (a str constant was read above); an f-string has interpolations
         // or an `f` prefix, and is computed.
         "string" | "concatenated_string" => {
             let text = &src[node.byte_range()];
             let prefix_of = |t: &str| t[..t.find(['\'', '"']).unwrap_or(0)].to_ascii_lowercase();
-            let parts: Vec<&str> = match node.kind() {
+            let parts: Vec<&str> = match node.kind_name() {
                 "string" => vec![text],
                 _ => {
                     let mut cursor = node.walk();
                     node.named_children(&mut cursor)
-                        .filter(|c| c.kind() == "string")
+                        .filter(|c| c.kind_name() == "string")
                         .map(|c| &src[c.byte_range()])
                         .collect()
                 }
@@ -165,17 +166,17 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
             KeyClass::OtherConstant => {}
             KeyClass::Computed => push(Added::ComputedKey(text(key)), span),
         };
-    match parent.kind() {
+    match parent.kind_name() {
         // N[K] = v, as a target of a plain assignment.
         "subscript" if parent.child_by_field_name("value") == Some(node) => {
-            let Some(assignment) = parent.parent().filter(|a| a.kind() == "assignment") else { return };
+            let Some(assignment) = parent.parent().filter(|a| a.kind_name() == "assignment") else { return };
             if assignment.child_by_field_name("left") != Some(parent)
                 || assignment.child_by_field_name("type").is_some()
             {
                 return;
             }
             let mut statement = assignment;
-            while let Some(up) = statement.parent().filter(|u| u.kind() == "assignment") {
+            while let Some(up) = statement.parent().filter(|u| u.kind_name() == "assignment") {
                 statement = up;
             }
             let mut cursor = parent.walk();
@@ -190,27 +191,28 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
         }
         // N.update(...) / N.setdefault(K, ...)
         "attribute" if parent.child_by_field_name("object") == Some(node) => {
-            let Some(call) =
-                parent.parent().filter(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(parent))
+            let Some(call) = parent
+                .parent()
+                .filter(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent))
             else {
                 return;
             };
-            let Some(args) = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else {
+            let Some(args) = call.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list") else {
                 return;
             };
             let mut cursor = args.walk();
-            let args: Vec<Node<'_>> = args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
+            let args: Vec<Node<'_>> = args.named_children(&mut cursor).filter(|a| a.kind_name() != "comment").collect();
             match parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]) {
                 Some("update") => {
                     for arg in args {
-                        match arg.kind() {
+                        match arg.kind_name() {
                             "keyword_argument" => {
                                 if let Some(name) = arg.child_by_field_name("name") {
                                     push(Added::Key(text(name)), arg.byte_range());
                                 }
                             }
                             "dictionary_splat" => mapping(arg, src, push),
-                            _ if unparenthesize(arg).kind() == "dictionary" => {
+                            _ if unparenthesize(arg).kind_name() == "dictionary" => {
                                 display_writes(unparenthesize(arg), src, push)
                             }
                             _ => push(Added::Mapping { written: text(arg), expression: text(arg) }, arg.byte_range()),
@@ -220,7 +222,7 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
                 Some("setdefault") => {
                     if let Some(key) = args
                         .first()
-                        .filter(|a| !matches!(a.kind(), "keyword_argument" | "list_splat" | "dictionary_splat"))
+                        .filter(|a| !matches!(a.kind_name(), "keyword_argument" | "list_splat" | "dictionary_splat"))
                     {
                         key_write(*key, call.byte_range(), push);
                     }
@@ -232,7 +234,7 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
         "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => {
             let is_or = parent.child_by_field_name("operator").is_some_and(|op| &src[op.byte_range()] == "|=");
             let Some(right) = parent.child_by_field_name("right").filter(|_| is_or) else { return };
-            if unparenthesize(right).kind() == "dictionary" {
+            if unparenthesize(right).kind_name() == "dictionary" {
                 display_writes(unparenthesize(right), src, push);
             } else {
                 push(Added::Mapping { written: text(right), expression: text(right) }, right.byte_range());
@@ -252,7 +254,7 @@ fn mapping(splat: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize>
 pub(crate) fn display_writes(display: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize>)) {
     let mut cursor = display.walk();
     for entry in display.named_children(&mut cursor) {
-        match entry.kind() {
+        match entry.kind_name() {
             "pair" => {
                 let Some(key) = entry.child_by_field_name("key") else { continue };
                 match classify_key(key, src) {

@@ -15,6 +15,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
+use crate::syntax::tree::KindName;
 use tree_sitter::Node;
 
 /// Index of a scope in [`SemanticModel::scopes`].
@@ -210,7 +211,7 @@ impl SemanticModel {
             let mut cursor = n.walk();
             n.named_children(&mut cursor).collect()
         };
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => {
                 let name = src[node.byte_range()].to_owned();
                 self.references_by_name.entry(name.clone()).or_default().push(self.references.len());
@@ -257,7 +258,7 @@ impl SemanticModel {
                 let inner = self.new_scope(ScopeKind::Comprehension, node.byte_range(), Some(scope));
                 let mut first = true;
                 for child in children(node) {
-                    if child.kind() == "for_in_clause" {
+                    if child.kind_name() == "for_in_clause" {
                         // The first iterable is evaluated in the enclosing scope.
                         if let Some(right) = child.child_by_field_name("right") {
                             next.push(Visit::Use(right, if first { scope } else { inner }));
@@ -286,7 +287,7 @@ impl SemanticModel {
             "assignment" => {
                 // `a = b = value`: every target gets the final value.
                 let mut value = field("right");
-                while let Some(v) = value.filter(|v| v.kind() == "assignment") {
+                while let Some(v) = value.filter(|v| v.kind_name() == "assignment") {
                     value = v.child_by_field_name("right");
                 }
                 if let Some(left) = field("left") {
@@ -299,7 +300,7 @@ impl SemanticModel {
             "augmented_assignment" => {
                 let right = field("right");
                 if let Some(left) = field("left") {
-                    if left.kind() == "identifier" {
+                    if left.kind_name() == "identifier" {
                         // Read, then bound.
                         next.push(Visit::Use(left, scope));
                     }
@@ -321,12 +322,12 @@ impl SemanticModel {
                 }
             }
             "as_pattern" => {
-                let kind = match node.parent().map(|p| p.kind()) {
+                let kind = match node.parent().map(|p| p.kind_name()) {
                     Some("except_clause") | Some("except_group_clause") => BindingKind::ExceptTarget,
                     _ => BindingKind::WithTarget,
                 };
                 for child in children(node) {
-                    if child.kind() == "as_pattern_target" {
+                    if child.kind_name() == "as_pattern_target" {
                         next.push(Visit::Target(child, scope, kind, None));
                     } else {
                         next.push(Visit::Use(child, scope));
@@ -342,15 +343,15 @@ impl SemanticModel {
                 for child in children(node) {
                     match node.field_name_for_named_child(child_index(node, child)) {
                         Some("name") => self.import_name(child, scope, BindingKind::FromImport, src),
-                        _ if child.kind() == "wildcard_import" => self.scopes[scope].star_import = true,
+                        _ if child.kind_name() == "wildcard_import" => self.scopes[scope].star_import = true,
                         _ => {}
                     }
                 }
             }
             "future_import_statement" => {}
             "global_statement" | "nonlocal_statement" => {
-                let global = node.kind() == "global_statement";
-                for child in children(node).into_iter().filter(|c| c.kind() == "identifier") {
+                let global = node.kind_name() == "global_statement";
+                for child in children(node).into_iter().filter(|c| c.kind_name() == "identifier") {
                     let name = src[child.byte_range()].to_owned();
                     let declared = &mut self.scopes[scope];
                     if global {
@@ -382,13 +383,13 @@ impl SemanticModel {
     ) {
         let mut cursor = params.walk();
         for param in params.named_children(&mut cursor) {
-            let (name, kind) = match param.kind() {
+            let (name, kind) = match param.kind_name() {
                 "identifier" => (Some(param), BindingKind::Parameter),
                 "typed_parameter" => {
                     let mut c = param.walk();
-                    let inner_name = param.named_children(&mut c).find(|n| n.kind() != "type");
+                    let inner_name = param.named_children(&mut c).find(|n| n.kind_name() != "type");
                     next.extend(param.child_by_field_name("type").map(|t| Visit::Use(t, outer)));
-                    match inner_name.map(|n| (n.kind(), n)) {
+                    match inner_name.map(|n| (n.kind_name(), n)) {
                         Some(("list_splat_pattern", n)) => (n.named_child(0), BindingKind::StarParameter),
                         Some(("dictionary_splat_pattern", n)) => (n.named_child(0), BindingKind::KeywordsParameter),
                         Some((_, n)) => (Some(n), BindingKind::Parameter),
@@ -404,20 +405,20 @@ impl SemanticModel {
                 "dictionary_splat_pattern" => (param.named_child(0), BindingKind::KeywordsParameter),
                 _ => (None, BindingKind::Parameter),
             };
-            if let Some(name) = name.filter(|n| n.kind() == "identifier") {
+            if let Some(name) = name.filter(|n| n.kind_name() == "identifier") {
                 self.bind(name, src, inner, kind, None);
             }
         }
     }
 
     fn import_name(&mut self, node: Node<'_>, scope: ScopeId, kind: BindingKind, src: &str) {
-        let bound = match node.kind() {
+        let bound = match node.kind_name() {
             // `import a.b` binds `a`.
             "dotted_name" => node.named_child(0),
             "aliased_import" => node.child_by_field_name("alias"),
             _ => None,
         };
-        if let Some(name) = bound.filter(|n| n.kind() == "identifier") {
+        if let Some(name) = bound.filter(|n| n.kind_name() == "identifier") {
             self.bind(name, src, scope, kind, None);
         }
     }
@@ -435,7 +436,7 @@ impl SemanticModel {
     ) {
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => {
                 // A name inside an unpacking pattern gets no single value.
                 let direct = value.is_some();
@@ -452,7 +453,7 @@ impl SemanticModel {
             | "list_splat_pattern"
             | "as_pattern_target"
             | "splat_pattern" => {
-                let unpacking = !matches!(node.kind(), "parenthesized_expression" | "as_pattern_target");
+                let unpacking = !matches!(node.kind_name(), "parenthesized_expression" | "as_pattern_target");
                 let (kind, value) = match (unpacking, kind) {
                     (true, BindingKind::Assignment) => (BindingKind::Unpacking, None),
                     (true, _) => (kind, None),
@@ -465,7 +466,7 @@ impl SemanticModel {
             "case_pattern" | "union_pattern" | "dict_pattern" | "keyword_pattern" | "class_pattern" | "as_pattern" => {
                 for (i, child) in children.into_iter().enumerate() {
                     let first = i == 0;
-                    match (node.kind(), child.kind()) {
+                    match (node.kind_name(), child.kind_name()) {
                         ("class_pattern", "dotted_name") if first => next.push(Visit::Use(child, scope)),
                         ("keyword_pattern", "identifier") if first => {}
                         ("dict_pattern", _) if node.field_name_for_named_child(i as u32) == Some("key") => {

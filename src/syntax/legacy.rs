@@ -4,6 +4,7 @@
 //! string prefix, the `<>` operator. A file holding any is not Python 3:
 //! nothing is reported from it and no fix touches it.
 
+use super::tree::KindName;
 use tree_sitter::Node;
 
 /// The bytes without which a text holds none of the forms (a quick look
@@ -75,7 +76,7 @@ pub fn first_legacy_node<'t>(root: Node<'t>, src: &str) -> Option<Node<'t>> {
 /// Whether `node` itself is Python 2 syntax.
 fn is_legacy(node: Node<'_>, src: &str) -> bool {
     let text = || &src[node.byte_range()];
-    match node.kind() {
+    match node.kind_name() {
         "print_statement" | "exec_statement" => true,
         "<>" => true,
         "integer" => {
@@ -105,7 +106,7 @@ mod tests {
 
     fn legacy(src: &str) -> Option<(usize, String)> {
         let tree = parse(src);
-        first_legacy_node(tree.root_node(), src).map(|n| (n.start_position().row + 1, n.kind().to_owned()))
+        first_legacy_node(tree.root_node(), src).map(|n| (n.start_position().row + 1, n.kind_name().to_owned()))
     }
 
     #[test]

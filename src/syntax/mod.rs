@@ -579,6 +579,7 @@ impl LineIndex {
 
 #[cfg(test)]
 mod tests {
+    use super::tree::KindName;
     use super::*;
 
     #[test]
@@ -599,7 +600,7 @@ mod tests {
         let count = |piece: &ParsedPiece| {
             let mut dicts = Vec::new();
             piece.for_each_node(|n| {
-                if n.kind() == "dictionary" {
+                if n.kind_name() == "dictionary" {
                     dicts.push(&src[n.byte_range()]);
                 }
             });

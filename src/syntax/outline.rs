@@ -271,6 +271,7 @@ fn first_statement(body: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syntax::tree::KindName;
 
     fn lines(src: &str) -> Vec<lexer::LogicalLine> {
         lexer::layout(src.as_bytes()).unwrap().lines
@@ -404,7 +405,7 @@ mod tests {
         assert!(!tree.root_node().has_error());
         let k = tree.root_node().named_child(2).unwrap();
         assert_eq!(
-            (k.kind(), k.start_byte(), k.start_position().row),
+            (k.kind_name(), k.start_byte(), k.start_position().row),
             ("class_definition", src.find("class").unwrap(), 4)
         );
     }

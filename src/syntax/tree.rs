@@ -1,9 +1,34 @@
 //! Small questions about tree-sitter nodes that every stage asks: a node's
 //! text, the expression inside parentheses, the value of a constant string.
 
+use std::sync::LazyLock;
+
 use tree_sitter::Node;
 
 use super::literal;
+
+/// A node's kind name, read from a table made once: tree-sitter's own
+/// `Node::kind` measures and UTF-8-checks the C string on every call, and
+/// the walkers ask it of every node.
+pub trait KindName {
+    /// The same name as `Node::kind`.
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindName for Node<'_> {
+    #[inline]
+    fn kind_name(&self) -> &'static str {
+        KIND_NAMES.get(usize::from(self.kind_id())).map_or("", String::as_str)
+    }
+}
+
+/// Python's node kind names, by kind id.
+static KIND_NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    (0..language.node_kind_count())
+        .map(|id| u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).unwrap_or_default().to_owned())
+        .collect()
+});
 
 /// The node text of `node` within `piece_src`.
 pub fn node_text<'s>(node: Node<'_>, piece_src: &'s str) -> &'s str {
@@ -12,9 +37,9 @@ pub fn node_text<'s>(node: Node<'_>, piece_src: &'s str) -> &'s str {
 
 /// Skips parentheses (and comments inside them) around an expression.
 pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
-    while node.kind() == "parenthesized_expression" {
+    while node.kind_name() == "parenthesized_expression" {
         let mut cursor = node.walk();
-        let Some(inner) = node.named_children(&mut cursor).find(|c| c.kind() != "comment") else {
+        let Some(inner) = node.named_children(&mut cursor).find(|c| c.kind_name() != "comment") else {
             break;
         };
         node = inner;
@@ -26,13 +51,13 @@ pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
 /// implicit concatenation, possibly parenthesized).
 pub fn constant_str(node: Node<'_>, piece_src: &str) -> Option<String> {
     let node = unparenthesize(node);
-    match node.kind() {
+    match node.kind_name() {
         "string" => literal::str_constant(node_text(node, piece_src)),
         "concatenated_string" => {
             let mut cursor = node.walk();
             let parts: Vec<&str> = node
                 .named_children(&mut cursor)
-                .filter(|c| c.kind() == "string")
+                .filter(|c| c.kind_name() == "string")
                 .map(|c| node_text(c, piece_src))
                 .collect();
             literal::concat_constant(parts)
@@ -48,7 +73,7 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
     let mut stack = vec![node];
     while let Some(node) = stack.pop() {
         let node = unparenthesize(node);
-        match node.kind() {
+        match node.kind_name() {
             "set" | "set_comprehension" => return Some("a set"),
             "lambda" => return Some("a lambda"),
             "generator_expression" => return Some("a generator"),
@@ -58,7 +83,7 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 // Reversed, so that the first element is looked at first.
                 for child in children.into_iter().rev() {
-                    match child.kind() {
+                    match child.kind_name() {
                         "pair" => stack.extend(child.child_by_field_name("value")),
                         "comment" => {}
                         _ => stack.push(child),
@@ -82,7 +107,7 @@ pub fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
 /// an unpacking too), an augmented assignment's, or a `del`'s.
 pub fn is_target(mut node: Node<'_>) -> bool {
     while let Some(parent) = node.parent() {
-        match parent.kind() {
+        match parent.kind_name() {
             "tuple" | "list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {}
             "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
                 return parent.child_by_field_name("left") == Some(node);
@@ -97,6 +122,18 @@ pub fn is_target(mut node: Node<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn kind_names_from_the_table_are_tree_sitters_own() {
+        let src = "@tool\ndef f(x, *a, **k):\n    r = {'status': 'ok', **k}\n    r |= {f'{x!r:>3}': [y async for y in z]}\n    match r:\n        case {'a': 1}: pass\n    return lambda: (yield)\n";
+        let tree = crate::syntax::parse(src);
+        let mut seen = 0;
+        crate::syntax::for_each_node(tree.root_node(), |n| {
+            assert_eq!(n.kind_name(), n.kind(), "at {:?}", n.byte_range());
+            seen += 1;
+        });
+        assert!(seen > 80, "{seen}");
+    }
     use super::*;
     use crate::syntax::parse;
 

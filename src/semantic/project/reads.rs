@@ -20,6 +20,7 @@ use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, ScopeKind, SemanticModel};
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::unparenthesize;
 use crate::syntax::{self, LineIndex, Position, outline};
 
@@ -595,7 +596,7 @@ fn origin_range(f: &Finding, root: Node<'_>) -> Range<usize> {
     }
     let mut node = root.descendant_for_byte_range(f.entry.start, f.entry.end);
     while let Some(n) = node {
-        if n.kind().ends_with("_statement") && n.start_byte() <= f.entry.start && f.entry.end <= n.end_byte() {
+        if n.kind_name().ends_with("_statement") && n.start_byte() <= f.entry.start && f.entry.end <= n.end_byte() {
             return n.byte_range();
         }
         node = n.parent();
@@ -650,7 +651,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
             };
             shapes.push(return_shape(m, value, scope, (root, text), model, &names, origins));
             let value = unparenthesize(value);
-            match value.kind() {
+            match value.kind_name() {
                 "dictionary" => own.extend(keyed_of(value.byte_range())),
                 "identifier" => {
                     let n = &text[value.byte_range()];
@@ -674,13 +675,13 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
                 .into_iter()
                 .map(|(_, value)| {
                     let value = unparenthesize(value?);
-                    let dict = match value.kind() {
+                    let dict = match value.kind_name() {
                         "dictionary" => value,
                         "identifier" => {
                             let n = &text[value.byte_range()];
                             let rn = names.iter().find(|r| r.scope == scope && r.name == n)?;
                             let [d] = rn.displays.as_slice() else { return None };
-                            root.descendant_for_byte_range(d.start, d.end).filter(|d| d.kind() == "dictionary")?
+                            root.descendant_for_byte_range(d.start, d.end).filter(|d| d.kind_name() == "dictionary")?
                         }
                         _ => return None,
                     };
@@ -736,7 +737,7 @@ fn return_shape(
 ) -> Return {
     let value = unparenthesize(value);
     let keys_at = |range: &Range<usize>| origins.keyed.get(&origin(m, range));
-    match value.kind() {
+    match value.kind_name() {
         "dictionary" => match keys_at(&value.byte_range()) {
             Some(keys) => match display_block(value, text, keys.clone(), origin(m, &value.byte_range())) {
                 Ok((block, base)) => Return::Shape(Shape { blocks: vec![block], base }),
@@ -813,14 +814,16 @@ fn name_shape(
         if statements.iter().any(|s| s.start <= r.at.start && r.at.end <= s.end) {
             continue;
         }
-        let returned =
-            node_at(&r.at).and_then(|n| n.parent()).filter(|p| p.kind() == "return_statement").map(|p| p.start_byte());
+        let returned = node_at(&r.at)
+            .and_then(|n| n.parent())
+            .filter(|p| p.kind_name() == "return_statement")
+            .map(|p| p.start_byte());
         match returned {
             Some(start) => returns.push(start),
             None => return Return::Unknown("the function uses the result for more than its writes and return"),
         }
     }
-    let Some(dict) = node_at(display).filter(|d| d.kind() == "dictionary") else {
+    let Some(dict) = node_at(display).filter(|d| d.kind_name() == "dictionary") else {
         return Return::Unknown("it returns a name toolshape does not follow");
     };
     let mut blocks: Vec<Block> = Vec::new();
@@ -852,12 +855,14 @@ fn name_shape(
         // own body and every `return` of the name comes after it.
         // (The smallest node over the statement may be its expression.)
         let mut node = node_at(statement);
-        while let Some(n) = node.filter(|n| n.kind() != "expression_statement" && !n.kind().ends_with("_statement")) {
+        while let Some(n) =
+            node.filter(|n| n.kind_name() != "expression_statement" && !n.kind_name().ends_with("_statement"))
+        {
             node = n.parent().filter(|p| p.byte_range() == n.byte_range());
         }
-        let in_body = node
-            .and_then(|s| s.parent())
-            .is_some_and(|b| b.kind() == "block" && b.parent().is_some_and(|d| d.kind() == "function_definition"));
+        let in_body = node.and_then(|s| s.parent()).is_some_and(|b| {
+            b.kind_name() == "block" && b.parent().is_some_and(|d| d.kind_name() == "function_definition")
+        });
         let always = in_body && returns.iter().all(|&r| r >= statement.end);
         blocks.push(Block { keys, origin: Some(origin(m, statement)), always, json_only: Some(Vec::new()) });
     }
@@ -884,7 +889,7 @@ struct ContentList {
 /// The content of the display `dict`.
 fn content_list(dict: Node<'_>, text: &str) -> ContentList {
     let key_is = |p: Node<'_>, name: &str| {
-        p.kind() == "pair"
+        p.kind_name() == "pair"
             && p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
                 == Some(name)
     };
@@ -892,22 +897,22 @@ fn content_list(dict: Node<'_>, text: &str) -> ContentList {
     let mut cursor = dict.walk();
     let content = dict.named_children(&mut cursor).find(|p| key_is(*p, "content"));
     let Some(value) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else { return unknown };
-    if value.kind() != "list" {
+    if value.kind_name() != "list" {
         return unknown;
     }
     let mut cursor = value.walk();
-    let elements: Vec<Node<'_>> = value.named_children(&mut cursor).filter(|e| e.kind() != "comment").collect();
-    if elements.iter().any(|e| e.kind() == "list_splat") {
+    let elements: Vec<Node<'_>> = value.named_children(&mut cursor).filter(|e| e.kind_name() != "comment").collect();
+    if elements.iter().any(|e| e.kind_name() == "list_splat") {
         return unknown;
     }
     // Each element's json value, if it is a json block.
     fn json_of<'t>(e: Node<'t>, text: &str) -> Option<Node<'t>> {
         let e = unparenthesize(e);
         let mut cursor = e.walk();
-        let pair = (e.kind() == "dictionary")
+        let pair = (e.kind_name() == "dictionary")
             .then(|| {
                 e.named_children(&mut cursor).find(|p| {
-                    p.kind() == "pair"
+                    p.kind_name() == "pair"
                         && p.child_by_field_name("key")
                             .and_then(|k| crate::syntax::tree::constant_str(k, text))
                             .as_deref()
@@ -919,12 +924,12 @@ fn content_list(dict: Node<'_>, text: &str) -> ContentList {
     }
     let jsons: Vec<(usize, Node<'_>)> =
         elements.iter().enumerate().filter_map(|(i, e)| Some((i, json_of(*e, text)?))).collect();
-    let last = jsons.last().filter(|(i, v)| i + 1 == elements.len() && v.kind() == "dictionary");
+    let last = jsons.last().filter(|(i, v)| i + 1 == elements.len() && v.kind_name() == "dictionary");
     let last_json = last.map(|(_, v)| {
         let mut cursor = v.walk();
         v.named_children(&mut cursor)
-            .filter(|p| p.kind() != "comment")
-            .map(|p| match p.kind() {
+            .filter(|p| p.kind_name() != "comment")
+            .map(|p| match p.kind_name() {
                 "pair" => p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)),
                 _ => None,
             })
@@ -938,7 +943,7 @@ fn content_list(dict: Node<'_>, text: &str) -> ContentList {
 /// may add a json block of it, or not).
 fn spreads(dict: Node<'_>) -> bool {
     let mut cursor = dict.walk();
-    dict.named_children(&mut cursor).any(|p| p.kind() == "dictionary_splat")
+    dict.named_children(&mut cursor).any(|p| p.kind_name() == "dictionary_splat")
 }
 
 /// The json block the fix of the shaped display `dict` (an origin, with
@@ -1323,7 +1328,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
     let index = LineIndex::new(text);
     let mut receivers = Vec::new();
     for cr in call_reads(root, text, model) {
-        let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind() == "call")
+        let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind_name() == "call")
         else {
             continue;
         };
@@ -1405,7 +1410,7 @@ fn constant_keywords(call: Node<'_>, text: &str) -> Vec<(String, String)> {
     let Some(args) = call.child_by_field_name("arguments") else { return Vec::new() };
     let mut cursor = args.walk();
     args.named_children(&mut cursor)
-        .filter(|a| a.kind() == "keyword_argument")
+        .filter(|a| a.kind_name() == "keyword_argument")
         .filter_map(|a| {
             let name = a.child_by_field_name("name")?;
             let value = crate::syntax::tree::constant_str(a.child_by_field_name("value")?, text)?;
@@ -1416,8 +1421,8 @@ fn constant_keywords(call: Node<'_>, text: &str) -> Vec<(String, String)> {
 
 /// `NAME` of a direct tool call `X.tool.NAME(...)`.
 fn direct_tool_name(call: Node<'_>, src: &str) -> Option<String> {
-    let function = call.child_by_field_name("function").filter(|f| f.kind() == "attribute")?;
-    let object = function.child_by_field_name("object").filter(|o| o.kind() == "attribute")?;
+    let function = call.child_by_field_name("function").filter(|f| f.kind_name() == "attribute")?;
+    let object = function.child_by_field_name("object").filter(|o| o.kind_name() == "attribute")?;
     let tool = object.child_by_field_name("attribute")?;
     let name = function.child_by_field_name("attribute")?;
     (&src[tool.byte_range()] == "tool").then(|| src[name.byte_range()].to_owned())
@@ -1427,27 +1432,26 @@ fn direct_tool_name(call: Node<'_>, src: &str) -> Option<String> {
 /// its class.
 pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>, Node<'t>)> {
     let mut out = Vec::new();
-    let defs_in =
-        |block: Node<'t>| -> Vec<Node<'t>> {
-            let mut cursor = block.walk();
-            block
-                .named_children(&mut cursor)
-                .map(|c| {
-                    if c.kind() == "decorated_definition" {
-                        c.child_by_field_name("definition").unwrap_or(c)
-                    } else {
-                        c
-                    }
-                })
-                .collect()
-        };
+    let defs_in = |block: Node<'t>| -> Vec<Node<'t>> {
+        let mut cursor = block.walk();
+        block
+            .named_children(&mut cursor)
+            .map(|c| {
+                if c.kind_name() == "decorated_definition" {
+                    c.child_by_field_name("definition").unwrap_or(c)
+                } else {
+                    c
+                }
+            })
+            .collect()
+    };
     for node in defs_in(root) {
-        match node.kind() {
+        match node.kind_name() {
             "function_definition" => out.push((None, node)),
             "class_definition" => {
                 let class = node.child_by_field_name("name").map(|n| src[n.byte_range()].to_owned());
                 if let Some(body) = node.child_by_field_name("body") {
-                    for def in defs_in(body).into_iter().filter(|d| d.kind() == "function_definition") {
+                    for def in defs_in(body).into_iter().filter(|d| d.kind_name() == "function_definition") {
                         out.push((class.clone(), def));
                     }
                 }
@@ -1462,9 +1466,9 @@ pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>,
 pub(super) fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<'_>>)> {
     let mut out = Vec::new();
     own_scope_nodes(def, |node| {
-        if node.kind() == "return_statement" {
+        if node.kind_name() == "return_statement" {
             let mut cursor = node.walk();
-            out.push((node, node.named_children(&mut cursor).find(|c| c.kind() != "comment")));
+            out.push((node, node.named_children(&mut cursor).find(|c| c.kind_name() != "comment")));
         }
     });
     out
@@ -1478,10 +1482,10 @@ fn dispatch_parameters(def: Node<'_>, scope: usize, text: &str, model: &Semantic
     let mut out = Vec::new();
     let mut cursor = parameters.walk();
     for p in parameters.named_children(&mut cursor) {
-        let name = match p.kind() {
+        let name = match p.kind_name() {
             "identifier" => Some(p),
             "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
-            "typed_parameter" => p.named_child(0).filter(|n| n.kind() == "identifier"),
+            "typed_parameter" => p.named_child(0).filter(|n| n.kind_name() == "identifier"),
             _ => None,
         };
         let Some(name) = name.map(|n| &text[n.byte_range()]) else { continue };
@@ -1498,17 +1502,17 @@ fn dispatch_parameters(def: Node<'_>, scope: usize, text: &str, model: &Semantic
 /// `P` one of `parameters`, `C` a constant string.
 fn dispatch_test(test: Node<'_>, parameters: &[String], text: &str) -> Option<(String, String)> {
     let test = unparenthesize(test);
-    if test.kind() != "comparison_operator" {
+    if test.kind_name() != "comparison_operator" {
         return None;
     }
     let mut cursor = test.walk();
-    let operands: Vec<Node<'_>> = test.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect();
+    let operands: Vec<Node<'_>> = test.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").collect();
     let [a, b] = operands.as_slice() else { return None };
     if text[a.end_byte()..b.start_byte()].trim() != "==" {
         return None;
     }
     let (a, b) = (unparenthesize(*a), unparenthesize(*b));
-    let (name, constant) = if a.kind() == "identifier" { (a, b) } else { (b, a) };
+    let (name, constant) = if a.kind_name() == "identifier" { (a, b) } else { (b, a) };
     let name = &text[name.byte_range()];
     let constant = crate::syntax::tree::constant_str(constant, text)?;
     parameters.iter().any(|p| p == name).then(|| (name.to_owned(), constant))
@@ -1525,7 +1529,7 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
         if parent.id() == def.id() {
             break;
         }
-        match parent.kind() {
+        match parent.kind_name() {
             "if_statement" | "elif_clause" if parent.child_by_field_name("consequence") == Some(child) => {
                 if let Some((p, c)) =
                     parent.child_by_field_name("condition").and_then(|t| dispatch_test(t, parameters, text))
@@ -1533,7 +1537,7 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
                     when.push((p, c, true));
                 }
             }
-            "if_statement" if matches!(child.kind(), "elif_clause" | "else_clause") => {
+            "if_statement" if matches!(child.kind_name(), "elif_clause" | "else_clause") => {
                 // The tests of the `if` and of the `elif`s before `child`.
                 let mut tests = vec![parent.child_by_field_name("condition")];
                 let mut cursor = parent.walk();
@@ -1557,13 +1561,13 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
         let mut cursor = body.walk();
         for s in body
             .named_children(&mut cursor)
-            .filter(|s| s.kind() == "if_statement" && s.end_byte() <= statement.start_byte())
+            .filter(|s| s.kind_name() == "if_statement" && s.end_byte() <= statement.start_byte())
         {
             let ends = s.child_by_field_name("consequence").and_then(|b| {
                 let mut c = b.walk();
-                b.named_children(&mut c).filter(|n| n.kind() != "comment").last()
+                b.named_children(&mut c).filter(|n| n.kind_name() != "comment").last()
             });
-            if ends.is_some_and(|e| matches!(e.kind(), "return_statement" | "raise_statement"))
+            if ends.is_some_and(|e| matches!(e.kind_name(), "return_statement" | "raise_statement"))
                 && let Some((p, c)) =
                     s.child_by_field_name("condition").and_then(|t| dispatch_test(t, parameters, text))
             {
@@ -1577,7 +1581,7 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
 /// Whether `def` is a generator: a `yield` in its own scope.
 fn yields(def: Node<'_>) -> bool {
     let mut found = false;
-    own_scope_nodes(def, |node| found |= node.kind() == "yield");
+    own_scope_nodes(def, |node| found |= node.kind_name() == "yield");
     found
 }
 
@@ -1588,7 +1592,7 @@ fn own_scope_nodes<'t>(def: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
-            match child.kind() {
+            match child.kind_name() {
                 "function_definition" | "lambda" | "class_definition" => {}
                 _ => {
                     visit(child);
@@ -1604,19 +1608,19 @@ fn own_scope_nodes<'t>(def: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
 /// a `with`) whose every branch always does.
 fn always_returns(block: Node<'_>) -> bool {
     let mut cursor = block.walk();
-    let Some(last) = block.named_children(&mut cursor).filter(|c| c.kind() != "comment").last() else {
+    let Some(last) = block.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").last() else {
         return false;
     };
     fn body_of(n: Node<'_>) -> Option<Node<'_>> {
         n.child_by_field_name("body").or_else(|| n.child_by_field_name("consequence"))
     }
-    match last.kind() {
+    match last.kind_name() {
         "return_statement" | "raise_statement" => true,
         "if_statement" => {
             let mut cursor = last.walk();
             let branches: Vec<Node<'_>> = last.children_by_field_name("alternative", &mut cursor).collect();
             body_of(last).is_some_and(always_returns)
-                && branches.iter().any(|b| b.kind() == "else_clause")
+                && branches.iter().any(|b| b.kind_name() == "else_clause")
                 && branches.iter().all(|b| body_of(*b).is_some_and(always_returns))
         }
         "with_statement" => body_of(last).is_some_and(always_returns),
@@ -1624,10 +1628,10 @@ fn always_returns(block: Node<'_>) -> bool {
             let mut cursor = last.walk();
             let mut ok = body_of(last).is_some_and(always_returns);
             for clause in last.named_children(&mut cursor) {
-                match clause.kind() {
+                match clause.kind_name() {
                     "except_clause" | "except_group_clause" => {
                         let mut c = clause.walk();
-                        let block = clause.named_children(&mut c).filter(|n| n.kind() == "block").last();
+                        let block = clause.named_children(&mut c).filter(|n| n.kind_name() == "block").last();
                         ok &= block.is_some_and(always_returns);
                     }
                     // An `else` runs only when the body did not return.

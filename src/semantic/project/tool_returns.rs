@@ -21,6 +21,7 @@ use super::reads::{definitions, return_statements_at};
 use super::{Bound, BuilderKey, Callee, Project, callee_of, module_bindings};
 use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax;
+use crate::syntax::tree::KindName;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// A display a tool returns that is not a tool result.
@@ -462,7 +463,8 @@ impl Project {
         for (m, p) in candidates {
             let root = p.tree.root_node();
             syntax::for_each_node(root, |node| {
-                if node.kind() == "function_definition" && crate::semantic::decorated_as(node, &p.text, decorators) {
+                if node.kind_name() == "function_definition" && crate::semantic::decorated_as(node, &p.text, decorators)
+                {
                     let name = node.child_by_field_name("name").map_or("", |n| &p.text[n.byte_range()]);
                     tools.push((m, node.start_byte(), name.to_owned(), returns_of(node, &p)));
                 }
@@ -641,13 +643,13 @@ fn returns_of(def: Node<'_>, p: &Parsed) -> Returns {
     for (_, value) in return_statements_at(def) {
         let Some(mut value) = value.map(unparenthesize) else { continue };
         // `return await helper()`: an async tool awaiting its helper.
-        if value.kind() == "await" {
+        if value.kind_name() == "await" {
             match value.named_child(0) {
                 Some(awaited) => value = unparenthesize(awaited),
                 None => continue,
             }
         }
-        match value.kind() {
+        match value.kind_name() {
             "dictionary" => out.displays.push(value.byte_range()),
             "identifier" => out.displays.extend(named_displays(value, scope, p)),
             "call" => out.calls.extend(callee_of(value, &p.text, &p.model)),
@@ -672,8 +674,9 @@ fn named_displays(name: Node<'_>, scope: usize, p: &Parsed) -> Vec<Range<usize>>
     }
     let mut displays = Vec::new();
     for b in bindings.iter().map(|&b| &model.bindings[b]) {
-        let display =
-            crate::semantic::plain_assigned_value(root, b).filter(|v| v.kind() == "dictionary").map(|v| v.byte_range());
+        let display = crate::semantic::plain_assigned_value(root, b)
+            .filter(|v| v.kind_name() == "dictionary")
+            .map(|v| v.byte_range());
         match display {
             Some(d) => displays.push(d),
             None => return Vec::new(),
@@ -692,18 +695,18 @@ fn named_displays(name: Node<'_>, scope: usize, p: &Parsed) -> Vec<Range<usize>>
 /// of a load subscript, or the object of a call of its `get`.
 fn only_returned_or_read(mut node: Node<'_>, text: &str) -> bool {
     // `(N)["k"]`, `return (N)`: parentheses seen through.
-    while let Some(up) = node.parent().filter(|p| p.kind() == "parenthesized_expression") {
+    while let Some(up) = node.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         node = up;
     }
     let Some(parent) = node.parent() else { return false };
-    match parent.kind() {
+    match parent.kind_name() {
         "return_statement" => true,
         "subscript" if parent.child_by_field_name("value") == Some(node) => !crate::syntax::tree::is_target(parent),
         "attribute" if parent.child_by_field_name("object") == Some(node) => {
             parent.child_by_field_name("attribute").is_some_and(|a| &text[a.byte_range()] == "get")
                 && parent
                     .parent()
-                    .is_some_and(|c| c.kind() == "call" && c.child_by_field_name("function") == Some(parent))
+                    .is_some_and(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent))
         }
         _ => false,
     }
@@ -713,13 +716,13 @@ fn only_returned_or_read(mut node: Node<'_>, text: &str) -> bool {
 /// exactly one of `"status"` and `"content"` among its constant keys.
 fn half_shaped(m: usize, range: &Range<usize>, p: &Parsed, tool: &str) -> Option<HalfShaped> {
     let dict = p.tree.root_node().descendant_for_byte_range(range.start, range.end)?;
-    if dict.kind() != "dictionary" || dict.has_error() {
+    if dict.kind_name() != "dictionary" || dict.has_error() {
         return None;
     }
     let mut cursor = dict.walk();
     let (mut status, mut content, mut value) = (false, false, None);
     for entry in dict.named_children(&mut cursor) {
-        match entry.kind() {
+        match entry.kind_name() {
             "dictionary_splat" => return None,
             "pair" => {
                 let key = entry.child_by_field_name("key").and_then(|k| constant_str(k, &p.text));
