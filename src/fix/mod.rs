@@ -146,11 +146,7 @@ impl Plan {
     }
 }
 
-/// A source excerpt on one line, cut to 60 characters, for reasons.
-pub(crate) fn excerpt(text: &str) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() > 60 { format!("{}…", joined.chars().take(59).collect::<String>()) } else { joined }
-}
+pub(crate) use crate::syntax::tree::excerpt;
 
 /// Whether fixes also mention moved telemetry in the text block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]

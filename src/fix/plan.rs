@@ -428,6 +428,13 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         self.check_spreads(&mut reasons);
         self.check_values(&mut reasons);
         self.check_target(&mut reasons);
+        // Only a fix safe so far needs the whole file to say where the
+        // result goes.
+        if reasons.is_empty()
+            && let Some(why) = self.ctx.file.result_escapes(self.dict_range.clone())
+        {
+            reasons.push(why);
+        }
         let text = self.augmentation();
         let augment_edits: Vec<Edit> = text.iter().map(|a| a.edit.clone()).collect();
         let edits = if self.ctx.with_edits { self.edits(&shapes, &augment_edits) } else { Vec::new() };

@@ -166,6 +166,81 @@ impl<'s> FileContext<'s> {
         Ok(())
     }
 
+    /// Where the dict display at `dict` (file bytes) goes, if it is handed
+    /// to code whose reads of the moved keys are unknown: the argument of a
+    /// call (`Wrap({...})`), or a display bound by an assignment to a name
+    /// that is used other than by being returned or changed in place
+    /// (`r["k"] = v`, `r.update(...)`, `r |= ...`: the later-write pass
+    /// follows those; a read by key there would see the keys moved). A test's `expected = {...}` then
+    /// `assert events == [Event(expected)]` is the case in point: fixed
+    /// alone, the comparison fails. Parentheses and the branches of a
+    /// conditional expression are seen through; a display returned,
+    /// yielded or nested in another is left to the other checks. (A
+    /// module-level name is judged by its uses in its module; imports of it
+    /// elsewhere are not followed.)
+    pub fn result_escapes(&self, dict: Range<usize>) -> Option<String> {
+        let src = self.src;
+        let line = |at: usize| src[..at].matches('\n').count() + 1;
+        let root = self.tree().root_node();
+        let node = root.descendant_for_byte_range(dict.start, dict.end)?;
+        if node.kind_name() != "dictionary" || node.byte_range() != dict {
+            return None;
+        }
+        let (value, parent) = outer_value(node)?;
+        // Where tree-sitter reads the statement otherwise than Python does
+        // (a lone carriage return is a line break to Python only), the
+        // whole-file tree cannot say where the result goes.
+        let statement = parent.parent().unwrap_or(parent);
+        let lone_cr = src[statement.byte_range()].as_bytes().windows(2).any(|w| w[0] == b'\r' && w[1] != b'\n');
+        if lone_cr || parent.has_error() || std::iter::successors(parent.parent(), |n| n.parent()).any(|n| n.is_error())
+        {
+            return None;
+        }
+        match parent.kind_name() {
+            "assignment" if parent.child_by_field_name("right") == Some(value) => {}
+            "argument_list" => {
+                return Some(format!(
+                    "the result is {} at line {}: what reads it there is unknown",
+                    use_phrase(value, parent, src),
+                    line(parent.start_byte())
+                ));
+            }
+            // Returned, yielded, nested in another result...: judged by the
+            // other checks.
+            _ => return None,
+        }
+        // `name = {...}`: every use of the name must be one the passes follow.
+        // A write into another value (`r["inner"] = {...}`) is that value's.
+        let target = parent.child_by_field_name("left").filter(|t| t.kind_name() == "identifier")?;
+        // `a = b = {...}`: the inner assignment is the outer's value.
+        let chained = parent.parent().is_some_and(|s| s.kind_name() == "assignment");
+        let name = &src[target.byte_range()];
+        if chained {
+            return Some(format!(
+                "the result is bound to `{name}` at line {} together with another target: what reads it is unknown",
+                line(target.start_byte())
+            ));
+        }
+        let model = self.model();
+        let scope = model.scope_at(target.start_byte());
+        let owner = match model.resolve(name, scope) {
+            Resolution::Bindings { scope, .. } => scope,
+            _ => return None,
+        };
+        for reference in model.references_to(owner, name) {
+            let Some(used) = root.descendant_for_byte_range(reference.at.start, reference.at.end) else { continue };
+            if !followed_use(used, src) {
+                let (value, parent) = outer_value(used).unwrap_or((used, used));
+                return Some(format!(
+                    "`{name}` is {} at line {}: what reads the result there is unknown",
+                    use_phrase(value, parent, src),
+                    line(reference.at.start)
+                ));
+            }
+        }
+        None
+    }
+
     /// A list display, a list comprehension, or a call of the builtin `list`.
     fn is_fresh_list(&self, value: Node<'_>, scope: usize) -> bool {
         let value = unparenthesize(value);
@@ -190,6 +265,68 @@ impl<'s> FileContext<'s> {
             return false;
         }
         returned_by_strands_tool(node, self.src)
+    }
+}
+
+/// The outermost expression `node`'s value is, seen through parentheses
+/// and the branches of conditional expressions, with its parent.
+fn outer_value(mut node: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    loop {
+        let parent = node.parent()?;
+        let through = match parent.kind_name() {
+            "parenthesized_expression" => true,
+            // `a if c else b`: the condition is the second named child.
+            "conditional_expression" => parent.named_child(1) != Some(node),
+            _ => false,
+        };
+        if !through {
+            return Some((node, parent));
+        }
+        node = parent;
+    }
+}
+
+/// A use of a name bound to a result that the fix and the later-write
+/// pass follow: returned, or changed in place (a subscript assigned or
+/// deleted, a call of its `update` or `setdefault`, an augmented
+/// assignment). A read by key in the function that builds the result
+/// (`"k" in r`, `r.get("k")`, `r["k"]`) is not one: the result it reads
+/// is the old shape, and a moved key would no longer be there.
+fn followed_use(name: Node<'_>, src: &str) -> bool {
+    let Some((value, parent)) = outer_value(name) else { return false };
+    match parent.kind_name() {
+        "return_statement" => true,
+        "subscript" => parent.child_by_field_name("value") == Some(value) && crate::syntax::tree::is_target(parent),
+        "attribute" => {
+            let method = parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]);
+            let called = parent
+                .parent()
+                .is_some_and(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent));
+            parent.child_by_field_name("object") == Some(value)
+                && called
+                && matches!(method, Some("update" | "setdefault"))
+        }
+        "augmented_assignment" => parent.child_by_field_name("left") == Some(value),
+        _ => false,
+    }
+}
+
+/// How `value` is used by `parent`, in words.
+fn use_phrase(value: Node<'_>, parent: Node<'_>, src: &str) -> String {
+    match parent.kind_name() {
+        "argument_list" => match parent.parent().and_then(|c| c.child_by_field_name("function")) {
+            Some(f) => format!("passed to `{}(...)`", crate::syntax::tree::excerpt(&src[f.byte_range()])),
+            None => "passed to a call".into(),
+        },
+        "keyword_argument" => "passed to a call".into(),
+        "comparison_operator" => "used in a comparison".into(),
+        "list" | "tuple" | "set" | "pair" | "dictionary" | "expression_list" => "put in another value".into(),
+        "yield" => "yielded".into(),
+        "lambda" => "returned by a lambda".into(),
+        "assignment" if parent.child_by_field_name("right") == Some(value) => {
+            "assigned to something other than a name".into()
+        }
+        _ => format!("used in `{}`", crate::syntax::tree::excerpt(&src[parent.byte_range()])),
     }
 }
 

@@ -30,6 +30,12 @@ static KIND_NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
         .collect()
 });
 
+/// A source excerpt on one line, cut to 60 characters, for reasons.
+pub fn excerpt(text: &str) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > 60 { format!("{}…", joined.chars().take(59).collect::<String>()) } else { joined }
+}
+
 /// The node text of `node` within `piece_src`.
 pub fn node_text<'s>(node: Node<'_>, piece_src: &'s str) -> &'s str {
     &piece_src[node.byte_range()]

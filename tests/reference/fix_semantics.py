@@ -744,6 +744,68 @@ def crossings(units, before, after):
                 yield m, o
 
 
+FOLLOWED_METHODS = ("update", "setdefault")
+
+
+def outer_value(node, parents):
+    """The outermost expression `node`'s value is (through the branches of
+    conditional expressions), and its parent."""
+    parent = parents.get(id(node))
+    while isinstance(parent, ast.IfExp) and parent.test is not node:
+        node, parent = parent, parents.get(id(parent))
+    return node, parent
+
+
+def followed_use(name, parents):
+    """A use of a name bound to a result that the fix and the later-write
+    pass follow: returned, a subscript stored or deleted, a call of its
+    update/setdefault, or an augmented assignment's target. A read by key
+    in the building function would see the moved keys gone."""
+    value, parent = outer_value(name, parents)
+    if isinstance(parent, ast.Return):
+        return True
+    if isinstance(parent, ast.Subscript):
+        return parent.value is value and isinstance(parent.ctx, (ast.Store, ast.Del))
+    if isinstance(parent, ast.Attribute):
+        call = parents.get(id(parent))
+        return (parent.value is value and parent.attr in FOLLOWED_METHODS
+                and isinstance(call, ast.Call) and call.func is parent)
+    if isinstance(parent, ast.AugAssign):
+        return parent.target is value
+    return False
+
+
+def escape_problem(d, ctx):
+    """Why the result `d` is handed to code whose reads are unknown, or None:
+    it is a positional argument of a call, or it is assigned and the
+    assignment binds other than one name, or the name has a use other than
+    a followed one (see followed_use). Any other place (returned, yielded,
+    nested in another display) is None: the other rules judge those."""
+    parents, scopes = ctx.parents, ctx.scopes
+    value, parent = outer_value(d, parents)
+    if isinstance(parent, ast.Call) and value in parent.args:
+        return "the result is passed to a call"
+    if isinstance(parent, ast.Assign) and parent.value is value:
+        if len(parent.targets) != 1:
+            return "the result is bound together with another target"
+        if not isinstance(parent.targets[0], ast.Name):
+            return None  # a write into another value is that value's
+        target = parent.targets[0]
+    elif isinstance(parent, ast.AnnAssign) and parent.value is value:
+        if not isinstance(parent.target, ast.Name):
+            return None
+        target = parent.target
+    else:
+        return None  # returned, yielded, nested in another result...
+    var = scopes.resolve(scopes.scope_of[id(target)], target.id)
+    if var is BUILTIN:
+        return None
+    for _, node in scopes.uses[var]:
+        if not followed_use(node, parents):
+            return "`%s` is used where its readers are unknown (line %d)" % (target.id, node.lineno)
+    return None
+
+
 def classify(d, ctx):
     """None when `d` needs no fix, else an Info."""
     if not is_tool_result(d):
@@ -849,6 +911,10 @@ def classify_moved(d, ctx, moved):
             unsafe.append("content is not a list literal (Name: %s)" % why)
     elif not isinstance(content, (ast.List, ast.ListComp)):
         unsafe.append("content is not a list literal (%s)" % type(content).__name__)
+    if not unsafe:
+        why = escape_problem(d, ctx)
+        if why is not None:
+            unsafe.append(why)
     if unsafe:
         return Info(d, "unsafe", list(dict.fromkeys(unsafe)), moved, content_idx)
     return Info(d, "safe", [], moved, content_idx)
