@@ -171,9 +171,9 @@ impl<'s> FileContext<'s> {
     /// call (`Wrap({...})`), or a display bound by an assignment to a name
     /// that is used other than by being returned or changed in place
     /// (`r["k"] = v`, `r.update(...)`, `r |= ...`: the later-write pass
-    /// follows those; a read by key there would see the keys moved). A test's `expected = {...}` then
-    /// `assert events == [Event(expected)]` is the case in point: fixed
-    /// alone, the comparison fails. Parentheses and the branches of a
+    /// follows those; a read by key there would see the keys moved). A
+    /// test's `expected = {...}` then `assert events == [Event(expected)]`
+    /// is the case in point: fixed alone, the comparison fails. Parentheses and the branches of a
     /// conditional expression are seen through; a display returned,
     /// yielded or nested in another is left to the other checks. (A
     /// module-level name is judged by its uses in its module; imports of it
@@ -323,9 +323,7 @@ fn use_phrase(value: Node<'_>, parent: Node<'_>, src: &str) -> String {
         "list" | "tuple" | "set" | "pair" | "dictionary" | "expression_list" => "put in another value".into(),
         "yield" => "yielded".into(),
         "lambda" => "returned by a lambda".into(),
-        "assignment" if parent.child_by_field_name("right") == Some(value) => {
-            "assigned to something other than a name".into()
-        }
+        "assignment" if parent.child_by_field_name("right") == Some(value) => "assigned to another name".into(),
         _ => format!("used in `{}`", crate::syntax::tree::excerpt(&src[parent.byte_range()])),
     }
 }
