@@ -54,6 +54,11 @@ impl<'s> FileContext<'s> {
         FileContext::new(src, whole)
     }
 
+    /// The 1-based line of the byte offset `at`, for reasons.
+    fn line_of(&self, at: usize) -> usize {
+        self.src[..at].matches('\n').count() + 1
+    }
+
     /// Whether the whole file has been parsed already.
     pub fn is_parsed(&self) -> bool {
         self.tree.get().is_some()
@@ -82,7 +87,7 @@ impl<'s> FileContext<'s> {
         let src = self.src;
         let model = self.model();
         let text = &src[name.clone()];
-        let line = |at: usize| src[..at].matches('\n').count() + 1;
+        let line = |at: usize| self.line_of(at);
         let here = model.scope_at(name.start);
         let (scope, bindings) = match model.resolve(text, here) {
             Resolution::Bindings { scope, bindings } => (scope, bindings),
@@ -180,7 +185,7 @@ impl<'s> FileContext<'s> {
     /// elsewhere are not followed.)
     pub fn result_escapes(&self, dict: Range<usize>) -> Option<String> {
         let src = self.src;
-        let line = |at: usize| src[..at].matches('\n').count() + 1;
+        let line = |at: usize| self.line_of(at);
         let root = self.tree().root_node();
         let node = root.descendant_for_byte_range(dict.start, dict.end)?;
         if node.kind_name() != "dictionary" || node.byte_range() != dict {

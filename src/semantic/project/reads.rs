@@ -1396,7 +1396,7 @@ impl NameSearch {
     /// so the search goes on after it.
     fn hits<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
         let bytes = text.as_bytes();
-        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        let word = syntax::lexer::is_ident_byte;
         self.names.iter().flat_map(move |names| names.find_iter(text)).filter_map(move |m| {
             let before = m.start() > 0 && word(bytes[m.start() - 1]);
             let after = bytes.get(m.end()).is_some_and(|&b| word(b));
