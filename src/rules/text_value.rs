@@ -69,6 +69,6 @@ fn builtin_call<'s>(ctx: &ShapeCtx<'_, 's>, node: Node<'_>) -> Option<&'s str> {
     }
     let callee = node.child_by_field_name("function").map(unparenthesize).filter(|f| f.kind_name() == "identifier")?;
     let name = ctx.text(callee);
-    let rebound = || ctx.file.model().bindings.iter().any(|b| b.name == name);
+    let rebound = || ctx.file.binds_anywhere(name);
     (NOT_STRINGS.contains(&name) && !rebound()).then_some(name)
 }

@@ -1,7 +1,9 @@
 //! What the code around a tool-result dict says about it: whether it is
-//! what a Strands tool returns. Facts here come from a whole-file parse,
-//! asked for only when a fix's safety depends on them (see
-//! [`FileContext`]), so the fast path keeps parsing candidate regions only.
+//! what a Strands tool returns. Facts here come from a parse of the
+//! functions around the candidate displays with the module's own
+//! statements (the whole file where that does not serve), made only when a
+//! fix's safety depends on them (see [`FileContext`]), so the fast path
+//! keeps parsing candidate regions only.
 //!
 //! A Strands tool is a function decorated `@tool`, `@strands.tool` or
 //! `@strands.tools.tool`, with or without call arguments; anything else
@@ -26,32 +28,66 @@ use scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 /// Decorator spellings that make a function a Strands tool.
 pub const TOOL_DECORATORS: [&str; 3] = ["tool", "strands.tool", "strands.tools.tool"];
 
-/// A whole-file view of one source, parsed on first use.
+/// The tree a [`FileContext`] answers from, with its scopes and bindings.
+struct View {
+    tree: Tree,
+    model: OnceCell<SemanticModel>,
+    /// The function bodies an outline left out (empty: the whole file).
+    blanked: Vec<Range<usize>>,
+    /// The outline's text, when the view is one ([`syntax::outline`]).
+    outline: Option<String>,
+}
+
+impl View {
+    fn whole(tree: Tree) -> View {
+        View { tree, model: OnceCell::new(), blanked: Vec::new(), outline: None }
+    }
+
+    fn model(&self, src: &str) -> &SemanticModel {
+        self.model.get_or_init(|| SemanticModel::build(self.tree.root_node(), self.outline.as_deref().unwrap_or(src)))
+    }
+}
+
+/// A view of one source for the questions asked about the code around its
+/// tool-result dicts, parsed on first use. Given the places the questions
+/// are about (`focus`: the candidate displays a check parsed), the view is
+/// an outline ([`syntax::outline`]) that keeps whole the module's own
+/// statements, its classes' bodies and the functions holding those places,
+/// and leaves out the bodies of the other functions: what a function-level
+/// question needs (its own scope, and the module's names it resolves
+/// through) for what those bytes cost. A place outside every top-level
+/// function, a function that declares a `global`, or an outline that does
+/// not parse cleanly makes the view the whole file; the few questions that
+/// need the whole file in any case ([`FileContext::binds_anywhere`], the
+/// uses of a module-level name) parse it whole then.
 pub struct FileContext<'s> {
     src: &'s str,
-    tree: OnceCell<Tree>,
-    model: OnceCell<SemanticModel>,
+    /// The offsets the questions are about (empty: parse whole).
+    focus: Vec<usize>,
+    view: OnceCell<View>,
+    whole: OnceCell<View>,
 }
 
 impl<'s> FileContext<'s> {
     /// A context for `src`; `tree`, when given, is a parse of the whole of
     /// `src` that can be reused.
     pub fn new(src: &'s str, tree: Option<Tree>) -> Self {
-        // (Pieces hold a whole-file tree when the file was parsed whole.)
-        let cell = OnceCell::new();
+        let view = OnceCell::new();
         if let Some(tree) = tree {
-            let _ = cell.set(tree);
+            let _ = view.set(View::whole(tree));
         }
-        FileContext { src, tree: cell, model: OnceCell::new() }
+        FileContext { src, focus: Vec::new(), view, whole: OnceCell::new() }
     }
 
-    /// A context that reuses the tree of `pieces` when one is the whole file.
+    /// A context that reuses the tree of `pieces` when one is the whole file,
+    /// and else is about the places `pieces` parsed.
     pub fn for_pieces(src: &'s str, pieces: &[syntax::ParsedPiece]) -> Self {
-        let whole = match pieces {
-            [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => Some(p.tree.clone()),
-            _ => None,
-        };
-        FileContext::new(src, whole)
+        match pieces {
+            [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => {
+                FileContext::new(src, Some(p.tree.clone()))
+            }
+            _ => FileContext { focus: pieces.iter().map(|p| p.offset).collect(), ..FileContext::new(src, None) },
+        }
     }
 
     /// The 1-based line of the byte offset `at`, for reasons.
@@ -61,17 +97,43 @@ impl<'s> FileContext<'s> {
 
     /// Whether the whole file has been parsed already.
     pub fn is_parsed(&self) -> bool {
-        self.tree.get().is_some()
+        self.view.get().is_some_and(|v| v.outline.is_none()) || self.whole.get().is_some()
     }
 
-    /// The whole file's tree, parsed on first use.
+    fn view(&self) -> &View {
+        self.view.get_or_init(|| outline_view(self.src, &self.focus).unwrap_or_else(|| self.parse_whole()))
+    }
+
+    fn parse_whole(&self) -> View {
+        View::whole(syntax::parse(self.src))
+    }
+
+    /// The whole file's view: the view itself unless it is an outline.
+    fn whole_view(&self) -> &View {
+        let view = self.view();
+        if view.outline.is_none() {
+            return view;
+        }
+        self.whole.get_or_init(|| self.parse_whole())
+    }
+
+    /// The tree of the view: the whole file, or an outline holding every
+    /// place the context is about, with the file's offsets.
     pub fn tree(&self) -> &Tree {
-        self.tree.get_or_init(|| syntax::parse(self.src))
+        &self.view().tree
     }
 
-    /// The whole file's scopes and bindings, built on first use.
+    /// The view's scopes and bindings, built on first use.
     pub fn model(&self) -> &SemanticModel {
-        self.model.get_or_init(|| SemanticModel::build(self.tree().root_node(), self.src))
+        self.view().model(self.src)
+    }
+
+    /// Whether anything in the file binds `name`, in any scope.
+    pub fn binds_anywhere(&self, name: &str) -> bool {
+        let view = self.view();
+        let left_out = view.blanked.iter().any(|body| syntax::holds_word(&self.src[body.clone()], name));
+        let view = if left_out { self.whole_view() } else { view };
+        view.model(self.src).bindings.iter().any(|b| b.name == name)
     }
 
     /// Whether the content name at `name` (file bytes), in the tool-result
@@ -184,14 +246,24 @@ impl<'s> FileContext<'s> {
     /// module-level name is judged by its uses in its module; imports of it
     /// elsewhere are not followed.)
     pub fn result_escapes(&self, dict: Range<usize>) -> Option<String> {
+        match self.escapes_in(self.view(), dict.clone()) {
+            Ok(why) => why,
+            // The uses of a module-level name: in any function.
+            Err(NeedsWholeFile) => self.escapes_in(self.whole_view(), dict).unwrap_or(None),
+        }
+    }
+
+    /// [`FileContext::result_escapes`] as `view` tells it: `Err` when the
+    /// view is an outline and the answer needs the whole file.
+    fn escapes_in(&self, view: &View, dict: Range<usize>) -> Result<Option<String>, NeedsWholeFile> {
         let src = self.src;
         let line = |at: usize| self.line_of(at);
-        let root = self.tree().root_node();
-        let node = root.descendant_for_byte_range(dict.start, dict.end)?;
+        let root = view.tree.root_node();
+        let Some(node) = root.descendant_for_byte_range(dict.start, dict.end) else { return Ok(None) };
         if node.kind_name() != "dictionary" || node.byte_range() != dict {
-            return None;
+            return Ok(None);
         }
-        let (value, parent) = outer_value(node)?;
+        let Some((value, parent)) = outer_value(node) else { return Ok(None) };
         // Where tree-sitter reads the statement otherwise than Python does
         // (a lone carriage return is a line break to Python only), the
         // whole-file tree cannot say where the result goes.
@@ -199,51 +271,56 @@ impl<'s> FileContext<'s> {
         let lone_cr = src[statement.byte_range()].as_bytes().windows(2).any(|w| w[0] == b'\r' && w[1] != b'\n');
         if lone_cr || parent.has_error() || std::iter::successors(parent.parent(), |n| n.parent()).any(|n| n.is_error())
         {
-            return None;
+            return Ok(None);
         }
         match parent.kind_name() {
             "assignment" if parent.child_by_field_name("right") == Some(value) => {}
             "argument_list" => {
-                return Some(format!(
+                return Ok(Some(format!(
                     "the result is {} at line {}: what reads it there is unknown",
                     use_phrase(value, parent, src),
                     line(parent.start_byte())
-                ));
+                )));
             }
             // Returned, yielded, nested in another result...: judged by the
             // other checks.
-            _ => return None,
+            _ => return Ok(None),
         }
         // `name = {...}`: every use of the name must be one the passes follow.
         // A write into another value (`r["inner"] = {...}`) is that value's.
-        let target = parent.child_by_field_name("left").filter(|t| t.kind_name() == "identifier")?;
+        let Some(target) = parent.child_by_field_name("left").filter(|t| t.kind_name() == "identifier") else {
+            return Ok(None);
+        };
         // `a = b = {...}`: the inner assignment is the outer's value.
         let chained = parent.parent().is_some_and(|s| s.kind_name() == "assignment");
         let name = &src[target.byte_range()];
         if chained {
-            return Some(format!(
+            return Ok(Some(format!(
                 "the result is bound to `{name}` at line {} together with another target: what reads it is unknown",
                 line(target.start_byte())
-            ));
+            )));
         }
-        let model = self.model();
+        let model = view.model(src);
         let scope = model.scope_at(target.start_byte());
         let owner = match model.resolve(name, scope) {
             Resolution::Bindings { scope, .. } => scope,
-            _ => return None,
+            _ => return Ok(None),
         };
+        if view.outline.is_some() && matches!(model.scopes[owner].kind, ScopeKind::Module | ScopeKind::Class) {
+            return Err(NeedsWholeFile);
+        }
         for reference in model.references_to(owner, name) {
             let Some(used) = root.descendant_for_byte_range(reference.at.start, reference.at.end) else { continue };
             if !followed_use(used, src) {
                 let (value, parent) = outer_value(used).unwrap_or((used, used));
-                return Some(format!(
+                return Ok(Some(format!(
                     "`{name}` is {} at line {}: what reads the result there is unknown",
                     use_phrase(value, parent, src),
                     line(reference.at.start)
-                ));
+                )));
             }
         }
-        None
+        Ok(None)
     }
 
     /// A list display, a list comprehension, or a call of the builtin `list`.
@@ -271,6 +348,50 @@ impl<'s> FileContext<'s> {
         }
         returned_by_strands_tool(node, self.src)
     }
+}
+
+/// An outline cannot answer: the question needs the whole file.
+struct NeedsWholeFile;
+
+/// The outline view of `src` for questions about the places `focus`
+/// (offsets): `None` when it would not serve them (see [`FileContext`]).
+fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
+    if focus.is_empty() {
+        return None;
+    }
+    let layout = syntax::lexer::layout(src.as_bytes())?;
+    let definitions = syntax::outline::definitions_in(src, &layout.lines);
+    let functions = syntax::outline::functions(&definitions);
+    // A function that binds module-level names (`global`) is never left
+    // out, and one holding a focus makes the view the whole file.
+    let binds_globals = |f: &syntax::outline::Function<'_>| {
+        let range = &f.def.range;
+        let first = layout.lines.partition_point(|l| l.start < range.start);
+        layout.lines[first..].iter().take_while(|l| l.start < range.end).any(|l| {
+            let rest = &src.as_bytes()[l.start..];
+            rest.starts_with(b"global") && rest.get(6).is_some_and(|&b| !syntax::lexer::is_ident_byte(b))
+        })
+    };
+    let mut kept: Vec<bool> = functions.iter().map(binds_globals).collect();
+    for &at in focus {
+        let i = functions.iter().position(|f| f.def.body.contains(&at))?;
+        if kept[i] && binds_globals(&functions[i]) {
+            return None;
+        }
+        kept[i] = true;
+    }
+    let blanked: Vec<&syntax::outline::Definition> =
+        functions.iter().zip(&kept).filter(|(_, kept)| !**kept).map(|(f, _)| f.def).collect();
+    if blanked.is_empty() {
+        return None;
+    }
+    let outline = syntax::outline::Outline::new(src, blanked.iter().copied())?;
+    let tree = outline.parse();
+    if tree.root_node().has_error() {
+        return None;
+    }
+    let blanked = blanked.iter().map(|d| d.body.clone()).collect();
+    Some(View { tree, model: OnceCell::new(), blanked, outline: Some(outline.text) })
 }
 
 /// The outermost expression `node`'s value is, seen through parentheses
@@ -489,6 +610,62 @@ mod tests {
         let node = tree.root_node().descendant_for_byte_range(at, at + 1).unwrap().parent().unwrap();
         let ctx = FileContext::new(src, None);
         ctx.returned_by_strands_tool(node.byte_range())
+    }
+
+    /// A context about the candidate displays of `src`, as a check makes it.
+    fn focused(src: &str) -> (Vec<syntax::ParsedPiece>, Range<usize>) {
+        let pieces = syntax::parse_pieces(src, syntax::ParseScope::Candidates);
+        let at = src.find("{'status'").expect("a result in the test source");
+        let end = at + src[at..].find('}').expect("a closed display") + 1;
+        (pieces, at..end)
+    }
+
+    #[test]
+    fn an_outline_answers_as_the_whole_file_does() {
+        let other = "def other(x):\n    y = [str(x)]\n    return y\n";
+        for (src, outlined) in [
+            // The result's own function is kept, the other one left out.
+            (
+                format!(
+                    "{other}def f(log):\n    r = {{'status': 'success', 'content': []}}\n    log(r)\n    return r\n"
+                ),
+                true,
+            ),
+            (format!("{other}def f():\n    r = {{'status': 'success', 'content': []}}\n    return r\n"), true),
+            // A module-level result is judged by its uses in every function.
+            (format!("R = {{'status': 'success', 'content': []}}\n{other}def g():\n    print(R)\n"), false),
+            // A function that declares a global and builds the result.
+            (
+                format!(
+                    "{other}def f():\n    global R\n    R = {{'status': 'success', 'content': []}}\ndef g():\n    print(R)\n"
+                ),
+                false,
+            ),
+        ] {
+            let (pieces, dict) = focused(&src);
+            let part = FileContext::for_pieces(&src, &pieces);
+            let whole = FileContext::new(&src, None);
+            assert_eq!(part.result_escapes(dict.clone()), whole.result_escapes(dict), "{src}");
+            assert_eq!(part.view().outline.is_some(), outlined, "{src}");
+            // `str` is bound nowhere; `y` only in the function left out.
+            for name in ["str", "y", "r", "other"] {
+                assert_eq!(part.binds_anywhere(name), whole.binds_anywhere(name), "{name} in {src}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_function_binding_globals_is_never_left_out() {
+        let src =
+            "def setup():\n    global R\n    R = 1\n\ndef f():\n    return {'status': 'success', 'content': []}\n";
+        let (pieces, _) = focused(src);
+        let part = FileContext::for_pieces(src, &pieces);
+        let view = part.view();
+        assert!(view.outline.is_none() || view.blanked.is_empty(), "{:?}", view.blanked);
+        // `global` in a string is no statement: that function is left out.
+        let src = "def doc():\n    return 'global R'\n\ndef f():\n    return {'status': 'success', 'content': []}\n";
+        let (pieces, _) = focused(src);
+        assert_eq!(FileContext::for_pieces(src, &pieces).view().blanked.len(), 1);
     }
 
     #[test]

@@ -229,19 +229,31 @@ pub fn assigned_names(src: &str, start: usize) -> Vec<&str> {
     names
 }
 
+/// The offsets in `text` where `word` stands as a whole word (no name byte
+/// right before or after it, [`lexer::is_ident_byte`]), in code, strings
+/// and comments alike.
+pub fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usize> + 't {
+    let bytes = text.as_bytes();
+    let name = lexer::is_ident_byte;
+    memchr::memmem::find_iter(bytes, word.as_bytes()).filter(move |&at| {
+        let end = at + word.len();
+        let joined = (at > 0 && name(bytes[at - 1])) || bytes.get(end).is_some_and(|&b| name(b));
+        !word.is_empty() && !joined
+    })
+}
+
+/// Whether `word` stands in `text` as a whole word ([`word_offsets`]).
+pub fn holds_word(text: &str, word: &str) -> bool {
+    word_offsets(text, word).next().is_some()
+}
+
 /// Whether `name` occurs after `from` in `src` where a write into it could
 /// stand (spaces aside): `name[...] =` (not `==`), `name.update`,
 /// `name.setdefault` or `name |=`. Read lexically, strings inside the
 /// brackets stepped over: a superset of the writes, never a miss.
 pub fn may_be_written(src: &str, from: usize, name: &str) -> bool {
-    let bytes = src.as_bytes();
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
-    memchr::memmem::find_iter(&bytes[from..], name.as_bytes()).any(|i| {
-        let at = from + i;
-        let end = at + name.len();
-        if (at > 0 && ident(bytes[at - 1])) || bytes.get(end).is_some_and(|&b| ident(b)) {
-            return false;
-        }
+    word_offsets(&src[from..], name).any(|i| {
+        let end = from + i + name.len();
         let rest = src[end..].trim_start_matches([' ', '\t']);
         if rest.starts_with("|=") {
             return true;
