@@ -15,8 +15,8 @@ use tree_sitter::Node;
 use crate::diagnostics::Code;
 use crate::suppress::{Suppression, line_suppression};
 use crate::syntax::ParsedPiece;
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::constant_str;
+use crate::syntax::tree::{FieldChild, KindName};
 
 /// The keys an author may set; the runtime may add `toolUseId`.
 pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
@@ -184,9 +184,9 @@ impl Literal {
             "integer" | "float" => Literal::Number,
             "unary_operator" => {
                 let number = node
-                    .child_by_field_name("argument")
+                    .field("argument")
                     .is_some_and(|a| matches!(crate::syntax::tree::unparenthesize(a).kind_name(), "integer" | "float"));
-                let sign = node.child_by_field_name("operator").is_some_and(|o| matches!(o.kind_name(), "-" | "+"));
+                let sign = node.field("operator").is_some_and(|o| matches!(o.kind_name(), "-" | "+"));
                 if number && sign { Literal::Number } else { Literal::Other }
             }
             "true" | "false" => Literal::Bool,
@@ -332,7 +332,7 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &
     for child in node.named_children(&mut cursor) {
         let kind = match child.kind_name() {
             "pair" => {
-                let key = child.child_by_field_name("key")?;
+                let key = child.field("key")?;
                 match constant_str(key, piece_src) {
                     Some(name) => EntryKind::Key { name, key: shift(key.byte_range()) },
                     None => EntryKind::OtherKey { key: shift(key.byte_range()) },
@@ -343,7 +343,7 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &
         };
         let value = match kind {
             EntryKind::Spread => child.named_child(0)?,
-            _ => child.child_by_field_name("value")?,
+            _ => child.field("value")?,
         };
         let suppressed = line_suppression(piece_src, child.start_byte());
         let breaks = rules.verdict(&kind);

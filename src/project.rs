@@ -21,7 +21,7 @@ use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
 use crate::suppress::line_suppression;
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::{self, LineIndex};
 use rayon::prelude::*;
 
@@ -774,9 +774,7 @@ impl Projects {
                 };
                 let mut cursor = dict.walk();
                 for pair in dict.named_children(&mut cursor).filter(|c| c.kind_name() == "pair") {
-                    let Some(key) =
-                        pair.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text))
-                    else {
+                    let Some(key) = pair.field("key").and_then(|k| crate::syntax::tree::constant_str(k, text)) else {
                         continue;
                     };
                     if matches!(key.as_str(), "status" | "content" | "toolUseId") {

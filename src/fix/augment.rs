@@ -16,7 +16,7 @@ use tree_sitter::Node;
 use super::Edit;
 use super::safety::ExprFacts;
 use crate::syntax::literal::{self, LiteralKind};
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, node_text, unparenthesize};
 
 /// A moved entry offered for mention.
@@ -58,8 +58,8 @@ pub fn text_block_value<'t>(element: Node<'t>, piece_src: &str) -> Option<Node<'
     let mut cursor = element.walk();
     let entries: Vec<Node<'t>> = element.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
     let [pair] = entries.as_slice() else { return None };
-    let key = pair.child_by_field_name("key").filter(|_| pair.kind_name() == "pair")?;
-    (constant_str(key, piece_src).as_deref() == Some("text")).then(|| pair.child_by_field_name("value")).flatten()
+    let key = pair.field("key").filter(|_| pair.kind_name() == "pair")?;
+    (constant_str(key, piece_src).as_deref() == Some("text")).then(|| pair.field("value")).flatten()
 }
 
 /// Plans the augmentation of the text literal `text` (the value of the
@@ -101,7 +101,7 @@ pub fn plan(
         for child in node.named_children(&mut cursor) {
             match child.kind_name() {
                 "interpolation" => {
-                    if let Some(e) = child.child_by_field_name("expression") {
+                    if let Some(e) = child.field("expression") {
                         shown_exprs.push(squash(node_text(e, piece_src)));
                     }
                 }

@@ -24,7 +24,7 @@ use crate::diagnostics::Finding;
 use crate::semantic::project::BuilderSpec;
 use crate::syntax::ParsedPiece;
 
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use std::ops::Range;
 
 pub use crate::diagnostics::{Applicability, Edit};
@@ -347,7 +347,7 @@ pub(crate) fn not_result_plan(
     let keys: Vec<String> = {
         let mut cursor = dict.walk();
         dict.named_children(&mut cursor)
-            .filter_map(|c| c.child_by_field_name("key"))
+            .filter_map(|c| c.field("key"))
             .filter_map(|k| crate::syntax::tree::constant_str(k, piece_src))
             .collect()
     };

@@ -15,8 +15,8 @@ use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::not_json_serializable;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -89,8 +89,7 @@ fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     }
     let mut cursor = value.walk();
     value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").any(|c| {
-        c.kind_name() != "pair"
-            || c.child_by_field_name("key").and_then(|k| constant_str(k, piece_src)).is_none_or(|k| k == key)
+        c.kind_name() != "pair" || c.field("key").and_then(|k| constant_str(k, piece_src)).is_none_or(|k| k == key)
     })
 }
 
@@ -607,7 +606,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
                 let mut unknown = false;
                 for child in json.node.named_children(&mut cursor) {
                     match child.kind_name() {
-                        "pair" => match child.child_by_field_name("key").and_then(|k| constant_str(k, piece_src)) {
+                        "pair" => match child.field("key").and_then(|k| constant_str(k, piece_src)) {
                             Some(key) => existing.push(key),
                             None => unknown = true,
                         },
@@ -1141,7 +1140,7 @@ fn dict_entries<'t>(ctx: &Ctx<'_>, node: Node<'t>, dict: &ToolResultDict) -> Vec
             "pair" | "dictionary_splat" => {
                 let info = known.next().expect("the contract saw the same entries");
                 let value = match child.kind_name() {
-                    "pair" => child.child_by_field_name("value"),
+                    "pair" => child.field("value"),
                     _ => child.named_child(0),
                 }
                 .expect("entries have values");
@@ -1215,8 +1214,8 @@ fn json_block_dict<'t>(ctx: &Ctx<'_>, element: Node<'t>) -> Option<Node<'t>> {
     if pair.kind_name() != "pair" {
         return None;
     }
-    let key = pair.child_by_field_name("key")?;
-    (constant_str(key, ctx.piece_src()).as_deref() == Some("json")).then(|| pair.child_by_field_name("value")).flatten()
+    let key = pair.field("key")?;
+    (constant_str(key, ctx.piece_src()).as_deref() == Some("json")).then(|| pair.field("value")).flatten()
 }
 
 fn named_non_comment(node: Node<'_>) -> Vec<Node<'_>> {

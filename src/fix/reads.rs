@@ -13,7 +13,7 @@ use tree_sitter::Node;
 use crate::diagnostics::Edit;
 use crate::semantic::scope::{BindingKind, Resolution, SemanticModel};
 use crate::syntax;
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 
 /// A read to rewrite: its receiver as written, and the index of the
 /// content block whose json holds the key (`-1`: the last block).
@@ -107,7 +107,7 @@ fn imports_accessor(root: Node<'_>, src: &str, model: &SemanticModel, accessor: 
             b.kind == BindingKind::FromImport
                 && !aliased
                 && statement
-                    .and_then(|s| s.child_by_field_name("module_name"))
+                    .and_then(|s| s.field("module_name"))
                     .is_some_and(|m| src[m.byte_range()].split_whitespace().collect::<String>() == accessor.module)
         })
 }

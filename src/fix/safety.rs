@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::node_text;
+use crate::syntax::tree::{FieldChild, KindName};
 
 /// Node kinds whose evaluation may have effects (the definition:
 /// calls, `await`, `yield`, walrus).
@@ -22,9 +22,9 @@ fn for_each_evaluated<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
         visit(n);
         if n.kind_name() == "lambda" {
             // Only the parameters' default values are evaluated now.
-            if let Some(params) = n.child_by_field_name("parameters") {
+            if let Some(params) = n.field("parameters") {
                 let mut cursor = params.walk();
-                stack.extend(params.named_children(&mut cursor).filter_map(|p| p.child_by_field_name("value")));
+                stack.extend(params.named_children(&mut cursor).filter_map(|p| p.field("value")));
             }
             continue;
         }
@@ -42,7 +42,7 @@ fn names_variable(n: Node<'_>) -> bool {
         "keyword_argument" => "name",
         _ => return true,
     };
-    parent.child_by_field_name(field) != Some(n)
+    parent.field(field) != Some(n)
 }
 
 /// Facts about one evaluated piece of a dict display.
@@ -65,7 +65,7 @@ impl ExprFacts {
                 facts.effects = true;
             }
             if kind == "named_expression"
-                && let Some(name) = n.child_by_field_name("name")
+                && let Some(name) = n.field("name")
             {
                 facts.binds.insert(node_text(name, piece_src).to_owned());
             } else if kind == "identifier" && names_variable(n) {

@@ -24,8 +24,8 @@ use crate::diagnostics::Finding;
 use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::semantic::scope::{BindingKind, Resolution, ScopeKind};
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::not_json_serializable;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// Keys a function may still set or read on a result whose later writes
@@ -219,12 +219,12 @@ impl WritePlanner<'_, '_> {
         }
         let assignment = value
             .parent()
-            .filter(|a| a.kind_name() == "assignment" && a.child_by_field_name("right") == Some(value))
+            .filter(|a| a.kind_name() == "assignment" && a.field("right") == Some(value))
             .ok_or("the result is not bound by a plain assignment")?;
         if assignment.parent().is_some_and(|p| p.kind_name() == "assignment") {
             return Err("the result is bound to several names at once".into());
         }
-        let left = assignment.child_by_field_name("left").filter(|l| l.kind_name() == "identifier");
+        let left = assignment.field("left").filter(|l| l.kind_name() == "identifier");
         Ok(self.text(left.ok_or("the result is not bound to one name")?).to_owned())
     }
 
@@ -251,11 +251,11 @@ impl WritePlanner<'_, '_> {
             && let Some(for_stmt) = stmt.parent().and_then(|b| b.parent()).filter(|f| f.kind_name() == "for_statement")
             && let Some(mapping) = loop_mapping(for_stmt, self.src).filter(|m| self.text(*m) == spec.kwargs)
         {
-            let body = for_stmt.child_by_field_name("body");
+            let body = for_stmt.field("body");
             let single = body.is_some_and(|b| b.named_child_count() == 1);
             // `for k, v in K.items(): N[k] = v`, with those very names.
             let targets: Vec<&str> = for_stmt
-                .child_by_field_name("left")
+                .field("left")
                 .filter(|l| l.kind_name() == "pattern_list")
                 .map(|l| {
                     let mut c = l.walk();
@@ -263,16 +263,13 @@ impl WritePlanner<'_, '_> {
                 })
                 .unwrap_or_default();
             let assignment = stmt.named_child(0).filter(|a| a.kind_name() == "assignment");
-            let key = assignment
-                .and_then(|a| a.child_by_field_name("left"))
-                .and_then(|l| l.child_by_field_name("subscript"))
-                .map(|k| self.text(k));
-            let value = assignment.and_then(|a| a.child_by_field_name("right")).map(|v| self.text(v));
+            let key = assignment.and_then(|a| a.field("left")).and_then(|l| l.field("subscript")).map(|k| self.text(k));
+            let value = assignment.and_then(|a| a.field("right")).map(|v| self.text(v));
             if !matches!((targets.as_slice(), key, value), ([k, v], Some(key), Some(value)) if *k == key && *v == value)
             {
                 return Err("the loop over the keywords writes something else than each key and its value".into());
             }
-            if !single || for_stmt.child_by_field_name("alternative").is_some() {
+            if !single || for_stmt.field("alternative").is_some() {
                 return Err("the loop over the keywords does more than write them into the result".into());
             }
             return Ok((Written::Loop { mapping }, for_stmt.byte_range()));
@@ -283,13 +280,13 @@ impl WritePlanner<'_, '_> {
         let expr = stmt.named_child(0).ok_or(inline)?;
         match expr.kind_name() {
             "assignment" => {
-                let left = expr.child_by_field_name("left").filter(|l| l.kind_name() == "subscript");
-                let right = expr.child_by_field_name("right");
+                let left = expr.field("left").filter(|l| l.kind_name() == "subscript");
+                let right = expr.field("right");
                 let (Some(left), Some(value)) = (left, right) else { return Err(inline.into()) };
-                if value.kind_name() == "assignment" || expr.child_by_field_name("type").is_some() {
+                if value.kind_name() == "assignment" || expr.field("type").is_some() {
                     return Err("the write is one target of a chained assignment".into());
                 }
-                if !is_name(left.child_by_field_name("value")) {
+                if !is_name(left.field("value")) {
                     return Err(inline.into());
                 }
                 let mut c = left.walk();
@@ -298,29 +295,29 @@ impl WritePlanner<'_, '_> {
                 Ok((Written::Item { key: *key, value }, stmt.byte_range()))
             }
             "call" => {
-                let function = expr.child_by_field_name("function").filter(|f| f.kind_name() == "attribute");
+                let function = expr.field("function").filter(|f| f.kind_name() == "attribute");
                 let function = function.ok_or(inline)?;
-                if !is_name(function.child_by_field_name("object")) {
+                if !is_name(function.field("object")) {
                     return Err(inline.into());
                 }
-                let method = function.child_by_field_name("attribute").map(|a| self.text(a));
+                let method = function.field("attribute").map(|a| self.text(a));
                 if method == Some("setdefault") {
                     return Err("`setdefault` returns the value it keeps; rewrite it as a plain write first".into());
                 }
                 if method != Some("update") {
                     return Err(inline.into());
                 }
-                let list = expr.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list");
+                let list = expr.field("arguments").filter(|a| a.kind_name() == "argument_list");
                 let list = list.ok_or(inline)?;
                 let mut c = list.walk();
                 let args = list.named_children(&mut c).filter(|a| a.kind_name() != "comment").collect();
                 Ok((Written::Update { args, list: Some(list) }, stmt.byte_range()))
             }
             "augmented_assignment" => {
-                if !is_name(expr.child_by_field_name("left")) {
+                if !is_name(expr.field("left")) {
                     return Err(inline.into());
                 }
-                let right = expr.child_by_field_name("right").ok_or(inline)?;
+                let right = expr.field("right").ok_or(inline)?;
                 Ok((Written::Update { args: vec![right], list: None }, stmt.byte_range()))
             }
             _ => Err(inline.into()),
@@ -338,7 +335,7 @@ impl WritePlanner<'_, '_> {
         for a in args {
             match a.kind_name() {
                 "keyword_argument" => {
-                    if let Some(v) = a.child_by_field_name("value") {
+                    if let Some(v) = a.field("value") {
                         self.check_value(v, reasons);
                     }
                 }
@@ -346,7 +343,7 @@ impl WritePlanner<'_, '_> {
                     let d = unparenthesize(*a);
                     let mut c = d.walk();
                     for pair in d.named_children(&mut c).filter(|p| p.kind_name() == "pair") {
-                        if let Some(v) = pair.child_by_field_name("value") {
+                        if let Some(v) = pair.field("value") {
                             self.check_value(v, reasons);
                         }
                     }
@@ -363,8 +360,8 @@ impl WritePlanner<'_, '_> {
                 let pairs: Vec<String> = args
                     .iter()
                     .filter_map(|a| {
-                        let k = a.child_by_field_name("name")?;
-                        let v = a.child_by_field_name("value")?;
+                        let k = a.field("name")?;
+                        let v = a.field("value")?;
                         Some(format!("{}: {}", crate::rules::quote_key(self.text(k)), dict_value(self.text(v), v)))
                     })
                     .collect();
@@ -394,7 +391,7 @@ impl WritePlanner<'_, '_> {
             display
                 .named_children(&mut c)
                 .filter(|p| p.kind_name() == "pair")
-                .filter_map(|p| p.child_by_field_name("key").and_then(|k| constant_str(k, self.src)))
+                .filter_map(|p| p.field("key").and_then(|k| constant_str(k, self.src)))
                 .collect()
         };
         for f in group {
@@ -432,8 +429,8 @@ impl WritePlanner<'_, '_> {
     fn check_display(&self, display: Node<'_>, reasons: &mut Vec<String>) -> Result<(), String> {
         let mut c = display.walk();
         for pair in display.named_children(&mut c).filter(|p| p.kind_name() == "pair") {
-            let Some(key) = pair.child_by_field_name("key").and_then(|k| constant_str(k, self.src)) else { continue };
-            let value = pair.child_by_field_name("value");
+            let Some(key) = pair.field("key").and_then(|k| constant_str(k, self.src)) else { continue };
+            let value = pair.field("value");
             match key.as_str() {
                 "role" | "tool_call_id" => {
                     return Err(format!(
@@ -529,8 +526,7 @@ impl WritePlanner<'_, '_> {
     fn reassigns_content(&self, node: Node<'_>) -> bool {
         let Some(subscript) = node.parent().filter(|p| p.kind_name() == "subscript") else { return false };
         let target = subscript.parent().is_some_and(|a| {
-            matches!(a.kind_name(), "assignment" | "augmented_assignment")
-                && a.child_by_field_name("left") == Some(subscript)
+            matches!(a.kind_name(), "assignment" | "augmented_assignment") && a.field("left") == Some(subscript)
         });
         let mut c = subscript.walk();
         let keys: Vec<Node<'_>> = subscript.children_by_field_name("subscript", &mut c).collect();
@@ -542,7 +538,7 @@ impl WritePlanner<'_, '_> {
     /// expression statement that holds a write finding.
     fn is_write_receiver(&self, node: Node<'_>) -> bool {
         let Some(parent) = node.parent() else { return false };
-        let field = |p: Node<'_>, f: &str, n: Node<'_>| p.child_by_field_name(f) == Some(n);
+        let field = |p: Node<'_>, f: &str, n: Node<'_>| p.field(f) == Some(n);
         let write = match parent.kind_name() {
             "subscript" if field(parent, "value", node) => {
                 parent.parent().filter(|a| a.kind_name() == "assignment" && field(*a, "left", parent))
@@ -550,7 +546,7 @@ impl WritePlanner<'_, '_> {
             "attribute" if field(parent, "object", node) => parent
                 .parent()
                 .filter(|c| c.kind_name() == "call" && field(*c, "function", parent))
-                .filter(|_| parent.child_by_field_name("attribute").is_some_and(|a| self.text(a) == "update")),
+                .filter(|_| parent.field("attribute").is_some_and(|a| self.text(a) == "update")),
             "augmented_assignment" if field(parent, "left", node) => Some(parent),
             _ => None,
         };
@@ -568,7 +564,7 @@ impl WritePlanner<'_, '_> {
         let Some(parent) = node.parent() else { return false };
         match parent.kind_name() {
             "return_statement" => true,
-            "subscript" if parent.child_by_field_name("value") == Some(node) => {
+            "subscript" if parent.field("value") == Some(node) => {
                 let mut c = parent.walk();
                 let keys: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut c).collect();
                 let [key] = keys.as_slice() else { return false };
@@ -617,7 +613,7 @@ impl WritePlanner<'_, '_> {
         let root = self.file.tree().root_node();
         let model = self.file.model();
         let Some(for_stmt) = root.descendant_for_byte_range(replaced.start, replaced.end) else { return Ok(()) };
-        let Some(left) = for_stmt.child_by_field_name("left") else { return Ok(()) };
+        let Some(left) = for_stmt.field("left") else { return Ok(()) };
         let mut c = left.walk();
         for target in left.named_children(&mut c) {
             let name = self.text(target);
@@ -646,7 +642,7 @@ impl WritePlanner<'_, '_> {
             Written::Update { args, list } => match (args.as_slice(), list) {
                 ([a], _) if unparenthesize(*a).kind_name() == "dictionary" => vec![unparenthesize(*a).byte_range()],
                 _ if args.iter().all(|a| a.kind_name() == "keyword_argument") => {
-                    args.iter().filter_map(|a| a.child_by_field_name("value")).map(|v| v.byte_range()).collect()
+                    args.iter().filter_map(|a| a.field("value")).map(|v| v.byte_range()).collect()
                 }
                 (_, Some(l)) => vec![l.byte_range()],
                 (_, None) => args.iter().map(|a| a.byte_range()).collect(),
@@ -735,7 +731,7 @@ fn single_content(display: Node<'_>, src: &str) -> bool {
         match entry.kind_name() {
             "dictionary_splat" => return false,
             "pair" => {
-                let key = entry.child_by_field_name("key").and_then(|k| constant_str(k, src));
+                let key = entry.field("key").and_then(|k| constant_str(k, src));
                 contents += usize::from(key.as_deref() == Some("content"));
             }
             _ => {}
@@ -750,15 +746,15 @@ fn display_content<'t>(display: Node<'t>, src: &str) -> Option<Node<'t>> {
     let found = display
         .named_children(&mut c)
         .filter(|p| p.kind_name() == "pair")
-        .find(|p| p.child_by_field_name("key").and_then(|k| constant_str(k, src)).as_deref() == Some("content"))?;
-    found.child_by_field_name("value").map(unparenthesize)
+        .find(|p| p.field("key").and_then(|k| constant_str(k, src)).as_deref() == Some("content"))?;
+    found.field("value").map(unparenthesize)
 }
 
 /// `K` of `for k, v in K.items():` whose body writes `N[k] = v`.
 fn loop_mapping<'t>(for_stmt: Node<'t>, src: &str) -> Option<Node<'t>> {
-    let right = for_stmt.child_by_field_name("right").filter(|r| r.kind_name() == "call")?;
-    let function = right.child_by_field_name("function").filter(|f| f.kind_name() == "attribute")?;
-    let items = function.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "items");
-    let object = function.child_by_field_name("object").filter(|o| o.kind_name() == "identifier")?;
+    let right = for_stmt.field("right").filter(|r| r.kind_name() == "call")?;
+    let function = right.field("function").filter(|f| f.kind_name() == "attribute")?;
+    let items = function.field("attribute").is_some_and(|a| &src[a.byte_range()] == "items");
+    let object = function.field("object").filter(|o| o.kind_name() == "identifier")?;
     items.then_some(object)
 }

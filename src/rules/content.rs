@@ -10,7 +10,7 @@ use super::Rule;
 use super::shape::{ShapeCtx, Verdict, constant_of};
 use crate::contract::Literal;
 use crate::diagnostics::{Code, Edit, Finding, Proposal};
-use crate::syntax::tree::unparenthesize;
+use crate::syntax::tree::{FieldChild, unparenthesize};
 
 pub const RULE: Rule = Rule {
     code: Code::Content,
@@ -40,7 +40,7 @@ pub(super) fn check(
     let pair = value.parent()?;
     let finding = ctx.finding(Code::Content, pair, Some("content"), literal.words().to_owned());
     let inner = unparenthesize(value);
-    let q = pair.child_by_field_name("key").map_or('"', |k| ctx.quote_of(k));
+    let q = pair.field("key").map_or('"', |k| ctx.quote_of(k));
     let (proposal, range) = match literal {
         Literal::Str => (
             Proposal::unsafe_for(

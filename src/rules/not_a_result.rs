@@ -10,7 +10,7 @@ use tree_sitter::Node;
 use super::Rule;
 use crate::contract::Literal;
 use crate::diagnostics::{Applicability, Code, Edit, Finding, Proposal};
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, is_bytes, node_text, not_json_serializable, unparenthesize};
 
 pub const RULE: Rule = Rule {
@@ -91,8 +91,7 @@ fn entries_of<'t, 's>(dict: Node<'t>, piece_src: &'s str) -> Result<Vec<Pair<'t,
     for child in dict.named_children(&mut cursor) {
         match child.kind_name() {
             "pair" => {
-                let (Some(key), Some(value)) = (child.child_by_field_name("key"), child.child_by_field_name("value"))
-                else {
+                let (Some(key), Some(value)) = (child.field("key"), child.field("value")) else {
                     return Err("the dict is not complete".into());
                 };
                 let Some(name) = constant_str(key, piece_src) else {
@@ -424,11 +423,11 @@ fn evidently_str(value: Node<'_>, piece_src: &str) -> bool {
     let value = unparenthesize(value);
     match value.kind_name() {
         "string" | "concatenated_string" => !is_bytes(value, piece_src),
-        "call" => value.child_by_field_name("function").is_some_and(|f| match f.kind_name() {
+        "call" => value.field("function").is_some_and(|f| match f.kind_name() {
             "identifier" => matches!(node_text(f, piece_src), "str" | "repr"),
             "attribute" => {
-                let object = f.child_by_field_name("object").map(unparenthesize);
-                let name = f.child_by_field_name("attribute").map(|a| node_text(a, piece_src));
+                let object = f.field("object").map(unparenthesize);
+                let name = f.field("attribute").map(|a| node_text(a, piece_src));
                 object.is_some_and(|o| matches!(o.kind_name(), "string" | "concatenated_string"))
                     && matches!(name, Some("format" | "join"))
             }

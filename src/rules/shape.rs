@@ -15,7 +15,7 @@ use crate::syntax::LineIndex;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 use super::{block, content, status, text_value};
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 
 /// One shape finding with what its rule proposes; `range` is what the fix
 /// rewrites (the finding's span when it is manual).
@@ -128,8 +128,8 @@ pub(super) fn constant_pairs<'t>(dict: Node<'t>, piece_src: &str) -> Vec<(String
     dict.named_children(&mut cursor)
         .filter(|c| c.kind_name() == "pair")
         .filter_map(|pair| {
-            let key = constant_str(pair.child_by_field_name("key")?, piece_src)?;
-            Some((key, pair, pair.child_by_field_name("value")?))
+            let key = constant_str(pair.field("key")?, piece_src)?;
+            Some((key, pair, pair.field("value")?))
         })
         .collect()
 }

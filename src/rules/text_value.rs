@@ -10,8 +10,8 @@ use super::Rule;
 use super::shape::{ShapeCtx, Verdict};
 use crate::contract::Literal;
 use crate::diagnostics::{Code, Finding, Proposal};
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::unparenthesize;
+use crate::syntax::tree::{FieldChild, KindName};
 
 pub const RULE: Rule = Rule {
     code: Code::TextValue,
@@ -42,7 +42,7 @@ pub(super) fn check(ctx: &ShapeCtx<'_, '_>, value: Node<'_>) -> Option<Verdict> 
     };
     let pair = value.parent()?;
     let finding = ctx.finding(Code::TextValue, pair, Some("text"), words);
-    let key = pair.child_by_field_name("key")?;
+    let key = pair.field("key")?;
     let proposal = if structured {
         let q = ctx.quote_of(key);
         Proposal::unsafe_for(
@@ -67,7 +67,7 @@ fn builtin_call<'s>(ctx: &ShapeCtx<'_, 's>, node: Node<'_>) -> Option<&'s str> {
     if node.kind_name() != "call" {
         return None;
     }
-    let callee = node.child_by_field_name("function").map(unparenthesize).filter(|f| f.kind_name() == "identifier")?;
+    let callee = node.field("function").map(unparenthesize).filter(|f| f.kind_name() == "identifier")?;
     let name = ctx.text(callee);
     let rebound = || ctx.file.binds_anywhere(name);
     (NOT_STRINGS.contains(&name) && !rebound()).then_some(name)

@@ -21,8 +21,8 @@ use std::ops::Range;
 use tree_sitter::{Node, Tree};
 
 use crate::syntax;
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::unparenthesize;
+use crate::syntax::tree::{FieldChild, KindName};
 use scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 
 /// Decorator spellings that make a function a Strands tool.
@@ -167,7 +167,7 @@ impl<'s> FileContext<'s> {
             let chained = node_at(&binding.at).and_then(|n| n.parent()).is_some_and(|a| {
                 a.kind_name() == "assignment"
                     && (a.parent().is_some_and(|p| p.kind_name() == "assignment")
-                        || a.child_by_field_name("right").is_some_and(|r| r.kind_name() == "assignment"))
+                        || a.field("right").is_some_and(|r| r.kind_name() == "assignment"))
             });
             if chained {
                 return Err(format!("`{text}` is bound at line {} together with another name", line(binding.at.start)));
@@ -274,7 +274,7 @@ impl<'s> FileContext<'s> {
             return Ok(None);
         }
         match parent.kind_name() {
-            "assignment" if parent.child_by_field_name("right") == Some(value) => {}
+            "assignment" if parent.field("right") == Some(value) => {}
             "argument_list" => {
                 return Ok(Some(format!(
                     "the result is {} at line {}: what reads it there is unknown",
@@ -288,7 +288,7 @@ impl<'s> FileContext<'s> {
         }
         // `name = {...}`: every use of the name must be one the passes follow.
         // A write into another value (`r["inner"] = {...}`) is that value's.
-        let Some(target) = parent.child_by_field_name("left").filter(|t| t.kind_name() == "identifier") else {
+        let Some(target) = parent.field("left").filter(|t| t.kind_name() == "identifier") else {
             return Ok(None);
         };
         // `a = b = {...}`: the inner assignment is the outer's value.
@@ -328,7 +328,7 @@ impl<'s> FileContext<'s> {
         let value = unparenthesize(value);
         match value.kind_name() {
             "list" | "list_comprehension" => true,
-            "call" => value.child_by_field_name("function").is_some_and(|f| {
+            "call" => value.field("function").is_some_and(|f| {
                 f.kind_name() == "identifier"
                     && &self.src[f.byte_range()] == "list"
                     && self.model().resolve("list", scope) == Resolution::Builtin
@@ -422,17 +422,14 @@ fn followed_use(name: Node<'_>, src: &str) -> bool {
     let Some((value, parent)) = outer_value(name) else { return false };
     match parent.kind_name() {
         "return_statement" => true,
-        "subscript" => parent.child_by_field_name("value") == Some(value) && crate::syntax::tree::is_target(parent),
+        "subscript" => parent.field("value") == Some(value) && crate::syntax::tree::is_target(parent),
         "attribute" => {
-            let method = parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]);
-            let called = parent
-                .parent()
-                .is_some_and(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent));
-            parent.child_by_field_name("object") == Some(value)
-                && called
-                && matches!(method, Some("update" | "setdefault"))
+            let method = parent.field("attribute").map(|a| &src[a.byte_range()]);
+            let called =
+                parent.parent().is_some_and(|c| c.kind_name() == "call" && c.field("function") == Some(parent));
+            parent.field("object") == Some(value) && called && matches!(method, Some("update" | "setdefault"))
         }
-        "augmented_assignment" => parent.child_by_field_name("left") == Some(value),
+        "augmented_assignment" => parent.field("left") == Some(value),
         _ => false,
     }
 }
@@ -440,7 +437,7 @@ fn followed_use(name: Node<'_>, src: &str) -> bool {
 /// How `value` is used by `parent`, in words.
 fn use_phrase(value: Node<'_>, parent: Node<'_>, src: &str) -> String {
     match parent.kind_name() {
-        "argument_list" => match parent.parent().and_then(|c| c.child_by_field_name("function")) {
+        "argument_list" => match parent.parent().and_then(|c| c.field("function")) {
             Some(f) => format!("passed to `{}(...)`", crate::syntax::tree::excerpt(&src[f.byte_range()])),
             None => "passed to a call".into(),
         },
@@ -449,7 +446,7 @@ fn use_phrase(value: Node<'_>, parent: Node<'_>, src: &str) -> String {
         "list" | "tuple" | "set" | "pair" | "dictionary" | "expression_list" => "put in another value".into(),
         "yield" => "yielded".into(),
         "lambda" => "returned by a lambda".into(),
-        "assignment" if parent.child_by_field_name("right") == Some(value) => "assigned to another name".into(),
+        "assignment" if parent.field("right") == Some(value) => "assigned to another name".into(),
         _ => format!("used in `{}`", crate::syntax::tree::excerpt(&src[parent.byte_range()])),
     }
 }
@@ -464,13 +461,12 @@ fn harmless_use(node: Node<'_>, src: &str, model: &SemanticModel, scope: usize) 
         expr = p;
     }
     let Some(parent) = expr.parent() else { return false };
-    let field_of = |p: Node<'_>, f: &str| p.child_by_field_name(f) == Some(expr);
+    let field_of = |p: Node<'_>, f: &str| p.field(f) == Some(expr);
     match parent.kind_name() {
         "attribute" if field_of(parent, "object") => {
-            let method = parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]);
-            let called = parent
-                .parent()
-                .is_some_and(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent));
+            let method = parent.field("attribute").map(|a| &src[a.byte_range()]);
+            let called =
+                parent.parent().is_some_and(|c| c.kind_name() == "call" && c.field("function") == Some(parent));
             called && matches!(method, Some("append" | "extend" | "insert"))
         }
         "augmented_assignment" => field_of(parent, "left"),
@@ -496,10 +492,7 @@ fn is_len_argument(node: Node<'_>, src: &str, model: &SemanticModel, scope: usiz
     expr.parent().is_some_and(|args| {
         args.kind_name() == "argument_list"
             && args.named_child_count() == 1
-            && args
-                .parent()
-                .and_then(|call| call.child_by_field_name("function"))
-                .is_some_and(|f| &src[f.byte_range()] == "len")
+            && args.parent().and_then(|call| call.field("function")).is_some_and(|f| &src[f.byte_range()] == "len")
     })
 }
 
@@ -513,10 +506,10 @@ pub fn plain_assigned_value<'t>(root: Node<'t>, binding: &scope::Binding) -> Opt
     }
     let target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
     let assignment = target.parent().filter(|a| a.kind_name() == "assignment")?;
-    let plain = assignment.child_by_field_name("left") == Some(target)
-        && assignment.child_by_field_name("type").is_none()
+    let plain = assignment.field("left") == Some(target)
+        && assignment.field("type").is_none()
         && assignment.parent().is_some_and(|s| s.kind_name() == "expression_statement");
-    plain.then(|| assignment.child_by_field_name("right")).flatten().map(crate::syntax::tree::unparenthesize)
+    plain.then(|| assignment.field("right")).flatten().map(crate::syntax::tree::unparenthesize)
 }
 
 /// [`FileContext::returned_by_strands_tool`] for a node of a whole-file tree.
@@ -558,7 +551,7 @@ pub fn decorated_as(def: Node<'_>, src: &str, decorators: &[&str]) -> bool {
     decorated.children(&mut cursor).filter(|c| c.kind_name() == "decorator").any(|d| {
         let Some(mut expr) = d.named_child(0) else { return false };
         if expr.kind_name() == "call" {
-            match expr.child_by_field_name("function") {
+            match expr.field("function") {
                 Some(function) => expr = function,
                 None => return false,
             }
@@ -576,7 +569,7 @@ pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, 
     while let Some(n) = up {
         match n.kind_name() {
             "function_definition" => {
-                let name = src[n.child_by_field_name("name")?.byte_range()].to_owned();
+                let name = src[n.field("name")?.byte_range()].to_owned();
                 let mut holder = n.parent()?;
                 if holder.kind_name() == "decorated_definition" {
                     holder = holder.parent()?;
@@ -590,7 +583,7 @@ pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, 
                 if top.kind_name() == "decorated_definition" {
                     top = top.parent()?;
                 }
-                let class_name = src[class.child_by_field_name("name")?.byte_range()].to_owned();
+                let class_name = src[class.field("name")?.byte_range()].to_owned();
                 return (top.kind_name() == "module").then_some((Some(class_name), name));
             }
             "lambda" | "class_definition" => return None,

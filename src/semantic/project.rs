@@ -25,7 +25,7 @@ mod tool_returns;
 
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{not_json_serializable, unparenthesize};
 pub use reads::{FindingReads, ReadSite};
 pub use tool_returns::{HalfShaped, ToolBodies};
@@ -1033,10 +1033,10 @@ fn facts_of(root: Node<'_>, src: &str, model: &SemanticModel) -> Facts {
                 }
             }
             Some(("class_definition", class)) => {
-                let Some(class_name) = class.child_by_field_name("name").map(|n| &src[n.byte_range()]) else {
+                let Some(class_name) = class.field("name").map(|n| &src[n.byte_range()]) else {
                     continue;
                 };
-                let Some(body) = class.child_by_field_name("body") else { continue };
+                let Some(body) = class.field("body") else { continue };
                 let mut c = body.walk();
                 for member in body.named_children(&mut c) {
                     if let Some(def) = definition_of(member).filter(|d| d.kind_name() == "function_definition")
@@ -1090,7 +1090,7 @@ fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
 fn definition_of(statement: Node<'_>) -> Option<Node<'_>> {
     match statement.kind_name() {
         "function_definition" | "class_definition" => Some(statement),
-        "decorated_definition" => statement.child_by_field_name("definition"),
+        "decorated_definition" => statement.field("definition"),
         _ => None,
     }
 }
@@ -1112,7 +1112,7 @@ fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound
             }
             let aliased = name.parent().filter(|p| p.kind_name() == "aliased_import");
             let imported = match aliased {
-                Some(a) => a.child_by_field_name("name").map(|n| src[n.byte_range()].to_owned()),
+                Some(a) => a.field("name").map(|n| src[n.byte_range()].to_owned()),
                 None => name.parent().map(|n| src[n.byte_range()].to_owned()),
             };
             let Some(imported) = imported else { return Bound::Other };
@@ -1124,7 +1124,7 @@ fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound
                     Bound::Other
                 };
             }
-            let Some(module) = statement.child_by_field_name("module_name") else { return Bound::Other };
+            let Some(module) = statement.field("module_name") else { return Bound::Other };
             let (level, dotted) = match module.kind_name() {
                 "relative_import" => {
                     let mut c = module.walk();
@@ -1151,8 +1151,8 @@ fn bound_by(binding: &super::scope::Binding, root: Node<'_>, src: &str) -> Bound
 /// parameter, or with a dict parameter that flows into its result; `None`
 /// for any other.
 fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results::ResultName]) -> Option<Function> {
-    let name = src[def.child_by_field_name("name")?.byte_range()].to_owned();
-    let params = def.child_by_field_name("parameters")?;
+    let name = src[def.field("name")?.byte_range()].to_owned();
+    let params = def.field("parameters")?;
     let mut named = Vec::new();
     // Named parameters with their position (`None`: keyword-only).
     let mut positions: Vec<(String, Option<usize>)> = Vec::new();
@@ -1179,7 +1179,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
                     _ => None,
                 }
             }
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "default_parameter" | "typed_default_parameter" => p.field("name"),
             "dictionary_splat_pattern" => {
                 kwargs = p.named_child(0).map(|k| src[k.byte_range()].to_owned());
                 None
@@ -1291,9 +1291,9 @@ fn flows(
         // `P or {}`
         dict_param
             && n.kind_name() == "boolean_operator"
-            && n.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "or")
-            && n.child_by_field_name("left").is_some_and(|l| l.kind_name() == "identifier" && &src[l.byte_range()] == k)
-            && n.child_by_field_name("right").map(unparenthesize).is_some_and(|r| {
+            && n.field("operator").is_some_and(|o| &src[o.byte_range()] == "or")
+            && n.field("left").is_some_and(|l| l.kind_name() == "identifier" && &src[l.byte_range()] == k)
+            && n.field("right").map(unparenthesize).is_some_and(|r| {
                 r.kind_name() == "dictionary" && r.named_children(&mut r.walk()).all(|c| c.kind_name() == "comment")
             })
     };
@@ -1334,7 +1334,7 @@ fn flows(
             }
             // Form 4.
             "call" if !dict_param => {
-                if let Some(args) = value.child_by_field_name("arguments")
+                if let Some(args) = value.field("arguments")
                     && holds_splat_arg(args, &is_k)
                     && let Some(callee) = callee_of(value, src, model)
                 {
@@ -1365,7 +1365,7 @@ fn holds_splat_arg(args: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool) -> bool {
 /// The `return` statements of `def` itself (not of nested functions).
 fn returns_of(def: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
-    let Some(body) = def.child_by_field_name("body") else { return out };
+    let Some(body) = def.field("body") else { return out };
     let mut stack = vec![body];
     while let Some(n) = stack.pop() {
         match n.kind_name() {
@@ -1399,48 +1399,48 @@ fn writes_kwargs_into(
         let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end) else { return false };
         let Some(parent) = node.parent() else { return false };
         match parent.kind_name() {
-            "attribute" if parent.child_by_field_name("object") == Some(node) => {
-                let update = parent.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "update");
-                let call = parent.parent().filter(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent));
-                let Some(args) = call.and_then(|c| c.child_by_field_name("arguments")).filter(|_| update) else { return false };
+            "attribute" if parent.field("object") == Some(node) => {
+                let update = parent.field("attribute").is_some_and(|a| &src[a.byte_range()] == "update");
+                let call = parent.parent().filter(|c| c.kind_name() == "call" && c.field("function") == Some(parent));
+                let Some(args) = call.and_then(|c| c.field("arguments")).filter(|_| update) else { return false };
                 let mut c = args.walk();
                 let args: Vec<Node<'_>> = args.named_children(&mut c).collect();
                 matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind_name() == "dictionary_splat" && a.named_child(0).is_some_and(spread)))
             }
-            "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => {
-                parent.child_by_field_name("operator").is_some_and(|o| &src[o.byte_range()] == "|=")
-                    && is(parent.child_by_field_name("right"), kwargs)
+            "augmented_assignment" if parent.field("left") == Some(node) => {
+                parent.field("operator").is_some_and(|o| &src[o.byte_range()] == "|=")
+                    && is(parent.field("right"), kwargs)
             }
             // N[k] = v in the body of `for k, v in K.items():`.
-            "subscript" if parent.child_by_field_name("value") == Some(node) => {
+            "subscript" if parent.field("value") == Some(node) => {
                 let Some(assignment) = parent.parent().filter(|a| {
-                    a.kind_name() == "assignment" && a.child_by_field_name("left") == Some(parent)
+                    a.kind_name() == "assignment" && a.field("left") == Some(parent)
                 }) else {
                     return false;
                 };
                 let mut c = parent.walk();
                 let keys: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut c).collect();
-                let (Some(key), Some(value)) = (keys.first().filter(|_| keys.len() == 1), assignment.child_by_field_name("right"))
+                let (Some(key), Some(value)) = (keys.first().filter(|_| keys.len() == 1), assignment.field("right"))
                 else {
                     return false;
                 };
                 let mut up = assignment.parent();
                 while let Some(n) = up {
                     if n.kind_name() == "for_statement" {
-                        let left = n.child_by_field_name("left");
-                        let right = n.child_by_field_name("right");
+                        let left = n.field("left");
+                        let right = n.field("right");
                         let mut c = left.map(|l| l.walk());
                         let targets: Vec<Node<'_>> = match (left, c.as_mut()) {
                             (Some(l), Some(c)) if l.kind_name() == "pattern_list" => l.named_children(c).collect(),
                             _ => Vec::new(),
                         };
                         let items = right.filter(|r| r.kind_name() == "call").is_some_and(|call| {
-                            let f = call.child_by_field_name("function");
-                            let no_args = call.child_by_field_name("arguments").is_some_and(|a| a.named_child_count() == 0);
+                            let f = call.field("function");
+                            let no_args = call.field("arguments").is_some_and(|a| a.named_child_count() == 0);
                             f.is_some_and(|f| {
                                 f.kind_name() == "attribute"
-                                    && is(f.child_by_field_name("object"), kwargs)
-                                    && f.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "items")
+                                    && is(f.field("object"), kwargs)
+                                    && f.field("attribute").is_some_and(|a| &src[a.byte_range()] == "items")
                             }) && no_args
                         });
                         if let [k, v] = targets.as_slice()
@@ -1466,7 +1466,7 @@ fn writes_kwargs_into(
 /// The callee of `call`, if it is one a builder can be: a module-level
 /// name, an attribute of one, or a method of the enclosing module-level class.
 fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    callee_of_function(call.child_by_field_name("function")?, src, model)
+    callee_of_function(call.field("function")?, src, model)
 }
 
 /// What [`callee_of`] gives a call whose callee is `function` (a call's
@@ -1481,8 +1481,8 @@ fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> O
             module_level(name, function.start_byte()).then(|| Callee::Name(name.to_owned()))
         }
         "attribute" => {
-            let object = function.child_by_field_name("object")?;
-            let attr = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
+            let object = function.field("object")?;
+            let attr = src[function.field("attribute")?.byte_range()].to_owned();
             if object.kind_name() != "identifier" {
                 return None;
             }
@@ -1502,28 +1502,28 @@ fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> O
 /// or `N.m(...)` where the reading scope owns `N` and binds it once, by a
 /// plain `N = K(...)`. Only receivers resolve such calls.
 fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    instance_callee_of_function(call.child_by_field_name("function")?, src, model)
+    instance_callee_of_function(call.field("function")?, src, model)
 }
 
 /// What [`instance_callee`] gives a call whose callee is `function`.
 fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
     let function = Some(function).filter(|f| f.kind_name() == "attribute")?;
-    let name = src[function.child_by_field_name("attribute")?.byte_range()].to_owned();
-    let object = crate::syntax::tree::unparenthesize(function.child_by_field_name("object")?);
+    let name = src[function.field("attribute")?.byte_range()].to_owned();
+    let object = crate::syntax::tree::unparenthesize(function.field("object")?);
     let module_level = |name: &str, at: usize| {
         matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
     };
     // The class a call `K(...)` or `A.K(...)` constructs, as a callee.
     let class_of = |construct: Node<'_>| -> Option<Callee> {
-        let f = construct.child_by_field_name("function")?;
+        let f = construct.field("function")?;
         match f.kind_name() {
             "identifier" => {
                 let k = &src[f.byte_range()];
                 module_level(k, f.start_byte()).then(|| Callee::Name(k.to_owned()))
             }
             "attribute" => {
-                let base = f.child_by_field_name("object").filter(|b| b.kind_name() == "identifier")?;
-                let k = &src[f.child_by_field_name("attribute")?.byte_range()];
+                let base = f.field("object").filter(|b| b.kind_name() == "identifier")?;
+                let k = &src[f.field("attribute")?.byte_range()];
                 let a = &src[base.byte_range()];
                 module_level(a, base.start_byte()).then(|| Callee::Attribute(a.to_owned(), k.to_owned()))
             }
@@ -1562,7 +1562,7 @@ fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
     let mut n = node.parent();
     while let Some(x) = n {
         // A default value or an annotation is evaluated around the `def`.
-        let in_body = x.child_by_field_name("body").is_some_and(|b| b.start_byte() <= node.start_byte());
+        let in_body = x.field("body").is_some_and(|b| b.start_byte() <= node.start_byte());
         if x.kind_name() == "function_definition" && in_body {
             let mut holder = x.parent()?;
             if holder.kind_name() == "decorated_definition" {
@@ -1574,7 +1574,7 @@ fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
             if top.kind_name() == "decorated_definition" {
                 top = top.parent()?;
             }
-            let name = class.child_by_field_name("name")?;
+            let name = class.field("name")?;
             return (top.kind_name() == "module").then(|| src[name.byte_range()].to_owned());
         }
         n = x.parent();
@@ -1590,7 +1590,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
             return;
         }
         let Some(callee) = callee_of(node, src, model) else { return };
-        let Some(args) = node.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list") else {
+        let Some(args) = node.field("arguments").filter(|a| a.kind_name() == "argument_list") else {
             return;
         };
         let mut keywords = Vec::new();
@@ -1608,10 +1608,9 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
                     positional.push(arg.byte_range())
                 }
                 "keyword_argument" => {
-                    if let Some(name) = arg.child_by_field_name("name") {
+                    if let Some(name) = arg.field("name") {
                         let name = src[name.byte_range()].to_owned();
-                        if let Some(what) = arg.child_by_field_name("value").and_then(|v| not_json_serializable(v, src))
-                        {
+                        if let Some(what) = arg.field("value").and_then(|v| not_json_serializable(v, src)) {
                             unserializable.push((name.clone(), what));
                         }
                         keywords.push((name, arg.byte_range()));
@@ -1666,7 +1665,7 @@ fn dict_arguments(
             Some(kw) => tree
                 .root_node()
                 .descendant_for_byte_range(kw.start, kw.end)
-                .and_then(|k| k.child_by_field_name("value"))
+                .and_then(|k| k.field("value"))
                 .map(|v| v.byte_range()),
             None => position.and_then(|p| p.checked_sub(offset)).and_then(|p| call.positional.get(p).cloned()),
         };
@@ -1698,9 +1697,7 @@ fn uses_of(
     names: &BTreeSet<String>,
     usage: &mut Usage,
 ) {
-    let is_callee = |n: Node<'_>| {
-        n.parent().is_some_and(|p| p.kind_name() == "call" && p.child_by_field_name("function") == Some(n))
-    };
+    let is_callee = |n: Node<'_>| n.parent().is_some_and(|p| p.kind_name() == "call" && p.field("function") == Some(n));
     for reference in &model.references {
         if matches!(facts.bindings.get(&reference.name), Some(Bound::Other)) && names.contains(&reference.name) {
             usage.rebound.push((reference.name.clone(), root_line(root, reference.at.start)));
@@ -1719,10 +1716,10 @@ fn uses_of(
         }
         let line = node.start_position().row + 1;
         let parent = node.parent();
-        match parent.filter(|p| p.kind_name() == "attribute" && p.child_by_field_name("object") == Some(node)) {
+        match parent.filter(|p| p.kind_name() == "attribute" && p.field("object") == Some(node)) {
             Some(attribute) => {
                 if !is_callee(attribute)
-                    && let Some(a) = attribute.child_by_field_name("attribute")
+                    && let Some(a) = attribute.field("attribute")
                     && names.contains(&src[a.byte_range()])
                 {
                     usage.uses.push((Callee::Attribute(reference.name.clone(), src[a.byte_range()].to_owned()), line));
@@ -1735,9 +1732,7 @@ fn uses_of(
     let methods: BTreeSet<(String, String)> = facts.methods.keys().cloned().collect();
     syntax::for_each_node(root, |node| match node.kind_name() {
         "attribute" => {
-            let (Some(object), Some(attr)) =
-                (node.child_by_field_name("object"), node.child_by_field_name("attribute"))
-            else {
+            let (Some(object), Some(attr)) = (node.field("object"), node.field("attribute")) else {
                 return;
             };
             let name = &src[attr.byte_range()];
@@ -1770,7 +1765,7 @@ fn uses_of(
         }
         "wildcard_import" => {
             let Some(statement) = node.parent().filter(|p| p.kind_name() == "import_from_statement") else { return };
-            let Some(module) = statement.child_by_field_name("module_name") else { return };
+            let Some(module) = statement.field("module_name") else { return };
             let text = &src[module.byte_range()];
             let level = text.bytes().take_while(|b| *b == b'.').count();
             let dotted: String = text[level..].split_whitespace().collect();
@@ -1786,7 +1781,7 @@ fn enclosing_kwargs(node: Node<'_>, src: &str) -> Option<String> {
     while let Some(x) = n {
         match x.kind_name() {
             "function_definition" => {
-                let params = x.child_by_field_name("parameters")?;
+                let params = x.field("parameters")?;
                 let mut c = params.walk();
                 return params.named_children(&mut c).find_map(|p| {
                     let splat = match p.kind_name() {

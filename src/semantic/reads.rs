@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, SemanticModel};
 use crate::syntax;
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// How a read uses the result (the `form` of `check --format json`).
@@ -130,7 +130,7 @@ pub fn value_uses<'t>(
     syntax::for_each_node(root, |node| {
         let wanted = match node.kind_name() {
             "identifier" => read_at.contains(&node.start_byte()),
-            "attribute" => node.child_by_field_name("attribute").is_some_and(|a| names.contains(&src[a.byte_range()])),
+            "attribute" => node.field("attribute").is_some_and(|a| names.contains(&src[a.byte_range()])),
             _ => false,
         };
         if !wanted {
@@ -141,8 +141,8 @@ pub fn value_uses<'t>(
             outer = up;
         }
         let used = match outer.parent() {
-            Some(p) if p.kind_name() == "call" => p.child_by_field_name("function") != Some(outer),
-            Some(p) if p.kind_name() == "attribute" => p.child_by_field_name("object") != Some(outer),
+            Some(p) if p.kind_name() == "call" => p.field("function") != Some(outer),
+            Some(p) if p.kind_name() == "attribute" => p.field("object") != Some(outer),
             Some(_) => !syntax::tree::is_target(outer),
             None => false,
         };
@@ -211,7 +211,7 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
                 .descendant_for_byte_range(b.at.start, b.at.end)
                 .and_then(|n| n.parent())
                 .filter(|p| matches!(p.kind_name(), "typed_parameter" | "typed_default_parameter"))
-                .and_then(|p| p.child_by_field_name("type"))
+                .and_then(|p| p.field("type"))
                 .is_some_and(|t| {
                     let t = src[t.byte_range()].trim();
                     names.iter().any(|n| t == *n || t.ends_with(&format!(".{n}")))
@@ -234,17 +234,15 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
         // `event.result`, `event` a hook's event.
         if let Some(attribute) = node.parent().filter(|p| {
             p.kind_name() == "attribute"
-                && p.child_by_field_name("object") == Some(node)
-                && p.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
+                && p.field("object") == Some(node)
+                && p.field("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
         }) && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"])
         {
             keyed(attribute);
         }
     }
     syntax::for_each_node(root, |node| match node.kind_name() {
-        "attribute" if node.child_by_field_name("attribute").is_some_and(|a| marked(&src[a.byte_range()])) => {
-            keyed(node)
-        }
+        "attribute" if node.field("attribute").is_some_and(|a| marked(&src[a.byte_range()])) => keyed(node),
         "subscript" => {
             let mut cursor = node.walk();
             let keys: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
@@ -296,11 +294,11 @@ fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
         value = p;
     }
     let assignment = value.parent().filter(|p| p.kind_name() == "assignment")?;
-    if assignment.child_by_field_name("right") != Some(value) || assignment.child_by_field_name("type").is_some() {
+    if assignment.field("right") != Some(value) || assignment.field("type").is_some() {
         return None;
     }
     assignment.parent().filter(|p| p.kind_name() == "expression_statement")?;
-    let target = assignment.child_by_field_name("left").filter(|t| t.kind_name() == "identifier")?;
+    let target = assignment.field("left").filter(|t| t.kind_name() == "identifier")?;
     Some(target)
 }
 
@@ -349,8 +347,7 @@ fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
     while let Some(p) = outer.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
         outer = p;
     }
-    let block =
-        outer.parent().filter(|p| p.kind_name() == "subscript" && p.child_by_field_name("value") == Some(outer))?;
+    let block = outer.parent().filter(|p| p.kind_name() == "subscript" && p.field("value") == Some(outer))?;
     let mut cursor = block.walk();
     let indexes: Vec<Node<'_>> = block.children_by_field_name("subscript", &mut cursor).collect();
     let [index] = indexes.as_slice() else { return None };
@@ -383,7 +380,7 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
         })
     };
     match parent.kind_name() {
-        "subscript" if parent.child_by_field_name("value") == Some(e) => {
+        "subscript" if parent.field("value") == Some(e) => {
             let mut cursor = parent.walk();
             let subscripts: Vec<Node<'_>> = parent.children_by_field_name("subscript", &mut cursor).collect();
             let [key] = subscripts.as_slice() else { return None };
@@ -399,13 +396,13 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             }
             keyed(subscript_form(parent), key, parent, literal)
         }
-        "attribute" if parent.child_by_field_name("object") == Some(e) => {
-            let attr = &src[parent.child_by_field_name("attribute")?.byte_range()];
+        "attribute" if parent.field("object") == Some(e) => {
+            let attr = &src[parent.field("attribute")?.byte_range()];
             let call = parent.parent().filter(|c| c.kind_name() == "call")?;
-            if call.child_by_field_name("function") != Some(parent) {
+            if call.field("function") != Some(parent) {
                 return None;
             }
-            let args = call.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list")?;
+            let args = call.field("arguments").filter(|a| a.kind_name() == "argument_list")?;
             let mut cursor = args.walk();
             let positional: Vec<Node<'_>> =
                 args.named_children(&mut cursor).filter(|a| a.kind_name() != "comment").collect();
@@ -465,7 +462,7 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
             if args.first() != Some(&e) {
                 return None;
             }
-            let function = call.child_by_field_name("function")?;
+            let function = call.field("function")?;
             let callee = &src[function.byte_range()];
             match callee {
                 "dict" => whole(call),
@@ -492,7 +489,7 @@ fn subscript_form(at: Node<'_>) -> ReadForm {
     }
     match holder.kind_name() {
         "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause"
-            if holder.child_by_field_name("left") == Some(target) =>
+            if holder.field("left") == Some(target) =>
         {
             ReadForm::Store
         }
@@ -505,10 +502,8 @@ fn subscript_form(at: Node<'_>) -> ReadForm {
 /// Whether `function` is `json.dumps`.
 fn is_json_dumps(function: Node<'_>, src: &str) -> bool {
     function.kind_name() == "attribute"
-        && function
-            .child_by_field_name("object")
-            .is_some_and(|o| o.kind_name() == "identifier" && &src[o.byte_range()] == "json")
-        && function.child_by_field_name("attribute").is_some_and(|a| &src[a.byte_range()] == "dumps")
+        && function.field("object").is_some_and(|o| o.kind_name() == "identifier" && &src[o.byte_range()] == "json")
+        && function.field("attribute").is_some_and(|a| &src[a.byte_range()] == "dumps")
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use tree_sitter::Node;
 
 use super::scope::{BindingKind, ScopeId, ScopeKind, SemanticModel};
 use crate::contract::{Rules, tool_result_dict};
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// A name whose every binding in `scope` is a tool-result dict display.
@@ -55,7 +55,7 @@ fn is_or_assign(root: Node<'_>, at: &Range<usize>, src: &str) -> bool {
     root.descendant_for_byte_range(at.start, at.end)
         .and_then(|n| n.parent())
         .filter(|p| p.kind_name() == "augmented_assignment")
-        .and_then(|p| p.child_by_field_name("operator"))
+        .and_then(|p| p.field("operator"))
         .is_some_and(|op| &src[op.byte_range()] == "|=")
 }
 
@@ -168,11 +168,9 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
         };
     match parent.kind_name() {
         // N[K] = v, as a target of a plain assignment.
-        "subscript" if parent.child_by_field_name("value") == Some(node) => {
+        "subscript" if parent.field("value") == Some(node) => {
             let Some(assignment) = parent.parent().filter(|a| a.kind_name() == "assignment") else { return };
-            if assignment.child_by_field_name("left") != Some(parent)
-                || assignment.child_by_field_name("type").is_some()
-            {
+            if assignment.field("left") != Some(parent) || assignment.field("type").is_some() {
                 return;
             }
             let mut statement = assignment;
@@ -190,24 +188,22 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
             }
         }
         // N.update(...) / N.setdefault(K, ...)
-        "attribute" if parent.child_by_field_name("object") == Some(node) => {
-            let Some(call) = parent
-                .parent()
-                .filter(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent))
+        "attribute" if parent.field("object") == Some(node) => {
+            let Some(call) = parent.parent().filter(|c| c.kind_name() == "call" && c.field("function") == Some(parent))
             else {
                 return;
             };
-            let Some(args) = call.child_by_field_name("arguments").filter(|a| a.kind_name() == "argument_list") else {
+            let Some(args) = call.field("arguments").filter(|a| a.kind_name() == "argument_list") else {
                 return;
             };
             let mut cursor = args.walk();
             let args: Vec<Node<'_>> = args.named_children(&mut cursor).filter(|a| a.kind_name() != "comment").collect();
-            match parent.child_by_field_name("attribute").map(|a| &src[a.byte_range()]) {
+            match parent.field("attribute").map(|a| &src[a.byte_range()]) {
                 Some("update") => {
                     for arg in args {
                         match arg.kind_name() {
                             "keyword_argument" => {
-                                if let Some(name) = arg.child_by_field_name("name") {
+                                if let Some(name) = arg.field("name") {
                                     push(Added::Key(text(name)), arg.byte_range());
                                 }
                             }
@@ -231,9 +227,9 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
             }
         }
         // N |= E
-        "augmented_assignment" if parent.child_by_field_name("left") == Some(node) => {
-            let is_or = parent.child_by_field_name("operator").is_some_and(|op| &src[op.byte_range()] == "|=");
-            let Some(right) = parent.child_by_field_name("right").filter(|_| is_or) else { return };
+        "augmented_assignment" if parent.field("left") == Some(node) => {
+            let is_or = parent.field("operator").is_some_and(|op| &src[op.byte_range()] == "|=");
+            let Some(right) = parent.field("right").filter(|_| is_or) else { return };
             if unparenthesize(right).kind_name() == "dictionary" {
                 display_writes(unparenthesize(right), src, push);
             } else {
@@ -256,7 +252,7 @@ pub(crate) fn display_writes(display: Node<'_>, src: &str, push: &mut impl FnMut
     for entry in display.named_children(&mut cursor) {
         match entry.kind_name() {
             "pair" => {
-                let Some(key) = entry.child_by_field_name("key") else { continue };
+                let Some(key) = entry.field("key") else { continue };
                 match classify_key(key, src) {
                     KeyClass::Str(k) => push(Added::Key(k), entry.byte_range()),
                     KeyClass::OtherConstant => {}

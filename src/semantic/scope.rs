@@ -15,7 +15,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use tree_sitter::Node;
 
 /// Index of a scope in [`SemanticModel::scopes`].
@@ -206,7 +206,7 @@ impl SemanticModel {
     }
 
     fn visit_use<'t>(&mut self, node: Node<'t>, scope: ScopeId, src: &str, next: &mut Vec<Visit<'t>>) {
-        let field = |name: &str| node.child_by_field_name(name);
+        let field = |name: &str| node.field(name);
         let children = |n: Node<'t>| -> Vec<Node<'t>> {
             let mut cursor = n.walk();
             n.named_children(&mut cursor).collect()
@@ -260,10 +260,10 @@ impl SemanticModel {
                 for child in children(node) {
                     if child.kind_name() == "for_in_clause" {
                         // The first iterable is evaluated in the enclosing scope.
-                        if let Some(right) = child.child_by_field_name("right") {
+                        if let Some(right) = child.field("right") {
                             next.push(Visit::Use(right, if first { scope } else { inner }));
                         }
-                        if let Some(left) = child.child_by_field_name("left") {
+                        if let Some(left) = child.field("left") {
                             next.push(Visit::Target(left, inner, BindingKind::ForTarget, None));
                         }
                         first = false;
@@ -288,7 +288,7 @@ impl SemanticModel {
                 // `a = b = value`: every target gets the final value.
                 let mut value = field("right");
                 while let Some(v) = value.filter(|v| v.kind_name() == "assignment") {
-                    value = v.child_by_field_name("right");
+                    value = v.field("right");
                 }
                 if let Some(left) = field("left") {
                     let kind = if field("right").is_some() { BindingKind::Assignment } else { BindingKind::Annotation };
@@ -388,7 +388,7 @@ impl SemanticModel {
                 "typed_parameter" => {
                     let mut c = param.walk();
                     let inner_name = param.named_children(&mut c).find(|n| n.kind_name() != "type");
-                    next.extend(param.child_by_field_name("type").map(|t| Visit::Use(t, outer)));
+                    next.extend(param.field("type").map(|t| Visit::Use(t, outer)));
                     match inner_name.map(|n| (n.kind_name(), n)) {
                         Some(("list_splat_pattern", n)) => (n.named_child(0), BindingKind::StarParameter),
                         Some(("dictionary_splat_pattern", n)) => (n.named_child(0), BindingKind::KeywordsParameter),
@@ -397,9 +397,9 @@ impl SemanticModel {
                     }
                 }
                 "default_parameter" | "typed_default_parameter" => {
-                    next.extend(param.child_by_field_name("type").map(|t| Visit::Use(t, outer)));
-                    next.extend(param.child_by_field_name("value").map(|v| Visit::Use(v, outer)));
-                    (param.child_by_field_name("name"), BindingKind::Parameter)
+                    next.extend(param.field("type").map(|t| Visit::Use(t, outer)));
+                    next.extend(param.field("value").map(|v| Visit::Use(v, outer)));
+                    (param.field("name"), BindingKind::Parameter)
                 }
                 "list_splat_pattern" => (param.named_child(0), BindingKind::StarParameter),
                 "dictionary_splat_pattern" => (param.named_child(0), BindingKind::KeywordsParameter),
@@ -415,7 +415,7 @@ impl SemanticModel {
         let bound = match node.kind_name() {
             // `import a.b` binds `a`.
             "dotted_name" => node.named_child(0),
-            "aliased_import" => node.child_by_field_name("alias"),
+            "aliased_import" => node.field("alias"),
             _ => None,
         };
         if let Some(name) = bound.filter(|n| n.kind_name() == "identifier") {

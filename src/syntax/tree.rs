@@ -30,6 +30,35 @@ static KIND_NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
         .collect()
 });
 
+/// A node's child in a field, by a field id looked up once: tree-sitter's
+/// own `Node::child_by_field_name` compares the name with the language's
+/// field names (`strncmp`) on every call.
+pub trait FieldChild<'t> {
+    /// The same child as `Node::child_by_field_name`.
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> FieldChild<'t> for Node<'t> {
+    #[inline]
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        let at = FIELD_IDS.binary_search_by(|(n, _)| n.as_str().cmp(name)).ok()?;
+        self.child_by_field_id(FIELD_IDS[at].1)
+    }
+}
+
+/// Python's field names with their ids, sorted by name.
+static FIELD_IDS: LazyLock<Vec<(String, u16)>> = LazyLock::new(|| {
+    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    let mut ids: Vec<(String, u16)> = (1..=language.field_count())
+        .filter_map(|id| {
+            let id = u16::try_from(id).ok()?;
+            Some((language.field_name_for_id(id)?.to_owned(), id))
+        })
+        .collect();
+    ids.sort();
+    ids
+});
+
 /// A source excerpt on one line, cut to 60 characters, for reasons.
 pub fn excerpt(text: &str) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -90,7 +119,7 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
                 // Reversed, so that the first element is looked at first.
                 for child in children.into_iter().rev() {
                     match child.kind_name() {
-                        "pair" => stack.extend(child.child_by_field_name("value")),
+                        "pair" => stack.extend(child.field("value")),
                         "comment" => {}
                         _ => stack.push(child),
                     }
@@ -116,7 +145,7 @@ pub fn is_target(mut node: Node<'_>) -> bool {
         match parent.kind_name() {
             "tuple" | "list" | "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => {}
             "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
-                return parent.child_by_field_name("left") == Some(node);
+                return parent.field("left") == Some(node);
             }
             "delete_statement" => return true,
             _ => return false,
@@ -139,6 +168,25 @@ mod tests {
             seen += 1;
         });
         assert!(seen > 80, "{seen}");
+    }
+
+    #[test]
+    fn field_children_from_the_table_are_tree_sitters_own() {
+        let src = "import a.b as c\n@tool\ndef f(x: int = 1, *a, **k) -> dict:\n    r = {'status': 'ok', **k}\n    r[k] += g(x, y=2).h\n    for i in r if x else z: del r[i]\n    return [v for v in r] or not r\n";
+        let tree = crate::syntax::parse(src);
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        let names: Vec<&str> =
+            (1..=language.field_count()).filter_map(|id| language.field_name_for_id(u16::try_from(id).ok()?)).collect();
+        assert!(names.len() > 20, "{names:?}");
+        let mut found = 0;
+        crate::syntax::for_each_node(tree.root_node(), |n| {
+            for name in &names {
+                assert_eq!(n.field(name), n.child_by_field_name(name), "{name} at {:?}", n.byte_range());
+                found += usize::from(n.field(name).is_some());
+            }
+        });
+        assert!(found > 30, "{found}");
+        assert_eq!(tree.root_node().field("no such field"), None);
     }
     use super::*;
     use crate::syntax::parse;

@@ -20,8 +20,8 @@ use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, ScopeKind, SemanticModel};
-use crate::syntax::tree::KindName;
 use crate::syntax::tree::unparenthesize;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::{self, LineIndex, Position, outline};
 
 /// A read found in the project: its module, span and what it reads.
@@ -633,7 +633,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         .collect();
     let mut producers = Vec::new();
     for (class, def) in definitions(root, text) {
-        let name_range = def.child_by_field_name("name").map_or(0..0, |n| n.byte_range());
+        let name_range = def.field("name").map_or(0..0, |n| n.byte_range());
         let name_at = name_range.start;
         let name = text[name_range].to_owned();
         let scope = scope_of.get(&def.start_byte()).copied().unwrap_or_default();
@@ -693,7 +693,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         let own: Vec<Keyed> = per_return.iter().flat_map(|r| r.own.iter().cloned()).collect();
         let chains: Vec<Callee> = per_return.iter().filter_map(|r| r.chain.clone()).collect();
         let tool = is_strands_tool(def, text);
-        let total = def.child_by_field_name("body").is_some_and(always_returns) && !yields(def);
+        let total = def.field("body").is_some_and(always_returns) && !yields(def);
         let writes = origins
             .statements
             .iter()
@@ -890,13 +890,12 @@ struct ContentList {
 fn content_list(dict: Node<'_>, text: &str) -> ContentList {
     let key_is = |p: Node<'_>, name: &str| {
         p.kind_name() == "pair"
-            && p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
-                == Some(name)
+            && p.field("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref() == Some(name)
     };
     let unknown = ContentList { len: None, last_json: None, other_json: false };
     let mut cursor = dict.walk();
     let content = dict.named_children(&mut cursor).find(|p| key_is(*p, "content"));
-    let Some(value) = content.and_then(|p| p.child_by_field_name("value")).map(unparenthesize) else { return unknown };
+    let Some(value) = content.and_then(|p| p.field("value")).map(unparenthesize) else { return unknown };
     if value.kind_name() != "list" {
         return unknown;
     }
@@ -913,14 +912,12 @@ fn content_list(dict: Node<'_>, text: &str) -> ContentList {
             .then(|| {
                 e.named_children(&mut cursor).find(|p| {
                     p.kind_name() == "pair"
-                        && p.child_by_field_name("key")
-                            .and_then(|k| crate::syntax::tree::constant_str(k, text))
-                            .as_deref()
+                        && p.field("key").and_then(|k| crate::syntax::tree::constant_str(k, text)).as_deref()
                             == Some("json")
                 })
             })
             .flatten()?;
-        pair.child_by_field_name("value").map(unparenthesize)
+        pair.field("value").map(unparenthesize)
     }
     let jsons: Vec<(usize, Node<'_>)> =
         elements.iter().enumerate().filter_map(|(i, e)| Some((i, json_of(*e, text)?))).collect();
@@ -930,7 +927,7 @@ fn content_list(dict: Node<'_>, text: &str) -> ContentList {
         v.named_children(&mut cursor)
             .filter(|p| p.kind_name() != "comment")
             .map(|p| match p.kind_name() {
-                "pair" => p.child_by_field_name("key").and_then(|k| crate::syntax::tree::constant_str(k, text)),
+                "pair" => p.field("key").and_then(|k| crate::syntax::tree::constant_str(k, text)),
                 _ => None,
             })
             .collect::<Option<Vec<String>>>()
@@ -1407,13 +1404,13 @@ impl NameSearch {
 
 /// The keyword arguments of `call` whose values are constant strings.
 fn constant_keywords(call: Node<'_>, text: &str) -> Vec<(String, String)> {
-    let Some(args) = call.child_by_field_name("arguments") else { return Vec::new() };
+    let Some(args) = call.field("arguments") else { return Vec::new() };
     let mut cursor = args.walk();
     args.named_children(&mut cursor)
         .filter(|a| a.kind_name() == "keyword_argument")
         .filter_map(|a| {
-            let name = a.child_by_field_name("name")?;
-            let value = crate::syntax::tree::constant_str(a.child_by_field_name("value")?, text)?;
+            let name = a.field("name")?;
+            let value = crate::syntax::tree::constant_str(a.field("value")?, text)?;
             Some((text[name.byte_range()].to_owned(), value))
         })
         .collect()
@@ -1421,10 +1418,10 @@ fn constant_keywords(call: Node<'_>, text: &str) -> Vec<(String, String)> {
 
 /// `NAME` of a direct tool call `X.tool.NAME(...)`.
 fn direct_tool_name(call: Node<'_>, src: &str) -> Option<String> {
-    let function = call.child_by_field_name("function").filter(|f| f.kind_name() == "attribute")?;
-    let object = function.child_by_field_name("object").filter(|o| o.kind_name() == "attribute")?;
-    let tool = object.child_by_field_name("attribute")?;
-    let name = function.child_by_field_name("attribute")?;
+    let function = call.field("function").filter(|f| f.kind_name() == "attribute")?;
+    let object = function.field("object").filter(|o| o.kind_name() == "attribute")?;
+    let tool = object.field("attribute")?;
+    let name = function.field("attribute")?;
     (&src[tool.byte_range()] == "tool").then(|| src[name.byte_range()].to_owned())
 }
 
@@ -1436,21 +1433,15 @@ pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>,
         let mut cursor = block.walk();
         block
             .named_children(&mut cursor)
-            .map(|c| {
-                if c.kind_name() == "decorated_definition" {
-                    c.child_by_field_name("definition").unwrap_or(c)
-                } else {
-                    c
-                }
-            })
+            .map(|c| if c.kind_name() == "decorated_definition" { c.field("definition").unwrap_or(c) } else { c })
             .collect()
     };
     for node in defs_in(root) {
         match node.kind_name() {
             "function_definition" => out.push((None, node)),
             "class_definition" => {
-                let class = node.child_by_field_name("name").map(|n| src[n.byte_range()].to_owned());
-                if let Some(body) = node.child_by_field_name("body") {
+                let class = node.field("name").map(|n| src[n.byte_range()].to_owned());
+                if let Some(body) = node.field("body") {
                     for def in defs_in(body).into_iter().filter(|d| d.kind_name() == "function_definition") {
                         out.push((class.clone(), def));
                     }
@@ -1478,13 +1469,13 @@ pub(super) fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<
 /// `*args` or `**kwargs`, and bound in the function only as parameters.
 fn dispatch_parameters(def: Node<'_>, scope: usize, text: &str, model: &SemanticModel) -> Vec<String> {
     use crate::semantic::scope::BindingKind;
-    let Some(parameters) = def.child_by_field_name("parameters") else { return Vec::new() };
+    let Some(parameters) = def.field("parameters") else { return Vec::new() };
     let mut out = Vec::new();
     let mut cursor = parameters.walk();
     for p in parameters.named_children(&mut cursor) {
         let name = match p.kind_name() {
             "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "default_parameter" | "typed_default_parameter" => p.field("name"),
             "typed_parameter" => p.named_child(0).filter(|n| n.kind_name() == "identifier"),
             _ => None,
         };
@@ -1530,22 +1521,20 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
             break;
         }
         match parent.kind_name() {
-            "if_statement" | "elif_clause" if parent.child_by_field_name("consequence") == Some(child) => {
-                if let Some((p, c)) =
-                    parent.child_by_field_name("condition").and_then(|t| dispatch_test(t, parameters, text))
-                {
+            "if_statement" | "elif_clause" if parent.field("consequence") == Some(child) => {
+                if let Some((p, c)) = parent.field("condition").and_then(|t| dispatch_test(t, parameters, text)) {
                     when.push((p, c, true));
                 }
             }
             "if_statement" if matches!(child.kind_name(), "elif_clause" | "else_clause") => {
                 // The tests of the `if` and of the `elif`s before `child`.
-                let mut tests = vec![parent.child_by_field_name("condition")];
+                let mut tests = vec![parent.field("condition")];
                 let mut cursor = parent.walk();
                 for clause in parent.children_by_field_name("alternative", &mut cursor) {
                     if clause.id() == child.id() {
                         break;
                     }
-                    tests.push(clause.child_by_field_name("condition"));
+                    tests.push(clause.field("condition"));
                 }
                 for (p, c) in tests.into_iter().flatten().filter_map(|t| dispatch_test(t, parameters, text)) {
                     when.push((p, c, false));
@@ -1557,19 +1546,18 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
     }
     // After an `if P == C:` in the body itself whose body ends in a
     // `return` or a `raise`.
-    if let Some(body) = def.child_by_field_name("body") {
+    if let Some(body) = def.field("body") {
         let mut cursor = body.walk();
         for s in body
             .named_children(&mut cursor)
             .filter(|s| s.kind_name() == "if_statement" && s.end_byte() <= statement.start_byte())
         {
-            let ends = s.child_by_field_name("consequence").and_then(|b| {
+            let ends = s.field("consequence").and_then(|b| {
                 let mut c = b.walk();
                 b.named_children(&mut c).filter(|n| n.kind_name() != "comment").last()
             });
             if ends.is_some_and(|e| matches!(e.kind_name(), "return_statement" | "raise_statement"))
-                && let Some((p, c)) =
-                    s.child_by_field_name("condition").and_then(|t| dispatch_test(t, parameters, text))
+                && let Some((p, c)) = s.field("condition").and_then(|t| dispatch_test(t, parameters, text))
             {
                 when.push((p, c, false));
             }
@@ -1587,7 +1575,7 @@ fn yields(def: Node<'_>) -> bool {
 
 /// Calls `visit` on every node of `def`'s body outside nested scopes.
 fn own_scope_nodes<'t>(def: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
-    let Some(body) = def.child_by_field_name("body") else { return };
+    let Some(body) = def.field("body") else { return };
     let mut stack = vec![body];
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
@@ -1612,7 +1600,7 @@ fn always_returns(block: Node<'_>) -> bool {
         return false;
     };
     fn body_of(n: Node<'_>) -> Option<Node<'_>> {
-        n.child_by_field_name("body").or_else(|| n.child_by_field_name("consequence"))
+        n.field("body").or_else(|| n.field("consequence"))
     }
     match last.kind_name() {
         "return_statement" | "raise_statement" => true,

@@ -21,7 +21,7 @@ use super::reads::{definitions, return_statements_at};
 use super::{Bound, BuilderKey, Callee, Project, callee_of, module_bindings};
 use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax;
-use crate::syntax::tree::KindName;
+use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 /// A display a tool returns that is not a tool result.
@@ -132,7 +132,7 @@ fn may_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) -> 
 /// `return` calls what the bytes cannot name, else [`Reach::Through`] the
 /// names its `return`s call (none: nothing).
 fn span_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) -> Reach {
-    if holds_one_key(layout, &span) {
+    if holds_one_key(text, layout, &span) {
         return Reach::Yes;
     }
     match syntax::outline::returned_callees(text, &layout.lines, span) {
@@ -141,10 +141,36 @@ fn span_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) ->
     }
 }
 
-/// Whether a display in `span` may hold just one of the keys.
-fn holds_one_key(layout: &syntax::lexer::Layout, span: &Range<usize>) -> bool {
+/// Whether a display in `span` of `text` may hold just one of the keys
+/// and be returned.
+fn holds_one_key(text: &str, layout: &syntax::lexer::Layout, span: &Range<usize>) -> bool {
     let first = layout.one_key.partition_point(|&o| o < span.start);
-    layout.one_key.get(first).is_some_and(|&o| o < span.end)
+    layout.one_key[first..].iter().take_while(|&&o| o < span.end).any(|&o| may_be_returned(text, o))
+}
+
+/// Whether the display whose `{` is at `at` in `text` may be what a
+/// function returns as TS005 follows it: the value of a `return`, or the
+/// whole value of an assignment (`N = {...}`), parentheses around it or
+/// not. Read from the bytes before it on its line: past spaces, tabs and
+/// `(`, a display returned or assigned is preceded by the word `return` or
+/// by `=`; one preceded by anything else (`,` `[` `:` `{`, a callee's name,
+/// an operator or another keyword) is an element, an argument, a value in
+/// another display or an operand. Where the line breaks first, it may be.
+fn may_be_returned(text: &str, at: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = at;
+    while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'(') {
+        i -= 1;
+    }
+    let Some(&before) = i.checked_sub(1).map(|j| &bytes[j]) else { return true };
+    match before {
+        b'\n' | b'\r' | b'\\' | b'=' => true,
+        b if syntax::lexer::is_ident_byte(b) => {
+            let start = bytes[..i].iter().rposition(|&c| !syntax::lexer::is_ident_byte(c)).map_or(0, |j| j + 1);
+            &text[start..i] == "return"
+        }
+        _ => false,
+    }
 }
 
 /// Where `text` may bind a name to a function, read from bytes: each
@@ -465,7 +491,7 @@ impl Project {
             syntax::for_each_node(root, |node| {
                 if node.kind_name() == "function_definition" && crate::semantic::decorated_as(node, &p.text, decorators)
                 {
-                    let name = node.child_by_field_name("name").map_or("", |n| &p.text[n.byte_range()]);
+                    let name = node.field("name").map_or("", |n| &p.text[n.byte_range()]);
                     tools.push((m, node.start_byte(), name.to_owned(), returns_of(node, &p)));
                 }
             });
@@ -507,9 +533,7 @@ impl Project {
                                 let root = p.tree.root_node();
                                 let (_, def) = definitions(root, &p.text).into_iter().find(|(class, def)| {
                                     *class == key.1
-                                        && def
-                                            .child_by_field_name("name")
-                                            .is_some_and(|n| p.text[n.byte_range()] == key.2)
+                                        && def.field("name").is_some_and(|n| p.text[n.byte_range()] == key.2)
                                 })?;
                                 Some(returns_of(def, p))
                             });
@@ -701,12 +725,10 @@ fn only_returned_or_read(mut node: Node<'_>, text: &str) -> bool {
     let Some(parent) = node.parent() else { return false };
     match parent.kind_name() {
         "return_statement" => true,
-        "subscript" if parent.child_by_field_name("value") == Some(node) => !crate::syntax::tree::is_target(parent),
-        "attribute" if parent.child_by_field_name("object") == Some(node) => {
-            parent.child_by_field_name("attribute").is_some_and(|a| &text[a.byte_range()] == "get")
-                && parent
-                    .parent()
-                    .is_some_and(|c| c.kind_name() == "call" && c.child_by_field_name("function") == Some(parent))
+        "subscript" if parent.field("value") == Some(node) => !crate::syntax::tree::is_target(parent),
+        "attribute" if parent.field("object") == Some(node) => {
+            parent.field("attribute").is_some_and(|a| &text[a.byte_range()] == "get")
+                && parent.parent().is_some_and(|c| c.kind_name() == "call" && c.field("function") == Some(parent))
         }
         _ => false,
     }
@@ -725,11 +747,11 @@ fn half_shaped(m: usize, range: &Range<usize>, p: &Parsed, tool: &str) -> Option
         match entry.kind_name() {
             "dictionary_splat" => return None,
             "pair" => {
-                let key = entry.child_by_field_name("key").and_then(|k| constant_str(k, &p.text));
+                let key = entry.field("key").and_then(|k| constant_str(k, &p.text));
                 match key.as_deref() {
                     Some("status") => {
                         status = true;
-                        value = value.or_else(|| entry.child_by_field_name("value"));
+                        value = value.or_else(|| entry.field("value"));
                     }
                     Some("content") => content = true,
                     _ => {}
@@ -750,4 +772,35 @@ fn half_shaped(m: usize, range: &Range<usize>, p: &Parsed, tool: &str) -> Option
         status: value.and_then(|v| constant_str(v, &p.text)),
         tool: tool.to_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_be_returned;
+
+    #[test]
+    fn a_display_may_be_returned_only_after_return_or_an_assignment() {
+        for (src, want) in [
+            ("    return {'content': x}", true),
+            ("    return ( {'content': x})", true),
+            ("    return({'content': x})", true),
+            ("    r = {'content': x}", true),
+            ("    r: dict = ({'content': x})", true),
+            ("    if (r := {'content': x}):", true),
+            ("    f(x={'content': x})", true),
+            ("    r = (\n        {'content': x})", true),
+            ("{'content': x}", true),
+            ("    messages.append({'content': x})", false),
+            ("    return [{'content': x}]", false),
+            ("    return f ({'content': x})", false),
+            ("    return {'a': {'content': x}}", false),
+            ("    return x or {'content': x}", false),
+            ("    return a if c else {'content': x}", false),
+            ("    r = [1, {'content': x}]", false),
+            ("    returned({'content': x})", false),
+        ] {
+            let at = src.find("{'content'").expect("a display");
+            assert_eq!(may_be_returned(src, at), want, "{src}");
+        }
+    }
 }
