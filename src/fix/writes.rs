@@ -492,10 +492,14 @@ impl WritePlanner<'_, '_> {
         let root = self.file.tree().root_node();
         for reference in model.references_to(scope, name) {
             let at = self.line(reference.at.start);
+            // Two uses on one line are one reason.
+            let mut give = |reason: String| {
+                if !reasons.contains(&reason) {
+                    reasons.push(reason);
+                }
+            };
             if reference.scope != scope {
-                reasons.push(format!(
-                    "`{name}` is used in a nested function at line {at}, which would see the keys moved"
-                ));
+                give(format!("`{name}` is used in a nested function at line {at}, which would see the keys moved"));
                 continue;
             }
             if reference.at.start < display.end_byte() {
@@ -516,8 +520,7 @@ impl WritePlanner<'_, '_> {
             let start = self.src[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1);
             let end = self.src[node.start_byte()..].find('\n').map_or(self.src.len(), |i| node.start_byte() + i);
             let shown = super::excerpt(&self.src[start..end]);
-            reasons
-                .push(format!("the function uses the result at line {at} (`{shown}`), which would see the keys moved"));
+            give(format!("the function uses the result at line {at} (`{shown}`), which would see the keys moved"));
         }
         Ok(())
     }
