@@ -121,10 +121,11 @@ pub fn decorated_span(text: &str, lines: &[lexer::LogicalLine], at: usize) -> Op
 
 /// The names a statement in `range` of `text` (whose logical lines are
 /// `lines`) may return a call of: on each logical line there, after the
-/// word `return`, each name that a `(` follows. Strings and comments count
-/// too, so the list is complete: a `return` statement lies in one logical
-/// line, and a call it returns opens its arguments on that line, after its
-/// callee. `None` when a `(` follows something else that may be a callee
+/// first word `return` that may start a statement ([`starts_a_statement`]),
+/// each name that a `(` follows. Strings and comments after it count too,
+/// so the list is complete: a `return` statement lies in one logical line,
+/// starts it or follows a `:` or `;` there, and a call it returns opens its
+/// arguments on that line, after its callee. `None` when a `(` follows something else that may be a callee
 /// (a `)`, `]`, `}` or string, or a name on an earlier line).
 pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: Range<usize>) -> Option<Vec<&'t str>> {
     let bytes = text.as_bytes();
@@ -137,7 +138,7 @@ pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: 
         let Some(at) = memchr::memmem::find_iter(&bytes[segment.clone()], b"return").find(|&at| {
             let at = segment.start + at;
             let before = at > segment.start && word(bytes[at - 1]);
-            !before && !bytes.get(at + 6).is_some_and(|&b| word(b))
+            !before && !bytes.get(at + 6).is_some_and(|&b| word(b)) && starts_a_statement(bytes, segment.start, at)
         }) else {
             continue;
         };
@@ -160,6 +161,19 @@ pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: 
         }
     }
     Some(out)
+}
+
+/// Whether the word at `at` may start a statement of the logical line
+/// that starts at `line`: it is the line's first token, or follows a `:`
+/// (`if c: return x`) or a `;`, white space and line continuations
+/// between. A word elsewhere (`and return its card` in a docstring) starts
+/// none.
+fn starts_a_statement(bytes: &[u8], line: usize, at: usize) -> bool {
+    let mut i = at;
+    while i > line && matches!(bytes[i - 1], b' ' | b'\t' | b'\x0c' | b'\\' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    i == line || matches!(bytes[i - 1], b':' | b';')
 }
 
 /// The definitions among `lines` (the statements of one block, which ends
@@ -309,6 +323,12 @@ mod tests {
         assert_eq!(got, ["h", "m", "n", "in"]);
         let src = "def f():\n    return x\n    returned(1)\n";
         assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), Vec::<&str>::new());
+        // The word in a docstring or a string returns nothing; after `;` it does.
+        let src =
+            "def f():\n    \"\"\"Send and return the\n    (raw) reply.\"\"\"\n    x = 'return g(1)'; return h(2)\n";
+        assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), ["h"]);
+        let src = "def f():\n    if 'return' in s: \\\n        return k(2)\n";
+        assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), ["k"]);
         // A callee the bytes do not name: unknown.
         for src in [
             "def f():\n    return g()(1)\n",

@@ -145,32 +145,56 @@ fn span_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) ->
 /// and be returned.
 fn holds_one_key(text: &str, layout: &syntax::lexer::Layout, span: &Range<usize>) -> bool {
     let first = layout.one_key.partition_point(|&o| o < span.start);
-    layout.one_key[first..].iter().take_while(|&&o| o < span.end).any(|&o| may_be_returned(text, o))
+    layout.one_key[first..].iter().take_while(|&&o| o < span.end).any(|&o| may_be_returned(text, span, o))
 }
 
-/// Whether the display whose `{` is at `at` in `text` may be what a
-/// function returns as TS005 follows it: the value of a `return`, or the
-/// whole value of an assignment (`N = {...}`), parentheses around it or
-/// not. Read from the bytes before it on its line: past spaces, tabs and
-/// `(`, a display returned or assigned is preceded by the word `return` or
-/// by `=`; one preceded by anything else (`,` `[` `:` `{`, a callee's name,
-/// an operator or another keyword) is an element, an argument, a value in
-/// another display or an operand. Where the line breaks first, it may be.
-fn may_be_returned(text: &str, at: usize) -> bool {
+/// Whether the display whose `{` is at `at` in `text` may be what the
+/// function in `span` returns as TS005 follows it: the value of a
+/// `return`, or the whole value of an assignment (`N = {...}`) to a name
+/// the function returns (`return N`), parentheses around it or not. Read
+/// from the bytes before it on its line: past spaces, tabs and `(`, a
+/// display returned is preceded by the word `return`, one assigned by `=`
+/// after a name that some `return N` in `span` names; one preceded by
+/// anything else (`,` `[` `:` `{`, a callee's name, an operator or another
+/// keyword) is an element, an argument, a value in another display or an
+/// operand. Where the line breaks first, it may be.
+fn may_be_returned(text: &str, span: &Range<usize>, at: usize) -> bool {
     let bytes = text.as_bytes();
+    let word = syntax::lexer::is_ident_byte;
     let mut i = at;
     while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'(') {
         i -= 1;
     }
     let Some(&before) = i.checked_sub(1).map(|j| &bytes[j]) else { return true };
     match before {
-        b'\n' | b'\r' | b'\\' | b'=' => true,
-        b if syntax::lexer::is_ident_byte(b) => {
-            let start = bytes[..i].iter().rposition(|&c| !syntax::lexer::is_ident_byte(c)).map_or(0, |j| j + 1);
+        b'\n' | b'\r' | b'\\' => true,
+        // The target is one of the names before the `=` on its line.
+        b'=' => {
+            let line = bytes[..i].iter().rposition(|&c| matches!(c, b'\n' | b'\r')).map_or(0, |j| j + 1);
+            let body = &text[span.start.min(at)..span.end.max(at)];
+            text[line..i].split(|c: char| !c.is_alphanumeric() && c != '_' && c.is_ascii()).any(|name| {
+                !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && returns_name(body, name)
+            })
+        }
+        b if word(b) => {
+            let start = bytes[..i].iter().rposition(|&c| !word(c)).map_or(0, |j| j + 1);
             &text[start..i] == "return"
         }
         _ => false,
     }
+}
+
+/// Whether `body` may hold `return NAME` (parentheses around the name or
+/// not), in code, strings or comments alike.
+fn returns_name(body: &str, name: &str) -> bool {
+    let bytes = body.as_bytes();
+    syntax::word_offsets(body, "return").any(|at| {
+        let mut i = at + "return".len();
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'(') {
+            i += 1;
+        }
+        body[i..].starts_with(name) && !bytes.get(i + name.len()).is_some_and(|&b| syntax::lexer::is_ident_byte(b))
+    })
 }
 
 /// Where `text` may bind a name to a function, read from bytes: each
@@ -784,12 +808,16 @@ mod tests {
             ("    return {'content': x}", true),
             ("    return ( {'content': x})", true),
             ("    return({'content': x})", true),
-            ("    r = {'content': x}", true),
-            ("    r: dict = ({'content': x})", true),
-            ("    if (r := {'content': x}):", true),
-            ("    f(x={'content': x})", true),
+            ("    r = {'content': x}\n    return r", true),
+            ("    r: dict = ({'content': x})\n    return (r)", true),
+            ("    _m: Message = {'content': x}\n    return _m", true),
+            ("    if (r := {'content': x}):\n        return r", true),
             ("    r = (\n        {'content': x})", true),
             ("{'content': x}", true),
+            ("    r = {'content': x}\n    return f(r)", false),
+            ("    r = {'content': x}\n    return rows", false),
+            ("    r = {'content': x}\n    client.put(r)", false),
+            ("    f(x={'content': x})", false),
             ("    messages.append({'content': x})", false),
             ("    return [{'content': x}]", false),
             ("    return f ({'content': x})", false),
@@ -800,7 +828,7 @@ mod tests {
             ("    returned({'content': x})", false),
         ] {
             let at = src.find("{'content'").expect("a display");
-            assert_eq!(may_be_returned(src, at), want, "{src}");
+            assert_eq!(may_be_returned(src, &(0..src.len()), at), want, "{src}");
         }
     }
 }
