@@ -541,19 +541,20 @@ impl<'a> Lexer<'a> {
         len == "status".len() || len == "content".len() || self.watch.0.iter().any(|v| v.len() == len)
     }
 
-    fn run_value(&self, run: &Run) -> Option<String> {
-        // Fast path: one plain token without escapes.
+    /// The value of the string run `run`: borrowed from the source when it
+    /// is one token without escapes (no copy per string), else decoded.
+    fn run_value(&self, run: &Run) -> Option<std::borrow::Cow<'a, str>> {
+        let src: &'a [u8] = self.src;
         if let [only] = run.parts.as_slice() {
-            let text = &self.src[only.clone()];
-            if text.len() <= 16 && !text.contains(&b'\\') {
+            let text = &src[only.clone()];
+            if memchr::memchr2(b'\\', b'\r', text).is_none() {
                 let token = std::str::from_utf8(text).ok()?;
                 let split = literal::split_token(token)?;
-                return Some(split.body.to_owned());
+                return Some(std::borrow::Cow::Borrowed(split.body));
             }
         }
-        let texts: Option<Vec<&str>> =
-            run.parts.iter().map(|r| std::str::from_utf8(&self.src[r.clone()]).ok()).collect();
-        literal::concat_constant(texts?)
+        let texts: Option<Vec<&str>> = run.parts.iter().map(|r| std::str::from_utf8(&src[r.clone()]).ok()).collect();
+        literal::concat_constant(texts?).map(std::borrow::Cow::Owned)
     }
 }
 
