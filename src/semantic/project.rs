@@ -1830,6 +1830,24 @@ mod tests {
         (dir, project)
     }
 
+    #[test]
+    fn a_project_without_tools_is_read_once_by_ts005() {
+        let (_dir, mut p) = project(&[
+            ("a.py", "def ok(text):\n    return {'status': 'success', 'content': [{'text': text}]}\n"),
+            ("b.py", "from a import ok\n\ndef f():\n    return ok('x')\n"),
+            ("c.py", "@other\ndef g():\n    return {'content': []}\n"),
+        ]);
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let read = |path: &Path| {
+            reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::fs::read_to_string(path).ok()
+        };
+        assert_eq!(p.half_shaped(&["tool"], ToolBodies::Reaching, read), Vec::new());
+        // The index listed every module's decorator lines: with no tool
+        // among them, no module is read again.
+        assert_eq!(reads.into_inner(), 0);
+    }
+
     fn keywords(p: &Project, dir: &Path, rel: &str) -> Vec<String> {
         let path = dir.join(rel);
         let text = std::fs::read_to_string(&path).unwrap();

@@ -369,6 +369,10 @@ impl Project {
         read: &(impl Fn(&Path) -> Option<String> + Sync),
         tool_modules: &[ToolModule],
     ) -> HashSet<String> {
+        // No name asked: no project file need be read again.
+        if wanted.is_empty() {
+            return HashSet::new();
+        }
         // Every function binding of the project, by name: (module, offset
         // of the `def`), and the names an `as` binds.
         type Bindings = (usize, Vec<(String, usize)>, Vec<String>);
@@ -475,6 +479,9 @@ impl Project {
             })
             .filter_map(|m| ToolModule::read(m, read(&self.modules[m].path)?, decorators, tools))
             .collect();
+        if modules.is_empty() {
+            return Vec::new();
+        }
         // The names tools return calls of, that the project binds to a
         // function somewhere.
         let wanted: HashSet<String> = modules
