@@ -364,14 +364,8 @@ fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
     let functions = syntax::outline::functions(&definitions);
     // A function that binds module-level names (`global`) is never left
     // out, and one holding a focus makes the view the whole file.
-    let binds_globals = |f: &syntax::outline::Function<'_>| {
-        let range = &f.def.range;
-        let first = layout.lines.partition_point(|l| l.start < range.start);
-        layout.lines[first..].iter().take_while(|l| l.start < range.end).any(|l| {
-            let rest = &src.as_bytes()[l.start..];
-            rest.starts_with(b"global") && rest.get(6).is_some_and(|&b| !syntax::lexer::is_ident_byte(b))
-        })
-    };
+    let binds_globals =
+        |f: &syntax::outline::Function<'_>| syntax::outline::declares_global(src, &layout.lines, &f.def.range);
     let mut kept: Vec<bool> = functions.iter().map(binds_globals).collect();
     for &at in focus {
         let i = functions.iter().position(|f| f.def.body.contains(&at))?;

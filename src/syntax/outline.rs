@@ -163,6 +163,18 @@ pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: 
     Some(out)
 }
 
+/// Whether `range` of `text` (whose logical lines are `lines`) may hold a
+/// `global` statement: the word where a statement may start
+/// ([`starts_a_statement`]: `global x`, `def f(): global x`, `y = 1;
+/// global x`), not inside a name or after other code (`"a global name"`).
+pub fn declares_global(text: &str, lines: &[lexer::LogicalLine], range: &Range<usize>) -> bool {
+    super::word_offsets(&text[range.clone()], "global").any(|at| {
+        let at = range.start + at;
+        let line = lines[..lines.partition_point(|l| l.start <= at)].last().map_or(0, |l| l.start);
+        starts_a_statement(text.as_bytes(), line, at)
+    })
+}
+
 /// Whether the word at `at` may start a statement of the logical line
 /// that starts at `line`: it is the line's first token, or follows a `:`
 /// (`if c: return x`) or a `;`, white space and line continuations
@@ -314,6 +326,20 @@ mod tests {
         // An indentation the bytes cannot compare ends nothing.
         let src = " \t@tool\n \tdef t():\n\t  return f()\nx = 1\n";
         assert_eq!(&src[decorated_span(src, &lines(src), 2).unwrap()], "@tool\n \tdef t():\n\t  return f()\n");
+    }
+
+    #[test]
+    fn a_global_statement_is_found_where_a_statement_may_start() {
+        for (src, want) in [
+            ("def f():\n    global R\n    R = 1\n", true),
+            ("def f(): global R; R = 1\n", true),
+            ("def f():\n    x = 1; global R\n", true),
+            ("def f():\n    return 'a global name'\n", false),
+            ("def f():\n    global_count = 1\n", false),
+            ("def f():\n    x.global_ = 1\n", false),
+        ] {
+            assert_eq!(declares_global(src, &lines(src), &(0..src.len())), want, "{src}");
+        }
     }
 
     #[test]

@@ -297,8 +297,11 @@ impl Parsed {
         let holds_tool = |d: &syntax::outline::Definition| tools.iter().any(|at| d.range.contains(at));
         // A function is blanked unless it holds a tool asked for, may bind a
         // module-level name, or is asked for (a method as `Class.name`).
+        let binds_globals = |d: &syntax::outline::Definition| {
+            layout.is_some_and(|l| syntax::outline::declares_global(&text, &l.lines, &d.range))
+        };
         let blank = |d: &&syntax::outline::Definition, key: &str| {
-            !d.class && !kept.contains(key) && !text[d.range.clone()].contains("global") && !holds_tool(d)
+            !d.class && !kept.contains(key) && !binds_globals(d) && !holds_tool(d)
         };
         let mut blanked: Vec<(String, &syntax::outline::Definition)> = Vec::new();
         for d in &definitions {
