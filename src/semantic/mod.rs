@@ -128,6 +128,16 @@ impl<'s> FileContext<'s> {
         self.view().model(self.src)
     }
 
+    /// The whole file's tree (the view's, unless the view is an outline).
+    pub fn whole_tree(&self) -> &Tree {
+        &self.whole_view().tree
+    }
+
+    /// The whole file's scopes and bindings.
+    pub fn whole_model(&self) -> &SemanticModel {
+        self.whole_view().model(self.src)
+    }
+
     /// Whether anything in the file binds `name`, in any scope.
     pub fn binds_anywhere(&self, name: &str) -> bool {
         let view = self.view();

@@ -927,7 +927,8 @@ pub fn round_zero_facts_in(file: &super::FileContext<'_>, text: &str, pieces: &[
     {
         return Some(facts);
     }
-    Some(facts_of(file.tree().root_node(), text, file.model()))
+    // Complete facts need the whole file, not an outline of it.
+    Some(facts_of(file.whole_tree().root_node(), text, file.whole_model()))
 }
 
 /// The spans of `text` that hold the top-level definitions around
@@ -1828,6 +1829,24 @@ mod tests {
         let known = paths.iter().map(|_| None).collect();
         let project = Project::index(dir.path(), paths, &checked, known, &[], |p| std::fs::read_to_string(p).ok());
         (dir, project)
+    }
+
+    #[test]
+    fn facts_that_claim_the_whole_file_see_every_function() {
+        // A docstring line that looks like a `def` fools the lexical spans
+        // around the candidate, so the facts come from one parse, which
+        // must be the whole file: `err` holds no candidate display.
+        let src = "def ok(text, **extra):\n    \"\"\"Build it.\ndef looks_like_code():\n    \"\"\"\n    return {'status': 'success', 'content': [{'text': text}], **extra}\n\n\ndef err(msg, **kw):\n    x = [1, 2]\n    return ok(msg, **kw)\n";
+        let pieces = syntax::parse_pieces(src, syntax::ParseScope::Candidates);
+        assert!(!pieces.is_empty());
+        let file = crate::semantic::FileContext::for_pieces(src, &pieces);
+        // A fix question first builds the outline view.
+        let _ = file.tree();
+        let facts = round_zero_facts_in(&file, src, &pieces).expect("a builder may be defined");
+        assert!(!facts.partial, "the lexical spans were not fooled");
+        // Its chain (form 4) is read from its body.
+        let err = facts.functions.get("err").expect("err takes **kw");
+        assert_eq!(err.chains.len(), 1, "{:?}", err.chains);
     }
 
     #[test]
