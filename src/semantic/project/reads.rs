@@ -1373,28 +1373,27 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
 }
 
 /// A search for the identifiers `names` in a text (thousands of them in a
-/// generated file): the text's words are looked up in a set, in one pass.
+/// generated file), in one pass of an Aho-Corasick automaton.
 struct NameSearch {
-    /// The names, longest first where several match at one place.
+    /// Every match is reported (overlapping): a leftmost-longest automaton
+    /// is built in time quadratic in names sharing prefixes (`n1`, `n10`,
+    /// `n100`...: 19 s for 80,000 names), a standard one in linear time.
     names: Option<aho_corasick::AhoCorasick>,
 }
 
 impl NameSearch {
     fn new<'n>(names: impl IntoIterator<Item = &'n String>) -> Self {
-        let names = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(names.into_iter().filter(|n| !n.is_empty()))
-            .ok();
+        let names = aho_corasick::AhoCorasick::new(names.into_iter().filter(|n| !n.is_empty())).ok();
         NameSearch { names }
     }
 
-    /// Where each word of `text` that is one of the names starts. A name
-    /// found inside a longer word is none: no word starts within a name,
-    /// so the search goes on after it.
+    /// Where each word of `text` that is one of the names starts, in order:
+    /// a match is kept only when it is a whole word, so no two kept matches
+    /// overlap and the order of their ends is that of their starts.
     fn hits<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
         let bytes = text.as_bytes();
         let word = syntax::lexer::is_ident_byte;
-        self.names.iter().flat_map(move |names| names.find_iter(text)).filter_map(move |m| {
+        self.names.iter().flat_map(move |names| names.find_overlapping_iter(text)).filter_map(move |m| {
             let before = m.start() > 0 && word(bytes[m.start() - 1]);
             let after = bytes.get(m.end()).is_some_and(|&b| word(b));
             (!before && !after).then_some(m.start())
