@@ -499,12 +499,6 @@ fn fifty_megabyte_file() {
 }
 
 #[test]
-#[ignore = "slow: run with --ignored --release"]
-fn hundred_thousand_tool_results_in_one_file() {
-    big_file_case(100_000, 0, 0);
-}
-
-#[test]
 fn ten_thousand_tool_results_in_one_file() {
     big_file_case(10_000, 0, 0);
 }
