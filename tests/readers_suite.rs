@@ -18,6 +18,11 @@ use support::{copy_tree, describe, manifest_dir, python_or_skip, run, skip, snap
 /// Runs the fixture's pytest suite in `dir`, failing the test if it is red;
 /// returns how many tests passed.
 fn suite_passes(python: &str, dir: &Path, when: &str) -> usize {
+    suite_of_at_least(python, dir, when, 30)
+}
+
+/// [`suite_passes`] for a suite of at least `least` tests.
+fn suite_of_at_least(python: &str, dir: &Path, when: &str, least: usize) -> usize {
     let mut pytest = Command::new(python);
     pytest.current_dir(dir).env("PYTHONDONTWRITEBYTECODE", "1").args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
     let out = run(&mut pytest);
@@ -30,7 +35,7 @@ fn suite_passes(python: &str, dir: &Path, when: &str) -> usize {
         .and_then(|w| w[0].parse().ok())
         .unwrap_or(0);
     assert!(
-        out.status.success() && passed >= 30 && !stdout.contains("failed"),
+        out.status.success() && passed >= least && !stdout.contains("failed"),
         "{when}: `{}` is not green:\n{}\n{}",
         describe(&pytest),
         truncate(&stdout, 6000),
@@ -92,6 +97,31 @@ fn fixing_the_readers_fixture_keeps_its_suite_green() {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&manifest_dir().join("tests/fixtures/readers"), dir.path());
     fix_in_steps(&python, dir.path(), None);
+}
+
+/// A front end that reads the tool results of a message by a name bound to
+/// `block["toolResult"]` (a possible read): a test's message holds a tool
+/// result with a key the front end reads, so its fix is unsafe, and `fix`
+/// leaves it (fixed, the test went red: the case of a real package).
+#[test]
+fn a_front_end_reading_message_tool_results_keeps_its_suite_green() {
+    let Some(python) = pytest_or_skip("a_front_end_reading_message_tool_results_keeps_its_suite_green") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&manifest_dir().join("tests/fixtures/projects/front_end"), dir.path());
+    suite_of_at_least(&python, dir.path(), "before the fix", 1);
+    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let findings = check.json();
+    assert_eq!(findings.len(), 1, "{check:?}");
+    assert_eq!(findings[0]["fixable"], "unsafe", "{check:?}");
+    let reads = findings[0]["reads"].as_array().unwrap();
+    assert_eq!(reads.len(), 1, "{check:?}");
+    assert_eq!((reads[0]["path"].as_str(), reads[0]["possible"].as_bool()), (Some("./chat/frames.py"), Some(true)));
+    let before = snapshot_tree(dir.path());
+    let fix = toolshape(dir.path(), &["fix", "."]);
+    assert_eq!(snapshot_tree(dir.path()), before, "the unsafe fix was applied: {fix:?}");
+    suite_of_at_least(&python, dir.path(), "after `fix`", 1);
 }
 
 /// With `json-accessor` configured, reads go through the project's own

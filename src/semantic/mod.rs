@@ -508,13 +508,17 @@ fn is_len_argument(node: Node<'_>, src: &str, model: &SemanticModel, scope: usiz
 
 /// The value (parentheses removed) that `binding` (an assignment binding
 /// of the tree of `root`) is bound to, when its statement is a plain
-/// assignment with that one name as its only target: `N = value`, not
-/// `N: T = value`, `a = N = value` or `N += value`.
+/// assignment with that one name as its only target: `N = value` (or
+/// `(N) = value`), not `N: T = value`, `a = N = value` or `N += value`.
 pub fn plain_assigned_value<'t>(root: Node<'t>, binding: &scope::Binding) -> Option<Node<'t>> {
     if binding.kind != scope::BindingKind::Assignment {
         return None;
     }
-    let target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
+    let mut target = root.descendant_for_byte_range(binding.at.start, binding.at.end)?;
+    // `(N) = value` is `N = value` (Python drops the parentheses).
+    while let Some(p) = target.parent().filter(|&p| crate::syntax::tree::is_parenthesized_target(p)) {
+        target = p;
+    }
     let assignment = target.parent().filter(|a| a.kind_name() == "assignment")?;
     let plain = assignment.field("left") == Some(target)
         && assignment.field("type").is_none()

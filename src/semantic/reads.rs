@@ -193,8 +193,9 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
 /// "Possible reads"): results that no producer can be traced to but that
 /// are plainly tool results the SDK hands on (`tool_result`, `toolResult`,
 /// `X["toolResult"]`, a parameter annotated `ToolResult`, a hook event's
-/// `result`), in source order.
-pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Read> {
+/// `result`, and a name bound to one of the last three: `tr =
+/// block["toolResult"]`), in source order.
+pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> Vec<Read> {
     let marked = |name: &str| name.contains("tool_result") || name.contains("toolResult");
     let mut out = Vec::new();
     let mut keyed = |n: Node<'_>| {
@@ -202,8 +203,6 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
             out.push(read);
         }
     };
-    // Names: marked, or parameters annotated `ToolResult`; attributes:
-    // marked, or a hook event's `result`.
     let annotated = |binding: usize, names: &[&str]| {
         let b = &model.bindings[binding];
         b.kind == BindingKind::Parameter
@@ -222,39 +221,65 @@ pub fn possible_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<R
         Resolution::Bindings { scope, bindings } if scope == r.scope => bindings.iter().any(|&b| annotated(b, names)),
         _ => false,
     };
+    // `event.result`, `event` (the name `r` at `node`) a hook's event.
+    let event_result = |node: Node<'t>, r: &Reference| -> Option<Node<'t>> {
+        node.parent().filter(|p| {
+            p.kind_name() == "attribute"
+                && p.field("object") == Some(node)
+                && p.field("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
+                && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"])
+        })
+    };
+    // `X["toolResult"]`, a load whose one index is that literal as written
+    // (a marker the prefilter sees).
+    let tool_result_index = |node: Node<'t>| {
+        let mut cursor = node.walk();
+        let keys: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
+        matches!(keys.as_slice(), [key] if matches!(&src[unparenthesize(*key).byte_range()], "\"toolResult\"" | "'toolResult'"))
+            && subscript_form(node) == ReadForm::Subscript
+    };
+    // A possible receiver of a form other than a name, as an assignment's
+    // value: `X["toolResult"]`, `X.tool_result`, `event.result`.
+    let receiver_value = |value: Node<'t>| match value.kind_name() {
+        "subscript" => tool_result_index(value),
+        "attribute" => {
+            value.field("attribute").is_some_and(|a| marked(&src[a.byte_range()]))
+                || value.field("object").filter(|o| o.kind_name() == "identifier").is_some_and(|object| {
+                    model
+                        .references
+                        .iter()
+                        .find(|r| r.at == object.byte_range())
+                        .is_some_and(|r| event_result(object, r) == Some(value))
+                })
+        }
+        _ => false,
+    };
+    // A name some binding of which (in the scope owning it) is `N = E`,
+    // `E` such a receiver.
+    let alias = |r: &Reference| match model.resolve(&r.name, r.scope) {
+        Resolution::Bindings { bindings, .. } => {
+            bindings.iter().any(|&b| super::plain_assigned_value(root, &model.bindings[b]).is_some_and(receiver_value))
+        }
+        _ => false,
+    };
     for r in &model.references {
         let Some(node) = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier")
         else {
             continue;
         };
-        if (marked(&r.name) && !bound_once_to_a_call(&r.name, r.scope, root, model)) || parameter_of(r, &["ToolResult"])
+        if (marked(&r.name) && !bound_once_to_a_call(&r.name, r.scope, root, model))
+            || parameter_of(r, &["ToolResult"])
+            || alias(r)
         {
             keyed(node);
         }
-        // `event.result`, `event` a hook's event.
-        if let Some(attribute) = node.parent().filter(|p| {
-            p.kind_name() == "attribute"
-                && p.field("object") == Some(node)
-                && p.field("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
-        }) && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"])
-        {
+        if let Some(attribute) = event_result(node, r) {
             keyed(attribute);
         }
     }
     syntax::for_each_node(root, |node| match node.kind_name() {
         "attribute" if node.field("attribute").is_some_and(|a| marked(&src[a.byte_range()])) => keyed(node),
-        "subscript" => {
-            let mut cursor = node.walk();
-            let keys: Vec<Node<'_>> = node.children_by_field_name("subscript", &mut cursor).collect();
-            // The key as written: one plain literal (a marker the
-            // prefilter sees).
-            if let [key] = keys.as_slice()
-                && matches!(&src[unparenthesize(*key).byte_range()], "\"toolResult\"" | "'toolResult'")
-                && subscript_form(node) == ReadForm::Subscript
-            {
-                keyed(node);
-            }
-        }
+        "subscript" if tool_result_index(node) => keyed(node),
         _ => {}
     });
     out.sort_by_key(|r| (r.range.start, r.range.end));
@@ -582,6 +607,73 @@ def test():
             reads(src),
             ["subscript a r['a']", "subscript b (await f())['b']", "in c 'c' in (await (f()))", "subscript d f()['d']"]
         );
+    }
+
+    /// The possible reads of `src`, as `form key text`.
+    fn possible(src: &str) -> Vec<String> {
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        possible_reads(tree.root_node(), src, &model)
+            .into_iter()
+            .map(|r| format!("{} {} {}", r.form.as_str(), r.key.as_deref().unwrap_or("-"), &src[r.range]))
+            .collect()
+    }
+
+    #[test]
+    fn a_name_bound_to_a_possible_receiver_is_one() {
+        let src = "\
+def frames(msg):
+    for c in msg['content']:
+        tr = c['toolResult']
+        out = tr.get('path')
+        r = (c.last_tool_result)
+        def inner():
+            return r['size']
+    return tr['text']
+
+async def hook(event: AfterToolCallEvent, other):
+    res = event.result
+    other_res = other.result
+    return res['a'], other_res['b']
+
+tr = block['toolResult']
+def reads_module_alias():
+    return 'k' in tr
+
+(paren) = block['toolResult']
+paren['p']
+";
+        assert_eq!(
+            possible(src),
+            [
+                "get path tr.get('path')",
+                "subscript size r['size']",
+                "subscript text tr['text']",
+                "subscript a res['a']",
+                "in k 'k' in tr",
+                "subscript p paren['p']",
+            ]
+        );
+    }
+
+    #[test]
+    fn only_a_plain_assignment_of_a_receiver_makes_an_alias() {
+        // Annotated, chained, unpacked, walrus, augmented, a call, a name,
+        // a non-literal index: no alias.
+        let src = "\
+def f(c, tool_result):
+    a: dict = c['toolResult']
+    b = d = c['toolResult']
+    e, g = c['toolResult'], 1
+    (h := c['toolResult'])
+    i = c.get('toolResult')
+    j = tool_result
+    key = 'toolResult'
+    k = c[key]
+    return a['x'], b['x'], d['x'], e['x'], h['x'], i['x'], j['x'], k['x']
+";
+        let found = possible(src);
+        assert!(found.iter().all(|r| !r.ends_with("['x']") || r.ends_with("tool_result['x']")), "{found:?}");
     }
 
     #[test]

@@ -453,7 +453,8 @@ impl SemanticModel {
             | "list_splat_pattern"
             | "as_pattern_target"
             | "splat_pattern" => {
-                let unpacking = !matches!(node.kind_name(), "parenthesized_expression" | "as_pattern_target");
+                let unpacking = !matches!(node.kind_name(), "parenthesized_expression" | "as_pattern_target")
+                    && !crate::syntax::tree::is_parenthesized_target(node);
                 let (kind, value) = match (unpacking, kind) {
                     (true, BindingKind::Assignment) => (BindingKind::Unpacking, None),
                     (true, _) => (kind, None),

@@ -82,6 +82,19 @@ pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
     node
 }
 
+/// Whether `node` is parentheses around one assignment target (`(n) = v`
+/// binds `n` as `n = v` does): tree-sitter reads the target as a
+/// parenthesized expression, or as a tuple pattern without a comma.
+pub fn is_parenthesized_target(node: Node<'_>) -> bool {
+    if !matches!(node.kind_name(), "parenthesized_expression" | "tuple_pattern") {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    let inner: Vec<&Node<'_>> = children.iter().filter(|c| c.is_named() && c.kind_name() != "comment").collect();
+    inner.len() == 1 && !children.iter().any(|c| c.kind_name() == ",")
+}
+
 /// The value of `node` if it is a constant `str` expression (a literal, an
 /// implicit concatenation, possibly parenthesized).
 pub fn constant_str(node: Node<'_>, piece_src: &str) -> Option<String> {

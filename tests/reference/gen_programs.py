@@ -3273,7 +3273,19 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
 # comprehensions and class bodies, `*args` / `**kwargs`, string and
 # `Optional[...]` annotations, other events and unannotated ones, names
 # differing in case, `X["toolResult"]` as a target, a call of a marked
-# attribute.  Only a file whose text holds a marker and a moved key between
+# attribute.  Aliases: names bound by a plain one-target `N = E`, E
+# `X["toolResult"]` (also in parentheses, with a parenthesized index, after
+# `["content"][0]`), a marked attribute (also of a call) or a hook event's
+# `event.result`, read in the same function, from module level in functions
+# and at module level, in a nested def or class, through `nonlocal` (bound in
+# the nested def, read in the outer) and `global` (bound in a hook, read in
+# another function), bound a second time by a call (the reads before the
+# alias binding too), a marked alias (one receiver); next to the decoys
+# `N: T = E`, `a = N = E`, `N, z = E, 1`, `(N := E)`, `N = X.get(...)` and
+# other calls, `N = alias` (no chains), `N = E if c else None`, a spelled
+# index, a local of the same name bound by a call, `N = plain.result` of an
+# unannotated event and `N = event.result` in a def nested in the hook
+# (judged where it stands).  Only a file whose text holds a marker and a moved key between
 # quotes as written is searched: sometimes `PKG/hook_spelled.py` holds a
 # possible read whose key is spelled so that the text does not hold it
 # (implicit concatenation, an escape), alone (not searched), next to a quoted
@@ -3287,7 +3299,7 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
 # stream of their own.
 
 POSSIBLE_KINDS = ["possible:name", "possible:attribute", "possible:subscript", "possible:annotated",
-                  "possible:event"]
+                  "possible:event", "possible:alias"]
 POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
     "not-keyed", "key-not-moved", "bound-call", "traced", "nested-def", "nested-lambda", "nested-comp",
     "nested-class", "star", "string-annotation", "optional", "other-event", "unannotated-event", "case",
@@ -3296,7 +3308,14 @@ POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
         "param", "rebound", "annotated-binding", "for", "from-subscript", "call-attribute", "nested-own",
         "comp-iter", "attribute-annotation", "marked-and-annotated", "spelled-key-alone", "spelled-key-comment",
         "spelled-key-other-read", "spelled-receiver-alone", "spelled-receiver-searched", "paren-index")] + [
-            "reads-possible-decoy-index-spelling"]
+            "reads-possible-decoy-index-spelling"] + [
+                "reads-possible-alias-" + k for k in (
+                    "subscript", "subscript-paren", "subscript-paren-index", "subscript-content", "attribute",
+                    "attribute-call", "event", "local", "module", "module-level-read", "nested-def",
+                    "nested-class", "nonlocal", "global", "rebound", "marked", "event-nested-read")] + [
+                "reads-possible-decoy-alias-" + k for k in (
+                    "annotated", "chained", "tuple", "walrus", "call", "of-alias", "conditional", "spelled",
+                    "shadowed", "unannotated-event", "event-nested")]
 # a file is searched for possible receivers only when its text holds one of
 # these and a moved key between quotes as written
 FILE_MARKERS = ("tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent")
@@ -3308,6 +3327,10 @@ MARKED_ATTRS = ["toolResult", "tool_result", "last_tool_result", "toolResults"]
 SPELLED_TOOL_RESULT = ['"tool" "Result"', "'tool' 'Result'", '("tool" "Result")', 'r"toolResult"',
                        "R'toolResult'", 'u"toolResult"', '"tool\\x52esult"', "'\\u0074oolResult'",
                        '"""toolResult"""', "'''toolResult'''", '"toolResult" ""']
+
+
+def is_marked_name(name):
+    return "tool_result" in name or "toolResult" in name
 
 
 class Frontend(ModuleWriter):
@@ -3413,7 +3436,7 @@ class Frontend(ModuleWriter):
         w.end()
         w.end()
         writers = [self.write_marked, self.write_annotated, self.write_event, self.write_decoys,
-                   self.write_module_bound]
+                   self.write_module_bound, self.write_aliases]
         for fn in rng.sample(writers, rng.randint(2, 4)) + [self.write_marked]:
             fn(traced)
             w.end()
@@ -3640,6 +3663,216 @@ class Frontend(ModuleWriter):
             self.reads("        ", E + ".result", None, 1)
             w.lineof("        return None")
             p.forms["reads-possible-decoy-nested-def"] += 1
+        w.lineof("    return None")
+
+    # -- aliases ("A name bound to one of these is one too") ----------------
+
+    def write_aliases(self, traced):
+        """Names bound by a plain one-target `N = E` to a possible receiver
+        that is no name (`X["toolResult"]`, a marked attribute, a hook event's
+        `P.result`, judged where E stands), read where they resolve to the
+        bindings of the scope owning them: in the same function, at module
+        level and in functions, in nested defs and classes, through `global`
+        / `nonlocal`, bound a second time by a call; next to the assignments
+        that make no alias (annotated, chained, a tuple, `:=`, a call, a
+        name, a conditional, a spelled index, a shadowing local, an event
+        unannotated or bound in a nested def)."""
+        forms = ["local", "event", "module", "nested", "nonlocal", "global", "rebound"]
+        for i, how in enumerate(self.rng.sample(forms, self.rng.randint(2, 4))):
+            if i:
+                self.w.end()
+                self.w.end()
+            getattr(self, "alias_" + how)()
+
+    def alias_value(self, msg):
+        """The text of a possible receiver of a form other than a name and
+        other than `P.result` (it stands anywhere)."""
+        p, rng = self.p, self.rng
+        how = rng.choice(["subscript", "subscript", "subscript-paren", "subscript-paren-index",
+                          "subscript-content", "attribute", "attribute", "attribute-call"])
+        p.forms["reads-possible-alias-" + how] += 1
+        q = rng.choice(['"toolResult"', "'toolResult'"])
+        return {"subscript": "%s[%s]" % (msg, q), "subscript-paren": "(%s[%s])" % (msg, q),
+                "subscript-paren-index": "%s[(%s)]" % (msg, q),
+                "subscript-content": '%s["content"][0][%s]' % (msg, q),
+                "attribute": "%s.%s" % (msg, rng.choice(MARKED_ATTRS)),
+                "attribute-call": "make_view(%s).%s" % (msg, rng.choice(MARKED_ATTRS))}[how]
+
+    def alias_name(self):
+        """A fresh name for an alias; sometimes a marked one (one receiver)."""
+        if self.rng.random() < 0.15:
+            self.p.forms["reads-possible-alias-marked"] += 1
+            return self.p.fresh("tool_result")
+        return self.p.fresh(self.rng.choice(["tr", "res", "payload", "block_result"]))
+
+    def alias_decoy(self, ind, msg, alias):
+        """An assignment from a possible receiver that makes no alias, and
+        reads of the name it binds: no possible reads."""
+        p, rng, w = self.p, self.rng, self.w
+        how = rng.choice(["annotated", "chained", "tuple", "walrus", "call", "of-alias", "conditional",
+                          "spelled"])
+        p.forms["reads-possible-decoy-alias-" + how] += 1
+        N = p.fresh(rng.choice(["tr", "res", "payload"]))
+        E = '%s["toolResult"]' % msg
+        if how == "annotated":
+            w.lineof("%s%s: dict = %s" % (ind, N, E))
+        elif how == "chained":
+            M = p.fresh("also")
+            w.lineof("%s%s = %s = %s" % (ind, M, N, E))
+            self.reads(ind, M, None, 1)
+        elif how == "tuple":
+            w.lineof("%s%s, %s = %s, 1" % (ind, N, p.fresh("other"), E))
+        elif how == "walrus":
+            w.lineof("%sif (%s := %s) is not None:" % (ind, N, E))
+            w.lineof("%s    pass" % ind)
+        elif how == "call":
+            w.lineof("%s%s = %s" % (ind, N, rng.choice(['%s.get("toolResult")' % msg,
+                                                        "%s.%s()" % (msg, rng.choice(MARKED_ATTRS)),
+                                                        "fetch_result(%s)" % msg])))
+        elif how == "of-alias":
+            w.lineof("%s%s = %s" % (ind, N, alias))
+        elif how == "conditional":
+            w.lineof("%s%s = %s if %s else None" % (ind, N, E, msg))
+        else:
+            w.lineof("%s%s = %s[%s]" % (ind, N, msg, rng.choice(SPELLED_TOOL_RESULT)))
+        self.reads(ind, N, None)
+
+    def alias_local(self):
+        """`N = E` in a function, read there; decoys next to it."""
+        p, rng, w = self.p, self.rng, self.w
+        msg = rng.choice(["message", "msg", "block"])
+        N = self.alias_name()
+        w.lineof("def %s(%s):" % (p.fresh("relay"), msg))
+        w.lineof("    %s = %s" % (N, self.alias_value(msg)))
+        p.forms["reads-possible-alias-local"] += 1
+        self.reads("    ", N, "possible:alias")
+        for _ in range(rng.randint(1, 3)):
+            self.alias_decoy("    ", msg, N)
+            if rng.random() < 0.5:
+                self.reads("    ", N, "possible:alias", 1)
+        w.lineof("    return None")
+
+    def alias_event(self):
+        """`N = event.result` in a hook whose parameter is annotated; read
+        there and in a nested def (possible), next to an unannotated event
+        and an event bound in a nested def (judged where E stands: none)."""
+        p, rng, w = self.p, self.rng, self.w
+        ann = rng.choice(["AfterToolCallEvent", "AfterToolInvocationEvent", "hooks.AfterToolCallEvent",
+                          "hooks.AfterToolInvocationEvent"])
+        E = rng.choice(["event", "ev", "hook_event"])
+        plain = rng.random() < 0.4
+        w.lineof("def %s(%s: %s%s):" % (p.fresh("on_after_tool"), E, ann, ", plain" if plain else ""))
+        N = self.alias_name()
+        w.lineof("    %s = %s.result" % (N, E))
+        p.forms["reads-possible-alias-event"] += 1
+        self.reads("    ", N, "possible:alias")
+        if plain:
+            p.forms["reads-possible-decoy-alias-unannotated-event"] += 1
+            M = p.fresh("res")
+            w.lineof("    %s = plain.result" % M)
+            self.reads("    ", M, None, 1)
+        if rng.random() < 0.5:
+            p.forms["reads-possible-alias-event-nested-read"] += 1
+            w.lineof("    def %s():" % p.fresh("inner"))
+            self.reads("        ", N, "possible:alias", 1)
+            w.lineof("        return None")
+        if rng.random() < 0.4:
+            p.forms["reads-possible-decoy-alias-event-nested"] += 1
+            M = p.fresh("res")
+            w.lineof("    def %s():" % p.fresh("inner"))
+            w.lineof("        %s = %s.result" % (M, E))
+            self.reads("        ", M, None, 1)
+            w.lineof("        return None")
+        w.lineof("    return None")
+
+    def alias_module(self):
+        """`N = E` at module level, read in a function (and at module level);
+        a function binding the same name by a call reads its own local."""
+        p, rng, w = self.p, self.rng, self.w
+        N = self.alias_name()
+        w.lineof("%s = %s" % (N, self.alias_value("current_message")))
+        p.forms["reads-possible-alias-module"] += 1
+        w.end()
+        w.end()
+        w.lineof("def %s():" % p.fresh("render"))
+        self.reads("    ", N, "possible:alias")
+        w.lineof("    return None")
+        if rng.random() < 0.4 and not is_marked_name(N):
+            w.end()
+            w.end()
+            p.forms["reads-possible-decoy-alias-shadowed"] += 1
+            w.lineof("def %s(agent):" % p.fresh("render"))
+            w.lineof("    %s = fetch_result(agent)" % N)
+            self.reads("    ", N, None)
+            w.lineof("    return None")
+        if rng.random() < 0.4:
+            w.end()
+            p.forms["reads-possible-alias-module-level-read"] += 1
+            self.reads("", N, "possible:alias", 1)
+
+    def alias_nested(self):
+        """`N = E` in a function, read in a nested def or class."""
+        p, rng, w = self.p, self.rng, self.w
+        msg = rng.choice(["message", "msg", "block"])
+        N = self.alias_name()
+        w.lineof("def %s(%s):" % (p.fresh("outer"), msg))
+        w.lineof("    %s = %s" % (N, self.alias_value(msg)))
+        if rng.random() < 0.5:
+            p.forms["reads-possible-alias-nested-def"] += 1
+            w.lineof("    def %s():" % p.fresh("inner"))
+            self.reads("        ", N, "possible:alias")
+            w.lineof("        return None")
+        else:
+            p.forms["reads-possible-alias-nested-class"] += 1
+            w.lineof("    class %s:" % p.fresh("Inner"))
+            self.reads("        ", N, "possible:alias")
+        w.lineof("    return None")
+
+    def alias_nonlocal(self):
+        """`N = E` in a nested def declaring N `nonlocal`, read in the outer."""
+        p, rng, w = self.p, self.rng, self.w
+        msg = rng.choice(["message", "msg", "block"])
+        N = self.alias_name()
+        grab = p.fresh("grab")
+        w.lineof("def %s(%s):" % (p.fresh("outer"), msg))
+        w.lineof("    %s = None" % N)
+        w.lineof("    def %s():" % grab)
+        w.lineof("        nonlocal %s" % N)
+        w.lineof("        %s = %s" % (N, self.alias_value(msg)))
+        w.lineof("    %s()" % grab)
+        p.forms["reads-possible-alias-nonlocal"] += 1
+        self.reads("    ", N, "possible:alias")
+        w.lineof("    return None")
+
+    def alias_global(self):
+        """`N = E` in a hook declaring N `global` (`P.result` judged in the
+        hook), read in another function."""
+        p, rng, w = self.p, self.rng, self.w
+        N = self.alias_name()
+        E = rng.choice(["event", "ev"])
+        w.lineof("def %s(%s: %s):" % (p.fresh("remember"), E, rng.choice(["AfterToolCallEvent",
+                                                                           "hooks.AfterToolInvocationEvent"])))
+        w.lineof("    global %s" % N)
+        w.lineof("    %s = %s" % (N, rng.choice([E + ".result", E + ".result", self.alias_value(E)])))
+        p.forms["reads-possible-alias-global"] += 1
+        w.end()
+        w.end()
+        w.lineof("def %s():" % p.fresh("render"))
+        self.reads("    ", N, "possible:alias")
+        w.lineof("    return None")
+
+    def alias_rebound(self):
+        """N bound by a call and by `N = E`: one alias binding is enough, the
+        reads before it too."""
+        p, rng, w = self.p, self.rng, self.w
+        msg = rng.choice(["message", "msg", "block"])
+        N = self.alias_name()
+        w.lineof("def %s(%s):" % (p.fresh("relay"), msg))
+        w.lineof("    %s = fetch_result(%s)" % (N, msg))
+        p.forms["reads-possible-alias-rebound"] += 1
+        self.reads("    ", N, "possible:alias")
+        w.lineof("    %s = %s" % (N, self.alias_value(msg)))
+        self.reads("    ", N, "possible:alias", 1)
         w.lineof("    return None")
 
     def write_decoys(self, traced):

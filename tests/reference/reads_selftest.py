@@ -24,7 +24,12 @@ one), `X["toolResult"]` as a target or with its index not written exactly
 triple-quoted; parentheses are seen through), the annotated parameters read from
 nested functions, lambdas, comprehensions and class bodies (and a nested
 def's own annotated parameters), `*args` / `**kwargs` annotated, string or
-`Optional[...]` annotations, other events, `global` / `nonlocal`; and only in
+`Optional[...]` annotations, other events, `global` / `nonlocal`; the aliases,
+names bound by a plain one-target `N = E` to `X["toolResult"]`, a marked
+attribute or a hook event's `P.result` (one binding of several will do; read
+in nested scopes, through `global` / `nonlocal`, `P.result` judged where the
+assignment stands), next to `N: T = E`, `a = N = E`, `N, z = E, 1`,
+`(N := E)`, `N = call()`, `N = other_name` and the like; and only in
 the files that hold a marker and a moved key between quotes as written (a key
 spelled by concatenation or escapes alone, a key of a suppressed finding, a
 file without a marker: not searched; a quoted key in a comment, `'k'`,
@@ -1082,6 +1087,163 @@ POSSIBLE_FILES_EXPECT = {
 }
 POSSIBLE_FILES_FORMS = {"subscript": 9, "get": 1, "in": 1, "not-in": 1}
 
+# aliases (docs/rules.md "**Possible reads.**", "A name bound to one of
+# these is one too"): a name read where it resolves to the bindings of its
+# owning scope, one of them a plain one-target `N = E`, E (parentheses seen
+# through) `X["toolResult"]`, a marked attribute or a hook event's
+# `P.result` judged where E stands; next to the decoys: E a call, a name or
+# another expression, `N: T = E`, `a = N = E`, `N, z = E, 1`, `[N] = [E]`,
+# `N |= E`, `(N := E)`, a `P.result` whose P is no annotated parameter of the
+# def holding the assignment, a class body seen from its methods, a local of
+# the same name
+POSSIBLE_ALIAS = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tools.py": '''\
+def probe(q):
+    return {"status": "success", "content": [], "path": "/x", "size": 1}  # @probe
+''',
+    "pkg/hooks.py": '''\
+from strands.hooks import AfterToolCallEvent
+
+
+def on_message(message, tool_result):
+    tr = message["toolResult"]
+    tr.get("path")  # @l1
+    "size" in tr  # @l2
+    tr["other"]  # @n1
+    tr["content"][0]  # @n2
+    r = message.tool_result
+    r["path"]  # @l3
+    paren = (message['toolResult'])
+    paren["size"]  # @l4
+    deeper = message["toolResult"]["inner"]
+    deeper["path"]  # @n3
+    chained = tr
+    chained["path"]  # @n4
+    copied = tool_result
+    copied["size"]  # @n19
+    called = message.toolResult()
+    called["path"]  # @n5
+    typed: dict = message["toolResult"]
+    typed["path"]  # @n6
+    a = b = message["toolResult"]
+    a["path"] or b["size"]  # @n7
+    t, z = message["toolResult"], 1
+    t["path"]  # @n8
+    (w := message["toolResult"])
+    w["path"]  # @n9
+    [lst] = [message["toolResult"]]
+    lst["path"]  # @n10
+    aug = {}
+    aug |= message["toolResult"]
+    aug["path"]  # @n11
+    cond = message["toolResult"] if message else None
+    cond["path"]  # @n12
+    maybe = message.get("toolResult")
+    maybe["path"]  # @n13
+    spelled = message["tool" "Result"]
+    spelled["path"]  # @n14
+
+
+def twice(message):
+    tr = fetch()
+    tr["path"]  # @l5
+    tr = message["toolResult"]
+
+
+block_tr = current["toolResult"]
+block_tr["path"]  # @l6
+
+
+def module_alias():
+    return block_tr["size"]  # @l7
+
+
+def shadow():
+    block_tr = fetch()
+    return block_tr["path"]  # @n15
+
+
+def outer(message):
+    inner_tr = message.last_tool_result
+
+    def inner():
+        return inner_tr.get("path")  # @l8
+    lam = lambda: inner_tr["size"]  # @l9
+    [inner_tr["path"] for _ in range(1)]  # @l10
+    return inner, lam
+
+
+def outer_nonlocal(message):
+    got = None
+
+    def grab():
+        nonlocal got
+        got = message["toolResult"]
+    grab()
+    return got["size"]  # @l11
+
+
+def on_after(event: AfterToolCallEvent):
+    res = event.result
+    res["path"]  # @l12
+
+    def nested():
+        return res["size"]  # @l13
+    return nested
+
+
+def on_plain(event):
+    res = event.result
+    return res["path"]  # @n16
+
+
+def hook_global(event: AfterToolCallEvent):
+    global LAST
+    LAST = event.result
+
+
+def read_last():
+    return LAST["size"]  # @l14
+
+
+def hook_nested(event: AfterToolCallEvent):
+    def set_it():
+        res2 = event.result
+        return res2["path"]  # @n17
+    return set_it
+
+
+class Holder:
+    held = current["toolResult"]
+    v = held["path"]  # @l15
+
+    def m(self):
+        return held["size"]  # @n18
+
+
+def both(message):
+    my_tool_result = message["toolResult"]
+    my_tool_result["path"]  # @l16
+''',
+}
+HK = "pkg/hooks.py"
+_ALIAS_PATH = [(HK, "l1", 'tr.get("path")', "get"), (HK, "l3", 'r["path"]', "subscript"),
+               (HK, "l5", 'tr["path"]', "subscript"), (HK, "l6", 'block_tr["path"]', "subscript"),
+               (HK, "l8", 'inner_tr.get("path")', "get"), (HK, "l10", 'inner_tr["path"]', "subscript"),
+               (HK, "l12", 'res["path"]', "subscript"), (HK, "l15", 'held["path"]', "subscript"),
+               (HK, "l16", 'my_tool_result["path"]', "subscript")]
+_ALIAS_SIZE = [(HK, "l2", '"size" in tr', "in"), (HK, "l4", 'paren["size"]', "subscript"),
+               (HK, "l7", 'block_tr["size"]', "subscript"), (HK, "l9", 'inner_tr["size"]', "subscript"),
+               (HK, "l11", 'got["size"]', "subscript"), (HK, "l13", 'res["size"]', "subscript"),
+               (HK, "l14", 'LAST["size"]', "subscript")]
+POSSIBLE_ALIAS_EXPECT = {
+    ("pkg/tools.py", "probe", "TS001", "path"): [r + ("path", True) for r in _ALIAS_PATH],
+    ("pkg/tools.py", "probe", "TS001", "size"): [r + ("size", True) for r in _ALIAS_SIZE],
+}
+POSSIBLE_ALIAS_FORMS = {"subscript": 13, "get": 2, "in": 1}
+
 # dispatch by a constant ("**Dispatch by a constant.**"): a receiver call
 # with a keyword P=C reaches only the returns that can run when P == C
 def _d(key):
@@ -1590,6 +1752,7 @@ CASES = [
     ("choices", CHOICES, [], CHOICES_EXPECT, CHOICES_FORMS),
     ("possible", POSSIBLE, [], POSSIBLE_EXPECT, POSSIBLE_FORMS),
     ("possible_files", POSSIBLE_FILES, [], POSSIBLE_FILES_EXPECT, POSSIBLE_FILES_FORMS),
+    ("possible_alias", POSSIBLE_ALIAS, [], POSSIBLE_ALIAS_EXPECT, POSSIBLE_ALIAS_FORMS),
     ("const_dispatch", CONST_DISPATCH, [], CONST_DISPATCH_EXPECT, CONST_DISPATCH_FORMS),
     ("escapes", ESCAPES, [], ESCAPES_EXPECT, ESCAPES_FORMS),
 ]
@@ -1884,6 +2047,68 @@ def mutants(scan):
     orig_searched = scan.searched_for_possible
     orig_tr_index = scan.tool_result_index
 
+    # aliases ("A name bound to one of these is one too")
+    orig_alias = scan.is_possible_alias
+    orig_aliased = scan.aliased_value
+    orig_binding_scopes = scan.binding_scopes
+
+    def any_assign_aliases(b):
+        # `N: T = E` and `a = N = E` taken for plain one-target assignments
+        return b.value if b.kind == "assign" else None
+
+    def unpacking_aliases(mod, sc, name):
+        # `N, z = E, 1`, `[N] = [E]` and `(N := E)` taken for `N = E` too
+        if orig_alias(mod, sc, name):
+            return True
+        for node, _, where in scan.module_nodes(mod):
+            pairs = []
+            if node.__class__ is ast_.NamedExpr:
+                pairs = [(node.target, node.value)]
+            elif (node.__class__ is ast_.Assign and len(node.targets) == 1
+                    and node.targets[0].__class__ in (ast_.Tuple, ast_.List)
+                    and node.value.__class__ in (ast_.Tuple, ast_.List)):
+                pairs = list(zip(node.targets[0].elts, node.value.elts))
+            for t, v in pairs:
+                if (t.__class__ is ast_.Name and t.id == name
+                        and v.__class__ in (ast_.Attribute, ast_.Subscript)
+                        and orig_possible_recv(mod, v, where)):
+                    return True
+        return False
+
+    def name_aliases(b):
+        # `N = M`, M a marked name, taken for an alias (a chain)
+        v = orig_aliased(b)
+        if v is not None and v.__class__ is ast_.Name and orig_marked(v.id):
+            return ast_.Attribute(value=v, attr=v.id, ctx=ast_.Load())  # a marked attribute stand-in
+        return v
+
+    def alias_needs_one_binding(mod, sc, name):
+        # "any one" read as "the only one"
+        owner = scan.lookup(sc, name, mod.module_scope)
+        return (owner is not None and len(owner.owned.get(name, ())) == 1
+                and orig_alias(mod, sc, name))
+
+    def alias_in_own_scope(mod, sc, name):
+        # reads in scopes nested in the owning scope not followed
+        return scan.lookup(sc, name, mod.module_scope) is sc and orig_alias(mod, sc, name)
+
+    def alias_judged_in_reading_scope(mod, sc, name):
+        owner = scan.lookup(sc, name, mod.module_scope)
+        for b in (owner.owned.get(name, ()) if owner is not None else ()):
+            E = orig_aliased(b)
+            if E is not None and E.__class__ in (ast_.Attribute, ast_.Subscript) and orig_possible_recv(mod, E, sc):
+                return True
+        return False
+
+    def owner_binding_scopes(mod):
+        # E judged in the scope owning N (`global` / `nonlocal` followed), not where it stands
+        out = dict(orig_binding_scopes(mod))
+        for s in mod.scopes:
+            for bs in s.owned.values():
+                for b in bs:
+                    out[id(b)] = s
+        return out
+
     def tool_result_index_by_value(mod, node):
         # `X["toolResult"]` judged by the index's value, not its text
         return orig_const(node) == "toolResult"
@@ -2162,6 +2387,14 @@ def mutants(scan):
         ("the toolResult index in double quotes only", "tool_result_index",
          lambda mod, node: orig_tr_index(mod, node) and mod.text(node) == '"toolResult"'),
         ("a marked annotated parameter read twice", "possible_reads", marked_and_annotated_twice),
+        ("no aliases", "is_possible_alias", lambda mod, sc, name: False),
+        ("aliases from annotated and chained assignments", "aliased_value", any_assign_aliases),
+        ("aliases from tuples, lists and walruses", "is_possible_alias", unpacking_aliases),
+        ("aliases of marked names", "aliased_value", name_aliases),
+        ("aliases bound once only", "is_possible_alias", alias_needs_one_binding),
+        ("aliases read in their own scope only", "is_possible_alias", alias_in_own_scope),
+        ("alias values judged in the reading scope", "is_possible_alias", alias_judged_in_reading_scope),
+        ("alias values judged in the owning scope", "binding_scopes", owner_binding_scopes),
         ("in for not-in", "reads_at", swap_in),
         ("no whole reads", "reads_at", no_whole),
         ("stores and deletes as loads", "reads_at", store_as_load),
@@ -2184,6 +2417,8 @@ def mutants(scan):
                  "annotated_param": orig_param, "is_marked": orig_marked, "annotated_as": orig_ann,
                  "possible_reads": orig_possible, "read_record": orig_record,
                  "searched_for_possible": orig_searched, "tool_result_index": orig_tr_index,
+                 "is_possible_alias": orig_alias, "aliased_value": orig_aliased,
+                 "binding_scopes": orig_binding_scopes,
                  "dispatch_keywords": orig_kws, "dispatch_test": orig_test, "_exclusion_walk": orig_walk,
                  "excluded": orig_excluded, "narrowed_keys": orig_narrowed,
                  "escaping_producers": orig_escaping, "escape_origins": orig_esc_origins,

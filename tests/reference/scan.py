@@ -1514,6 +1514,34 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    finding gets them, whatever its code or origin); suppressed findings
 #    are no findings; a possible read is a read record of its own even when
 #    the same span is also a read of a traced receiver.
+#  * aliases ("A name bound to one of these is one too"): a load of a name N
+#    is a possible receiver when the scope it resolves to (`lookup`: `global`
+#    / `nonlocal` followed, a class body not seen from its methods, a
+#    comprehension's own targets owned by it) owns, among its bindings of N,
+#    at least one plain `N = E`.  Any other bindings of N (a call, a tuple, a
+#    `for`, a second alias) do not matter, nor does where the read stands
+#    relative to the binding (before it, in another branch) or how deep:
+#    reads in functions, lambdas, classes and comprehensions nested in the
+#    owning scope count when they resolve to it (unlike the traced `R = C`);
+#  * "plain `N = E` with one target": an ast.Assign with exactly one target,
+#    that target a name (`(N) = E` is one, ast drops the parentheses);
+#    `N: T = E`, `a = N = E`, `N, z = E, 1`, `[N] = [E]`, `N += E`, `N |= E`,
+#    `(N := E)`, `for N in`, `with E as N`, `import` / `from M import N`
+#    (aliases are not followed across modules) bind N but are no such
+#    assignment;
+#  * E (parentheses seen through, as ast does) a load subscript
+#    `X["toolResult"]` (its index as written, as above), a marked attribute
+#    `X.A` (X anything) or `P.result`, judged by is_possible_receiver in the
+#    scope whose code holds the assignment (binding_scopes: for `global N`
+#    / `nonlocal N` in a def, that def's scope, not the owner's), so
+#    `P.result` needs P an annotated parameter of the def whose own scope
+#    holds `N = P.result`; E a name (marked, an annotated parameter or
+#    another alias: no chains), `await E`, `E or d`, `E if c else d`,
+#    `E.get(...)`, `E["k"]` or a call give no alias;
+#  * the exclusion of a marked (or `ToolResult`-annotated) name bound once by
+#    `R = C` / `R = await C` is unchanged and never meets an alias (its one
+#    binding is then a call); a name both marked and an alias, or an
+#    annotated parameter rebound as an alias, is one receiver: each read once.
 #
 # Dispatch by a constant ("**Dispatch by a constant.**"): a receiver call of
 # a producer F (resolved, or each producer of a direct tool call, narrowed by
@@ -1819,15 +1847,55 @@ def tool_result_index(mod, node):
             and mod.text(node) in TOOL_RESULT_INDEX_TEXTS)
 
 
+def binding_scopes(mod):
+    """{id(Binding): the Scope whose code holds it} of module ``mod`` (for a
+    ``global`` / ``nonlocal`` name, not the scope that owns the binding)."""
+    cached = getattr(mod, "_binding_scopes", None)
+    if cached is None:
+        cached = mod._binding_scopes = {id(b): s for s in mod.scopes for _, b in s.raw}
+    return cached
+
+
+def aliased_value(b):
+    """``E`` when binding ``b`` is a plain assignment ``N = E`` with one target
+    (not annotated, not chained, not augmented, not a tuple, not ``:=``),
+    else None."""
+    if b.kind != "assign" or b.stmt.__class__ is not ast.Assign or len(b.stmt.targets) != 1:
+        return None
+    return b.value
+
+
+def is_possible_alias(mod, sc, name):
+    """Is ``name``, read in ``sc``, bound to a possible receiver: is one of
+    the bindings of the scope owning it (``global`` / ``nonlocal`` followed)
+    a plain ``N = E``, ``E`` a possible receiver of a form other than a name
+    (``X["toolResult"]``, a marked attribute, a hook event's ``P.result``),
+    judged in the scope where the assignment stands?"""
+    owner = lookup(sc, name, mod.module_scope)
+    if owner is None:
+        return False
+    where = None
+    for b in owner.owned.get(name, ()):
+        E = aliased_value(b)
+        if E is None or E.__class__ not in (ast.Attribute, ast.Subscript):
+            continue
+        if where is None:
+            where = binding_scopes(mod)
+        if is_possible_receiver(mod, E, where[id(b)]):
+            return True
+    return False
+
+
 def is_possible_receiver(mod, node, sc):
     """Is ``node`` (standing in scope ``sc``) plainly a tool result handed on by the SDK?"""
     cls = node.__class__
     if cls is ast.Name:
         if node.ctx.__class__ is not ast.Load:
             return False
-        if not (is_marked(node.id) or annotated_param(sc, node.id, TOOL_RESULT_ANNOTATIONS)):
-            return False
-        return not bound_once_to_call(mod, sc, node.id)
+        if ((is_marked(node.id) or annotated_param(sc, node.id, TOOL_RESULT_ANNOTATIONS))
+                and not bound_once_to_call(mod, sc, node.id)):
+            return True
+        return is_possible_alias(mod, sc, node.id)
     if cls is ast.Attribute:
         if node.ctx.__class__ is not ast.Load:
             return False

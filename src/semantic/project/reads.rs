@@ -1172,9 +1172,10 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
     if !filter.may_hold(text) {
         return None;
     }
-    let regions: Vec<Range<usize>> =
-        filter.markers.find_iter(text).map(|m| m.range()).filter(|r| may_start_a_read(text, r)).collect();
-    if regions.is_empty() {
+    let markers: Vec<Range<usize>> = filter.markers.find_iter(text).map(|m| m.range()).collect();
+    // No marker that may start a read or stand in an alias's value (the
+    // statement is judged once the file is lexed): nothing to parse.
+    if !markers.iter().any(|r| may_start_a_read(text, r) || in_marked_attribute(text, r)) {
         return None;
     }
     let keys: Vec<&str> = filter.keys.iter().map(String::as_str).collect();
@@ -1184,7 +1185,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
             .filter(|r| r.key.as_deref().is_some_and(|k| keys.contains(&k)))
             .collect()
     };
-    let reads = match (whole, possible_ranges(text, &regions, &keys)) {
+    let reads = match (whole, possible_ranges(text, &markers, &keys)) {
         (Some(parsed), _) => keyed(parsed),
         (None, Some(ranges)) if ranges.is_empty() => return None,
         (None, Some(ranges)) => {
@@ -1216,15 +1217,42 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
 /// markers at `regions`: the ranges of the functions (module-level ones,
 /// methods of module-level classes) that hold a marker and a string
 /// spelling a key (empty: no read can stand anywhere); `None` when only
-/// the whole file will do: the lexer cannot vouch for it, or a marker
-/// outside those functions stands in a statement with a key (or in a
-/// class whose methods the outline cannot list, and which holds one).
-fn possible_ranges(text: &str, regions: &[Range<usize>], keys: &[&str]) -> Option<Vec<Range<usize>>> {
+/// the whole file will do: the lexer cannot vouch for it, a marker
+/// outside those functions stands in a statement with a key or after an
+/// `=` (or in a class whose methods the outline cannot list, and which
+/// holds one), or a marked function declares a `global`.
+fn possible_ranges(text: &str, markers: &[Range<usize>], keys: &[&str]) -> Option<Vec<Range<usize>>> {
     let layout = syntax::lexer::layout_with(text.as_bytes(), keys)?;
     let holds_key = |r: Range<usize>| {
         let at = layout.valued.partition_point(|&v| v < r.start);
         layout.valued.get(at).is_some_and(|&v| v < r.end)
     };
+    // The logical line (statement) holding `at`.
+    let statement = |at: usize| {
+        let line = layout.lines.partition_point(|l| l.start <= at).checked_sub(1)?;
+        let end = layout.lines.get(line + 1).map_or(text.len(), |l| l.start - l.indent);
+        Some(layout.lines[line].start..end)
+    };
+    let after_an_assign = |r: &Range<usize>| {
+        statement(r.start).is_some_and(|s| {
+            let before = &text.as_bytes()[s.start..r.start.max(s.start)];
+            memchr::memchr_iter(b'=', before).any(|i| {
+                !matches!(before.get(i.wrapping_sub(1)), Some(b'=' | b'!' | b'<' | b'>'))
+                    && before.get(i + 1) != Some(&b'=')
+            })
+        })
+    };
+    // Whether the marker at `r` may stand in the value of an alias of a
+    // receiver (`tr = block["toolResult"]`, `tr = view(m).tool_result`),
+    // read elsewhere: in a string or a marked attribute's name, after an
+    // `=` in its statement.
+    let alias_value = |r: &Range<usize>| {
+        let quoted = r.start > 0 && matches!(text.as_bytes()[r.start - 1], b'"' | b'\'');
+        (quoted || in_marked_attribute(text, r)) && after_an_assign(r)
+    };
+    // The markers that may stand in a receiver with a read, or in an alias
+    // of one.
+    let regions: Vec<&Range<usize>> = markers.iter().filter(|r| may_start_a_read(text, r) || alias_value(r)).collect();
     let defs = outline::definitions_in(text, &layout.lines);
     let functions = outline::functions(&defs);
     let mut marked = vec![false; functions.len()];
@@ -1243,15 +1271,19 @@ fn possible_ranges(text: &str, regions: &[Range<usize>], keys: &[&str]) -> Optio
         });
         let around = match unlisted {
             Some(d) => d.range.clone(),
-            None => {
-                let line = layout.lines.partition_point(|l| l.start <= r.start).checked_sub(1)?;
-                let end = layout.lines.get(line + 1).map_or(text.len(), |l| l.start - l.indent);
-                layout.lines[line].start..end
-            }
+            None => statement(r.start)?,
         };
-        if holds_key(around) {
+        // An alias bound there (`tr = block["toolResult"]`) may be read
+        // in functions that name no marker.
+        if alias_value(r) || holds_key(around) {
             return None;
         }
+    }
+    // A function binding a module-level name may bind an alias that other
+    // functions read without naming a marker.
+    let lines = &layout.lines;
+    if functions.iter().zip(&marked).any(|(f, &marked)| marked && outline::declares_global(text, lines, &f.def.range)) {
+        return None;
     }
     let kept: Vec<outline::Function<'_>> = functions
         .iter()
@@ -1308,7 +1340,19 @@ fn may_start_a_read(text: &str, at: &Range<usize>) -> bool {
         start -= 1;
     }
     let before = &bytes[..start];
-    before.ends_with(b":") || (before.ends_with(b"in") && (before.len() == 2 || !word(before[before.len() - 3])))
+    // `:` of an annotation, `in`, or the `=` of `N = X.tool_result` (an
+    // alias of the receiver, read later).
+    before.ends_with(b":")
+        || before.ends_with(b"=")
+        || (before.ends_with(b"in") && (before.len() == 2 || !word(before[before.len() - 3])))
+}
+
+/// Whether the marker at `at` in `text` is `tool_result` or `toolResult`
+/// in the name of an attribute (`view(m).last_tool_result`).
+fn in_marked_attribute(text: &str, at: &Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    let start = at.start - bytes[..at.start].iter().rev().take_while(|&&b| syntax::lexer::is_ident_byte(b)).count();
+    start > 0 && bytes[start - 1] == b'.' && matches!(&text[at.clone()], "tool_result" | "toolResult")
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
