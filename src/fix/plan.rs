@@ -93,6 +93,30 @@ fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     })
 }
 
+/// Whether the mapping `value` (a spread's operand) evidently may bring the
+/// key `key`: a dict display with that constant key, or a conditional
+/// expression or an `or` / `and` one of whose operands does (parentheses
+/// seen through, recursively).
+fn may_bring_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
+    let value = unparenthesize(value);
+    let mut cursor = value.walk();
+    match value.kind_name() {
+        "dictionary" => value.named_children(&mut cursor).any(|c| {
+            c.kind_name() == "pair" && c.field("key").and_then(|k| constant_str(k, piece_src)).is_some_and(|k| k == key)
+        }),
+        "conditional_expression" => {
+            // `body if test else orelse`: the test brings nothing.
+            let operands: Vec<Node<'_>> =
+                value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
+            [operands.first(), operands.get(2)].into_iter().flatten().any(|&o| may_bring_key(o, piece_src, key))
+        }
+        "boolean_operator" => {
+            [value.field("left"), value.field("right")].into_iter().flatten().any(|o| may_bring_key(o, piece_src, key))
+        }
+        _ => false,
+    }
+}
+
 /// Content expressions that `[*content, ...]` may splat without parentheses
 /// and still read clearly.
 const PRIMARY_KINDS: [&str; 5] = ["identifier", "attribute", "call", "subscript", "list_comprehension"];
@@ -553,13 +577,22 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     }
 
     /// Keys the Strands SDK itself reads from a tool result: moved into the
-    /// json block, it no longer sees them.
+    /// json block, it no longer sees them. A spread moves them too when its
+    /// operand evidently may bring one (`**({} if c else {"cancelled": True})`).
     fn check_sdk_keys(&self, reasons: &mut Vec<String>) {
         for entry in self.entries.iter().filter(|e| e.moved) {
-            if let Some((key, what)) = SDK_READS.iter().find(|(k, _)| entry.key.as_deref() == Some(*k)) {
-                reasons.push(format!(
-                    "the Strands SDK reads \"{key}\" from tool results ({what}): in the json block it would no longer see it"
-                ));
+            for (key, what) in SDK_READS {
+                let src = self.ctx.piece_src();
+                if entry.key.as_deref() == Some(key) {
+                    reasons.push(format!(
+                        "the Strands SDK reads \"{key}\" from tool results ({what}): in the json block it would no longer see it"
+                    ));
+                } else if entry.key.is_none() && may_bring_key(entry.value, src, key) {
+                    reasons.push(format!(
+                        "the spread `{}` may bring \"{key}\", which the Strands SDK reads from tool results ({what}): in the json block it would no longer see it",
+                        super::excerpt(&entry.label)
+                    ));
+                }
             }
         }
     }

@@ -29,6 +29,8 @@ classed by the reference (see `classify`):
     a non-empty json block; side effects (calls, await, yield, walrus - not
     in lambda bodies) running in another order; a moved value that is a
     set, bytes, lambda or generator (also inside list/tuple/dict displays);
+    a moved "cancelled" key, or a moved spread that evidently may bring one
+    (see `may_bring_cancelled`);
     content that is not a list literal (a list comprehension is fine; so is
     a name, see `fresh_list_problem`, bound only to fresh lists - displays,
     comprehensions, builtin list() calls, `+= [...]` - by the innermost
@@ -826,6 +828,23 @@ def classify(d, ctx):
     return info
 
 
+def may_bring_cancelled(node):
+    """Does a spread of `node` evidently bring a "cancelled" key? README,
+    "What a fix does": "a spread that evidently may bring one: its operand,
+    parentheses seen through, is a dict display with a constant key
+    `cancelled`, or a conditional expression (`{} if c else {"cancelled":
+    True}`) or an `or` / `and` one of whose operands is, recursively."
+    (Parentheses leave no trace in the AST.)  A name, a call, a dict
+    comprehension, a nested `**` inside the display... do not count."""
+    if isinstance(node, ast.Dict):
+        return any(k is not None and const_key(k) == "cancelled" for k in node.keys)
+    if isinstance(node, ast.IfExp):
+        return may_bring_cancelled(node.body) or may_bring_cancelled(node.orelse)
+    if isinstance(node, ast.BoolOp):  # `or` / `and`
+        return any(may_bring_cancelled(v) for v in node.values)
+    return False
+
+
 def classify_moved(d, ctx, moved):
     if not moved:
         return None
@@ -862,6 +881,15 @@ def classify_moved(d, ctx, moved):
     unsafe = []
     if any(const_key(d.keys[i]) == "cancelled" for i in moved if d.keys[i] is not None):
         unsafe.append("the Strands SDK reads \"cancelled\"")
+    # README: "Moving `cancelled` is unsafe too [...] That is a `"cancelled"`
+    # key, or a spread that evidently may bring one" (see may_bring_cancelled).
+    # Only moved spreads count: a silenced one stays where it is.
+    for i in moved:
+        if d.keys[i] is None and may_bring_cancelled(d.values[i]):
+            text = seg(d.values[i], None, 40)
+            if isinstance(d.values[i], (ast.IfExp, ast.BoolOp)):
+                text = "(%s)" % text
+            unsafe.append("the spread `**%s` may bring \"cancelled\", which the Strands SDK reads" % text)
     for k, v in zip(d.keys, d.values):
         if const_key(k) == "status" and isinstance(v, ast.Constant) and isinstance(v.value, str) \
                 and v.value not in ("success", "error", "degraded"):
@@ -2125,6 +2153,55 @@ NAME_VARIANTS = [
 ]
 
 
+# a moved spread that evidently may bring "cancelled" (README, "What a fix
+# does": "Moving `cancelled` is unsafe too"): UNSAFE even before "status",
+# where a dict display of constant keys without "toolUseId" is otherwise SAFE
+SPREAD_LINE = b'    out = {\n'
+SPREAD_ROWS = b'                "rows": rows,  # row count\n'
+
+
+def spread_case(operand):
+    """SELF_TEST_ORIGINAL with a leading `**operand`, and its correct fix."""
+    orig = edited(SELF_TEST_ORIGINAL, [(SPREAD_LINE, SPREAD_LINE + b"        **" + operand + b",\n")])
+    fixed = edited(SELF_TEST_FIXED, [(SPREAD_ROWS, b"                **" + operand + b",\n" + SPREAD_ROWS)])
+    return orig, fixed
+
+
+def cancelled_controls():
+    reason = 'may bring "cancelled", which the Strands SDK reads'
+    controls = []
+    for what, operand in [
+        ("a dict display", b'{"cancelled": True}'),
+        ("a conditional expression", b'({} if rows else {"cancelled": True})'),
+        ("an `or`, recursively", b'(meta.extra or ({"cancelled": True} if rows else {}))'),
+    ]:
+        orig, fixed = spread_case(operand)
+        controls += [
+            ("cancelled spread, %s: the fix applied without --unsafe-fixes" % what, "default", orig, fixed,
+             "dict changed, but the reference classes it UNSAFE: "),
+            ("cancelled spread, %s: the reason" % what, "default", orig, fixed, reason),
+            ("cancelled spread, %s: the fix with --unsafe-fixes" % what, "unsafe", orig, fixed, None),
+            ("cancelled spread, %s: left with --unsafe-fixes" % what, "unsafe", orig, orig,
+             "dict left unchanged, but the reference classes it UNSAFE (the spread"),
+        ]
+    # Not evidently: another constant key, a name - the verdict stays SAFE.
+    orig, fixed = spread_case(b'{"other": 1}')
+    controls += [
+        ("spread of another key: the fix accepted", "unsafe", orig, fixed, None),
+        ("spread of another key: a safe fix not applied", "default", orig, orig,
+         "dict left unchanged, but the reference classes it SAFE"),
+    ]
+    # A nested `**` in the display is not "a constant key": UNSAFE only
+    # because the spread could hold toolUseId, with no "cancelled" reason.
+    orig, fixed = spread_case(b'{**{"cancelled": True}}')
+    controls += [
+        ("spread of a nested spread: the fix accepted", "unsafe", orig, fixed, None),
+        ("spread of a nested spread: no \"cancelled\" reason", "unsafe", orig, orig,
+         "UNSAFE (%s) and --unsafe-fixes was given" % NEW_RULE),
+    ]
+    return controls
+
+
 def name_controls():
     """Content that is a name, fixed in default mode: every variant the rule
     forbids must be reported (with its reason), the allowed ones accepted."""
@@ -2362,6 +2439,7 @@ def self_test():
                    fixed.replace(b"    z = 3\n    return out\n", b"    z = 3; return out\n"),
                    "line outside the fixed dicts differs")
     controls += name_controls()
+    controls += cancelled_controls()
     controls += write_controls()
     results, failed = [], False
     for name, mode, orig, fixed, expect in controls:
