@@ -49,6 +49,8 @@ pub struct Projects {
     /// The folders given, absolute and as spelled, for builder paths.
     given: Vec<(PathBuf, PathBuf)>,
     any_builders: bool,
+    /// The texts of the files the project passes read, read once.
+    texts: source::TextCache,
     /// Each checked file (in the order the plan was made for): its project
     /// and its module there (`None`: not a module).
     checked: Vec<(usize, Option<usize>)>,
@@ -228,6 +230,7 @@ impl ProjectPlan {
         allowed.sort();
         allowed.dedup();
         let mut projects = Vec::new();
+        let texts = source::TextCache::default();
         for (i, (root, files)) in self.roots.into_iter().enumerate() {
             let mut mine: Vec<Option<Known>> = (0..files.len()).map(|_| None).collect();
             let mut checked = vec![false; files.len()];
@@ -237,8 +240,7 @@ impl ProjectPlan {
                     mine[slot] = known[j].take();
                 }
             }
-            let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
-            projects.push(Project::index(&root, files, &checked, mine, &allowed, read));
+            projects.push(Project::index(&root, files, &checked, mine, &allowed, |p| texts.text(p)));
         }
         let any_builders = projects.iter().any(Project::has_builders);
         let checked = self.root_of.iter().zip(&self.slots).map(|((_, r), s)| (*r, *s)).collect();
@@ -260,6 +262,7 @@ impl ProjectPlan {
             cwd: self.cwd,
             given: self.given,
             any_builders,
+            texts,
             checked,
             read_reasons: Vec::new(),
             read_rewrites: Vec::new(),
@@ -298,9 +301,10 @@ impl Projects {
         }
         let overlay = options.overlay.as_ref().map(|(p, text)| (canonical(&self.cwd, p), text));
         let cwd = self.cwd.clone();
+        let texts = &self.texts;
         let read = |p: &Path| match &overlay {
             Some((at, text)) if canonical(&cwd, p) == *at => Some((*text).clone()),
-            _ => source::with_text(p, |text| text.to_owned()).ok(),
+            _ => texts.text(p),
         };
         // Each project's checked files with findings: (file, module).
         let mut mine: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.projects.len()];
@@ -687,7 +691,8 @@ impl Projects {
                 decorators[r].get_or_insert_with(|| rules.tool_decorators().iter().map(|d| d.to_string()).collect());
             }
         }
-        let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+        let texts = &self.texts;
+        let read = |p: &Path| texts.text(p);
         let found: Vec<Vec<crate::semantic::project::HalfShaped>> = self
             .projects
             .par_iter_mut()
@@ -711,7 +716,7 @@ impl Projects {
                 .iter()
                 .map(|(_, halves)| {
                     let path = halves.first().map(|h| self.projects[r].module_path(h.module).to_path_buf());
-                    let text = path.and_then(|p| source::with_text(&p, |t| t.to_owned()).ok()).unwrap_or_default();
+                    let text = path.and_then(|p| self.texts.text(&p)).unwrap_or_default();
                     let tree = syntax::parse(&text);
                     (text, [syntax::ParsedPiece::new(0, tree)])
                 })
@@ -758,7 +763,8 @@ impl Projects {
         by_file: &[(usize, Vec<crate::semantic::project::HalfShaped>)],
         parsed: &[(String, [syntax::ParsedPiece; 1])],
     ) -> Vec<Vec<Vec<ReadRef>>> {
-        let read = |p: &Path| source::with_text(p, |text| text.to_owned()).ok();
+        let texts = &self.texts;
+        let read = |p: &Path| texts.text(p);
         // Each display's moved keys, as findings of keys that move (one
         // entry per file of `by_file`, so that the reads line up).
         let mut given: Vec<(usize, Vec<Finding>)> = Vec::new();

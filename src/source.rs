@@ -174,6 +174,49 @@ fn read_all(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
     }
 }
 
+/// The texts of files the project passes read, kept so that a later pass
+/// does not read a file again (TS005 reads every file of a project with
+/// tools, the reads pass the same files after it), up to a budget of
+/// bytes: past it, a file is read again rather than held.
+#[derive(Debug)]
+pub struct TextCache {
+    texts: std::sync::RwLock<std::collections::HashMap<std::path::PathBuf, std::sync::Arc<str>>>,
+    /// Bytes that may still be kept.
+    room: std::sync::atomic::AtomicUsize,
+}
+
+impl TextCache {
+    /// Bytes of text kept at most: a dense tree of Strands packages holds
+    /// about 11 MB of Python.
+    pub const BUDGET: usize = 64 << 20;
+
+    pub fn new(budget: usize) -> Self {
+        TextCache { texts: Default::default(), room: std::sync::atomic::AtomicUsize::new(budget) }
+    }
+
+    /// The text of the file at `path` ([`with_text`]), from the cache when a
+    /// pass read it before; `None` when it cannot be read.
+    pub fn text(&self, path: &Path) -> Option<String> {
+        use std::sync::atomic::Ordering;
+        if let Some(text) = self.texts.read().ok()?.get(path) {
+            return Some(text.to_string());
+        }
+        let text = with_text(path, str::to_owned).ok()?;
+        let kept =
+            self.room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |room| room.checked_sub(text.len())).is_ok();
+        if kept && let Ok(mut texts) = self.texts.write() {
+            texts.insert(path.to_path_buf(), text.as_str().into());
+        }
+        Some(text)
+    }
+}
+
+impl Default for TextCache {
+    fn default() -> Self {
+        TextCache::new(TextCache::BUDGET)
+    }
+}
+
 /// Runs `f` on the text of the file at `path`, read into a buffer this
 /// thread reuses (no allocation per file on the hot path).
 pub fn with_text<T>(path: &Path, f: impl FnOnce(&str) -> T) -> Result<T, String> {
