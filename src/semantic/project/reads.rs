@@ -8,7 +8,7 @@
 //! over the producers' names, repeated while chains add new ones): a
 //! receiver always calls a producer by its name, or names it in an import.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -1416,32 +1416,59 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
     receivers
 }
 
-/// A search for the identifiers `names` in a text (thousands of them in a
-/// generated file), in one pass of an Aho-Corasick automaton.
-struct NameSearch {
-    /// Every match is reported (overlapping): a leftmost-longest automaton
-    /// is built in time quadratic in names sharing prefixes (`n1`, `n10`,
-    /// `n100`...: 19 s for 80,000 names), a standard one in linear time.
-    names: Option<aho_corasick::AhoCorasick>,
+/// A search for the identifiers `names` in a text, in one pass: an
+/// Aho-Corasick automaton for the usual few hundred names, a set of the
+/// text's words past [`NameSearch::AUTOMATON_NAMES`] (a generated file can
+/// define 100,000 producers, and building the automaton for names sharing
+/// prefixes, `n1`, `n10`, `n100`..., takes time quadratic in them).
+enum NameSearch {
+    /// Every match is reported (overlapping), kept only as a whole word: a
+    /// leftmost-longest automaton is itself built in quadratic time.
+    Automaton(Option<aho_corasick::AhoCorasick>),
+    Words(HashSet<String>),
 }
 
 impl NameSearch {
+    const AUTOMATON_NAMES: usize = 2_000;
+
     fn new<'n>(names: impl IntoIterator<Item = &'n String>) -> Self {
-        let names = aho_corasick::AhoCorasick::new(names.into_iter().filter(|n| !n.is_empty())).ok();
-        NameSearch { names }
+        let names: Vec<&String> = names.into_iter().filter(|n| !n.is_empty()).collect();
+        if names.len() > Self::AUTOMATON_NAMES {
+            return NameSearch::Words(names.into_iter().cloned().collect());
+        }
+        NameSearch::Automaton(aho_corasick::AhoCorasick::new(names).ok())
     }
 
-    /// Where each word of `text` that is one of the names starts, in order:
-    /// a match is kept only when it is a whole word, so no two kept matches
-    /// overlap and the order of their ends is that of their starts.
-    fn hits<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
+    /// Where each word of `text` that is one of the names starts, in order.
+    fn hits<'t>(&'t self, text: &'t str) -> Box<dyn Iterator<Item = usize> + 't> {
         let bytes = text.as_bytes();
         let word = syntax::lexer::is_ident_byte;
-        self.names.iter().flat_map(move |names| names.find_overlapping_iter(text)).filter_map(move |m| {
-            let before = m.start() > 0 && word(bytes[m.start() - 1]);
-            let after = bytes.get(m.end()).is_some_and(|&b| word(b));
-            (!before && !after).then_some(m.start())
-        })
+        match self {
+            // A whole word: no two kept matches overlap, so the order of
+            // their ends is that of their starts.
+            NameSearch::Automaton(names) => {
+                Box::new(names.iter().flat_map(move |names| names.find_overlapping_iter(text)).filter_map(move |m| {
+                    let before = m.start() > 0 && word(bytes[m.start() - 1]);
+                    let after = bytes.get(m.end()).is_some_and(|&b| word(b));
+                    (!before && !after).then_some(m.start())
+                }))
+            }
+            // The maximal runs of name bytes, each looked up.
+            NameSearch::Words(names) => {
+                let mut at = 0;
+                Box::new(std::iter::from_fn(move || {
+                    while at < bytes.len() {
+                        let start = at + bytes[at..].iter().take_while(|&&b| !word(b)).count();
+                        let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
+                        at = end;
+                        if end > start && text.get(start..end).is_some_and(|w| names.contains(w)) {
+                            return Some(start);
+                        }
+                    }
+                    None
+                }))
+            }
+        }
     }
 }
 
