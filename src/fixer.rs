@@ -239,14 +239,15 @@ pub fn fix_file(
         let accessor = settings.json_accessor();
         let edits = crate::fix::reads::read_edits(&source.text, &reads.rewrites, accessor.as_ref());
         let text = crate::fix::apply_edits(&source.text, &edits);
+        let shift = apply::Shift::of(&edits);
         for (range, _) in policy.read_reasons.iter_mut().chain(&mut policy.rewritten_reads) {
-            *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
+            *range = shift.range(range);
         }
         for range in policy.expected.iter_mut().chain(&mut policy.keep_text) {
-            *range = apply::shifted(range.start, &edits)..apply::shifted(range.end, &edits);
+            *range = shift.range(range);
         }
         for f in &mut policy.not_results {
-            f.dict = apply::shifted(f.dict.start, &edits)..apply::shifted(f.dict.end, &edits);
+            f.dict = shift.range(&f.dict);
         }
         Some((bytes, text, reads.rewrites.len()))
     };
