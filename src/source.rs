@@ -198,7 +198,9 @@ impl TextCache {
     /// pass read it before; `None` when it cannot be read.
     pub fn text(&self, path: &Path) -> Option<String> {
         use std::sync::atomic::Ordering;
-        if let Some(text) = self.texts.read().ok()?.get(path) {
+        if let Ok(texts) = self.texts.read()
+            && let Some(text) = texts.get(path)
+        {
             return Some(text.to_string());
         }
         let text = with_text(path, str::to_owned).ok()?;
@@ -244,6 +246,22 @@ pub fn with_bytes<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Result<T, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_cache_reads_a_file_once_within_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.py");
+        std::fs::write(&path, "x = 1\n").unwrap();
+        let (kept, over) = (TextCache::new(100), TextCache::new(3));
+        assert_eq!(kept.text(&path).as_deref(), Some("x = 1\n"));
+        assert_eq!(over.text(&path).as_deref(), Some("x = 1\n"));
+        // Changed on disk: the kept text is the one read; past the budget,
+        // the file is read again.
+        std::fs::write(&path, "x = 2\n").unwrap();
+        assert_eq!(kept.text(&path).as_deref(), Some("x = 1\n"));
+        assert_eq!(over.text(&path).as_deref(), Some("x = 2\n"));
+        assert_eq!(kept.text(&dir.path().join("missing.py")), None);
+    }
 
     #[test]
     fn bom_is_set_aside_and_restored() {
