@@ -1340,11 +1340,7 @@ fn may_start_a_read(text: &str, at: &Range<usize>) -> bool {
         start -= 1;
     }
     let before = &bytes[..start];
-    // `:` of an annotation, `in`, or the `=` of `N = X.tool_result` (an
-    // alias of the receiver, read later).
-    before.ends_with(b":")
-        || before.ends_with(b"=")
-        || (before.ends_with(b"in") && (before.len() == 2 || !word(before[before.len() - 3])))
+    before.ends_with(b":") || (before.ends_with(b"in") && (before.len() == 2 || !word(before[before.len() - 3])))
 }
 
 /// Whether the marker at `at` in `text` is `tool_result` or `toolResult`
