@@ -39,6 +39,9 @@ pub struct Scope {
     /// (its parameters, annotations and bases are evaluated in the
     /// enclosing scope).
     own_start: usize,
+    /// Code inside the node that the enclosing scope evaluates: a
+    /// comprehension's first iterable.
+    outer: Option<Range<usize>>,
     pub parent: Option<ScopeId>,
     globals: BTreeSet<String>,
     nonlocals: BTreeSet<String>,
@@ -156,6 +159,7 @@ impl SemanticModel {
         self.scopes.push(Scope {
             kind,
             own_start: range.start,
+            outer: None,
             range,
             parent,
             globals: BTreeSet::new(),
@@ -261,6 +265,9 @@ impl SemanticModel {
                     if child.kind_name() == "for_in_clause" {
                         // The first iterable is evaluated in the enclosing scope.
                         if let Some(right) = child.field("right") {
+                            if first {
+                                self.scopes[inner].outer = Some(right.byte_range());
+                            }
                             next.push(Visit::Use(right, if first { scope } else { inner }));
                         }
                         if let Some(left) = child.field("left") {
@@ -493,8 +500,14 @@ impl SemanticModel {
     pub fn scope_at(&self, byte: usize) -> ScopeId {
         // Scopes are created in document order of their opening node, each
         // after its parent: the last one whose own code holds `byte` is the
-        // innermost (a default value belongs to the scope around the def).
-        self.scopes.iter().rposition(|s| s.own_start <= byte && byte < s.range.end).unwrap_or(0)
+        // innermost (a default value belongs to the scope around the def, a
+        // comprehension's first iterable to the scope around it).
+        self.scopes
+            .iter()
+            .rposition(|s| {
+                s.own_start <= byte && byte < s.range.end && !s.outer.as_ref().is_some_and(|o| o.contains(&byte))
+            })
+            .unwrap_or(0)
     }
 
     /// What `name`, used in `scope`, refers to.
@@ -575,6 +588,17 @@ mod tests {
 
     fn kinds(m: &SemanticModel, name: &str) -> Vec<(ScopeKind, BindingKind)> {
         m.bindings.iter().filter(|b| b.name == name).map(|b| (m.scopes[b.scope].kind, b.kind)).collect()
+    }
+
+    #[test]
+    fn a_comprehensions_first_iterable_is_in_the_scope_around_it() {
+        let src = "def f(st):\n    return [k for k in st.relay()['content'] if st]\n";
+        let tree = parse(src);
+        let m = SemanticModel::build(tree.root_node(), src);
+        let first = src.find("st.relay").unwrap();
+        let later = src.rfind("st]").unwrap();
+        assert_eq!(m.scopes[m.scope_at(first)].kind, ScopeKind::Function);
+        assert_eq!(m.scopes[m.scope_at(later)].kind, ScopeKind::Comprehension);
     }
 
     #[test]
