@@ -244,13 +244,14 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
         "subscript" => tool_result_index(value),
         "attribute" => {
             value.field("attribute").is_some_and(|a| marked(&src[a.byte_range()]))
-                || value.field("object").filter(|o| o.kind_name() == "identifier").is_some_and(|object| {
-                    model
-                        .references
-                        .iter()
-                        .find(|r| r.at == object.byte_range())
-                        .is_some_and(|r| event_result(object, r) == Some(value))
-                })
+                || value.field("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
+                    && value.field("object").filter(|o| o.kind_name() == "identifier").is_some_and(|object| {
+                        model
+                            .references
+                            .iter()
+                            .find(|r| r.at == object.byte_range())
+                            .is_some_and(|r| event_result(object, r) == Some(value))
+                    })
         }
         _ => false,
     };
