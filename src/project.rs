@@ -16,7 +16,7 @@ use crate::contract::{EntryKind, Rules};
 use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project, ReadSite};
+use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project, ReadSite, SharedText};
 use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
@@ -303,7 +303,7 @@ impl Projects {
         let cwd = self.cwd.clone();
         let texts = &self.texts;
         let read = |p: &Path| match &overlay {
-            Some((at, text)) if canonical(&cwd, p) == *at => Some((*text).clone()),
+            Some((at, text)) if canonical(&cwd, p) == *at => Some(SharedText::from(text.as_str())),
             _ => texts.text(p),
         };
         // Each project's checked files with findings: (file, module).
@@ -712,7 +712,7 @@ impl Projects {
             let mut by_file: Vec<(usize, Vec<crate::semantic::project::HalfShaped>)> = by_file.into_iter().collect();
             by_file.sort_by_key(|(j, _)| *j);
             // Each file read and parsed once, for the reads and the plans.
-            let parsed: Vec<(String, [syntax::ParsedPiece; 1])> = by_file
+            let parsed: Vec<(SharedText, [syntax::ParsedPiece; 1])> = by_file
                 .iter()
                 .map(|(_, halves)| {
                     let path = halves.first().map(|h| self.projects[r].module_path(h.module).to_path_buf());
@@ -761,7 +761,7 @@ impl Projects {
         &mut self,
         r: usize,
         by_file: &[(usize, Vec<crate::semantic::project::HalfShaped>)],
-        parsed: &[(String, [syntax::ParsedPiece; 1])],
+        parsed: &[(SharedText, [syntax::ParsedPiece; 1])],
     ) -> Vec<Vec<Vec<ReadRef>>> {
         let texts = &self.texts;
         let read = |p: &Path| texts.text(p);

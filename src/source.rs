@@ -9,6 +9,8 @@ use std::path::Path;
 
 use encoding_rs::Encoding;
 
+use crate::semantic::project::SharedText;
+
 const BOM: &str = "\u{feff}";
 
 /// A Python source file's text.
@@ -180,7 +182,7 @@ fn read_all(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
 /// bytes: past it, a file is read again rather than held.
 #[derive(Debug)]
 pub struct TextCache {
-    texts: std::sync::RwLock<std::collections::HashMap<std::path::PathBuf, std::sync::Arc<str>>>,
+    texts: std::sync::RwLock<std::collections::HashMap<std::path::PathBuf, SharedText>>,
     /// Bytes that may still be kept.
     room: std::sync::atomic::AtomicUsize,
 }
@@ -196,18 +198,18 @@ impl TextCache {
 
     /// The text of the file at `path` ([`with_text`]), from the cache when a
     /// pass read it before; `None` when it cannot be read.
-    pub fn text(&self, path: &Path) -> Option<String> {
+    pub fn text(&self, path: &Path) -> Option<SharedText> {
         use std::sync::atomic::Ordering;
         if let Ok(texts) = self.texts.read()
             && let Some(text) = texts.get(path)
         {
-            return Some(text.to_string());
+            return Some(text.clone());
         }
-        let text = with_text(path, str::to_owned).ok()?;
+        let text: SharedText = with_text(path, |t| SharedText::from(t)).ok()?;
         let kept =
             self.room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |room| room.checked_sub(text.len())).is_ok();
         if kept && let Ok(mut texts) = self.texts.write() {
-            texts.insert(path.to_path_buf(), text.as_str().into());
+            texts.insert(path.to_path_buf(), text.clone());
         }
         Some(text)
     }

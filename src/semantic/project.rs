@@ -18,6 +18,10 @@ use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use tree_sitter::Node;
 
+/// A file's text as the project passes share it: read once, never copied
+/// per pass.
+pub type SharedText = std::sync::Arc<str>;
+
 use super::results;
 
 mod reads;
@@ -302,7 +306,7 @@ impl Project {
         checked: &[bool],
         mut known: Vec<Option<Known>>,
         allowed: &[String],
-        read: impl Fn(&Path) -> Option<String> + Sync,
+        read: impl Fn(&Path) -> Option<SharedText> + Sync,
     ) -> Self {
         let mut imports: Vec<(usize, Vec<(usize, String)>)> = Vec::new();
         let modules: Vec<Module> = files
@@ -400,7 +404,7 @@ impl Project {
                 .filter(|&i| project.modules[i].facts.as_ref().is_none_or(|f| f.partial))
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    search.is_match(&text).then(|| (i, file_facts(&text)))
+                    search.is_match(text.as_bytes()).then(|| (i, file_facts(&text)))
                 })
                 .collect();
             if facts.is_empty() {
@@ -417,7 +421,7 @@ impl Project {
                 .into_par_iter()
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    search.is_match(&text).then(|| (i, file_usage(&text, &names)))
+                    search.is_match(text.as_bytes()).then(|| (i, file_usage(&text, &names)))
                 })
                 .collect();
             for (i, usage) in usages {
@@ -1827,7 +1831,9 @@ mod tests {
         }
         let checked = vec![true; paths.len()];
         let known = paths.iter().map(|_| None).collect();
-        let project = Project::index(dir.path(), paths, &checked, known, &[], |p| std::fs::read_to_string(p).ok());
+        let project = Project::index(dir.path(), paths, &checked, known, &[], |p| {
+            std::fs::read_to_string(p).ok().map(SharedText::from)
+        });
         (dir, project)
     }
 
@@ -1859,7 +1865,7 @@ mod tests {
         let reads = std::sync::atomic::AtomicUsize::new(0);
         let read = |path: &Path| {
             reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            std::fs::read_to_string(path).ok()
+            std::fs::read_to_string(path).ok().map(SharedText::from)
         };
         assert_eq!(p.half_shaped(&["tool"], ToolBodies::Reaching, read), Vec::new());
         // The index listed every module's decorator lines: with no tool

@@ -14,7 +14,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use tree_sitter::Node;
 
-use super::{BuilderKey, Callee, Project, callee_of, module_bindings};
+use super::{BuilderKey, Callee, Project, SharedText, callee_of, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
@@ -251,7 +251,7 @@ impl Project {
     pub fn reads(
         &mut self,
         given: &[(usize, &[Finding])],
-        read: impl Fn(&std::path::Path) -> Option<String> + Sync,
+        read: impl Fn(&std::path::Path) -> Option<SharedText> + Sync,
     ) -> Vec<Vec<FindingReads>> {
         let mut out: Vec<Vec<FindingReads>> = given
             .iter()
@@ -266,7 +266,7 @@ impl Project {
         let mut origins: Vec<Vec<OriginId>> = Vec::new();
         // Each given file's text, and its findings' origins (a write's
         // needs the tree), in parallel.
-        let read_given: Vec<Option<(String, Vec<OriginId>)>> = given
+        let read_given: Vec<Option<(SharedText, Vec<OriginId>)>> = given
             .par_iter()
             .map(|(m, findings)| {
                 let text = read(&self.modules[*m].path)?;
@@ -280,7 +280,7 @@ impl Project {
                 Some((text, of_file))
             })
             .collect();
-        let mut texts: Vec<(usize, String)> = Vec::new();
+        let mut texts: Vec<(usize, SharedText)> = Vec::new();
         for (g, ((m, _), found)) in given.iter().zip(read_given).enumerate() {
             let (text, of_file) = found.unwrap_or_default();
             for (f, o) in out[g].iter_mut().zip(&of_file) {
@@ -336,12 +336,12 @@ impl Project {
         // every file is read (`prefiltered`), so none is read twice.
         let possible_filter = PossibleFilter::new(given);
         let mut prefiltered = false;
-        let mut possible_texts: HashMap<usize, String> = HashMap::new();
-        let mut batch: Vec<(usize, String)> = texts;
+        let mut possible_texts: HashMap<usize, SharedText> = HashMap::new();
+        let mut batch: Vec<(usize, SharedText)> = texts;
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
         // The texts of the scanned files, for their receivers.
-        let mut scanned_texts: Vec<(usize, String)> = Vec::new();
+        let mut scanned_texts: Vec<(usize, SharedText)> = Vec::new();
         loop {
             let results: Vec<(usize, Scanned)> = batch
                 .par_iter()
@@ -381,7 +381,7 @@ impl Project {
             // The first round reads every file not scanned yet: it keeps
             // those that may hold a possible read too (see below).
             let first = !prefiltered;
-            let found: Vec<(usize, String, bool)> = (0..self.modules.len())
+            let found: Vec<(usize, SharedText, bool)> = (0..self.modules.len())
                 .into_par_iter()
                 .filter(|m| !scanned.contains_key(m) || partial.contains(m))
                 .filter_map(|m| {
@@ -517,19 +517,19 @@ impl Project {
                 }
             }
         }
-        let mut texts: HashMap<usize, &String> = possible_texts.iter().map(|(m, t)| (*m, t)).collect();
+        let mut texts: HashMap<usize, &SharedText> = possible_texts.iter().map(|(m, t)| (*m, t)).collect();
         texts.extend(scanned_texts.iter().map(|(m, t)| (*m, t)));
         let possible: Vec<Vec<ReadSite>> = (0..self.modules.len())
             .into_par_iter()
             .filter_map(|m| {
                 let owned;
                 let text = match texts.get(&m) {
-                    Some(text) => text.as_str(),
+                    Some(text) => &***text,
                     // Read already, and ruled out.
                     None if prefiltered => return None,
                     None => {
                         owned = read(&self.modules[m].path)?;
-                        owned.as_str()
+                        &*owned
                     }
                 };
                 possible_in(m, text, &possible_filter, scanned.get(&m).and_then(|s| s.whole.as_ref()))

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use tree_sitter::{Node, Tree};
 
 use super::reads::{definitions, return_statements_at};
-use super::{Bound, BuilderKey, Callee, Project, callee_of, module_bindings};
+use super::{Bound, BuilderKey, Callee, Project, SharedText, callee_of, module_bindings};
 use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
@@ -42,7 +42,7 @@ pub struct HalfShaped {
 /// ([`syntax::outline`]) that leaves out the bodies of the functions and
 /// methods no question of TS005 is about.
 struct Parsed {
-    text: String,
+    text: SharedText,
     tree: Tree,
     model: SemanticModel,
     /// The functions whose bodies the parse left out: `name`, or
@@ -83,7 +83,7 @@ enum Reach {
 /// A module with tool decorator lines, read for TS005.
 struct ToolModule {
     m: usize,
-    text: String,
+    text: SharedText,
     layout: Option<syntax::lexer::Layout>,
     /// Its tools' decorator lines (offsets), and their reach.
     tools: Vec<(usize, Reach)>,
@@ -92,7 +92,7 @@ struct ToolModule {
 impl ToolModule {
     /// Module `m`'s `text` and its tools, judged as `bodies` says; `None`
     /// without a tool.
-    fn read(m: usize, text: String, decorators: &[&str], bodies: ToolBodies) -> Option<ToolModule> {
+    fn read(m: usize, text: SharedText, decorators: &[&str], bodies: ToolBodies) -> Option<ToolModule> {
         let at: Vec<usize> = syntax::decorator_lines(&text)
             .filter(|(_, n)| decorators.contains(&n.as_str()))
             .map(|(at, _)| at)
@@ -259,7 +259,7 @@ fn def_reach<'w>(
 
 /// A module's text with its [`syntax::lexer::layout`] (`None`: the lexer
 /// cannot vouch for it).
-type Lexed = (String, Option<syntax::lexer::Layout>);
+type Lexed = (SharedText, Option<syntax::lexer::Layout>);
 
 impl Parsed {
     /// Parses module `text` (`layout` its [`syntax::lexer::layout`]),
@@ -271,7 +271,7 @@ impl Parsed {
     /// that calls resolve through. `None` for a file with Python 2 syntax:
     /// it holds no tool and returns nothing.
     fn of(
-        text: String,
+        text: SharedText,
         layout: Option<&syntax::lexer::Layout>,
         tools: Vec<usize>,
         kept: HashSet<String>,
@@ -336,7 +336,13 @@ impl Parsed {
         Some(Parsed { text, tree, model, blanked, kept, tools, reaching })
     }
 
-    fn whole(text: String, tree: Tree, kept: HashSet<String>, tools: Vec<usize>, reaching: HashSet<String>) -> Parsed {
+    fn whole(
+        text: SharedText,
+        tree: Tree,
+        kept: HashSet<String>,
+        tools: Vec<usize>,
+        reaching: HashSet<String>,
+    ) -> Parsed {
         let model = SemanticModel::build(tree.root_node(), &text);
         Parsed { text, tree, model, blanked: HashSet::new(), kept, tools, reaching }
     }
@@ -369,7 +375,7 @@ impl Project {
     fn reaching_functions(
         &self,
         wanted: HashSet<String>,
-        read: &(impl Fn(&Path) -> Option<String> + Sync),
+        read: &(impl Fn(&Path) -> Option<SharedText> + Sync),
         tool_modules: &[ToolModule],
     ) -> HashSet<String> {
         // No name asked: no project file need be read again.
@@ -426,8 +432,8 @@ impl Project {
                 .into_par_iter()
                 .flat_map_iter(|(m, defs)| {
                     let (text, layout) = match (tools.get(&m), lexed.get(&m)) {
-                        (Some(t), _) => (t.text.as_str(), t.layout.as_ref()),
-                        (None, Some((text, layout))) => (text.as_str(), layout.as_ref()),
+                        (Some(t), _) => (&*t.text, t.layout.as_ref()),
+                        (None, Some((text, layout))) => (&**text, layout.as_ref()),
                         (None, None) => ("", None),
                     };
                     def_reach(text, layout, &defs).into_iter().map(|(n, r)| (n.to_owned(), r)).collect::<Vec<_>>()
@@ -468,7 +474,7 @@ impl Project {
         &mut self,
         decorators: &[&str],
         tools: ToolBodies,
-        read: impl Fn(&Path) -> Option<String> + Sync,
+        read: impl Fn(&Path) -> Option<SharedText> + Sync,
     ) -> Vec<HalfShaped> {
         // Only a file with a decorator line naming a tool decorator is
         // read; a check already listed the decorators of the files it read.
@@ -587,7 +593,7 @@ impl Project {
     /// Module `m`, parsed (once, and again if the body of the top-level
     /// function `body` was blanked); its module-level names are learned
     /// from that parse.
-    fn load<'p, R: Fn(&Path) -> Option<String>>(
+    fn load<'p, R: Fn(&Path) -> Option<SharedText>>(
         &mut self,
         m: usize,
         body: Option<&str>,
@@ -627,7 +633,7 @@ impl Project {
 
     /// The project function `callee` (called in module `m`) is, learning
     /// the module-level names of each module its import chain passes.
-    fn resolve_loading<R: Fn(&Path) -> Option<String>>(
+    fn resolve_loading<R: Fn(&Path) -> Option<SharedText>>(
         &mut self,
         m: usize,
         callee: &Callee,
@@ -648,7 +654,7 @@ impl Project {
     /// Follows the module-level name `name` of module `m` through `from`
     /// imports, loading each module on the way; returns the module an
     /// `import` of it names, if it names one.
-    fn follow_loading<R: Fn(&Path) -> Option<String>>(
+    fn follow_loading<R: Fn(&Path) -> Option<SharedText>>(
         &mut self,
         mut m: usize,
         name: &str,
