@@ -300,6 +300,27 @@ fn judge_with_reads(
     file: &FoundFile,
     options: &CheckOptions,
 ) -> Vec<Finding> {
+    // TS005's findings come from the project pass, already judged with
+    // their reads: the file's own findings are judged again without them.
+    let (not_results, found): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(|f| f.code == Code::NotAResult);
+    let mut judged = judge_own_with_reads(found, projects, j, file, options);
+    if !not_results.is_empty() {
+        judged.extend(not_results);
+        judged.sort_by_key(|f| (f.entry.start, f.code));
+    }
+    judged
+}
+
+/// [`judge_with_reads`] of the findings a check of the file's own text
+/// gives (every code but TS005).
+fn judge_own_with_reads(
+    found: Vec<Finding>,
+    projects: &Projects,
+    j: usize,
+    file: &FoundFile,
+    options: &CheckOptions,
+) -> Vec<Finding> {
     let reasons = projects.read_reasons(j);
     let builders = projects.builder_specs(&file.path);
     let calls = found.iter().any(|f| f.code == Code::BuilderCall);

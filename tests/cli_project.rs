@@ -443,3 +443,64 @@ fn builders_behind_lookalike_lines_are_found() {
         .collect();
     assert_eq!(calls, ["./results.py:20:frames", "./tools.py:5:devices"], "{run:?}");
 }
+
+/// The findings `check` marks `[~]` (its JSON `fixable: "unsafe"`) in the
+/// project at `dir` against the ones `fix --diff` leaves with "unsafe fix not
+/// applied": the same findings, by path, code and message, both ways.
+fn assert_check_and_fix_agree_on_unsafe(dir: &Path) {
+    let check = toolshape(dir, &["check", "--format", "json", "."]);
+    let fix = toolshape(dir, &["fix", "--diff", "."]);
+    let mut left: Vec<&str> = fix.stderr.lines().filter(|l| l.contains("(unsafe fix not applied")).collect();
+    for f in check.json().iter().filter(|f| f["fixable"] == "unsafe") {
+        let (path, code, message) =
+            (f["path"].as_str().unwrap(), f["code"].as_str().unwrap(), f["message"].as_str().unwrap());
+        let said = format!(" {code} [~] {message} (unsafe fix not applied");
+        let at = left.iter().position(|l| l.starts_with(&format!("{path}:")) && l.contains(&said));
+        let at = at.unwrap_or_else(|| {
+            panic!(
+                "{}: check calls {path} {code} {message:?} unsafe, fix does not leave it:\n{}",
+                dir.display(),
+                fix.stderr
+            )
+        });
+        left.remove(at);
+    }
+    assert!(left.is_empty(), "{}: fix leaves unsafe fixes that check calls safe: {left:#?}", dir.display());
+}
+
+#[test]
+fn check_and_fix_agree_on_which_fixes_are_unsafe() {
+    let fixtures = support::manifest_dir().join("tests/fixtures");
+    let mut dirs = vec![fixtures.join("readers")];
+    let mut projects: Vec<_> =
+        std::fs::read_dir(fixtures.join("projects")).unwrap().map(|e| e.unwrap().path()).collect();
+    projects.sort();
+    dirs.extend(projects);
+    for dir in &dirs {
+        assert_check_and_fix_agree_on_unsafe(dir);
+    }
+    // A file whose tool also returns a TS005 display: its own findings are
+    // judged with their reads all the same (a whole-result read makes the
+    // fix of "frames" unsafe).
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "");
+    write(
+        dir.path(),
+        "pkg/tools.py",
+        "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n\n\ndef ok(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"frames\": n}\n",
+    );
+    write(
+        dir.path(),
+        "test_tools.py",
+        "from pkg.tools import ok\n\n\ndef test_frames():\n    r = ok(3)\n    assert sorted(r.keys()) == [\"content\", \"frames\", \"status\"]\n",
+    );
+    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let codes: Vec<(String, String)> = check
+        .json()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap().to_owned(), f["fixable"].as_str().unwrap_or("none").to_owned()))
+        .collect();
+    let has = |code: &str, fixable: &str| codes.iter().any(|(c, x)| c == code && x == fixable);
+    assert!(has("TS005", "unsafe") && has("TS001", "unsafe"), "{}", check.stdout);
+    assert_check_and_fix_agree_on_unsafe(dir.path());
+}
