@@ -67,6 +67,8 @@ pub struct AppliedFix {
     /// The 1-based line of the dict in the fixed text (where a link to the
     /// fixed file should point).
     pub final_line: usize,
+    /// Where the dict starts in the fixed text.
+    pub final_offset: usize,
     pub applicability: Applicability,
     pub moves: Vec<String>,
     pub text: fix::TextAugment,
@@ -126,6 +128,78 @@ pub struct FixedText {
     pub leftovers: Vec<Leftover>,
     /// How many of [`FixPolicy::expected`] were not fixed.
     pub missed: usize,
+    /// The edits that made `text`, to trace its places back.
+    pub rounds: Rounds,
+}
+
+impl FixedText {
+    /// A text left as it is (`text`, which may be empty when no text is
+    /// kept), with what is `left` in it and how many expected fixes it
+    /// `missed`.
+    pub fn unchanged(text: String, leftovers: Vec<Leftover>, missed: usize) -> Self {
+        FixedText { text, applied: Vec::new(), leftovers, missed, rounds: Rounds::default() }
+    }
+}
+
+/// The edits that made a fixed text from its source, round by round, each
+/// round's in the text it was applied to: a place in the fixed text is
+/// traced back to the source through them, for a run that writes nothing
+/// (`fix --diff`), whose reader has the source in front of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rounds(Vec<Round>);
+
+/// One round's edits: sorted starts in the text before it, and where each
+/// stands in the text after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Round {
+    /// `(start, end)` of each edit before it, and its start and end after.
+    edits: Vec<(Range<usize>, Range<usize>)>,
+}
+
+impl Rounds {
+    /// Adds the round of `edits`, applied after the others.
+    pub fn push(&mut self, edits: &[fix::Edit]) {
+        self.0.push(Round::of(edits));
+    }
+
+    /// Adds the round of `edits`, applied before the others.
+    pub fn push_first(&mut self, edits: &[fix::Edit]) {
+        self.0.insert(0, Round::of(edits));
+    }
+
+    /// The offset of the source that `offset` of the fixed text stands at:
+    /// the same text, past the edits before it; inside an edit's new text,
+    /// the start of what it replaced.
+    pub fn source_offset(&self, offset: usize) -> usize {
+        self.0.iter().rev().fold(offset, |at, round| round.before(at))
+    }
+}
+
+impl Round {
+    fn of(edits: &[fix::Edit]) -> Self {
+        let mut sorted: Vec<&fix::Edit> = edits.iter().collect();
+        sorted.sort_by_key(|e| (e.range.start, e.range.end));
+        let mut grown = 0isize;
+        let edits = sorted
+            .into_iter()
+            .map(|e| {
+                let start = e.range.start.saturating_add_signed(grown);
+                grown += e.replacement.len() as isize - e.range.len() as isize;
+                (e.range.clone(), start..start + e.replacement.len())
+            })
+            .collect();
+        Round { edits }
+    }
+
+    /// Where `at` (in the text after the round) stood before it.
+    fn before(&self, at: usize) -> usize {
+        let k = self.edits.partition_point(|(_, after)| after.start <= at);
+        let Some((before, after)) = k.checked_sub(1).map(|k| &self.edits[k]) else { return at };
+        if at < after.end {
+            return before.start;
+        }
+        (at - after.end) + before.end
+    }
 }
 
 /// Counts ERROR and MISSING nodes in a full parse of `src`.
@@ -309,6 +383,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
     let mut baseline: Option<usize> = is_whole(src, &pieces).then(|| error_count(&pieces[0].tree));
     let baseline_errors = |baseline: &mut Option<usize>| *baseline.get_or_insert_with(|| syntax_error_count(src));
     let mut applied: Vec<AppliedFix> = Vec::new();
+    let mut rounds = Rounds::default();
     // Where each applied fix's dict starts, in the current text.
     let mut applied_at: Vec<usize> = Vec::new();
     // Dict ranges (in the current text) whose fix broke the syntax.
@@ -328,8 +403,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
             let index = LineIndex::new(&text);
             for (fix, &at) in applied.iter_mut().zip(&applied_at) {
                 fix.final_line = index.line_of(at) + 1;
+                fix.final_offset = at;
             }
-            return FixedText { text, applied, leftovers, missed: expected.len() };
+            return FixedText { text, applied, leftovers, missed: expected.len(), rounds };
         }
         round += 1;
         let parse_result = |chosen: &[usize]| match &whole {
@@ -365,6 +441,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
                 applied.push(AppliedFix {
                     line: index.line_of(plans[i].range.start) + 1,
                     final_line: 0,
+                    final_offset: 0,
                     applicability: f.applicability,
                     moves: f.moves.clone(),
                     text: f.text.clone(),
@@ -388,7 +465,9 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         // matters, not perfect tracking).
         let first_edit = chosen.iter().map(|&i| plans[i].range.start).min().unwrap_or(usize::MAX);
         broken.retain(|r| r.end <= first_edit);
-        let shift = Shift::of(&chosen_edits(&plans, &chosen));
+        let edits = chosen_edits(&plans, &chosen);
+        rounds.push(&edits);
+        let shift = Shift::of(&edits);
         for at in &mut applied_at {
             *at = shift.at(*at);
         }
@@ -539,6 +618,51 @@ pub(crate) mod tests {
             let shift = Shift::of(&edits);
             for offset in 0..70 {
                 assert_eq!(shift.at(offset), shifted_one_by_one(offset, &edits), "{offset} under {edits:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn rounds_trace_every_place_no_edit_touched_back_to_its_source() {
+        // Rounds of disjoint edits (insertions, deletions, replacements),
+        // each in the text the rounds before it made; an offset of the
+        // source that no edit's range holds lands, round after
+        // round, where the rounds trace it back from (an offset whose byte
+        // an edit replaced is gone).
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize
+        };
+        for _ in 0..300 {
+            let mut len = 60;
+            let mut rounds = Rounds::default();
+            // Each source offset, while no edit has swallowed it.
+            let mut places: Vec<(usize, Option<usize>)> = (0..=len).map(|p| (p, Some(p))).collect();
+            for _ in 0..1 + next(3) {
+                let mut edits: Vec<fix::Edit> = Vec::new();
+                let mut at = next(10);
+                while at <= len && edits.len() < 6 {
+                    let end = (at + next(5) * usize::from(next(3) > 0)).min(len);
+                    edits.push(fix::Edit { range: at..end, replacement: "y".repeat(next(6)) });
+                    at = end + 1 + next(12);
+                }
+                let shift = Shift::of(&edits);
+                for (_, place) in &mut places {
+                    *place = place.filter(|&q| !edits.iter().any(|e| e.range.contains(&q)));
+                    *place = place.map(|q| shift.at(q));
+                }
+                len = (len as isize
+                    + edits.iter().map(|e| e.replacement.len() as isize - e.range.len() as isize).sum::<isize>())
+                    as usize;
+                rounds.push(&edits);
+            }
+            for (source, place) in places {
+                if let Some(q) = place {
+                    assert_eq!(rounds.source_offset(q), source, "{q} under {rounds:?}");
+                }
             }
         }
     }

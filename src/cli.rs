@@ -742,7 +742,7 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
             progress.advance();
         }
         let shown = path.display().to_string();
-        let file = match outcome {
+        let mut file = match outcome {
             Ok(file) => file,
             Err(message) => {
                 progress.suspend(|| {
@@ -753,6 +753,10 @@ fn run_fix_tree(args: &FixArgs, rewrite_reads: bool) -> i32 {
                 return;
             }
         };
+        if args.diff {
+            // Nothing is written: lines point into the file as it is.
+            file.trace_lines_to_original();
+        }
         tally.add(&file);
         if args.summary_md.is_some() {
             let report = fixer::FileReport::of(&path, &file);

@@ -49,6 +49,29 @@ pub struct FileFix {
 }
 
 impl FileFix {
+    /// Traces the places of what is left and of the fixes applied, found in
+    /// the fixed text, back to the original text: for a run that writes
+    /// nothing (`--diff`), whose reader has the original in front of them.
+    pub fn trace_lines_to_original(&mut self) {
+        if self.fixed.text.is_empty() || self.fixed.text == self.original {
+            return;
+        }
+        let (rounds, original) = (&self.fixed.rounds, &self.original);
+        let index = crate::syntax::LineIndex::new(original);
+        let traced = |range: &std::ops::Range<usize>| {
+            let start = rounds.source_offset(range.start);
+            start..rounds.source_offset(range.end).max(start)
+        };
+        for f in self.fixed.leftovers.iter_mut().flat_map(|l| &mut l.findings) {
+            f.span = crate::diagnostics::Span::new(&index, original, &traced(&f.entry));
+            f.dict_span = crate::diagnostics::Span::new(&index, original, &traced(&f.dict));
+        }
+        for fix in &mut self.fixed.applied {
+            fix.final_offset = rounds.source_offset(fix.final_offset);
+            fix.final_line = index.line_of(fix.final_offset) + 1;
+        }
+    }
+
     /// Writes the fixed text of a file fixed without writing (the run
     /// writes only once every file's fixes are known to have applied),
     /// if the file still holds the text it was fixed from.
@@ -104,7 +127,7 @@ impl FileFix {
     /// A file the fix leaves as it is (no text is kept), with what is
     /// `left` in it and how many expected fixes it `missed`.
     fn unchanged(left: Vec<Leftover>, missed: usize) -> Self {
-        let fixed = FixedText { text: String::new(), applied: Vec::new(), leftovers: left, missed };
+        let fixed = FixedText::unchanged(String::new(), left, missed);
         FileFix {
             bom: false,
             encoding: None,
@@ -249,7 +272,7 @@ pub fn fix_file(
         for f in &mut policy.not_results {
             f.dict = shift.range(&f.dict);
         }
-        Some((bytes, text, reads.rewrites.len()))
+        Some((bytes, text, reads.rewrites.len(), edits))
     };
     // Calls of result builders are repaired in their builders' files; those
     // that this run does not repair are left, with why.
@@ -273,19 +296,21 @@ pub fn fix_file(
             None => Err(builder_calls(&text)),
         })
     };
-    if let Some((bytes, text, rewritten)) = rewritten {
+    if let Some((bytes, text, rewritten, edits)) = rewritten {
         // The re-parse guard: rewritten reads that add a syntax error (a
         // toolshape bug) are dropped, and the run starts again without
         // rewriting reads (a missed expectation says so).
         let original = SourceText::decode(bytes.clone())?.text;
         if apply::syntax_error_count(&text) > apply::syntax_error_count(&original) {
-            let fixed = FixedText { text: original, applied: Vec::new(), leftovers: Vec::new(), missed: 1 };
+            let fixed = FixedText::unchanged(original, Vec::new(), 1);
             return finish(path, options, bytes, fixed, builder_calls);
         }
-        let fixed = match pieces_of(&text) {
+        let mut fixed = match pieces_of(&text) {
             Some(pieces) => apply::fix_parsed(&text, pieces, &policy, options.planner),
-            None => FixedText { text, applied: Vec::new(), leftovers: Vec::new(), missed: policy.expected.len() },
+            None => FixedText::unchanged(text, Vec::new(), policy.expected.len()),
         };
+        // The reads were rewritten before the fixes.
+        fixed.rounds.push_first(&edits);
         let mut file = finish(path, options, bytes, fixed, builder_calls)?;
         file.reads_rewritten = rewritten;
         return Ok(file);

@@ -446,7 +446,8 @@ fn builders_behind_lookalike_lines_are_found() {
 
 /// The findings `check` marks `[~]` (its JSON `fixable: "unsafe"`) in the
 /// project at `dir` against the ones `fix --diff` leaves with "unsafe fix not
-/// applied": the same findings, by path, code and message, both ways.
+/// applied": the same findings, by place, code and message, both ways (`fix
+/// --diff` writes nothing, so its places are those of the files as they are).
 fn assert_check_and_fix_agree_on_unsafe(dir: &Path) {
     let check = toolshape(dir, &["check", "--format", "json", "."]);
     let fix = toolshape(dir, &["fix", "--diff", "."]);
@@ -455,10 +456,11 @@ fn assert_check_and_fix_agree_on_unsafe(dir: &Path) {
         let (path, code, message) =
             (f["path"].as_str().unwrap(), f["code"].as_str().unwrap(), f["message"].as_str().unwrap());
         let said = format!(" {code} [~] {message} (unsafe fix not applied");
-        let at = left.iter().position(|l| l.starts_with(&format!("{path}:")) && l.contains(&said));
+        let place = format!("{path}:{}:{}:", f["line"], f["column"]);
+        let at = left.iter().position(|l| l.starts_with(&place) && l.contains(&said));
         let at = at.unwrap_or_else(|| {
             panic!(
-                "{}: check calls {path} {code} {message:?} unsafe, fix does not leave it:\n{}",
+                "{}: check calls {place} {code} {message:?} unsafe, fix does not leave it there:\n{}",
                 dir.display(),
                 fix.stderr
             )
@@ -466,6 +468,23 @@ fn assert_check_and_fix_agree_on_unsafe(dir: &Path) {
         left.remove(at);
     }
     assert!(left.is_empty(), "{}: fix leaves unsafe fixes that check calls safe: {left:#?}", dir.display());
+    // Whatever `fix --diff` leaves, it names by a place check names.
+    let places: Vec<String> = check
+        .json()
+        .iter()
+        .map(|f| {
+            format!("{}:{}:{}: {}", f["path"].as_str().unwrap(), f["line"], f["column"], f["code"].as_str().unwrap())
+        })
+        .collect();
+    for line in fix.stderr.lines().filter(|l| l.contains(": TS") && !l.starts_with("warning")) {
+        // `PATH:LINE:COLUMN: TSnnn`, the code's five characters included.
+        let place = line.find(": TS").map_or(line, |at| &line[..(at + 7).min(line.len())]);
+        assert!(
+            places.iter().any(|p| p == place),
+            "{}: fix --diff leaves {line:?}, not a place check names",
+            dir.display()
+        );
+    }
 }
 
 #[test]
