@@ -15,9 +15,9 @@ use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
-use crate::syntax::tree::not_json_serializable;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
+use crate::syntax::tree::{is_bytes, not_json_serializable};
 
 /// Keys whose values a spread standing after them could have overridden.
 const GUARDED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
@@ -81,16 +81,26 @@ pub(crate) fn evidently_not_a_result<'k>(
 }
 
 /// Whether the mapping `value` (a spread's operand) may hold the key `key`:
-/// anything but a dict display whose keys are all other constant strings.
+/// anything but a dict display whose keys are all constants other than the
+/// string `key` (a number, `None`, `...` or bytes is never that string).
 fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     let value = unparenthesize(value);
     if value.kind_name() != "dictionary" {
         return true;
     }
+    let other_constant = |k: Node<'_>| {
+        let k = unparenthesize(k);
+        match k.kind_name() {
+            "integer" | "float" | "true" | "false" | "none" | "ellipsis" => true,
+            "string" | "concatenated_string" if is_bytes(k, piece_src) => true,
+            _ => constant_str(k, piece_src).is_some_and(|k| k != key),
+        }
+    };
     let mut cursor = value.walk();
-    value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").any(|c| {
-        c.kind_name() != "pair" || c.field("key").and_then(|k| constant_str(k, piece_src)).is_none_or(|k| k == key)
-    })
+    value
+        .named_children(&mut cursor)
+        .filter(|c| c.kind_name() != "comment")
+        .any(|c| c.kind_name() != "pair" || c.field("key").is_none_or(|k| !other_constant(k)))
 }
 
 /// Whether the mapping `value` (a spread's operand) evidently may bring the
@@ -599,11 +609,14 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
 
     /// Values `json.dumps` cannot serialize were harmless while the runtime
     /// dropped them; in the json block they would make the formatter raise.
+    /// A moved spread of a dict display merges its values into the block.
     fn check_values(&self, reasons: &mut Vec<String>) {
-        for entry in self.entries.iter().filter(|e| e.moved && e.key.is_some()) {
+        let merged = |e: &&DictEntry<'_>| e.key.is_some() || unparenthesize(e.value).kind_name() == "dictionary";
+        for entry in self.entries.iter().filter(|e| e.moved).filter(merged) {
             if let Some(what) = not_json_serializable(entry.value, self.ctx.piece_src()) {
+                let of = if entry.key.is_some() { "the value of" } else { "a value of the spread" };
                 reasons.push(format!(
-                    "the value of {} is {what}, which json.dumps cannot serialize: the runtime dropped it before, the json block would make the model provider's formatter raise",
+                    "{of} {} is {what}, which json.dumps cannot serialize: the runtime dropped it before, the json block would make the model provider's formatter raise",
                     entry.label
                 ));
             }
@@ -811,16 +824,20 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         shapes.dedup();
         let silenced = self.silenced_positions();
         if !silenced.is_empty() {
-            shapes.retain(|&shape| !self.splits_a_suppressed_line(&self.edits_for(shape, &[]), &silenced));
+            shapes.retain(|&shape| {
+                let edits = self.edits_for(shape, &[]);
+                !self.splits_a_suppressed_line(&edits, &silenced) && !self.carries_a_suppression_away(&edits, &silenced)
+            });
         }
         shapes
     }
 
     /// Where code stands that a suppression comment later on its line
-    /// silences: the start of each silenced entry of this dict and of the
-    /// tool results inside it (or of its dict, for a comment on the dict's
-    /// line). Looked for only when some line of the dict has a comment.
-    fn silenced_positions(&self) -> Vec<usize> {
+    /// silences, with the code silenced: the start of each silenced entry of
+    /// this dict and of the tool results inside it (or of its dict, for a
+    /// comment on the dict's line). Looked for only when some line of the
+    /// dict has a comment.
+    fn silenced_positions(&self) -> Vec<(usize, Code)> {
         let src = self.ctx.src;
         if !src[self.dict_range.clone()].contains('#')
             && !src[self.dict_range.end..self.ctx.lines.line_end(self.dict_range.end)].contains('#')
@@ -839,7 +856,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             for entry in dict.entries.iter().filter(|e| e.breaks.is_some() && e.violation().is_none()) {
                 let code = entry.breaks.expect("filtered");
                 let on_entry_line = line_suppression(src, entry.range.start).covers(code);
-                positions.push(if on_entry_line { entry.range.start } else { dict.range.start });
+                positions.push((if on_entry_line { entry.range.start } else { dict.range.start }, code));
             }
         });
         positions
@@ -848,7 +865,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     /// Whether an edit parts silenced code from the comment later on its
     /// line that silences it: by breaking the line between them, or by
     /// taking the code (inside a moved entry) away and leaving the comment.
-    fn splits_a_suppressed_line(&self, edits: &[Edit], silenced: &[usize]) -> bool {
+    fn splits_a_suppressed_line(&self, edits: &[Edit], silenced: &[(usize, Code)]) -> bool {
         let (src, lines) = (self.ctx.src, &self.ctx.lines);
         edits.iter().any(|e| {
             let same_line = |pos: usize| pos < e.range.end && lines.line_start(pos) == lines.line_start(e.range.end);
@@ -856,7 +873,38 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             let takes_code = |pos: usize| {
                 e.range.start <= pos && Code::ALL.iter().any(|&c| line_suppression(src, e.range.end).covers(c))
             };
-            silenced.iter().any(|&pos| same_line(pos) && (breaks_line || takes_code(pos)))
+            silenced.iter().any(|&(pos, _)| same_line(pos) && (breaks_line || takes_code(pos)))
+        })
+    }
+
+    /// Whether the edits leave silenced code that they do not move on a line
+    /// without the comment that silenced it: a moved entry may carry the
+    /// comment of the line it shared with the code away with it.
+    fn carries_a_suppression_away(&self, edits: &[Edit], silenced: &[(usize, Code)]) -> bool {
+        let src = self.ctx.src;
+        let mut after: Vec<&Edit> = edits.iter().collect();
+        after.sort_by_key(|e| (e.range.start, e.range.end));
+        silenced.iter().any(|&(pos, code)| {
+            if after.iter().any(|e| e.range.start <= pos && pos < e.range.end) {
+                // The code itself moves: the check above.
+                return false;
+            }
+            // The rest of the code's line once edited.
+            let mut tail = String::new();
+            let mut at = pos;
+            for e in after.iter().filter(|e| e.range.start >= pos) {
+                for piece in [&src[at..e.range.start], e.replacement.as_str()] {
+                    if let Some(end) = piece.find(['\n', '\r']) {
+                        tail.push_str(&piece[..end]);
+                        return !line_suppression(&tail, 0).covers(code);
+                    }
+                    tail.push_str(piece);
+                }
+                at = e.range.end;
+            }
+            let rest = &src[at..];
+            tail.push_str(&rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())]);
+            !line_suppression(&tail, 0).covers(code)
         })
     }
 

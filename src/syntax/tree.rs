@@ -134,6 +134,11 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
                     match child.kind_name() {
                         "pair" => stack.extend(child.field("value")),
                         "comment" => {}
+                        // A dict display spread into a dict is merged into
+                        // it: its values are the dict's. Any other spread
+                        // raises (or not) the same wherever it stands.
+                        "dictionary_splat" => stack
+                            .extend(child.named_child(0).map(unparenthesize).filter(|v| v.kind_name() == "dictionary")),
                         _ => stack.push(child),
                     }
                 }
@@ -211,6 +216,9 @@ mod tests {
             ("b'x'", Some("bytes")),
             ("[1, (x for x in y)]", Some("a generator")),
             ("{'a': lambda: 1}", Some("a lambda")),
+            ("{**{'a': (x for x in y)}}", Some("a generator")),
+            ("{**({'a': {1}})}", Some("a set")),
+            ("{**f(lambda: 1)}", None),
             ("[1, 'x', {'a': (1, 2)}]", None),
             ("frozenset()", None),
         ] {
