@@ -596,17 +596,22 @@ pub(crate) mod tests {
         offset.saturating_add_signed(grown)
     }
 
-    #[test]
-    fn a_shift_lands_every_offset_where_the_edits_one_by_one_do() {
-        // Edits of every kind (insertions, deletions, replacements, ties
-        // at one start, overlaps), from a fixed pseudo-random sequence.
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |below: usize| {
+    /// A fixed pseudo-random sequence from `seed`: each call gives a number
+    /// below the one it is given.
+    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |below: usize| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed % below as u64) as usize
-        };
+        }
+    }
+
+    #[test]
+    fn a_shift_lands_every_offset_where_the_edits_one_by_one_do() {
+        // Edits of every kind (insertions, deletions, replacements, ties
+        // at one start, overlaps), from a fixed pseudo-random sequence.
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..500 {
             let edits: Vec<fix::Edit> = (0..next(8))
                 .map(|_| {
@@ -629,13 +634,7 @@ pub(crate) mod tests {
         // source that no edit's range holds lands, round after
         // round, where the rounds trace it back from (an offset whose byte
         // an edit replaced is gone).
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |below: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % below as u64) as usize
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..300 {
             let mut len = 60;
             let mut rounds = Rounds::default();
