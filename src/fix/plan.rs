@@ -833,22 +833,33 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     }
 
     /// Where code stands that a suppression comment later on its line
-    /// silences, with the code silenced: the start of each silenced entry of
-    /// this dict and of the tool results inside it (or of its dict, for a
-    /// comment on the dict's line). Looked for only when some line of the
-    /// dict has a comment.
+    /// silences, with the code silenced, on the lines this dict stands on:
+    /// the start of each silenced entry of the tool results there (this
+    /// dict, those inside it, and those sharing its first or last line),
+    /// or of its dict, for a comment on the dict's line. Looked for only
+    /// when some of those lines has a comment.
     fn silenced_positions(&self) -> Vec<(usize, Code)> {
-        let src = self.ctx.src;
-        if !src[self.dict_range.clone()].contains('#')
-            && !src[self.dict_range.end..self.ctx.lines.line_end(self.dict_range.end)].contains('#')
-        {
+        let (src, lines, offset) = (self.ctx.src, &self.ctx.lines, self.ctx.offset);
+        let window = lines.line_start(self.dict_range.start)..lines.line_end(self.dict_range.end);
+        if !src[window.clone()].contains('#') {
             return Vec::new();
         }
-        let piece_src = self.ctx.piece_src();
+        // The code of those lines: in the piece parsed, or in the whole file
+        // when they reach beyond it.
+        let mut root = self.dict_node;
+        while let Some(parent) = root.parent() {
+            root = parent;
+        }
+        let (root, piece_src, offset) = if offset <= window.start && window.end <= offset + root.end_byte() {
+            (root, self.ctx.piece_src(), offset)
+        } else {
+            (self.ctx.file.whole_tree().root_node(), src, 0)
+        };
+        let around = root.descendant_for_byte_range(window.start - offset, window.end - offset).unwrap_or(root);
         let mut positions = Vec::new();
-        crate::syntax::for_each_node(self.dict_node, |node| {
+        crate::syntax::for_each_node(around, |node| {
             let Some(dict) = (node.kind_name() == "dictionary")
-                .then(|| tool_result_dict(node, piece_src, self.ctx.offset, self.ctx.rules))
+                .then(|| tool_result_dict(node, piece_src, offset, self.ctx.rules))
                 .flatten()
             else {
                 return;
@@ -856,7 +867,10 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             for entry in dict.entries.iter().filter(|e| e.breaks.is_some() && e.violation().is_none()) {
                 let code = entry.breaks.expect("filtered");
                 let on_entry_line = line_suppression(src, entry.range.start).covers(code);
-                positions.push((if on_entry_line { entry.range.start } else { dict.range.start }, code));
+                let at = if on_entry_line { entry.range.start } else { dict.range.start };
+                if window.contains(&at) {
+                    positions.push((at, code));
+                }
             }
         });
         positions
