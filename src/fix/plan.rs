@@ -614,10 +614,12 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let merged = |e: &&DictEntry<'_>| e.key.is_some() || unparenthesize(e.value).kind_name() == "dictionary";
         for entry in self.entries.iter().filter(|e| e.moved).filter(merged) {
             if let Some(what) = not_json_serializable(entry.value, self.ctx.piece_src()) {
-                let of = if entry.key.is_some() { "the value of" } else { "a value of the spread" };
+                let holding = match entry.key {
+                    Some(_) => format!("the value of {} is {what}", entry.label),
+                    None => format!("the spread {} holds {what}", entry.label),
+                };
                 reasons.push(format!(
-                    "{of} {} is {what}, which json.dumps cannot serialize: the runtime dropped it before, the json block would make the model provider's formatter raise",
-                    entry.label
+                    "{holding}, which json.dumps cannot serialize: the runtime dropped it before, the json block would make the model provider's formatter raise"
                 ));
             }
         }

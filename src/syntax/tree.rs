@@ -116,11 +116,20 @@ pub fn constant_str(node: Node<'_>, piece_src: &str) -> Option<String> {
 
 /// Why `node`'s value evidently cannot go through `json.dumps`, if it
 /// cannot: a set, bytes, a lambda or a generator, directly or inside a list,
-/// tuple or dict display. Iterative: nesting depth cannot overflow the stack.
+/// tuple or dict display, or a dict display with a key it rejects; what
+/// comes first in the source is named. Iterative: nesting depth cannot
+/// overflow the stack.
 pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static str> {
-    let mut stack = vec![node];
-    while let Some(node) = stack.pop() {
+    // Values to judge, and dict keys (`true`) to judge as keys.
+    let mut stack = vec![(node, false)];
+    while let Some((node, key)) = stack.pop() {
         let node = unparenthesize(node);
+        if key {
+            if is_rejected_key(node, piece_src) {
+                return Some("a dict with a key json.dumps rejects");
+            }
+            continue;
+        }
         match node.kind_name() {
             "set" | "set_comprehension" => return Some("a set"),
             "lambda" => return Some("a lambda"),
@@ -129,17 +138,26 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
             "list" | "tuple" | "dictionary" => {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                // Reversed, so that the first element is looked at first.
+                // Reversed, so that the first element is looked at first
+                // (a pair's key before its value).
                 for child in children.into_iter().rev() {
                     match child.kind_name() {
-                        "pair" => stack.extend(child.field("value")),
+                        "pair" => {
+                            stack.extend(child.field("value").map(|v| (v, false)));
+                            stack.extend(child.field("key").map(|k| (k, true)));
+                        }
                         "comment" => {}
                         // A dict display spread into a dict is merged into
                         // it: its values are the dict's. Any other spread
-                        // raises (or not) the same wherever it stands.
-                        "dictionary_splat" => stack
-                            .extend(child.named_child(0).map(unparenthesize).filter(|v| v.kind_name() == "dictionary")),
-                        _ => stack.push(child),
+                        // shows no values to judge.
+                        "dictionary_splat" => stack.extend(
+                            child
+                                .named_child(0)
+                                .map(unparenthesize)
+                                .filter(|v| v.kind_name() == "dictionary")
+                                .map(|v| (v, false)),
+                        ),
+                        _ => stack.push((child, false)),
                     }
                 }
             }
@@ -147,6 +165,19 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
         }
     }
     None
+}
+
+/// Whether the dict key `key` is a constant `json.dumps` rejects: it takes
+/// str, int, float, bool and None keys only, not bytes, a complex number,
+/// `...` or a tuple.
+fn is_rejected_key(key: Node<'_>, piece_src: &str) -> bool {
+    let key = unparenthesize(key);
+    match key.kind_name() {
+        "ellipsis" | "tuple" => true,
+        "string" | "concatenated_string" => is_bytes(key, piece_src),
+        "integer" | "float" => node_text(key, piece_src).ends_with(['j', 'J']),
+        _ => false,
+    }
 }
 
 /// Whether a string node (or concatenation) is a bytes literal.
@@ -219,6 +250,11 @@ mod tests {
             ("{**{'a': (x for x in y)}}", Some("a generator")),
             ("{**({'a': {1}})}", Some("a set")),
             ("{**f(lambda: 1)}", None),
+            ("{'a': {b'k': 1}}", Some("a dict with a key json.dumps rejects")),
+            ("{'a': lambda: 1, b'k': 1}", Some("a lambda")),
+            ("{**{...: 1}}", Some("a dict with a key json.dumps rejects")),
+            ("[{(1, 2): 0}, {1j: 0}]", Some("a dict with a key json.dumps rejects")),
+            ("{1: 0, 2.5: 1, None: 2, True: 3, 'k': 4}", None),
             ("[1, 'x', {'a': (1, 2)}]", None),
             ("frozenset()", None),
         ] {

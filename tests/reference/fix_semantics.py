@@ -204,9 +204,14 @@ def unserializable(node):
                 return r
     if isinstance(node, ast.Dict):
         for k, v in zip(node.keys, node.values):
-            # Values only: keys are not "moved values".  A spread of
-            # anything but a dict display raises (or not) the same way after
-            # the move; a dict display's values are merged.
+            # json.dumps takes str, int, float, bool and None keys only: a
+            # bytes, complex, Ellipsis or tuple key makes it raise.
+            if isinstance(k, ast.Tuple) or (
+                isinstance(k, ast.Constant) and (isinstance(k.value, (bytes, complex)) or k.value is Ellipsis)
+            ):
+                return "a dict with a key json.dumps rejects"
+            # A spread of anything but a dict display shows no values to
+            # judge; a dict display's values are merged.
             r = unserializable(v) if k is not None or isinstance(v, ast.Dict) else None
             if r:
                 return r
