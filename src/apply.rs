@@ -62,12 +62,15 @@ impl FixPolicy {
 /// A fix that was applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppliedFix {
-    /// The 1-based line of the dict, in the text the fix was applied to.
+    /// The 1-based line of the dict, in the text the fix was applied to
+    /// (traced back to the original text for a run that writes nothing).
     pub line: usize,
     /// The 1-based line of the dict in the fixed text (where a link to the
-    /// fixed file should point).
+    /// fixed file should point), or in the original text for a run that
+    /// writes nothing.
     pub final_line: usize,
-    /// Where the dict starts in the fixed text.
+    /// Where the dict starts in the fixed text (or the original, as
+    /// `final_line`).
     pub final_offset: usize,
     pub applicability: Applicability,
     pub moves: Vec<String>,
@@ -95,7 +98,8 @@ impl AppliedFix {
 }
 
 /// A violating dict left as it is, with its findings (positions in the
-/// fixed text) and why it was left.
+/// fixed text, or in the original for a run that writes nothing) and why
+/// it was left.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Leftover {
     pub findings: Vec<Finding>,
@@ -152,31 +156,34 @@ pub struct Rounds(Vec<Round>);
 /// stands in the text after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Round {
-    /// `(start, end)` of each edit before it, and its start and end after.
-    edits: Vec<(Range<usize>, Range<usize>)>,
+    /// Each edit's range before the round and after it, and the text it
+    /// replaced and the text it wrote (a moved value is copied into it).
+    edits: Vec<(Range<usize>, Range<usize>, String, String)>,
 }
 
 impl Rounds {
-    /// Adds the round of `edits`, applied after the others.
-    pub fn push(&mut self, edits: &[fix::Edit]) {
-        self.0.push(Round::of(edits));
+    /// Adds the round of `edits` to `text`, applied after the others.
+    pub fn push(&mut self, text: &str, edits: &[fix::Edit]) {
+        self.0.push(Round::of(text, edits));
     }
 
-    /// Adds the round of `edits`, applied before the others.
-    pub fn push_first(&mut self, edits: &[fix::Edit]) {
-        self.0.insert(0, Round::of(edits));
+    /// Adds the round of `edits` to `text`, applied before the others.
+    pub fn push_first(&mut self, text: &str, edits: &[fix::Edit]) {
+        self.0.insert(0, Round::of(text, edits));
     }
 
     /// The offset of the source that `offset` of the fixed text stands at:
     /// the same text, past the edits before it; inside an edit's new text,
-    /// the start of what it replaced.
+    /// where the text from there to the end of its line stands in what the
+    /// edit replaced (a moved value and what it holds), else the start of
+    /// what it replaced.
     pub fn source_offset(&self, offset: usize) -> usize {
         self.0.iter().rev().fold(offset, |at, round| round.before(at))
     }
 }
 
 impl Round {
-    fn of(edits: &[fix::Edit]) -> Self {
+    fn of(text: &str, edits: &[fix::Edit]) -> Self {
         let mut sorted: Vec<&fix::Edit> = edits.iter().collect();
         sorted.sort_by_key(|e| (e.range.start, e.range.end));
         let mut grown = 0isize;
@@ -185,7 +192,8 @@ impl Round {
             .map(|e| {
                 let start = e.range.start.saturating_add_signed(grown);
                 grown += e.replacement.len() as isize - e.range.len() as isize;
-                (e.range.clone(), start..start + e.replacement.len())
+                let replaced = text.get(e.range.clone()).unwrap_or_default().to_owned();
+                (e.range.clone(), start..start + e.replacement.len(), replaced, e.replacement.clone())
             })
             .collect();
         Round { edits }
@@ -193,12 +201,35 @@ impl Round {
 
     /// Where `at` (in the text after the round) stood before it.
     fn before(&self, at: usize) -> usize {
-        let k = self.edits.partition_point(|(_, after)| after.start <= at);
-        let Some((before, after)) = k.checked_sub(1).map(|k| &self.edits[k]) else { return at };
-        if at < after.end {
+        let k = self.edits.partition_point(|(_, after, ..)| after.start <= at);
+        let Some((before, after, _, written)) = k.checked_sub(1).map(|k| &self.edits[k]) else { return at };
+        if at >= after.end {
+            return (at - after.end) + before.end;
+        }
+        // Inside the new text: the longest run of it from there (to the end
+        // of its line at most) that the replaced texts hold too (a moved
+        // value is removed by one edit and written by another), the as
+        // many-th time it stands in them as in the new texts before `at`.
+        let inside = at - after.start;
+        // Its start is the start of what it replaced.
+        let Some(rest) = written.get(inside..).filter(|_| inside > 0) else { return before.start };
+        let line = &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())];
+        let ends: Vec<usize> = line.char_indices().map(|(i, c)| i + c.len_utf8()).collect();
+        let held = |run: &str| self.edits.iter().any(|(.., replaced, _)| replaced.contains(run));
+        let found = ends.partition_point(|&end| held(&line[..end]));
+        let Some(&end) = found.checked_sub(1).map(|k| &ends[k]) else { return before.start };
+        let snippet = &line[..end];
+        if snippet.trim().len() < 3.min(line.trim().len()).max(1) {
             return before.start;
         }
-        (at - after.end) + before.end
+        let k = k - 1;
+        let nth = self.edits[..k].iter().map(|(.., w)| w.matches(snippet).count()).sum::<usize>()
+            + written[..inside].matches(snippet).count();
+        self.edits
+            .iter()
+            .flat_map(|(before, _, replaced, _)| replaced.match_indices(snippet).map(move |(i, _)| before.start + i))
+            .nth(nth)
+            .unwrap_or(before.start)
     }
 }
 
@@ -466,7 +497,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
         let first_edit = chosen.iter().map(|&i| plans[i].range.start).min().unwrap_or(usize::MAX);
         broken.retain(|r| r.end <= first_edit);
         let edits = chosen_edits(&plans, &chosen);
-        rounds.push(&edits);
+        rounds.push(&text, &edits);
         let shift = Shift::of(&edits);
         for at in &mut applied_at {
             *at = shift.at(*at);
@@ -653,10 +684,10 @@ pub(crate) mod tests {
                     *place = place.filter(|&q| !edits.iter().any(|e| e.range.contains(&q)));
                     *place = place.map(|q| shift.at(q));
                 }
+                rounds.push(&"x".repeat(len), &edits);
                 len = (len as isize
                     + edits.iter().map(|e| e.replacement.len() as isize - e.range.len() as isize).sum::<isize>())
                     as usize;
-                rounds.push(&edits);
             }
             for (source, place) in places {
                 if let Some(q) = place {
@@ -664,6 +695,18 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_place_inside_a_moved_value_is_traced_to_where_the_value_stood() {
+        // The value of "meta" moves into the json block, and the result it
+        // holds (left: its spread's fix is unsafe) with it: its place in the
+        // fixed text leads back to its place before.
+        let src = "r = {\n    'status': 'success',\n    'content': [{'text': 'ok'}],\n    'meta': {'status': 'success', 'content': [], **m},\n}\n";
+        let fixed = fix_text(src, &FixPolicy::new(Rules::moves_only(), false, 88, AugmentText::Never));
+        let inner = |text: &str| text.find("{'status': 'success', 'content': [], **m}").expect("the inner result");
+        assert_ne!(inner(&fixed.text), inner(src), "{}", fixed.text);
+        assert_eq!(fixed.rounds.source_offset(inner(&fixed.text)), inner(src), "{}", fixed.text);
     }
 
     /// A result nested in another's json block is data the outer result

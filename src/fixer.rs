@@ -69,6 +69,7 @@ impl FileFix {
         for fix in &mut self.fixed.applied {
             fix.final_offset = rounds.source_offset(fix.final_offset);
             fix.final_line = index.line_of(fix.final_offset) + 1;
+            fix.line = fix.final_line;
         }
     }
 
@@ -310,7 +311,7 @@ pub fn fix_file(
             None => FixedText::unchanged(text, Vec::new(), policy.expected.len()),
         };
         // The reads were rewritten before the fixes.
-        fixed.rounds.push_first(&edits);
+        fixed.rounds.push_first(&original, &edits);
         let mut file = finish(path, options, bytes, fixed, builder_calls)?;
         file.reads_rewritten = rewritten;
         return Ok(file);

@@ -522,4 +522,14 @@ fn check_and_fix_agree_on_which_fixes_are_unsafe() {
     let has = |code: &str, fixable: &str| codes.iter().any(|(c, x)| c == code && x == fixable);
     assert!(has("TS005", "unsafe") && has("TS001", "unsafe"), "{}", check.stdout);
     assert_check_and_fix_agree_on_unsafe(dir.path());
+    // A result left inside a value the fix moves into the json block is
+    // named where it stands in the file, not where the json block begins.
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "");
+    write(
+        dir.path(),
+        "t.py",
+        "def f(x, m):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": \"ok\"}],\n        \"meta\": {\n            \"status\": \"success\",\n            \"content\": [{\"text\": \"inner\"}],\n            **m,\n            \"extra\": 1,\n        },\n        \"other\": 2,\n    }\n",
+    );
+    assert_check_and_fix_agree_on_unsafe(dir.path());
 }
