@@ -603,14 +603,19 @@ impl FixArgs {
     }
 }
 
-/// `fix --stdin-filename PATH -`: the fixed source goes to stdout, what is
-/// left to stderr.
+/// `fix --stdin-filename PATH -`: the fixed source goes to stdout (with
+/// `--diff`, a patch of it instead), what is left to stderr.
 fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
     let policy = match args.tree.stdin_settings(name) {
         Ok(Some(settings)) => settings.fix_policy(args.overrides()),
-        // Excluded (with --force-exclude): the source goes through as it is.
+        // Excluded (with --force-exclude): the source goes through as it is
+        // (with `--diff`, no patch).
         Ok(None) => {
-            return match read_stdin().and_then(|bytes| io::stdout().write_all(&bytes).map_err(|e| e.to_string())) {
+            let passed = |bytes: Vec<u8>| match args.diff {
+                true => Ok(()),
+                false => io::stdout().write_all(&bytes).map_err(|e| e.to_string()),
+            };
+            return match read_stdin().and_then(passed) {
                 Ok(()) => EXIT_CLEAN,
                 Err(message) => {
                     report_error(&name.display().to_string(), &message);
@@ -641,6 +646,9 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
     policy.read_reasons = reasons;
     let mut fixed = crate::apply::fix_text(&source.text, &policy);
     fixed.leftovers.extend(projects.builder_call_leftovers(name, &fixed.text, &policy));
+    if args.diff {
+        return stdin_patch(args, name, source, fixed);
+    }
     let bytes = match source.encode(&fixed.text) {
         Ok(bytes) => bytes,
         Err(message) => {
@@ -656,6 +664,36 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
     }
     let bug = fixed.leftovers.iter().any(|l| l.why == crate::apply::LeftBecause::BrokeSyntax);
     exit_status(usize::from(bug), !fixed.leftovers.is_empty())
+}
+
+/// `fix --diff` of stdin's `source`: the patch from it to its `fixed` text
+/// on stdout, what is left (at its place in `source`) on stderr; exit 1
+/// when there is a patch.
+fn stdin_patch(
+    args: &FixArgs,
+    name: &std::path::Path,
+    source: source::SourceText,
+    fixed: crate::apply::FixedText,
+) -> i32 {
+    let mut file = fixer::FileFix {
+        bom: source.bom,
+        encoding: source.encoding,
+        original: source.text,
+        fixed,
+        write_error: None,
+        reads_rewritten: 0,
+        notes: Vec::new(),
+    };
+    file.trace_lines_to_original();
+    let palette = args.tree.palette();
+    if io::stdout().write_all(&file.patch(name, palette)).and_then(|_| io::stdout().flush()).is_err() {
+        return EXIT_ERROR;
+    }
+    for line in fixer::leftover_lines(name, &file.fixed.leftovers, palette) {
+        eprintln!("{line}");
+    }
+    let bug = file.fixed.leftovers.iter().any(|l| l.why == crate::apply::LeftBecause::BrokeSyntax);
+    exit_status(usize::from(bug), file.fixed.text != file.original)
 }
 
 fn run_fix(args: &FixArgs) -> i32 {

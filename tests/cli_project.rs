@@ -533,3 +533,43 @@ fn check_and_fix_agree_on_which_fixes_are_unsafe() {
     );
     assert_check_and_fix_agree_on_unsafe(dir.path());
 }
+
+/// `fix --diff` from stdin prints a patch, not the fixed source: applied
+/// with `patch`, it gives what `fix` from stdin prints; what is left is
+/// named where `check` names it; exit 1 with a patch, 0 without.
+#[test]
+fn fix_diff_from_stdin_prints_a_patch() {
+    if !support::tool_or_skip("fix_diff_from_stdin_prints_a_patch", "patch") {
+        return;
+    }
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "");
+    let src = "def f(m):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": \"ok\"}],\n        \"meta\": {\"status\": \"success\", \"content\": [], **m, \"x\": 1},\n        \"other\": 2,\n    }\n";
+    let stdin = ["--stdin-filename", "t.py", "-"];
+    let diff = with_stdin(dir.path(), &[&["fix", "--diff"][..], &stdin].concat(), src);
+    let fixed = with_stdin(dir.path(), &[&["fix"][..], &stdin].concat(), src);
+    assert_eq!(diff.code, 1, "{}", diff.stderr);
+    assert!(diff.stdout.contains("--- a/t.py\n+++ b/t.py\n"), "{}", diff.stdout);
+    let path = write(dir.path(), "t.py", src);
+    let mut apply = std::process::Command::new("patch");
+    apply.args(["-p1", "-s"]).current_dir(dir.path()).stdin(Stdio::piped());
+    let mut child = apply.spawn().expect("patch starts");
+    child.stdin.take().unwrap().write_all(diff.stdout.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success(), "patch failed:\n{}", diff.stdout);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixed.stdout);
+    // What is left, at check's places in the source as given.
+    write(dir.path(), "t.py", src);
+    let check = with_stdin(dir.path(), &["check", "--stdin-filename", "t.py", "-"], src);
+    let left: Vec<&str> = diff.stderr.lines().filter(|l| l.contains(": TS")).collect();
+    assert!(!left.is_empty(), "{}", diff.stderr);
+    for line in left {
+        let place = &line[..line.find(": TS").unwrap() + 7];
+        assert!(
+            check.stdout.lines().any(|l| l.starts_with(place)),
+            "{line:?} is not a place check names:\n{}",
+            check.stdout
+        );
+    }
+    let clean = with_stdin(dir.path(), &[&["fix", "--diff"][..], &stdin].concat(), "x = 1\n");
+    assert_eq!((clean.code, clean.stdout.as_str()), (0, ""), "{}", clean.stderr);
+}
