@@ -501,18 +501,16 @@ fn check_and_fix_agree_on_which_fixes_are_unsafe() {
     // A file whose tool also returns a TS005 display: its own findings are
     // judged with their reads all the same (a whole-result read makes the
     // fix of "frames" unsafe).
-    let dir = tempdir();
-    write(dir.path(), "pyproject.toml", "");
-    write(
-        dir.path(),
-        "pkg/tools.py",
-        "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n\n\ndef ok(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"frames\": n}\n",
-    );
-    write(
-        dir.path(),
-        "test_tools.py",
-        "from pkg.tools import ok\n\n\ndef test_frames():\n    r = ok(3)\n    assert sorted(r.keys()) == [\"content\", \"frames\", \"status\"]\n",
-    );
+    let dir = project(&[
+        (
+            "pkg/tools.py",
+            "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n\n\ndef ok(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"frames\": n}\n",
+        ),
+        (
+            "test_tools.py",
+            "from pkg.tools import ok\n\n\ndef test_frames():\n    r = ok(3)\n    assert sorted(r.keys()) == [\"content\", \"frames\", \"status\"]\n",
+        ),
+    ]);
     let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
     let codes: Vec<(String, String)> = check
         .json()
@@ -524,14 +522,21 @@ fn check_and_fix_agree_on_which_fixes_are_unsafe() {
     assert_check_and_fix_agree_on_unsafe(dir.path());
     // A result left inside a value the fix moves into the json block is
     // named where it stands in the file, not where the json block begins.
-    let dir = tempdir();
-    write(dir.path(), "pyproject.toml", "");
-    write(
-        dir.path(),
+    let dir = project(&[(
         "t.py",
         "def f(x, m):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": \"ok\"}],\n        \"meta\": {\n            \"status\": \"success\",\n            \"content\": [{\"text\": \"inner\"}],\n            **m,\n            \"extra\": 1,\n        },\n        \"other\": 2,\n    }\n",
-    );
+    )]);
     assert_check_and_fix_agree_on_unsafe(dir.path());
+}
+
+/// A project (a `pyproject.toml`) holding `files` (path, text).
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempdir();
+    write(dir.path(), "pyproject.toml", "");
+    for (path, text) in files {
+        write(dir.path(), path, text);
+    }
+    dir
 }
 
 /// `fix --diff` from stdin prints a patch, not the fixed source: applied
