@@ -32,8 +32,9 @@ mod support;
 use support::{copy_tree, describe, fixable_in_mode, manifest_dir, python_or_skip, run, snapshot_tree, truncate};
 
 // 8 and 4_321 found a spread's lambda moved as safe, a leading spread with
-// number keys called unsafe, and a suppression carried away by a moved entry.
-const SEEDS: [u64; 5] = [7, 1_234, 99_991, 8, 4_321];
+// number keys called unsafe, and a suppression carried away by a moved entry;
+// 31 a leading spread whose display holds a spread of constant keys.
+const SEEDS: [u64; 6] = [7, 1_234, 99_991, 8, 4_321, 31];
 const DICTS_PER_SEED: &str = "1500";
 
 /// The two ways the fixer runs; the last is fix_semantics.py's `--mode`.

@@ -82,7 +82,9 @@ pub(crate) fn evidently_not_a_result<'k>(
 
 /// Whether the mapping `value` (a spread's operand) may hold the key `key`:
 /// anything but a dict display whose keys are all constants other than the
-/// string `key` (a number, `None`, `...` or bytes is never that string).
+/// string `key` (a number, `None`, `...` or bytes is never that string) and
+/// whose spreads are of such displays, recursively. Whether a fix of an
+/// inner display runs first or not, the answer is the same.
 fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     let value = unparenthesize(value);
     if value.kind_name() != "dictionary" {
@@ -100,19 +102,34 @@ fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     value
         .named_children(&mut cursor)
         .filter(|c| c.kind_name() != "comment")
-        .any(|c| c.kind_name() != "pair" || c.field("key").is_none_or(|k| !other_constant(k)))
+        .any(|c| match c.kind_name() {
+            "pair" => c.field("key").is_none_or(|k| !other_constant(k)),
+            "dictionary_splat" => {
+                let mut inner = c.walk();
+                let operand = c.named_children(&mut inner).find(|o| o.kind_name() != "comment");
+                operand.is_none_or(|o| may_hold_key(o, piece_src, key))
+            }
+            _ => true,
+        })
 }
 
 /// Whether the mapping `value` (a spread's operand) evidently may bring the
-/// key `key`: a dict display with that constant key, or a conditional
+/// key `key`: a dict display with that constant key (or a spread inside it
+/// of such an operand), or a conditional
 /// expression or an `or` / `and` one of whose operands does (parentheses
 /// seen through, recursively).
 fn may_bring_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
     let value = unparenthesize(value);
     let mut cursor = value.walk();
     match value.kind_name() {
-        "dictionary" => value.named_children(&mut cursor).any(|c| {
-            c.kind_name() == "pair" && c.field("key").and_then(|k| constant_str(k, piece_src)).is_some_and(|k| k == key)
+        "dictionary" => value.named_children(&mut cursor).any(|c| match c.kind_name() {
+            "pair" => c.field("key").and_then(|k| constant_str(k, piece_src)).is_some_and(|k| k == key),
+            "dictionary_splat" => {
+                let mut inner = c.walk();
+                let operand = c.named_children(&mut inner).find(|o| o.kind_name() != "comment");
+                operand.is_some_and(|o| may_bring_key(o, piece_src, key))
+            }
+            _ => false,
         }),
         "conditional_expression" => {
             // `body if test else orelse`: the test brings nothing.

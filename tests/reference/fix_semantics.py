@@ -24,7 +24,7 @@ classed by the reference (see `classify`):
     spread after "status"/"content"/"toolUseId"; a moved spread before them
     that "could hold toolUseId" (not the `return` of an @tool function, no
     "toolUseId" key after it, not a dict display of constant keys without
-    "toolUseId"); a moved key colliding with the json block merged into, or
+    "toolUseId" whose spreads are of such displays); a moved key colliding with the json block merged into, or
     that block having a spread or computed key; a moved spread merging into
     a non-empty json block; side effects (calls, await, yield, walrus - not
     in lambda bodies) running in another order; a moved value that is a
@@ -121,6 +121,21 @@ def const_key(k):
     if isinstance(k, ast.Constant) and isinstance(k.value, str):
         return k.value
     return None
+
+
+def may_hold_tool_use_id(mapping):
+    """Whether the operand of a spread may hold the key "toolUseId": anything
+    but a dict display whose keys are constants other than that string and
+    whose spreads are of such displays, recursively."""
+    if not isinstance(mapping, ast.Dict):
+        return True
+    for k, v in zip(mapping.keys, mapping.values):
+        if k is None:
+            if may_hold_tool_use_id(v):
+                return True
+        elif not isinstance(k, ast.Constant) or const_key(k) == "toolUseId":
+            return True
+    return False
 
 
 def is_tool_result(d):
@@ -837,12 +852,15 @@ def may_bring_cancelled(node):
     """Does a spread of `node` evidently bring a "cancelled" key? README,
     "What a fix does": "a spread that evidently may bring one: its operand,
     parentheses seen through, is a dict display with a constant key
-    `cancelled`, or a conditional expression (`{} if c else {"cancelled":
-    True}`) or an `or` / `and` one of whose operands is, recursively."
-    (Parentheses leave no trace in the AST.)  A name, a call, a dict
-    comprehension, a nested `**` inside the display... do not count."""
+    `cancelled` (or a spread of such an operand inside it), or a conditional
+    expression (`{} if c else {"cancelled": True}`) or an `or` / `and` one of
+    whose operands is, recursively." (Parentheses leave no trace in the
+    AST.)  A name, a call, a dict comprehension... do not count."""
     if isinstance(node, ast.Dict):
-        return any(k is not None and const_key(k) == "cancelled" for k in node.keys)
+        return any(
+            may_bring_cancelled(v) if k is None else const_key(k) == "cancelled"
+            for k, v in zip(node.keys, node.values)
+        )
     if isinstance(node, ast.IfExp):
         return may_bring_cancelled(node.body) or may_bring_cancelled(node.orelse)
     if isinstance(node, ast.BoolOp):  # `or` / `and`
@@ -909,11 +927,7 @@ def classify_moved(d, ctx, moved):
                 unsafe.append("the spread `**%s` stands after %s" % (seg(value, None, 40), "/".join(sorted(after_allowed))))
             else:
                 later_id = any(const_key(k2) == "toolUseId" for k2 in d.keys[i + 1 :])
-                literal_ok = (
-                    isinstance(value, ast.Dict)
-                    and all(isinstance(k2, ast.Constant) for k2 in value.keys)
-                    and not any(const_key(k2) == "toolUseId" for k2 in value.keys)
-                )
+                literal_ok = not may_hold_tool_use_id(value)
                 if not (ctx.returned_by_tool(d) or later_id or literal_ok):
                     unsafe.append(NEW_RULE)
         if ck is not None:
@@ -2179,6 +2193,7 @@ def cancelled_controls():
         ("a dict display", b'{"cancelled": True}'),
         ("a conditional expression", b'({} if rows else {"cancelled": True})'),
         ("an `or`, recursively", b'(meta.extra or ({"cancelled": True} if rows else {}))'),
+        ("a spread inside a display", b'{**{"cancelled": True}}'),
     ]:
         orig, fixed = spread_case(operand)
         controls += [
@@ -2196,13 +2211,21 @@ def cancelled_controls():
         ("spread of another key: a safe fix not applied", "default", orig, orig,
          "dict left unchanged, but the reference classes it SAFE"),
     ]
-    # A nested `**` in the display is not "a constant key": UNSAFE only
-    # because the spread could hold toolUseId, with no "cancelled" reason.
-    orig, fixed = spread_case(b'{**{"cancelled": True}}')
+    # A nested `**` of a name may hold toolUseId: UNSAFE only for that,
+    # with no "cancelled" reason (a name does not evidently bring it).
+    orig, fixed = spread_case(b'{**meta.extra}')
     controls += [
-        ("spread of a nested spread: the fix accepted", "unsafe", orig, fixed, None),
-        ("spread of a nested spread: no \"cancelled\" reason", "unsafe", orig, orig,
+        ("spread of a nested name spread: the fix accepted", "unsafe", orig, fixed, None),
+        ("spread of a nested name spread: no \"cancelled\" reason", "unsafe", orig, orig,
          "UNSAFE (%s) and --unsafe-fixes was given" % NEW_RULE),
+    ]
+    # A nested `**` of a display of other constant keys holds no
+    # toolUseId: SAFE.
+    orig, fixed = spread_case(b'{**{"other": 1}, "more": 2}')
+    controls += [
+        ("spread of a nested display spread: the fix accepted", "default", orig, fixed, None),
+        ("spread of a nested display spread: a safe fix not applied", "default", orig, orig,
+         "dict left unchanged, but the reference classes it SAFE"),
     ]
     return controls
 
