@@ -6,6 +6,7 @@
 pub mod legacy;
 pub mod lexer;
 pub mod literal;
+mod memo;
 pub mod outline;
 pub mod tree;
 
@@ -26,8 +27,13 @@ fn new_parser() -> Parser {
     parser
 }
 
-/// Parses `text` with this thread's parser.
+/// Parses `text` with this thread's parser (or gives the tree a parse of
+/// the same text gave before, see [`memo`]).
 pub fn parse(text: &str) -> Tree {
+    memo::tree(text, &[], || parse_uncached(text))
+}
+
+fn parse_uncached(text: &str) -> Tree {
     PARSER
         .with(|p| p.borrow_mut().parse(text, None))
         .expect("parsing without a timeout or cancellation always yields a tree")
@@ -36,6 +42,10 @@ pub fn parse(text: &str) -> Tree {
 /// Parses only `ranges` of `text` (sorted, disjoint): a tree whose nodes
 /// carry their offsets in `text`, for the cost of those bytes alone.
 pub fn parse_ranges(text: &str, ranges: &[Range<usize>]) -> Tree {
+    memo::tree(text, ranges, || parse_ranges_uncached(text, ranges))
+}
+
+fn parse_ranges_uncached(text: &str, ranges: &[Range<usize>]) -> Tree {
     let offsets: Vec<usize> = ranges.iter().flat_map(|r| [r.start, r.end]).collect();
     let points = points_at(text, &offsets);
     let included: Vec<tree_sitter::Range> = ranges
