@@ -99,18 +99,15 @@ fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
         }
     };
     let mut cursor = value.walk();
-    value
-        .named_children(&mut cursor)
-        .filter(|c| c.kind_name() != "comment")
-        .any(|c| match c.kind_name() {
-            "pair" => c.field("key").is_none_or(|k| !other_constant(k)),
-            "dictionary_splat" => {
-                let mut inner = c.walk();
-                let operand = c.named_children(&mut inner).find(|o| o.kind_name() != "comment");
-                operand.is_none_or(|o| may_hold_key(o, piece_src, key))
-            }
-            _ => true,
-        })
+    value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").any(|c| match c.kind_name() {
+        "pair" => c.field("key").is_none_or(|k| !other_constant(k)),
+        "dictionary_splat" => {
+            let mut inner = c.walk();
+            let operand = c.named_children(&mut inner).find(|o| o.kind_name() != "comment");
+            operand.is_none_or(|o| may_hold_key(o, piece_src, key))
+        }
+        _ => true,
+    })
 }
 
 /// Whether the mapping `value` (a spread's operand) evidently may bring the
