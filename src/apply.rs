@@ -178,7 +178,14 @@ impl Rounds {
     /// edit replaced (a moved value and what it holds), else the start of
     /// what it replaced.
     pub fn source_offset(&self, offset: usize) -> usize {
-        self.0.iter().rev().fold(offset, |at, round| round.before(at))
+        self.0.iter().rev().fold(offset, |at, round| round.before(at, false))
+    }
+
+    /// [`Rounds::source_offset`] of the end of a span: an end where an
+    /// edit's new text begins (or where an edit deleted text) stays before
+    /// what that edit replaced, so a span never takes in deleted text.
+    pub fn source_end(&self, offset: usize) -> usize {
+        self.0.iter().rev().fold(offset, |at, round| round.before(at, true))
     }
 }
 
@@ -199,9 +206,10 @@ impl Round {
         Round { edits }
     }
 
-    /// Where `at` (in the text after the round) stood before it.
-    fn before(&self, at: usize) -> usize {
-        let k = self.edits.partition_point(|(_, after, ..)| after.start <= at);
+    /// Where `at` (in the text after the round) stood before it; as a
+    /// span's `end`, an edit whose new text begins at `at` comes after it.
+    fn before(&self, at: usize, end: bool) -> usize {
+        let k = self.edits.partition_point(|(_, after, ..)| after.start < at || (!end && after.start == at));
         let Some((before, after, _, written)) = k.checked_sub(1).map(|k| &self.edits[k]) else { return at };
         if at >= after.end {
             return (at - after.end) + before.end;
@@ -695,6 +703,29 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_span_ending_where_text_was_deleted_ends_before_it() {
+        // `"frames": 1, ` is deleted right after the span `x`; the span
+        // `z` starts where it stood. The end of `x` stays before the
+        // deleted text, the start of `z` after it, and an end past the
+        // deletion shifts back by it.
+        let src = "{x, \"frames\": 1, z}";
+        let deleted = src.find("\"frames\"").unwrap()..src.find('z').unwrap();
+        let mut rounds = Rounds::default();
+        rounds.push(src, &[fix::Edit { range: deleted.clone(), replacement: String::new() }]);
+        let fixed = "{x, z}";
+        let x_end = fixed.find('x').unwrap() + 1;
+        assert_eq!(rounds.source_end(x_end + 2), deleted.start);
+        assert_eq!(rounds.source_offset(x_end + 2), deleted.end);
+        assert_eq!(rounds.source_end(x_end), src.find('x').unwrap() + 1);
+        assert_eq!(rounds.source_end(fixed.len()), src.len());
+        // A replacement: an end where its new text begins stays before it.
+        let mut rounds = Rounds::default();
+        rounds.push(src, &[fix::Edit { range: deleted.clone(), replacement: "'moved', ".into() }]);
+        assert_eq!(rounds.source_end(deleted.start), deleted.start);
+        assert_eq!(rounds.source_offset(deleted.start), deleted.start);
     }
 
     #[test]

@@ -60,7 +60,7 @@ impl FileFix {
         let index = crate::syntax::LineIndex::new(original);
         let traced = |range: &std::ops::Range<usize>| {
             let start = rounds.source_offset(range.start);
-            start..rounds.source_offset(range.end).max(start)
+            start..rounds.source_end(range.end).max(start)
         };
         for f in self.fixed.leftovers.iter_mut().flat_map(|l| &mut l.findings) {
             f.span = crate::diagnostics::Span::new(&index, original, &traced(&f.entry));
