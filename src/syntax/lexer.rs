@@ -226,7 +226,9 @@ impl<'a> Lexer<'a> {
                 self.line_start = line_start || self.stack.is_empty();
             }
             b' ' | b'\t' | b'\x0c' => {
-                self.pos += 1;
+                // A run of them at once (indentation mostly).
+                self.pos +=
+                    1 + self.src[self.pos + 1..].iter().take_while(|&&c| matches!(c, b' ' | b'\t' | b'\x0c')).count();
                 self.line_start = line_start;
             }
             b'#' => {
