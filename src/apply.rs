@@ -91,7 +91,9 @@ impl AppliedFix {
         match &self.repair {
             Some(repair) => format!("{}: {repair}{unsafe_mark}", self.line),
             None => {
-                format!("{}: moves {} -> json{unsafe_mark}; {}", self.line, self.moves.join(", "), self.text.note())
+                // A spread written over several lines is shown on one.
+                let moves: Vec<String> = self.moves.iter().map(|m| crate::syntax::tree::one_line(m)).collect();
+                format!("{}: moves {} -> json{unsafe_mark}; {}", self.line, moves.join(", "), self.text.note())
             }
         }
     }
@@ -703,6 +705,18 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_note_is_one_line_for_a_spread_written_over_several() {
+        // A note heads a `fix --diff` patch as a `# toolshape:` comment: a
+        // line break in it would leave code in the patch's preamble.
+        let src = "def f(m):\n    return {\n        **{\n            'a': m,\n        },\n        'status': 'success',\n        'content': [{'text': 'ok'}],\n    }\n";
+        let fixed = fix_text(src, &FixPolicy::new(Rules::moves_only(), true, 88, AugmentText::Never));
+        let [fix] = fixed.applied.as_slice() else { panic!("one fix: {:?}", fixed.applied) };
+        assert!(fix.moves[0].contains('\n'), "the spread is written over several lines: {:?}", fix.moves);
+        assert!(!fix.note().contains('\n'), "{}", fix.note());
+        assert!(fix.note().contains("moves **{ 'a': m, } -> json"), "{}", fix.note());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{constant_str, unparenthesize};
+use crate::syntax::tree::{constant_str, spread_operand, unparenthesize};
 use crate::syntax::tree::{is_bytes, not_json_serializable};
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -86,10 +86,6 @@ pub(crate) fn evidently_not_a_result<'k>(
 /// whose spreads are of such displays, recursively. Whether a fix of an
 /// inner display runs first or not, the answer is the same.
 fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
-    let value = unparenthesize(value);
-    if value.kind_name() != "dictionary" {
-        return true;
-    }
     let other_constant = |k: Node<'_>| {
         let k = unparenthesize(k);
         match k.kind_name() {
@@ -98,47 +94,63 @@ fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
             _ => constant_str(k, piece_src).is_some_and(|k| k != key),
         }
     };
-    let mut cursor = value.walk();
-    value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").any(|c| match c.kind_name() {
-        "pair" => c.field("key").is_none_or(|k| !other_constant(k)),
-        "dictionary_splat" => {
-            let mut inner = c.walk();
-            let operand = c.named_children(&mut inner).find(|o| o.kind_name() != "comment");
-            operand.is_none_or(|o| may_hold_key(o, piece_src, key))
+    // The displays to look into: a loop, not recursion, however deep the
+    // spreads nest.
+    let mut displays = vec![value];
+    while let Some(value) = displays.pop() {
+        let value = unparenthesize(value);
+        if value.kind_name() != "dictionary" {
+            return true;
         }
-        _ => true,
-    })
+        let mut cursor = value.walk();
+        for c in value.named_children(&mut cursor) {
+            match c.kind_name() {
+                "comment" => {}
+                "pair" if c.field("key").is_some_and(other_constant) => {}
+                "dictionary_splat" => match spread_operand(c) {
+                    Some(operand) => displays.push(operand),
+                    None => return true,
+                },
+                _ => return true,
+            }
+        }
+    }
+    false
 }
 
 /// Whether the mapping `value` (a spread's operand) evidently may bring the
 /// key `key`: a dict display with that constant key (or a spread inside it
-/// of such an operand), or a conditional
-/// expression or an `or` / `and` one of whose operands does (parentheses
-/// seen through, recursively).
+/// of such an operand), or a conditional expression or an `or` / `and` one
+/// of whose operands does (parentheses seen through, recursively).
 fn may_bring_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
-    let value = unparenthesize(value);
-    let mut cursor = value.walk();
-    match value.kind_name() {
-        "dictionary" => value.named_children(&mut cursor).any(|c| match c.kind_name() {
-            "pair" => c.field("key").and_then(|k| constant_str(k, piece_src)).is_some_and(|k| k == key),
-            "dictionary_splat" => {
-                let mut inner = c.walk();
-                let operand = c.named_children(&mut inner).find(|o| o.kind_name() != "comment");
-                operand.is_some_and(|o| may_bring_key(o, piece_src, key))
+    // The operands to look into: a loop, not recursion, however deep they nest.
+    let mut operands = vec![value];
+    while let Some(value) = operands.pop() {
+        let value = unparenthesize(value);
+        let mut cursor = value.walk();
+        match value.kind_name() {
+            "dictionary" => {
+                for c in value.named_children(&mut cursor) {
+                    match c.kind_name() {
+                        "pair" if c.field("key").and_then(|k| constant_str(k, piece_src)).is_some_and(|k| k == key) => {
+                            return true;
+                        }
+                        "dictionary_splat" => operands.extend(spread_operand(c)),
+                        _ => {}
+                    }
+                }
             }
-            _ => false,
-        }),
-        "conditional_expression" => {
-            // `body if test else orelse`: the test brings nothing.
-            let operands: Vec<Node<'_>> =
-                value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
-            [operands.first(), operands.get(2)].into_iter().flatten().any(|&o| may_bring_key(o, piece_src, key))
+            "conditional_expression" => {
+                // `body if test else orelse`: the test brings nothing.
+                let parts: Vec<Node<'_>> =
+                    value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
+                operands.extend([parts.first(), parts.get(2)].into_iter().flatten().copied());
+            }
+            "boolean_operator" => operands.extend([value.field("left"), value.field("right")].into_iter().flatten()),
+            _ => {}
         }
-        "boolean_operator" => {
-            [value.field("left"), value.field("right")].into_iter().flatten().any(|o| may_bring_key(o, piece_src, key))
-        }
-        _ => false,
     }
+    false
 }
 
 /// Content expressions that `[*content, ...]` may splat without parentheses
@@ -630,7 +642,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
             if let Some(what) = not_json_serializable(entry.value, self.ctx.piece_src()) {
                 let holding = match entry.key {
                     Some(_) => format!("the value of {} is {what}", entry.label),
-                    None => format!("the spread {} holds {what}", entry.label),
+                    None => format!("the spread `{}` holds {what}", super::excerpt(&entry.label)),
                 };
                 reasons.push(format!(
                     "{holding}, which json.dumps cannot serialize: the runtime dropped it before, the json block would make the model provider's formatter raise"

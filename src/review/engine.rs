@@ -15,6 +15,7 @@ use crate::discovery::FoundFile;
 use crate::fix::{self, Applicability, Edit, Fix, PlanOptions, Remedy};
 use crate::report::Palette;
 use crate::source::SourceText;
+pub(super) use crate::syntax::tree::one_line;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{check, contract, diff};
 
@@ -148,11 +149,6 @@ pub(super) fn label(finding: &Finding) -> String {
         (Code::ExtraKey, Some(key), _) => format!("\"{key}\""),
         (_, _, spread) => spread.clone().unwrap_or_default(),
     }
-}
-
-/// Collapses a multi-line excerpt onto one line.
-pub(super) fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Something the reviewer should hear about besides the offers.

@@ -26,6 +26,7 @@ pub use unused_ignore::unused_suppressions;
 use crate::contract::{EntryKind, Rules, ToolResultDict};
 use crate::diagnostics::{Code, Finding, Span};
 use crate::semantic::FileContext;
+use crate::syntax::tree::one_line;
 use crate::syntax::{LineIndex, ParsedPiece};
 
 /// What a rule is, for people: its kebab-case name, a one-sentence
@@ -109,11 +110,6 @@ pub(crate) fn quote_key(key: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// Collapses a multi-line source excerpt into one line for messages.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

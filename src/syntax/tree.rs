@@ -59,9 +59,15 @@ static FIELD_IDS: LazyLock<Vec<(String, u16)>> = LazyLock::new(|| {
     ids
 });
 
+/// A source excerpt on one line: its runs of whitespace (line breaks
+/// too) become one space each.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A source excerpt on one line, cut to 60 characters, for reasons.
 pub fn excerpt(text: &str) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let joined = one_line(text);
     if joined.chars().count() > 60 { format!("{}…", joined.chars().take(59).collect::<String>()) } else { joined }
 }
 
@@ -80,6 +86,13 @@ pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
         node = inner;
     }
     node
+}
+
+/// The operand of a spread (`**x` in a dict display, `*x` in a list),
+/// comments around it skipped.
+pub fn spread_operand(spread: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = spread.walk();
+    spread.named_children(&mut cursor).find(|c| c.kind_name() != "comment")
 }
 
 /// Whether `node` is parentheses around one assignment target (`(n) = v`
@@ -151,8 +164,7 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
                         // it: its values are the dict's. Any other spread
                         // shows no values to judge.
                         "dictionary_splat" => stack.extend(
-                            child
-                                .named_child(0)
+                            spread_operand(child)
                                 .map(unparenthesize)
                                 .filter(|v| v.kind_name() == "dictionary")
                                 .map(|v| (v, false)),
