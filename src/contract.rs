@@ -15,8 +15,8 @@ use tree_sitter::Node;
 use crate::diagnostics::Code;
 use crate::suppress::{Suppression, line_suppression};
 use crate::syntax::ParsedPiece;
-use crate::syntax::tree::constant_str;
 use crate::syntax::tree::{FieldChild, KindName};
+use crate::syntax::tree::{constant_str, operand};
 
 /// The keys an author may set; the runtime may add `toolUseId`.
 pub const ALLOWED_KEYS: [&str; 3] = ["status", "content", "toolUseId"];
@@ -342,7 +342,7 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &
             _ => continue,
         };
         let value = match kind {
-            EntryKind::Spread => child.named_child(0)?,
+            EntryKind::Spread => operand(child)?,
             _ => child.field("value")?,
         };
         let suppressed = line_suppression(piece_src, child.start_byte());

@@ -961,8 +961,7 @@ fn builder_remedies(project: &Project, rules_of: &dyn Fn(&Path) -> Rules) -> Vec
                 let flows = match &plan.subject {
                     fix::Subject::Dict(dict) => dict.entries.iter().any(|e| {
                         matches!(&e.kind, EntryKind::Spread)
-                            && text[e.range.clone()].trim_start_matches('*').trim().trim_matches(['(', ')', ' '])
-                                == spec.kwargs
+                            && text[e.value.clone()].trim_matches(['(', ')', ' ', '\t', '\n', '\r']) == spec.kwargs
                     }),
                     // `N.update(kwargs)` and the like, or the loop over
                     // `kwargs.items()` the plan replaces whole.

@@ -578,3 +578,29 @@ fn fix_diff_from_stdin_prints_a_patch() {
     let clean = with_stdin(dir.path(), &[&["fix", "--diff"][..], &stdin].concat(), "x = 1\n");
     assert_eq!((clean.code, clean.stdout.as_str()), (0, ""), "{}", clean.stderr);
 }
+
+/// The comments of a builder's moved `**kwargs` stay, above the block that
+/// replaces it (the spread is not copied there), and a comment between
+/// `**` and its operand hides neither the builder nor its calls.
+#[test]
+fn a_builders_kwargs_keep_their_comments() {
+    let builder = "def ok(text, **kw):\n    return {\n        \"status\": \"success\",\n        \"content\": [{\"text\": text}],\n        # extra keywords\n        **kw,  # trailing\n    }\n\n\ndef commented(text, **kw):\n    return {\"status\": \"success\", \"content\": [{\"text\": text}], **  # inside\n            kw}\n";
+    let calls = "from tools import ok, commented\n\n\ndef use(rows):\n    return ok(\"x\", rows=rows), commented(\"y\", **  # c\n        {\"frames\": 1})\n";
+    let dir = project(&[("tools.py", builder), ("calls.py", calls)]);
+    let check = toolshape(dir.path(), &["check", "--color", "never", "."]);
+    let calls_found: Vec<&str> = check.stdout.lines().filter(|l| l.contains("TS003")).collect();
+    assert_eq!(calls_found.len(), 2, "both calls pass keywords to a builder:\n{}", check.stdout);
+    // A `**mapping` passed makes the builder's fix unsafe.
+    let fixed = toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
+    assert_eq!(fixed.code, 0, "{}\n{}", fixed.stdout, fixed.stderr);
+    let after = std::fs::read_to_string(dir.path().join("tools.py")).unwrap();
+    let comments = |text: &str| {
+        let mut c: Vec<String> = text.lines().filter_map(|l| l.find('#').map(|i| l[i..].to_owned())).collect();
+        c.sort();
+        c
+    };
+    assert_eq!(comments(&after), comments(builder), "{after}");
+    assert_eq!(after.matches("*([{\"json\": kw}] if kw else [])").count(), 2, "{after}");
+    let again = toolshape(dir.path(), &["check", "--color", "never", "."]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+}

@@ -16,7 +16,7 @@ use crate::semantic::project::BuilderSpec;
 use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{constant_str, spread_operand, unparenthesize};
+use crate::syntax::tree::{constant_str, operand, unparenthesize};
 use crate::syntax::tree::{is_bytes, not_json_serializable};
 
 /// Keys whose values a spread standing after them could have overridden.
@@ -107,7 +107,7 @@ fn may_hold_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
             match c.kind_name() {
                 "comment" => {}
                 "pair" if c.field("key").is_some_and(other_constant) => {}
-                "dictionary_splat" => match spread_operand(c) {
+                "dictionary_splat" => match operand(c) {
                     Some(operand) => displays.push(operand),
                     None => return true,
                 },
@@ -135,7 +135,7 @@ fn may_bring_key(value: Node<'_>, piece_src: &str, key: &str) -> bool {
                         "pair" if c.field("key").and_then(|k| constant_str(k, piece_src)).is_some_and(|k| k == key) => {
                             return true;
                         }
-                        "dictionary_splat" => operands.extend(spread_operand(c)),
+                        "dictionary_splat" => operands.extend(operand(c)),
                         _ => {}
                     }
                 }
@@ -1152,7 +1152,11 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let q = self.quote;
         if let Some(spec) = self.conditional_block() {
             let k = &spec.kwargs;
-            return format!("*([{{{q}json{q}: {k}}}] if {k} else [])");
+            // The moved `**kwargs` is not copied: its comments go on lines
+            // of their own above the block (they force a multi-line block).
+            let nl = self.ctx.nl();
+            let comments: String = self.carried_comments().iter().map(|c| format!("{c}{nl}{indent}")).collect();
+            return format!("{comments}*([{{{q}json{q}: {k}}}] if {k} else [])");
         }
         if !multiline {
             return format!("{{{q}json{q}: {{{}}}}}", self.compact_items());
@@ -1160,6 +1164,34 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
         let nl = self.ctx.nl();
         let body = self.render_items(&self.ctx.deeper(indent), self.trailing_commas);
         format!("{{{q}json{q}: {{{nl}{body}{nl}{indent}}}}}")
+    }
+
+    /// The comments the moved entries carry, in order: the lines above
+    /// each, those inside it, and the one ending its line.
+    fn carried_comments(&self) -> Vec<String> {
+        let src = self.ctx.src;
+        let mut inside: Vec<Range<usize>> = Vec::new();
+        crate::syntax::for_each_node(self.dict_node, |n| {
+            let r = self.ctx.range(n);
+            if n.kind_name() == "comment" && self.items.iter().any(|i| i.entry.start <= r.start && r.end <= i.entry.end)
+            {
+                inside.push(r);
+            }
+        });
+        let mut out = Vec::new();
+        for item in &self.items {
+            if let Some(above) = &item.above {
+                out.extend(src[above.clone()].lines().map(|l| l.trim().to_owned()).filter(|l| !l.is_empty()));
+            }
+            out.extend(
+                inside
+                    .iter()
+                    .filter(|r| item.entry.start <= r.start && r.end <= item.entry.end)
+                    .map(|r| src[r.clone()].to_owned()),
+            );
+            out.extend(item.trailing.as_ref().map(|(_, c)| src[c.clone()].to_owned()));
+        }
+        out
     }
 
     /// Deletes the moved entries (with their commas and travelling comments)
@@ -1264,7 +1296,7 @@ fn dict_entries<'t>(ctx: &Ctx<'_>, node: Node<'t>, dict: &ToolResultDict) -> Vec
                 let info = known.next().expect("the contract saw the same entries");
                 let value = match child.kind_name() {
                     "pair" => child.field("value"),
-                    _ => child.named_child(0),
+                    _ => operand(child),
                 }
                 .expect("entries have values");
                 let key = info.key_name().map(str::to_owned);

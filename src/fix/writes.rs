@@ -24,9 +24,9 @@ use crate::diagnostics::Finding;
 use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
 use crate::semantic::scope::{BindingKind, Resolution, ScopeKind};
-use crate::syntax::tree::not_json_serializable;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, unparenthesize};
+use crate::syntax::tree::{not_json_serializable, operand};
 
 /// Keys a function may still set or read on a result whose later writes
 /// move into json blocks: they stay at the top level.
@@ -149,7 +149,7 @@ impl WritePlanner<'_, '_> {
             (Written::Loop { .. }, Some(spec)) => Some(spec),
             (Written::Update { args, .. }, Some(spec)) => {
                 let own = |a: &Node<'_>| {
-                    let a = if a.kind_name() == "dictionary_splat" { a.named_child(0) } else { Some(*a) };
+                    let a = if a.kind_name() == "dictionary_splat" { operand(*a) } else { Some(*a) };
                     a.map(unparenthesize).is_some_and(|a| a.kind_name() == "identifier" && self.text(a) == spec.kwargs)
                 };
                 matches!(args.as_slice(), [a] if own(a)).then_some(spec)

@@ -30,7 +30,7 @@ mod tool_returns;
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{not_json_serializable, unparenthesize};
+use crate::syntax::tree::{not_json_serializable, operand, unparenthesize};
 pub use reads::{FindingReads, ReadSite};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
@@ -1173,7 +1173,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
                 let inner = p.named_children(&mut c).find(|n| n.kind_name() != "type");
                 match inner {
                     Some(n) if n.kind_name() == "dictionary_splat_pattern" => {
-                        kwargs = n.named_child(0).map(|k| src[k.byte_range()].to_owned());
+                        kwargs = operand(n).map(|k| src[k.byte_range()].to_owned());
                         None
                     }
                     Some(n) if n.kind_name() == "list_splat_pattern" => {
@@ -1186,7 +1186,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
             }
             "default_parameter" | "typed_default_parameter" => p.field("name"),
             "dictionary_splat_pattern" => {
-                kwargs = p.named_child(0).map(|k| src[k.byte_range()].to_owned());
+                kwargs = operand(p).map(|k| src[k.byte_range()].to_owned());
                 None
             }
             "list_splat_pattern" | "keyword_separator" => {
@@ -1304,9 +1304,7 @@ fn flows(
     };
     let holds_splat = |display: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool| {
         let mut c = display.walk();
-        display
-            .named_children(&mut c)
-            .any(|e| e.kind_name() == "dictionary_splat" && e.named_child(0).is_some_and(wanted))
+        display.named_children(&mut c).any(|e| e.kind_name() == "dictionary_splat" && operand(e).is_some_and(wanted))
     };
     let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
     let mut direct = false;
@@ -1364,7 +1362,7 @@ fn positioned(mut f: Function, def: Node<'_>, src: &str) -> Function {
 
 fn holds_splat_arg(args: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool) -> bool {
     let mut c = args.walk();
-    args.named_children(&mut c).any(|a| a.kind_name() == "dictionary_splat" && a.named_child(0).is_some_and(wanted))
+    args.named_children(&mut c).any(|a| a.kind_name() == "dictionary_splat" && operand(a).is_some_and(wanted))
 }
 
 /// The `return` statements of `def` itself (not of nested functions).
@@ -1410,7 +1408,7 @@ fn writes_kwargs_into(
                 let Some(args) = call.and_then(|c| c.field("arguments")).filter(|_| update) else { return false };
                 let mut c = args.walk();
                 let args: Vec<Node<'_>> = args.named_children(&mut c).collect();
-                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind_name() == "dictionary_splat" && a.named_child(0).is_some_and(spread)))
+                matches!(args.as_slice(), [a] if is(Some(*a), kwargs) || (a.kind_name() == "dictionary_splat" && operand(*a).is_some_and(spread)))
             }
             "augmented_assignment" if parent.field("left") == Some(node) => {
                 parent.field("operator").is_some_and(|o| &src[o.byte_range()] == "|=")
@@ -1622,7 +1620,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
                     }
                 }
                 "dictionary_splat" => {
-                    let Some(value) = arg.named_child(0) else { continue };
+                    let Some(value) = operand(arg) else { continue };
                     let text = src[value.byte_range()].to_owned();
                     let passes_own = own_kwargs.as_ref().filter(|k| {
                         let v = unparenthesize(value);
@@ -1797,7 +1795,7 @@ fn enclosing_kwargs(node: Node<'_>, src: &str) -> Option<String> {
                         }
                         _ => None,
                     }?;
-                    splat.named_child(0).map(|k| src[k.byte_range()].to_owned())
+                    operand(splat).map(|k| src[k.byte_range()].to_owned())
                 });
             }
             "lambda" | "class_definition" => return None,

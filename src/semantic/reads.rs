@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{constant_str, unparenthesize};
+use crate::syntax::tree::{constant_str, operand, unparenthesize};
 
 /// How a read uses the result (the `form` of `check --format json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -297,7 +297,7 @@ fn bound_once_to_a_call(name: &str, scope: ScopeId, root: Node<'_>, model: &Sema
     super::plain_assigned_value(root, &model.bindings[*only])
         .map(|v| match v.kind_name() {
             // `R = await C`: what the call gives.
-            "await" => v.named_child(0).map_or(v, unparenthesize),
+            "await" => operand(v).map_or(v, unparenthesize),
             _ => v,
         })
         .is_some_and(|v| v.kind_name() == "call")

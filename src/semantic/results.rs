@@ -10,7 +10,7 @@ use tree_sitter::Node;
 use super::scope::{BindingKind, ScopeId, ScopeKind, SemanticModel};
 use crate::contract::{Rules, tool_result_dict};
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{constant_str, unparenthesize};
+use crate::syntax::tree::{constant_str, operand, unparenthesize};
 
 /// A name whose every binding in `scope` is a tool-result dict display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,7 +242,7 @@ fn writes_at(node: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize
 
 /// `**m` as a write: the mapping `m`.
 fn mapping(splat: Node<'_>, src: &str, push: &mut impl FnMut(Added, Range<usize>)) {
-    let expression = splat.named_child(0).map(|e| src[e.byte_range()].to_owned()).unwrap_or_default();
+    let expression = operand(splat).map(|e| src[e.byte_range()].to_owned()).unwrap_or_default();
     push(Added::Mapping { written: src[splat.byte_range()].to_owned(), expression }, splat.byte_range());
 }
 

@@ -15,7 +15,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
-use crate::syntax::tree::{FieldChild, KindName};
+use crate::syntax::tree::{FieldChild, KindName, operand};
 use tree_sitter::Node;
 
 /// Index of a scope in [`SemanticModel::scopes`].
@@ -397,8 +397,8 @@ impl SemanticModel {
                     let inner_name = param.named_children(&mut c).find(|n| n.kind_name() != "type");
                     next.extend(param.field("type").map(|t| Visit::Use(t, outer)));
                     match inner_name.map(|n| (n.kind_name(), n)) {
-                        Some(("list_splat_pattern", n)) => (n.named_child(0), BindingKind::StarParameter),
-                        Some(("dictionary_splat_pattern", n)) => (n.named_child(0), BindingKind::KeywordsParameter),
+                        Some(("list_splat_pattern", n)) => (operand(n), BindingKind::StarParameter),
+                        Some(("dictionary_splat_pattern", n)) => (operand(n), BindingKind::KeywordsParameter),
                         Some((_, n)) => (Some(n), BindingKind::Parameter),
                         None => (None, BindingKind::Parameter),
                     }
@@ -408,8 +408,8 @@ impl SemanticModel {
                     next.extend(param.field("value").map(|v| Visit::Use(v, outer)));
                     (param.field("name"), BindingKind::Parameter)
                 }
-                "list_splat_pattern" => (param.named_child(0), BindingKind::StarParameter),
-                "dictionary_splat_pattern" => (param.named_child(0), BindingKind::KeywordsParameter),
+                "list_splat_pattern" => (operand(param), BindingKind::StarParameter),
+                "dictionary_splat_pattern" => (operand(param), BindingKind::KeywordsParameter),
                 _ => (None, BindingKind::Parameter),
             };
             if let Some(name) = name.filter(|n| n.kind_name() == "identifier") {

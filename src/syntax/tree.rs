@@ -88,11 +88,12 @@ pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
     node
 }
 
-/// The operand of a spread (`**x` in a dict display, `*x` in a list),
-/// comments around it skipped.
-pub fn spread_operand(spread: Node<'_>) -> Option<Node<'_>> {
-    let mut cursor = spread.walk();
-    spread.named_children(&mut cursor).find(|c| c.kind_name() != "comment")
+/// The operand of a spread (`**x`, `*x`, in a display, a call or a
+/// parameter list) or of an `await`: its first named child that is not a
+/// comment (`**  # why` and a line break may stand before it).
+pub fn operand(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).find(|c| c.kind_name() != "comment")
 }
 
 /// Whether `node` is parentheses around one assignment target (`(n) = v`
@@ -164,7 +165,7 @@ pub fn not_json_serializable(node: Node<'_>, piece_src: &str) -> Option<&'static
                         // it: its values are the dict's. Any other spread
                         // shows no values to judge.
                         "dictionary_splat" => stack.extend(
-                            spread_operand(child)
+                            operand(child)
                                 .map(unparenthesize)
                                 .filter(|v| v.kind_name() == "dictionary")
                                 .map(|v| (v, false)),

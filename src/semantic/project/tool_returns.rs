@@ -22,7 +22,7 @@ use super::{Bound, BuilderKey, Callee, Project, SharedText, callee_of, module_bi
 use crate::semantic::scope::{Resolution, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{constant_str, unparenthesize};
+use crate::syntax::tree::{constant_str, operand, unparenthesize};
 
 /// A display a tool returns that is not a tool result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -708,7 +708,7 @@ fn returns_of(def: Node<'_>, p: &Parsed) -> Returns {
         let Some(mut value) = value.map(unparenthesize) else { continue };
         // `return await helper()`: an async tool awaiting its helper.
         if value.kind_name() == "await" {
-            match value.named_child(0) {
+            match operand(value) {
                 Some(awaited) => value = unparenthesize(awaited),
                 None => continue,
             }
