@@ -1311,7 +1311,7 @@ fn flows(
     let mut merged = false;
     let mut chains = Vec::new();
     for ret in returns_of(def) {
-        let Some(value) = ret.named_child(0).map(unparenthesize) else { continue };
+        let Some(value) = operand(ret).map(unparenthesize) else { continue };
         match value.kind_name() {
             // Forms 1 and 3.
             "dictionary" => {

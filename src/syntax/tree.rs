@@ -79,18 +79,16 @@ pub fn node_text<'s>(node: Node<'_>, piece_src: &'s str) -> &'s str {
 /// Skips parentheses (and comments inside them) around an expression.
 pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
     while node.kind_name() == "parenthesized_expression" {
-        let mut cursor = node.walk();
-        let Some(inner) = node.named_children(&mut cursor).find(|c| c.kind_name() != "comment") else {
-            break;
-        };
+        let Some(inner) = operand(node) else { break };
         node = inner;
     }
     node
 }
 
 /// The operand of a spread (`**x`, `*x`, in a display, a call or a
-/// parameter list) or of an `await`: its first named child that is not a
-/// comment (`**  # why` and a line break may stand before it).
+/// parameter list), of an `await`, of a `return` or of parentheses: its
+/// first named child that is not a comment (`**  # why` and a line break
+/// may stand before it).
 pub fn operand(node: Node<'_>) -> Option<Node<'_>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor).find(|c| c.kind_name() != "comment")

@@ -20,8 +20,8 @@ use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, ScopeKind, SemanticModel};
-use crate::syntax::tree::unparenthesize;
 use crate::syntax::tree::{FieldChild, KindName};
+use crate::syntax::tree::{operand, unparenthesize};
 use crate::syntax::{self, LineIndex, Position, outline};
 
 /// A read found in the project: its module, span and what it reads.
@@ -1524,8 +1524,7 @@ pub(super) fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<
     let mut out = Vec::new();
     own_scope_nodes(def, |node| {
         if node.kind_name() == "return_statement" {
-            let mut cursor = node.walk();
-            out.push((node, node.named_children(&mut cursor).find(|c| c.kind_name() != "comment")));
+            out.push((node, operand(node)));
         }
     });
     out
