@@ -523,7 +523,11 @@ impl Projects {
                             possible: r.possible,
                         });
                     }
-                    f.reads = refs;
+                    // The reads of a finding whose fix moves no key
+                    // (TS005's are its own pass's) stay as they were.
+                    if f.code.moves_keys() {
+                        f.reads = refs;
+                    }
                 }
             }
         }

@@ -604,3 +604,35 @@ fn a_builders_kwargs_keep_their_comments() {
     let again = toolshape(dir.path(), &["check", "--color", "never", "."]);
     assert_eq!(again.code, 0, "{}", again.stdout);
 }
+
+#[test]
+fn a_not_a_result_finding_keeps_its_reads_beside_findings_that_move_keys() {
+    // `half`'s TS005 display is read by a test; the same file (and
+    // another) hold findings whose fixes move keys, so the run's reads
+    // pass looks at the file too. The TS005 finding's reads are the same
+    // whether the file is checked alone or with the project.
+    let tools = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n\n\ndef ok(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"frames\": n}\n";
+    let test = "from pkg.tools import half\n\n\ndef test_half():\n    r = half(3)\n    assert r[\"error\"] == \"3\"\n";
+    let other = "def more(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"rows\": n}\n";
+    let dir = project(&[("pkg/tools.py", tools), ("pkg/other.py", other), ("test_tools.py", test)]);
+    let ts005_reads = |args: &[&str]| -> Vec<serde_json::Value> {
+        let run = toolshape(dir.path(), args);
+        // Paths as given: `.` spells them `./test_tools.py`.
+        let mut found: Vec<serde_json::Value> =
+            run.json().iter().filter(|f| f["code"] == "TS005").map(|f| f["reads"].clone()).collect();
+        for read in found.iter_mut().filter_map(|r| r.as_array_mut()).flatten() {
+            let path = read["path"].as_str().unwrap_or_default();
+            read["path"] = path.strip_prefix("./").unwrap_or(path).into();
+        }
+        assert_eq!(found.len(), 1, "{}", run.stdout);
+        found
+    };
+    let alone = ts005_reads(&["check", "--format", "json", "pkg/tools.py"]);
+    let reads = alone[0].as_array().expect("a list of reads");
+    assert!(
+        reads.iter().any(|r| r["path"] == "test_tools.py" && r["line"] == 6),
+        "the test's read of \"error\" is listed: {alone:?}"
+    );
+    assert_eq!(ts005_reads(&["check", "--format", "json", "."]), alone);
+    assert_eq!(ts005_reads(&["check", "--format", "json", "pkg/tools.py", "pkg/other.py"]), alone);
+}
