@@ -353,6 +353,35 @@ fn judge_own_with_reads(
 /// rewritten from stdin, so a fix whose keys are read is unsafe. Returns
 /// the findings and the read reasons (for `fix`).
 pub fn stdin_reads(
+    findings: Vec<Finding>,
+    projects: &mut Projects,
+    (name, text): (&Path, &str),
+    options: &CheckOptions,
+    (rules, unsafe_fixes): (&Rules, bool),
+) -> (Vec<Finding>, Vec<(std::ops::Range<usize>, String)>) {
+    // TS005's findings come from the project pass, already judged with
+    // their reads (as in `judge_with_reads`).
+    let (not_results, findings): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| f.code == Code::NotAResult);
+    let (mut found, reasons) = stdin_own_reads(findings, projects, (name, text), options, (rules, unsafe_fixes));
+    if !not_results.is_empty() {
+        found.extend(not_results);
+        found.sort_by_key(|f| (f.entry.start, f.code));
+    }
+    (found, reasons)
+}
+
+/// The TS005 findings of stdin's source (`text`: the one checked file of
+/// `projects`), the project pass reading that text in place of the file's.
+pub fn stdin_not_results(projects: &mut Projects, text: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
+    projects.overlay_checked(0, text);
+    projects.not_a_result_findings(scope, |_| rules.clone());
+    projects.not_results(0).to_vec()
+}
+
+/// [`stdin_reads`] of the findings a check of stdin's own text gives
+/// (every code but TS005).
+fn stdin_own_reads(
     mut findings: Vec<Finding>,
     projects: &mut Projects,
     (name, text): (&Path, &str),

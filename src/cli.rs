@@ -482,6 +482,8 @@ fn run_check(args: &CheckArgs) -> i32 {
                 let known = vec![Some(crate::semantic::project::Known::of(&text, true))];
                 let mut projects = walk(plan).index(known, vec![rules.clone()]);
                 check::add_project_findings(&mut findings, &projects, &name, &text, &options, &rules);
+                findings.extend(check::stdin_not_results(&mut projects, &text, options.scope, &rules));
+                findings.sort_by_key(|f| (f.entry.start, f.code));
                 let unsafe_fixes = match args.tree.stdin_settings(&name) {
                     Ok(Some(settings)) => settings.fix_policy(Default::default()).unsafe_fixes,
                     _ => false,
@@ -641,6 +643,7 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
     let mut found =
         check::check_with_facts(&source.text, &options, &policy.rules, false, policy.builders.clone(), Vec::new()).0;
     found.extend(projects.builder_call_findings(name, &source.text, &policy.rules));
+    policy.not_results = check::stdin_not_results(&mut projects, &source.text, options.scope, &policy.rules);
     let (_, reasons) =
         check::stdin_reads(found, &mut projects, (name, &source.text), &options, (&policy.rules, policy.unsafe_fixes));
     policy.read_reasons = reasons;

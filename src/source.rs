@@ -213,6 +213,14 @@ impl TextCache {
         }
         Some(text)
     }
+
+    /// Puts `text` in place of the file at `path` for the rest of the run,
+    /// whatever the budget: the source read from stdin under that name.
+    pub fn overlay(&self, path: &Path, text: SharedText) {
+        if let Ok(mut texts) = self.texts.write() {
+            texts.insert(path.to_path_buf(), text);
+        }
+    }
 }
 
 impl Default for TextCache {

@@ -636,3 +636,33 @@ fn a_not_a_result_finding_keeps_its_reads_beside_findings_that_move_keys() {
     assert_eq!(ts005_reads(&["check", "--format", "json", "."]), alone);
     assert_eq!(ts005_reads(&["check", "--format", "json", "pkg/tools.py", "pkg/other.py"]), alone);
 }
+
+#[test]
+fn stdin_gets_the_not_a_result_findings_and_fixes_of_its_own_text() {
+    // On disk `half` returns a tool result; the editor's buffer (stdin)
+    // returns a half-shaped display, which a test reads.
+    let disk = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"content\": [{\"text\": str(x)}]}\n";
+    let buffer = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x), \"code\": 3}\n";
+    let test = "from pkg.tools import half\n\n\ndef test_half():\n    assert half(3)[\"code\"] == 3\n";
+    let dir = project(&[("pkg/tools.py", disk), ("test_tools.py", test)]);
+    let on_disk = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]);
+    assert!(on_disk.json().is_empty(), "{}", on_disk.stdout);
+    let args = ["check", "--format", "json", "--stdin-filename", "pkg/tools.py", "-"];
+    let piped = with_stdin(dir.path(), &args, buffer);
+    let found = piped.json();
+    assert_eq!(found.len(), 1, "{}", piped.stdout);
+    assert_eq!((found[0]["code"].as_str(), found[0]["line"].as_u64()), (Some("TS005"), Some(6)));
+    let reads = found[0]["reads"].as_array().expect("reads");
+    assert!(reads.iter().any(|r| r["path"] == "test_tools.py" && r["key"] == "code"), "{reads:?}");
+    // The same text on disk gives the same finding.
+    write(dir.path(), "pkg/tools.py", buffer);
+    assert_eq!(toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]).json(), found);
+    // Read by the test, the display is left for a person; unread, stdin's
+    // fix rewrites it as a file's fix does.
+    write(dir.path(), "test_tools.py", "def test_nothing():\n    pass\n");
+    let fix = ["fix", "--unsafe-fixes", "--stdin-filename", "pkg/tools.py", "-"];
+    let fixed = with_stdin(dir.path(), &fix, buffer);
+    assert!(fixed.stdout.contains("\"content\": [{\"text\": str(x)}, {\"json\": {\"code\": 3}}]"), "{fixed:?}");
+    toolshape(dir.path(), &["fix", "--unsafe-fixes", "pkg/tools.py"]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("pkg/tools.py")).unwrap(), fixed.stdout);
+}
