@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc;
 
 use rayon::prelude::*;
@@ -12,7 +13,7 @@ use crate::diagnostics::{Code, Finding};
 use crate::discovery::FoundFile;
 use crate::project::{ProjectPlan, Projects, ReadOptions};
 use crate::semantic::FileContext;
-use crate::semantic::project::{BuilderSpec, Facts, Known, round_zero_facts_in};
+use crate::semantic::project::{BuilderSpec, Facts, Known, SharedText, round_zero_facts_in};
 use crate::source;
 use crate::syntax::{self, LineIndex, ParseScope};
 use crate::{contract, fix, rules};
@@ -433,6 +434,8 @@ pub fn first_phase<T: Send>(
 ) -> (Projects, Vec<Result<T, String>>) {
     // Imports decide which files outside the paths are read, if any are.
     let imports = plan.has_outside_files();
+    let seeded = if files.len() <= source::TextCache::SEEDED_FILES { source::TextCache::SEEDED } else { 0 };
+    let room = std::sync::atomic::AtomicUsize::new(seeded);
     let (plan, early) = std::thread::scope(|s| {
         let plan = s.spawn(move || walk(plan));
         let early: Vec<Result<(T, Known), String>> = files
@@ -444,7 +447,11 @@ pub fn first_phase<T: Send>(
                     let imports = if imports { syntax::imported_modules(&text) } else { Vec::new() };
                     let (learned, facts) = learn(file, bytes, &text);
                     let decorators = syntax::decorator_names(&text);
-                    Ok((learned, Known { facts, imports, decorators }))
+                    let kept = room
+                        .fetch_update(Relaxed, Relaxed, |room| room.checked_sub(text.len()))
+                        .is_ok()
+                        .then(|| SharedText::from(&*text));
+                    Ok((learned, Known { facts, imports, decorators, text: kept }))
                 })?
             })
             .collect();

@@ -231,6 +231,12 @@ impl ProjectPlan {
         allowed.dedup();
         let mut projects = Vec::new();
         let texts = source::TextCache::default();
+        // The texts the first phase kept: no pass reads those files again.
+        for ((path, _), known) in self.root_of.iter().zip(&mut known) {
+            if let Some(text) = known.as_mut().and_then(|k| k.text.take()) {
+                texts.overlay(path, text);
+            }
+        }
         for (i, (root, files)) in self.roots.into_iter().enumerate() {
             let mut mine: Vec<Option<Known>> = (0..files.len()).map(|_| None).collect();
             let mut checked = vec![false; files.len()];
@@ -246,7 +252,7 @@ impl ProjectPlan {
         let checked = self.root_of.iter().zip(&self.slots).map(|((_, r), s)| (*r, *s)).collect();
         if !any_builders {
             // Nothing is looked up by path again.
-            return Projects { projects, checked, cwd: self.cwd, given: self.given, ..Projects::default() };
+            return Projects { projects, checked, cwd: self.cwd, given: self.given, texts, ..Projects::default() };
         }
         let mut rules_by_path: HashMap<OsString, Rules> = HashMap::new();
         for ((f, _), r) in self.root_of.iter().zip(rules) {

@@ -191,6 +191,14 @@ impl TextCache {
     /// Bytes of text kept at most: a dense tree of Strands packages holds
     /// about 11 MB of Python.
     pub const BUDGET: usize = 64 << 20;
+    /// Bytes of the checked files' texts that the first phase of a run
+    /// keeps for the project passes ([`TextCache::overlay`]), which read
+    /// every file of a project with findings: the dense tree's 11 MB.
+    pub const SEEDED: usize = 16 << 20;
+    /// Checked files above which the first phase keeps no text: a run over
+    /// a whole environment (17k files) has few findings and its passes read
+    /// few files again, so keeping would cost time and memory for nothing.
+    pub const SEEDED_FILES: usize = 2048;
 
     pub fn new(budget: usize) -> Self {
         TextCache { texts: Default::default(), room: std::sync::atomic::AtomicUsize::new(budget) }

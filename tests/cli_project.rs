@@ -674,7 +674,8 @@ fn a_not_a_result_display_has_no_possible_reads() {
     // offered (unsafe, as every TS005 fix), no read listed. A test calling
     // the tool itself reads the display: that read is listed and the fix
     // is left for a person.
-    let tools = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n";
+    let tools =
+        "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n";
     let hooks = "def on_result(block):\n    tr = block[\"toolResult\"]\n    return tr.get(\"error\")\n";
     let dir = project(&[("pkg/tools.py", tools), ("hooks.py", hooks)]);
     let verdict = || {
@@ -685,6 +686,10 @@ fn a_not_a_result_display_has_no_possible_reads() {
         (found[0]["fixable"].clone(), found[0]["reads"].as_array().expect("reads").len())
     };
     assert_eq!(verdict(), (serde_json::json!("unsafe"), 0));
-    write(dir.path(), "test_tools.py", "from pkg.tools import half\n\n\ndef test_half():\n    assert half(3)[\"error\"] == \"3\"\n");
+    write(
+        dir.path(),
+        "test_tools.py",
+        "from pkg.tools import half\n\n\ndef test_half():\n    assert half(3)[\"error\"] == \"3\"\n",
+    );
     assert_eq!(verdict(), (serde_json::Value::Null, 1));
 }

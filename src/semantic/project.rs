@@ -182,6 +182,9 @@ pub struct Known {
     pub facts: Option<Facts>,
     pub imports: Vec<(usize, String)>,
     pub decorators: Vec<String>,
+    /// Its text as the check read it, kept for the project passes (within
+    /// [`source::TextCache::SEEDED`]), so that no pass reads it again.
+    pub text: Option<SharedText>,
 }
 
 impl Known {
@@ -190,7 +193,7 @@ impl Known {
     /// the checked ones).
     pub fn of(text: &str, imports: bool) -> Self {
         let imports = if imports { syntax::imported_modules(text) } else { Vec::new() };
-        Known { facts: round_zero_facts(text), imports, decorators: syntax::decorator_names(text) }
+        Known { facts: round_zero_facts(text), imports, decorators: syntax::decorator_names(text), text: None }
     }
 }
 
