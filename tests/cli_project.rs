@@ -693,3 +693,37 @@ fn a_not_a_result_display_has_no_possible_reads() {
     );
     assert_eq!(verdict(), (serde_json::Value::Null, 1));
 }
+
+#[test]
+fn a_findings_possible_reads_do_not_hang_on_the_other_keys_of_the_run() {
+    // The hook spells "trace" by concatenation and quotes "elapsed": it is
+    // searched for the reads of "elapsed" only, whether b.py (which moves
+    // "elapsed") is checked too or not.
+    let a = "def a(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"trace\": n}\n";
+    let b = "def b(n):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"elapsed\": n}\n";
+    let hooks = "def on_result(tool_result):\n    tool_result[\"elapsed\"]\n    return tool_result[\"tr\" \"ace\"]\n";
+    let dir = project(&[("pkg/a.py", a), ("pkg/b.py", b), ("hooks.py", hooks)]);
+    // Each read as `key@path`, with its line.
+    let reads = |args: &[&str]| -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        for f in toolshape(dir.path(), args).json() {
+            for r in f["reads"].as_array().into_iter().flatten() {
+                let path = r["path"].as_str().unwrap_or_default();
+                let key = f["key"].as_str().unwrap_or_default();
+                out.push((
+                    format!("{key}@{}", path.strip_prefix("./").unwrap_or(path)),
+                    r["line"].as_u64().unwrap_or(0),
+                ));
+            }
+        }
+        out.sort();
+        out
+    };
+    assert_eq!(reads(&["check", "--format", "json", "pkg/a.py"]), vec![]);
+    assert_eq!(reads(&["check", "--format", "json", "."]), vec![("elapsed@hooks.py".to_owned(), 2)]);
+    // Quoted, "trace" is searched for: its concatenated read counts then.
+    write(dir.path(), "hooks.py", format!("# \"trace\" and \"elapsed\"\n{hooks}"));
+    let both = vec![("elapsed@hooks.py".to_owned(), 3), ("trace@hooks.py".to_owned(), 4)];
+    assert_eq!(reads(&["check", "--format", "json", "."]), both);
+    assert_eq!(reads(&["check", "--format", "json", "pkg/a.py"]), vec![("trace@hooks.py".to_owned(), 4)]);
+}

@@ -3285,12 +3285,13 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
 # other calls, `N = alias` (no chains), `N = E if c else None`, a spelled
 # index, a local of the same name bound by a call, `N = plain.result` of an
 # unannotated event and `N = event.result` in a def nested in the hook
-# (judged where it stands).  Only a file whose text holds a marker and a moved key between
-# quotes as written is searched: sometimes `PKG/hook_spelled.py` holds a
-# possible read whose key is spelled so that the text does not hold it
-# (implicit concatenation, an escape), alone (not searched), next to a quoted
-# moved key (a comment, another read: searched) or a key of suppressed
-# findings only (not searched); or `X[I]` with `I` a `"toolResult"` spelled
+# (judged where it stands).  A file is searched for the reads of a key only
+# when its text holds a marker and that key between quotes as written:
+# sometimes `PKG/hook_spelled.py` holds a possible read whose key is spelled
+# so that the text does not hold it (implicit concatenation, an escape),
+# alone (not searched), next to the same key quoted (a comment: searched),
+# next to another quoted moved key (a comment, another read: not searched for
+# this key) or a key of suppressed findings only (not searched); or `X[I]` with `I` a `"toolResult"` spelled
 # so (no possible receiver, the file searched or not).  `X[I]` is a possible
 # receiver only when `I` (parentheses seen through) is written exactly
 # `"toolResult"` or `'toolResult'`: `sdk_hooks.py` holds `X[("toolResult")]`
@@ -3888,9 +3889,9 @@ class Frontend(ModuleWriter):
 def write_spelled(rd, rel):
     """`PKG/hook_spelled.py`: a possible read whose key the file's text does
     not hold as written (implicit concatenation, an escape): the file is
-    searched only when it holds a marker and some moved key between quotes
-    otherwise (a comment, a read of another key), not for a key of
-    suppressed findings alone; or a receiver `block[I]`, `I` a
+    searched for that key only when it holds a marker and the key between
+    quotes otherwise (a comment), not for another moved key quoted (a
+    comment, a read of it) nor a key of suppressed findings; or a receiver `block[I]`, `I` a
     `"toolResult"` spelled so: no possible receiver."""
     p, rng = rd.p, rd.rng
     silenced = set()
@@ -3914,7 +3915,8 @@ def write_spelled(rd, rel):
             return '"%s" "%s"' % (k[:i], k[i:])
         return '"%s\\x%02x%s"' % (k[:i - 1], ord(k[i - 1]), k[i:])
 
-    hows = ["key-alone", "key-comment", "key-other-read", "receiver-alone", "receiver-searched"]
+    hows = ["key-alone", "key-comment", "key-same-comment", "key-other-read", "receiver-alone",
+            "receiver-searched"]
     if suppressed_only:
         hows.append("key-suppressed")
     how = rng.choice(hows)
@@ -3935,6 +3937,8 @@ def write_spelled(rd, rel):
         return
     if how == "key-comment":
         w.lineof('# the "%s" key of the results handed on' % rng.choice(keys))
+    if how == "key-same-comment":
+        w.lineof('# the "%s" key of the results handed on' % key)
     w.lineof("def on_result(tool_result):")
     if how in ("key-other-read", "key-suppressed"):
         other = rng.choice(keys if how == "key-other-read" else suppressed_only)
@@ -4447,16 +4451,13 @@ def expected_reads(p, suppressed):
     for rel, f in p.findings:
         if id(f) not in suppressed and f["key"] is not None:
             by_key.setdefault(f["key"], []).append(f)
-    searched = {}
     for rel, kind, form, key, ((line, col), (eline, ecol)) in p.possible_reads:
         targets = by_key.get(key)
         if not targets:
             continue
-        if rel not in searched:
-            text = p.modules[rel].text()
-            searched[rel] = (any(m in text for m in FILE_MARKERS)
-                             and any('"%s"' % k in text or "'%s'" % k in text for k in by_key))
-        if not searched[rel]:
+        # searched for this key: a marker and the key quoted as written
+        text = p.modules[rel].text()
+        if not (any(m in text for m in FILE_MARKERS) and ('"%s"' % key in text or "'%s'" % key in text)):
             continue
         rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
                "key": key, "rewritable": False, "possible": True}

@@ -30,10 +30,10 @@ attribute or a hook event's `P.result` (one binding of several will do; read
 in nested scopes, through `global` / `nonlocal`, `P.result` judged where the
 assignment stands), next to `N: T = E`, `a = N = E`, `N, z = E, 1`,
 `(N := E)`, `N = call()`, `N = other_name` and the like; and only in
-the files that hold a marker and a moved key between quotes as written (a key
-spelled by concatenation or escapes alone, a key of a suppressed finding, a
-file without a marker: not searched; a quoted key in a comment, `'k'`,
-`u"k"`, a triple-quoted k: searched); and the dispatch by a constant
+the files that hold a marker and the read's key between quotes as written (a
+key spelled by concatenation or escapes alone, a key of a suppressed finding,
+another moved key, a file without a marker: not searched; a quoted key in a
+comment, `'k'`, `u"k"`, a triple-quoted k: searched); and the dispatch by a constant
 (`adb(action="list")` reaching only the returns that can run when
 `action == "list"`): `if` chains, `elif` chains, `else` clauses, the returns
 after a returning `if` in the body (not after one nested deeper, nor after
@@ -986,8 +986,8 @@ POSSIBLE_EXPECT = {
 POSSIBLE_FORMS = {"subscript": 26, "store": 2, "delete": 1, "get": 7, "pop": 1, "setdefault": 1, "in": 4,
                   "not-in": 1}
 
-# the files searched for possible receivers: those whose text holds a marker
-# and a moved key between quotes as written
+# the files searched for the possible reads of a key: those whose text holds
+# a marker and that key between quotes as written
 POSSIBLE_FILES = {
     "pyproject.toml": "",
     "pkg/__init__.py": "",
@@ -1066,7 +1066,7 @@ def on_result(tool_result):
 ''',
 }
 _FILES_RSSI = [("pkg/f_comment.py", "s2", 'tool_result["rs" "si"]', "subscript"),
-               ("pkg/f_other.py", "s4", 'tool_result["r\\x73si"]', "subscript"),
+               # s4: f_other.py holds "band" between quotes, not "rssi"
                ("pkg/f_quotes.py", "s8", "tool_result['rssi']", "subscript"),
                ("pkg/f_quotes.py", "s10", 'tool_result["""rssi"""]', "subscript"),
                # s11: `block["tool" "Result"]` is no possible receiver (its index
@@ -1085,7 +1085,7 @@ POSSIBLE_FILES_EXPECT = {
     ("pkg/tools.py", "probe", "TS001", "rssi"): [r + ("rssi", True) for r in _FILES_RSSI],
     ("pkg/tools.py", "probe", "TS001", "band"): [r + ("band", True) for r in _FILES_BAND],
 }
-POSSIBLE_FILES_FORMS = {"subscript": 9, "get": 1, "in": 1, "not-in": 1}
+POSSIBLE_FILES_FORMS = {"subscript": 8, "get": 1, "in": 1, "not-in": 1}
 
 # aliases (docs/rules.md "**Possible reads.**", "A name bound to one of
 # these is one too"): a name read where it resolves to the bindings of its
@@ -2114,15 +2114,11 @@ def mutants(scan):
         return orig_const(node) == "toolResult"
 
     def markers_only(m, keys):
-        return any(mk in m.data for mk in scan.FILE_MARKERS)
+        return set(keys) if any(mk in m.data for mk in scan.FILE_MARKERS) else set()
 
-    def read_key_quoted(m, by_key, reads_of):
-        # the file must hold the key of each read, not just some moved key
-        data = m.data
-        quoted = {k: fs for k, fs in by_key.items()
-                  if ('"%s"' % k).encode("utf-8", "surrogatepass") in data
-                  or ("'%s'" % k).encode("utf-8", "surrogatepass") in data}
-        return orig_possible(m, quoted, reads_of)
+    def any_moved_key(m, keys):
+        # a file holding some moved key between quotes searched for them all
+        return set(keys) if orig_searched(m, keys) else set()
 
     def code_only(m, keys):
         # comments left out of the text looked at
@@ -2133,9 +2129,9 @@ def mutants(scan):
     def decoded_constants(m, keys):
         # the key by its value among the string constants, not as written
         if not any(mk in m.data for mk in scan.FILE_MARKERS):
-            return False
+            return set()
         consts = {n.value for n, _, _ in scan.module_nodes(m) if n.__class__ is ast_.Constant}
-        return any(k in consts for k in keys)
+        return {k for k in keys if k in consts}
 
     # dispatch by a constant
     orig_kws = scan.dispatch_keywords
@@ -2362,9 +2358,9 @@ def mutants(scan):
         ("only the first dispatch keyword", "excluded", first_keyword_only),
         ("chains narrowed too", "narrowed_keys", chains_narrowed),
         ("chains not followed when narrowed", "narrowed_keys", chains_dropped),
-        ("every file searched", "searched_for_possible", lambda m, keys: True),
+        ("every file searched", "searched_for_possible", lambda m, keys: set(keys)),
         ("files searched for a marker alone", "searched_for_possible", markers_only),
-        ("files searched for the read's own key", "possible_reads", read_key_quoted),
+        ("files searched for any moved key they quote", "searched_for_possible", any_moved_key),
         ("comments not searched for keys", "searched_for_possible", code_only),
         ("keys by their decoded value", "searched_for_possible", decoded_constants),
         ("no possible receivers", "is_possible_receiver", never_possible),

@@ -2320,22 +2320,22 @@ def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
 
 
 def searched_for_possible(m, keys):
-    """Does the text of module ``m`` hold a marker and one of the moved
-    ``keys`` between quotes, as written?"""
+    """The moved ``keys`` whose possible reads module ``m`` is searched
+    for: none without a marker in its text, else those it holds between
+    quotes, as written."""
     data = m.data
     if not any(mk in data for mk in FILE_MARKERS):
-        return False
-    for k in keys:
-        for quoted in ('"%s"' % k, "'%s'" % k):
-            if quoted.encode("utf-8", "surrogatepass") in data:
-                return True
-    return False
+        return set()
+    return {k for k in keys
+            if any(q.encode("utf-8", "surrogatepass") in data for q in ('"%s"' % k, "'%s'" % k))}
 
 
 def possible_reads(m, by_key, reads_of):
     """The possible reads of module ``m``: the keyed reads, of a key in
-    ``by_key`` (key -> [finding]), on its possible receivers."""
-    if not searched_for_possible(m, by_key):
+    ``by_key`` (key -> [finding]) that ``m`` is searched for, on its
+    possible receivers."""
+    searched = searched_for_possible(m, by_key)
+    if not searched:
         return
     nodes = module_nodes(m)
     parents = None
@@ -2347,7 +2347,7 @@ def possible_reads(m, by_key, reads_of):
         if parents is None:
             parents = {id(n): p for n, p, _ in nodes}
         for form, key, span in reads_at(m, node, par, parents):
-            if form not in KEYED_FORMS or key not in by_key:
+            if form not in KEYED_FORMS or key not in searched:
                 continue
             rec = read_record(m, span, form, key, True)
             for f in by_key[key]:

@@ -1174,6 +1174,18 @@ impl PossibleFilter {
     fn may_hold(&self, text: &str) -> bool {
         self.quoted.is_match(text) && self.markers.is_match(text)
     }
+
+    /// The keys `text` holds between quotes, as written: the keys whose
+    /// possible reads it is searched for (so that a finding's reads do not
+    /// hang on which other keys the run moves).
+    fn quoted_keys(&self, text: &str) -> Vec<&str> {
+        let mut held = vec![false; self.keys.len()];
+        for found in self.quoted.find_overlapping_iter(text) {
+            // Two patterns per key, in the order of `keys`.
+            held[found.pattern().as_usize() / 2] = true;
+        }
+        self.keys.iter().zip(held).filter(|(_, h)| *h).map(|(k, _)| k.as_str()).collect()
+    }
 }
 
 /// The possible reads of the moved keys in module `m`'s `text` (`None`
@@ -1193,7 +1205,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
     if !markers.iter().any(|r| may_start_a_read(text, r) || in_marked_attribute(text, r)) {
         return None;
     }
-    let keys: Vec<&str> = filter.keys.iter().map(String::as_str).collect();
+    let keys = filter.quoted_keys(text);
     let keyed = |parsed: &Parsed| -> Vec<Read> {
         possible_reads(parsed.tree.root_node(), text, &parsed.model)
             .into_iter()
