@@ -16,7 +16,7 @@ use crate::contract::{EntryKind, Rules};
 use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Possible, Project, ReadSite, SharedText};
+use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project, ReadSite, SharedText};
 use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
@@ -332,7 +332,7 @@ impl Projects {
                 .map(|(project, mine)| {
                     let given: Vec<(usize, &[Finding])> =
                         mine.iter().map(|&(j, slot)| (slot, findings[j].as_slice())).collect();
-                    if given.is_empty() { Vec::new() } else { project.reads(&given, read, Possible::Searched) }
+                    if given.is_empty() { Vec::new() } else { project.reads(&given, read) }
                 })
                 .collect()
         };
@@ -814,9 +814,7 @@ impl Projects {
             owner.push(of);
         }
         let refs: Vec<(usize, &[Finding])> = given.iter().map(|(m, f)| (*m, f.as_slice())).collect();
-        // The SDK rewraps a half-shaped display as one text block: a result
-        // it hands on never holds the display's keys (`Possible`).
-        let sites = self.projects[r].reads(&refs, read, Possible::NotSought);
+        let sites = self.projects[r].reads(&refs, read);
         let mut out: Vec<Vec<Vec<ReadRef>>> = by_file.iter().map(|(_, h)| vec![Vec::new(); h.len()]).collect();
         for (g, per_file) in sites.into_iter().enumerate() {
             for (FindingReads { reads, .. }, &h) in per_file.into_iter().zip(&owner[g]) {

@@ -668,30 +668,22 @@ fn stdin_gets_the_not_a_result_findings_and_fixes_of_its_own_text() {
 }
 
 #[test]
-fn a_not_a_result_display_has_no_possible_reads() {
-    // The SDK hands `half`'s display on only as one text block, so a hook
-    // reading "error" of a tool result never sees its "error": the fix is
-    // offered (unsafe, as every TS005 fix), no read listed. A test calling
-    // the tool itself reads the display: that read is listed and the fix
-    // is left for a person.
-    let tools =
-        "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n";
-    let hooks = "def on_result(block):\n    tr = block[\"toolResult\"]\n    return tr.get(\"error\")\n";
-    let dir = project(&[("pkg/tools.py", tools), ("hooks.py", hooks)]);
-    let verdict = || {
-        let run = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]);
-        let found = run.json();
-        assert_eq!(found.len(), 1, "{}", run.stdout);
-        assert_eq!(found[0]["code"], "TS005");
-        (found[0]["fixable"].clone(), found[0]["reads"].as_array().expect("reads").len())
-    };
-    assert_eq!(verdict(), (serde_json::json!("unsafe"), 0));
-    write(
-        dir.path(),
-        "test_tools.py",
-        "from pkg.tools import half\n\n\ndef test_half():\n    assert half(3)[\"error\"] == \"3\"\n",
-    );
-    assert_eq!(verdict(), (serde_json::Value::Null, 1));
+fn a_not_a_result_display_read_through_a_marked_name_is_left_for_a_person() {
+    // Called directly, a tool returns its own dict: a helper whose
+    // parameter is named `tool_result` reads its "code" (a possible read),
+    // so moving "code" would break the test. The fix is manual, the read
+    // listed.
+    let tools = "from strands import tool\n\n\n@tool\ndef train(cfg):\n    return {\"status\": \"error\", \"error\": \"boom\", \"code\": 3}\n";
+    let test = "from pkg.tools import train\n\n\ndef check(tool_result):\n    assert tool_result[\"code\"] == 3\n\n\ndef test_train():\n    check(train(1))\n";
+    let dir = project(&[("pkg/tools.py", tools), ("test_tools.py", test)]);
+    let run = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]);
+    let found = run.json();
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    assert_eq!((found[0]["code"].as_str(), found[0]["fixable"].as_str()), (Some("TS005"), None), "{}", run.stdout);
+    let reads = found[0]["reads"].as_array().expect("reads");
+    assert!(reads.iter().any(|r| r["path"] == "test_tools.py" && r["line"] == 5 && r["possible"] == true), "{reads:?}");
+    let fix = toolshape(dir.path(), &["fix", "--unsafe-fixes", "pkg/tools.py"]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("pkg/tools.py")).unwrap(), tools, "{fix:?}");
 }
 
 #[test]

@@ -245,26 +245,13 @@ impl Parsed {
     }
 }
 
-/// Whether [`Project::reads`] looks for possible reads (keyed reads on
-/// results the SDK hands on: `toolResult`, a hook event's `result`...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Possible {
-    Searched,
-    /// Not looked for: the findings' displays reach the SDK only rewrapped
-    /// as one text block (TS005's), so no result it hands on holds their
-    /// keys at the top level, before the fix or after it.
-    NotSought,
-}
-
 impl Project {
     /// The reads of every finding of `given` (each checked module with its
-    /// findings), aligned with them; `read` reads a module's text. Possible
-    /// reads are searched only with `possible` (see [`Possible`]).
+    /// findings), aligned with them; `read` reads a module's text.
     pub fn reads(
         &mut self,
         given: &[(usize, &[Finding])],
         read: impl Fn(&std::path::Path) -> Option<SharedText> + Sync,
-        possible: Possible,
     ) -> Vec<Vec<FindingReads>> {
         let mut out: Vec<Vec<FindingReads>> = given
             .iter()
@@ -347,7 +334,7 @@ impl Project {
         let mut partial: BTreeSet<usize> = BTreeSet::new();
         // Files that may hold a possible read, kept from the first time
         // every file is read (`prefiltered`), so none is read twice.
-        let possible_filter = (possible == Possible::Searched).then(|| PossibleFilter::new(given));
+        let possible_filter = PossibleFilter::new(given);
         let mut prefiltered = false;
         let mut possible_texts: HashMap<usize, SharedText> = HashMap::new();
         let mut batch: Vec<(usize, SharedText)> = texts;
@@ -406,7 +393,7 @@ impl Project {
                         false => BTreeSet::new(),
                     };
                     let names_one = search.hits(&text).any(|at| !own.contains(&at));
-                    let possible = first && possible_filter.as_ref().is_some_and(|f| f.may_hold(&text));
+                    let possible = first && possible_filter.may_hold(&text);
                     (names_one || possible).then_some((m, text, names_one))
                 })
                 .collect();
@@ -534,7 +521,6 @@ impl Project {
         texts.extend(scanned_texts.iter().map(|(m, t)| (*m, t)));
         let possible: Vec<Vec<ReadSite>> = (0..self.modules.len())
             .into_par_iter()
-            .filter(|_| possible_filter.is_some())
             .filter_map(|m| {
                 let owned;
                 let text = match texts.get(&m) {
@@ -546,8 +532,7 @@ impl Project {
                         &*owned
                     }
                 };
-                let filter = possible_filter.as_ref()?;
-                possible_in(m, text, filter, scanned.get(&m).and_then(|s| s.whole.as_ref()))
+                possible_in(m, text, &possible_filter, scanned.get(&m).and_then(|s| s.whole.as_ref()))
             })
             .collect();
         for site in possible.into_iter().flatten() {
