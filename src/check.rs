@@ -198,15 +198,17 @@ pub fn check_files(
         |((file, result), not_results)| {
             let mut notes = Vec::new();
             let result = result.map(|mut findings| {
-                if !not_results.is_empty() {
-                    findings.extend(not_results);
-                    findings.sort_by_key(|f| (f.entry.start, f.code));
-                }
+                // (A file defining builders is judged again from its text:
+                // TS005's findings join after.)
                 if projects.any_builders() {
                     let rules = file.settings.rules();
                     let _ = source::with_text(&file.path, |text| {
                         add_project_findings(&mut findings, &projects, &file.path, text, options, &rules)
                     });
+                }
+                if !not_results.is_empty() {
+                    findings.extend(not_results);
+                    findings.sort_by_key(|f| (f.entry.start, f.code));
                 }
                 if !findings.is_empty() {
                     let _ = source::with_text(&file.path, |text| without_legacy(&mut findings, text, &mut notes));
@@ -228,7 +230,6 @@ pub fn check_files(
     let read_options = ReadOptions {
         unsafe_fixes: held.iter().map(|(f, _)| f.settings.fix_policy(Default::default()).unsafe_fixes).collect(),
         rewrite: Ok(()),
-        overlay: None,
     };
     projects.attach_reads(&mut findings, &read_options);
     // Reads make fixes unsafe: the files they touch are judged again.
@@ -269,7 +270,6 @@ pub fn attach_fix_reads(
         } else {
             Err("reads are not rewritten in this run (--no-rewrite-reads, or the review)")
         },
-        overlay: None,
     };
     let mut findings: Vec<Vec<Finding>> = files
         .par_iter()
@@ -301,16 +301,23 @@ fn judge_with_reads(
     file: &FoundFile,
     options: &CheckOptions,
 ) -> Vec<Finding> {
-    // TS005's findings come from the project pass, already judged with
-    // their reads: the file's own findings are judged again without them.
-    let (not_results, found): (Vec<Finding>, Vec<Finding>) =
-        found.into_iter().partition(|f| f.code == Code::NotAResult);
-    let mut judged = judge_own_with_reads(found, projects, j, file, options);
+    apart_from_not_results(found, |own| (judge_own_with_reads(own, projects, j, file, options), ())).0
+}
+
+/// `judge` run on the findings of `found` but TS005's, which come from the
+/// project pass already judged with their reads; those are put back in
+/// order after.
+fn apart_from_not_results<T>(
+    found: Vec<Finding>,
+    judge: impl FnOnce(Vec<Finding>) -> (Vec<Finding>, T),
+) -> (Vec<Finding>, T) {
+    let (not_results, own): (Vec<Finding>, Vec<Finding>) = found.into_iter().partition(|f| f.code == Code::NotAResult);
+    let (mut judged, more) = judge(own);
     if !not_results.is_empty() {
         judged.extend(not_results);
         judged.sort_by_key(|f| (f.entry.start, f.code));
     }
-    judged
+    (judged, more)
 }
 
 /// [`judge_with_reads`] of the findings a check of the file's own text
@@ -329,15 +336,31 @@ fn judge_own_with_reads(
         return found;
     }
     let rules = file.settings.rules();
+    let mut found = Some(found);
     let again = source::with_text(&file.path, |text| {
-        let mut again = check_with_facts(text, options, &rules, false, builders, reasons).0;
-        again.extend(projects.builder_call_findings(&file.path, text, &rules));
-        again.sort_by_key(|f| (f.entry.start, f.code));
-        again
+        let found = found.take().unwrap_or_default();
+        judged_again(found, (&file.path, text), projects, options, &rules, (builders, reasons))
     });
-    let Ok(mut again) = again else { return found };
+    again.unwrap_or_else(|_| found.unwrap_or_default())
+}
+
+/// The findings of `text` (the checked file `path`) judged again with
+/// `builders` (the result builders it defines) and `reasons` (its origins
+/// whose moved keys the project reads), with its calls of builders; each
+/// keeps the reads it had in `found`. `found` stays as it was when the
+/// count differs (the file changed under the run).
+fn judged_again(
+    found: Vec<Finding>,
+    (path, text): (&Path, &str),
+    projects: &Projects,
+    options: &CheckOptions,
+    rules: &Rules,
+    (builders, reasons): (Vec<BuilderSpec>, Vec<(std::ops::Range<usize>, String)>),
+) -> Vec<Finding> {
+    let mut again = check_with_facts(text, options, rules, false, builders, reasons).0;
+    again.extend(projects.builder_call_findings(path, text, rules));
+    again.sort_by_key(|f| (f.entry.start, f.code));
     if again.len() != found.len() {
-        // The file changed under the run: keep what was found.
         return found;
     }
     for (new, old) in again.iter_mut().zip(found) {
@@ -360,24 +383,13 @@ pub fn stdin_reads(
     options: &CheckOptions,
     (rules, unsafe_fixes): (&Rules, bool),
 ) -> (Vec<Finding>, Vec<(std::ops::Range<usize>, String)>) {
-    // TS005's findings come from the project pass, already judged with
-    // their reads (as in `judge_with_reads`).
-    let (not_results, findings): (Vec<Finding>, Vec<Finding>) =
-        findings.into_iter().partition(|f| f.code == Code::NotAResult);
-    let (mut found, reasons) = stdin_own_reads(findings, projects, (name, text), options, (rules, unsafe_fixes));
-    if !not_results.is_empty() {
-        found.extend(not_results);
-        found.sort_by_key(|f| (f.entry.start, f.code));
-    }
-    (found, reasons)
+    apart_from_not_results(findings, |own| stdin_own_reads(own, projects, (name, text), options, (rules, unsafe_fixes)))
 }
 
-/// The TS005 findings of stdin's source (`text`: the one checked file of
-/// `projects`), the project pass reading that text in place of the file's.
-pub fn stdin_not_results(projects: &mut Projects, text: &str, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
-    projects.overlay_checked(0, text);
-    projects.not_a_result_findings(scope, |_| rules.clone());
-    projects.not_results(0).to_vec()
+/// The TS005 findings of stdin's source, the one checked file of
+/// `projects` (indexed with its text in place of the file's).
+pub fn stdin_not_results(projects: &mut Projects, scope: ParseScope, rules: &Rules) -> Vec<Finding> {
+    projects.not_a_result_findings(scope, |_| rules.clone()).into_iter().next().unwrap_or_default()
 }
 
 /// [`stdin_reads`] of the findings a check of stdin's own text gives
@@ -395,7 +407,6 @@ fn stdin_own_reads(
     let read_options = ReadOptions {
         unsafe_fixes: vec![unsafe_fixes],
         rewrite: Err("reads in other files cannot be rewritten from stdin"),
-        overlay: Some((name.to_owned(), text.to_owned())),
     };
     let mut all = vec![std::mem::take(&mut findings)];
     projects.attach_reads(&mut all, &read_options);
@@ -406,18 +417,7 @@ fn stdin_own_reads(
         return (found, reasons);
     }
     let builders = projects.builder_specs(name);
-    let mut again = check_with_facts(text, options, rules, false, builders, reasons.clone()).0;
-    again.extend(projects.builder_call_findings(name, text, rules));
-    again.sort_by_key(|f| (f.entry.start, f.code));
-    if again.len() != found.len() {
-        return (found, reasons);
-    }
-    for (new, old) in again.iter_mut().zip(found) {
-        if (new.code, &new.entry) == (old.code, &old.entry) {
-            new.reads = old.reads;
-        }
-    }
-    (again, reasons)
+    (judged_again(found, (name, text), projects, options, rules, (builders, reasons.clone())), reasons)
 }
 
 /// The first phase of a run over `files`, in parallel: `learn` reads each

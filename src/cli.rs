@@ -291,16 +291,24 @@ impl TreeArgs {
         plan.walk(&self.walk_options(), &resolver)
     }
 
-    /// The projects `files` belong to, to be indexed.
-    fn project_plan(&self, files: &[PathBuf]) -> ProjectPlan {
-        self.walk_plan(self.unwalked_plan(files))
-    }
-
     /// The projects `files` (each with its rules) belong to, indexed by
     /// reading them.
     fn projects(&self, files: Vec<(PathBuf, crate::contract::Rules)>) -> Projects {
         let (paths, rules): (Vec<PathBuf>, Vec<_>) = files.into_iter().unzip();
-        self.project_plan(&paths).index(Vec::new(), rules)
+        self.walk_plan(self.unwalked_plan(&paths)).index(Vec::new(), rules)
+    }
+
+    /// The project stdin's source (`text`, read as the file `name` under
+    /// `rules`) stands in, indexed with that text in place of the file's.
+    /// The path given is `name` alone: the folder the run starts in is no
+    /// folder given, so the project is walked whole.
+    fn stdin_projects(&self, name: &std::path::Path, text: &str, rules: crate::contract::Rules) -> Projects {
+        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
+        let name = [name.to_path_buf()];
+        let plan = self.walk_plan(ProjectPlan::new(&name, &name, &options));
+        let projects = plan.index(vec![Some(crate::semantic::project::Known::of(text, true))], vec![rules]);
+        projects.overlay_checked(0, text);
+        projects
     }
 
     /// The first phase of `fix` (and of the review): each file read once
@@ -479,10 +487,9 @@ fn run_check(args: &CheckArgs) -> i32 {
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
                 let mut findings = check::check_source(&text, &options, &rules);
-                let known = vec![Some(crate::semantic::project::Known::of(&text, true))];
-                let mut projects = walk(plan).index(known, vec![rules.clone()]);
+                let mut projects = args.tree.stdin_projects(&name, &text, rules.clone());
                 check::add_project_findings(&mut findings, &projects, &name, &text, &options, &rules);
-                findings.extend(check::stdin_not_results(&mut projects, &text, options.scope, &rules));
+                findings.extend(check::stdin_not_results(&mut projects, options.scope, &rules));
                 findings.sort_by_key(|f| (f.entry.start, f.code));
                 let unsafe_fixes = match args.tree.stdin_settings(&name) {
                     Ok(Some(settings)) => settings.fix_policy(Default::default()).unsafe_fixes,
@@ -634,7 +641,7 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let mut projects = args.tree.projects(vec![(name.to_path_buf(), policy.rules.clone())]);
+    let mut projects = args.tree.stdin_projects(name, &source.text, policy.rules.clone());
     let mut policy = policy;
     policy.builders = projects.builder_specs(name);
     // The project's reads of the keys its fixes move keep those fixes
@@ -643,7 +650,7 @@ fn run_fix_stdin(args: &FixArgs, name: &std::path::Path) -> i32 {
     let mut found =
         check::check_with_facts(&source.text, &options, &policy.rules, false, policy.builders.clone(), Vec::new()).0;
     found.extend(projects.builder_call_findings(name, &source.text, &policy.rules));
-    policy.not_results = check::stdin_not_results(&mut projects, &source.text, options.scope, &policy.rules);
+    policy.not_results = check::stdin_not_results(&mut projects, options.scope, &policy.rules);
     let (_, reasons) =
         check::stdin_reads(found, &mut projects, (name, &source.text), &options, (&policy.rules, policy.unsafe_fixes));
     policy.read_reasons = reasons;

@@ -96,9 +96,6 @@ pub struct ReadOptions {
     pub unsafe_fixes: Vec<bool>,
     /// Whether reads are rewritten, or why not (`--no-rewrite-reads`).
     pub rewrite: Result<(), &'static str>,
-    /// A checked file whose text is not on disk (stdin's, under its
-    /// `--stdin-filename`), and that text.
-    pub overlay: Option<(PathBuf, String)>,
 }
 
 impl ReadOptions {
@@ -230,12 +227,18 @@ impl ProjectPlan {
         allowed.sort();
         allowed.dedup();
         let mut projects = Vec::new();
-        let texts = source::TextCache::default();
-        // The texts the first phase kept: no pass reads those files again.
-        for ((path, _), known) in self.root_of.iter().zip(&mut known) {
-            if let Some(text) = known.as_mut().and_then(|k| k.text.take()) {
-                texts.overlay(path, text);
-            }
+        // The texts the first phase kept: no pass reads those files again
+        // (they count against the cache's budget).
+        let kept: Vec<(&PathBuf, SharedText)> = self
+            .root_of
+            .iter()
+            .zip(&mut known)
+            .filter_map(|((path, _), known)| Some((path, known.as_mut()?.text.take()?)))
+            .collect();
+        let room = source::TextCache::BUDGET.saturating_sub(kept.iter().map(|(_, t)| t.len()).sum());
+        let texts = source::TextCache::new(room);
+        for (path, text) in kept {
+            texts.overlay(path, text);
         }
         for (i, (root, files)) in self.roots.into_iter().enumerate() {
             let mut mine: Vec<Option<Known>> = (0..files.len()).map(|_| None).collect();
@@ -305,13 +308,8 @@ impl Projects {
         if findings.iter().all(|f| f.iter().all(|f| f.moved_key().is_none())) {
             return;
         }
-        let overlay = options.overlay.as_ref().map(|(p, text)| (canonical(&self.cwd, p), text));
-        let cwd = self.cwd.clone();
         let texts = &self.texts;
-        let read = |p: &Path| match &overlay {
-            Some((at, text)) if canonical(&cwd, p) == *at => Some(SharedText::from(text.as_str())),
-            _ => texts.text(p),
-        };
+        let read = |p: &Path| texts.text(p);
         // Each project's checked files with findings: (file, module).
         let mut mine: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.projects.len()];
         // Each project's checked modules: module → checked file.

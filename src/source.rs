@@ -223,7 +223,8 @@ impl TextCache {
     }
 
     /// Puts `text` in place of the file at `path` for the rest of the run,
-    /// whatever the budget: the source read from stdin under that name.
+    /// whatever the budget: the text the first phase read, or the source
+    /// read from stdin under that name.
     pub fn overlay(&self, path: &Path, text: SharedText) {
         if let Ok(mut texts) = self.texts.write() {
             texts.insert(path.to_path_buf(), text);

@@ -639,9 +639,9 @@ fn a_not_a_result_finding_keeps_its_reads_beside_findings_that_move_keys() {
 
 #[test]
 fn stdin_gets_the_not_a_result_findings_and_fixes_of_its_own_text() {
-    // On disk `half` returns a tool result; the editor's buffer (stdin)
-    // returns a half-shaped display, which a test reads.
-    let disk = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"content\": [{\"text\": str(x)}]}\n";
+    // On disk `half` is no tool yet; the editor's buffer (stdin) makes it
+    // one that returns a half-shaped display, which a test reads.
+    let disk = "def half(x):\n    return {\"status\": \"error\", \"content\": [{\"text\": str(x)}]}\n";
     let buffer = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x), \"code\": 3}\n";
     let test = "from pkg.tools import half\n\n\ndef test_half():\n    assert half(3)[\"code\"] == 3\n";
     let dir = project(&[("pkg/tools.py", disk), ("test_tools.py", test)]);
@@ -654,17 +654,45 @@ fn stdin_gets_the_not_a_result_findings_and_fixes_of_its_own_text() {
     assert_eq!((found[0]["code"].as_str(), found[0]["line"].as_u64()), (Some("TS005"), Some(6)));
     let reads = found[0]["reads"].as_array().expect("reads");
     assert!(reads.iter().any(|r| r["path"] == "test_tools.py" && r["key"] == "code"), "{reads:?}");
+    // Without the `-`, stdin is read all the same, in the same project.
+    let args = ["check", "--format", "json", "--stdin-filename", "pkg/tools.py"];
+    assert_eq!(with_stdin(dir.path(), &args, buffer).json(), found);
+    // Read by the test, the display is left for a person, from stdin too.
+    let fix = ["fix", "--unsafe-fixes", "--stdin-filename", "pkg/tools.py", "-"];
+    assert_eq!(with_stdin(dir.path(), &fix, buffer).stdout, buffer);
+    let fix_no_dash = ["fix", "--unsafe-fixes", "--stdin-filename", "pkg/tools.py"];
+    assert_eq!(with_stdin(dir.path(), &fix_no_dash, buffer).stdout, buffer);
     // The same text on disk gives the same finding.
     write(dir.path(), "pkg/tools.py", buffer);
     assert_eq!(toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]).json(), found);
-    // Read by the test, the display is left for a person; unread, stdin's
-    // fix rewrites it as a file's fix does.
+    // Unread, stdin's fix rewrites the display as a file's fix does.
+    write(dir.path(), "pkg/tools.py", disk);
     write(dir.path(), "test_tools.py", "def test_nothing():\n    pass\n");
-    let fix = ["fix", "--unsafe-fixes", "--stdin-filename", "pkg/tools.py", "-"];
     let fixed = with_stdin(dir.path(), &fix, buffer);
     assert!(fixed.stdout.contains("\"content\": [{\"text\": str(x)}, {\"json\": {\"code\": 3}}]"), "{fixed:?}");
+    write(dir.path(), "pkg/tools.py", buffer);
     toolshape(dir.path(), &["fix", "--unsafe-fixes", "pkg/tools.py"]);
     assert_eq!(std::fs::read_to_string(dir.path().join("pkg/tools.py")).unwrap(), fixed.stdout);
+}
+
+#[test]
+fn a_file_defining_a_builder_keeps_its_not_a_result_findings() {
+    // The file is judged again for its builder: its TS005 finding stays,
+    // as from stdin.
+    let tools = "from strands import tool\n\n\ndef _ok(text, **extra):\n    payload = {\"status\": \"success\", \"content\": [{\"text\": text}]}\n    payload.update(extra)\n    return payload\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n\n\ndef listing(devices):\n    return _ok(\"3 devices\", devices=devices)\n";
+    let dir = project(&[("pkg/tools.py", tools)]);
+    let codes = |run: Run| -> Vec<(String, u64)> {
+        run.json()
+            .iter()
+            .map(|f| (f["code"].as_str().unwrap_or_default().to_owned(), f["line"].as_u64().unwrap_or(0)))
+            .collect()
+    };
+    let on_disk = codes(toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]));
+    let want: Vec<(String, u64)> =
+        [("TS004", 6), ("TS005", 12), ("TS003", 16)].iter().map(|(c, l)| (c.to_string(), *l)).collect();
+    assert_eq!(on_disk, want);
+    let args = ["check", "--format", "json", "--stdin-filename", "pkg/tools.py", "-"];
+    assert_eq!(codes(with_stdin(dir.path(), &args, tools)), want);
 }
 
 #[test]
