@@ -299,16 +299,17 @@ impl TreeArgs {
     }
 
     /// The project stdin's source (`text`, read as the file `name` under
-    /// `rules`) stands in, indexed with that text in place of the file's.
-    /// The path given is `name` alone: the folder the run starts in is no
-    /// folder given, so the project is walked whole.
+    /// `rules`) stands in, indexed with that text in place of the file's
+    /// (whether or not a file has that name). No path is given: the folder
+    /// the run starts in is no folder given, so the project is walked whole.
     fn stdin_projects(&self, name: &std::path::Path, text: &str, rules: crate::contract::Rules) -> Projects {
         let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
-        let name = [name.to_path_buf()];
-        let plan = self.walk_plan(ProjectPlan::new(&name, &name, &options));
-        let projects = plan.index(vec![Some(crate::semantic::project::Known::of(text, true))], vec![rules]);
-        projects.overlay_checked(0, text);
-        projects
+        let plan = self.walk_plan(ProjectPlan::new(&[], &[name.to_path_buf()], &options));
+        let known = crate::semantic::project::Known {
+            text: Some(text.into()),
+            ..crate::semantic::project::Known::of(text, true)
+        };
+        plan.index(vec![Some(known)], vec![rules])
     }
 
     /// The first phase of `fix` (and of the review): each file read once

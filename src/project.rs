@@ -599,14 +599,6 @@ impl Projects {
         self.read_reasons.get(j).cloned().unwrap_or_default()
     }
 
-    /// Makes `text` the text of the checked file `j` for the project passes
-    /// that follow (stdin's source, under its `--stdin-filename`).
-    pub fn overlay_checked(&self, j: usize, text: &str) {
-        if let Some(&(r, Some(slot))) = self.checked.get(j) {
-            self.texts.overlay(self.projects[r].module_path(slot), SharedText::from(text));
-        }
-    }
-
     /// Whether some project has a result builder (else no file has TS003).
     pub fn any_builders(&self) -> bool {
         self.any_builders

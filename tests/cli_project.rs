@@ -747,3 +747,45 @@ fn a_findings_possible_reads_do_not_hang_on_the_other_keys_of_the_run() {
     assert_eq!(reads(&["check", "--format", "json", "."]), both);
     assert_eq!(reads(&["check", "--format", "json", "pkg/a.py"]), vec![("trace@hooks.py".to_owned(), 4)]);
 }
+
+#[test]
+fn stdin_under_a_name_not_on_disk_is_judged_in_its_folders_project() {
+    // No project marker and no file of that name: stdin's project is the
+    // folder the name stands in, whose test reads the result; and a call
+    // of a builder in another module is resolved with stdin's imports.
+    let dir = tempdir();
+    write(
+        dir.path(),
+        "pkg/test_new.py",
+        "from new import half\n\n\ndef test_new():\n    assert half(3)[\"code\"] == 3\n",
+    );
+    let buffer = "from strands import tool\n\n\n@tool\ndef half(x):\n    return {\"status\": \"error\", \"error\": str(x), \"code\": 3}\n";
+    for isolated in [false, true] {
+        let mut args = vec!["fix", "--unsafe-fixes", "--stdin-filename", "pkg/new.py", "-"];
+        if isolated {
+            args.insert(1, "--isolated");
+        }
+        let fixed = with_stdin(dir.path(), &args, buffer);
+        assert_eq!(fixed.stdout, buffer, "the read in pkg/test_new.py leaves the display for a person: {fixed:?}");
+    }
+    let dir = project(&[(
+        "pkg/helpers.py",
+        "def _ok(text, **extra):\n    payload = {\"status\": \"success\", \"content\": [{\"text\": text}]}\n    payload.update(extra)\n    return payload\n",
+    )]);
+    let caller =
+        "from pkg.helpers import _ok\n\n\ndef listing(devices):\n    return _ok(\"3 devices\", devices=devices)\n";
+    let args = ["check", "--format", "json", "--stdin-filename", "pkg/new.py", "-"];
+    let found = with_stdin(dir.path(), &args, caller).json();
+    assert!(found.iter().any(|f| f["code"] == "TS003" && f["key"] == "devices" && f["line"] == 5), "{found:?}");
+}
+
+#[test]
+fn a_possible_read_in_a_def_under_a_module_level_if_is_found() {
+    let tools = "def probe(x):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"rssi\": 1}\n";
+    let hook = "import sys\n\nif sys.version_info >= (3, 8):\n    def on(event: AfterToolCallEvent):\n        r = event.result\n        return r[\"rssi\"]\n";
+    let dir = project(&[("pkg/tools.py", tools), ("pkg/hook.py", hook)]);
+    let found = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]).json();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let reads = found[0]["reads"].as_array().expect("reads");
+    assert!(reads.iter().any(|r| r["path"] == "pkg/hook.py" && r["line"] == 6 && r["possible"] == true), "{reads:?}");
+}

@@ -1285,6 +1285,12 @@ fn possible_ranges(text: &str, markers: &[Range<usize>], keys: &[&str]) -> Optio
             Some(d) => d.range.clone(),
             None => statement(r.start)?,
         };
+        // An indented statement outside every function and class listed
+        // stands in a block (a `def` under a module-level `if` or `try`):
+        // only the whole file says where its reads stand.
+        if unlisted.is_none() && class.is_none() && around.start > 0 && !text[..around.start].ends_with(['\n', '\r']) {
+            return None;
+        }
         // An alias bound there (`tr = block["toolResult"]`) may be read
         // in functions that name no marker.
         if alias_value(r) || holds_key(around) {
