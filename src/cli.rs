@@ -418,11 +418,9 @@ fn run_check(args: &CheckArgs) -> i32 {
         },
     };
     let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
-    let plan_paths: Vec<PathBuf> = match &stdin {
-        Some((name, _)) => vec![name.clone()],
-        None => files.iter().map(|f| f.path.clone()).collect(),
-    };
-    // The projects are walked while the files are checked.
+    // The projects are walked while the files are checked (stdin's project
+    // is its own: `TreeArgs::stdin_projects`).
+    let plan_paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
     let plan = args.tree.unwalked_plan(&plan_paths);
     let walk = |plan| args.tree.walk_plan(plan);
     let palette = args.tree.palette();
