@@ -35,7 +35,51 @@ impl CheckOptions {
 /// Checks one source text; findings come sorted by position, each saying
 /// whether `toolshape fix` can repair it.
 pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
-    check_with_facts(src, options, rules, false, Vec::new(), Vec::new()).0
+    let mut findings = check_with_facts(src, options, rules, false, Vec::new(), Vec::new()).0;
+    add_unused_ignores(&mut findings, src, options, rules, |off| {
+        check_with_facts(src, options, off, false, Vec::new(), Vec::new()).0
+    });
+    findings
+}
+
+/// Adds TS100's findings (with `--report-unused-ignores`) to the final
+/// `findings` of `src`: the suppression comments that silence none of the
+/// findings `unsuppressed` gives under the rules it is handed (`rules`
+/// with every comment read as absent).
+fn add_unused_ignores(
+    findings: &mut Vec<Finding>,
+    src: &str,
+    options: &CheckOptions,
+    rules: &Rules,
+    unsuppressed: impl FnOnce(&Rules) -> Vec<Finding>,
+) {
+    if !(options.report_unused_ignores && rules.enabled(Code::UnusedIgnore)) {
+        return;
+    }
+    let unused = rules::unused_suppressions(src, || unsuppressed(&rules.ignoring_suppressions()));
+    if !unused.is_empty() {
+        findings.extend(unused);
+        findings.sort_by_key(|f| (f.entry.start, f.code));
+    }
+}
+
+/// [`add_unused_ignores`] for a file of `projects` (`path`, the checked
+/// file `j` when it is one), whose findings of every code are final: its
+/// own, its calls of builders (TS003) and its TS005 findings count.
+fn add_project_unused_ignores(
+    findings: &mut Vec<Finding>,
+    (path, text): (&Path, &str),
+    projects: &Projects,
+    j: Option<usize>,
+    options: &CheckOptions,
+    rules: &Rules,
+) {
+    add_unused_ignores(findings, text, options, rules, |off| {
+        let mut all = check_with_facts(text, options, off, false, projects.builder_specs(path), Vec::new()).0;
+        all.extend(projects.builder_call_findings(path, text, off));
+        all.extend(j.map_or(&[][..], |j| projects.silenced_not_results(j)).iter().cloned());
+        all
+    });
 }
 
 /// [`check_source`], and with `facts` the facts a result builder needs
@@ -55,10 +99,6 @@ pub fn check_with_facts(
     let mut findings = Vec::new();
     if !pieces.is_empty() {
         findings = planned_findings(src, &pieces, rules, &file, builders, read_reasons);
-    }
-    if options.report_unused_ignores && rules.enabled(Code::UnusedIgnore) {
-        findings.extend(rules::unused_suppressions(src, rules));
-        findings.sort_by_key(|f| (f.entry.start, f.code));
     }
     let facts = if facts && !pieces.is_empty() { round_zero_facts_in(&file, src, &pieces) } else { None };
     (findings, facts)
@@ -191,11 +231,11 @@ pub fn check_files(
     let reads = moves_keys || projects.any_builders();
     // Tools that return what is not a tool result (TS005), project-wide.
     let not_results = projects.not_a_result_findings(options.scope, |j| files[j].settings.rules());
-    let items: Vec<_> = files.into_iter().zip(early).zip(not_results).collect();
+    let items: Vec<_> = files.into_iter().zip(early).zip(not_results).enumerate().collect();
     let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
     par_map_ordered(
         items,
-        |((file, result), not_results)| {
+        |(j, ((file, result), not_results))| {
             let mut notes = Vec::new();
             let result = result.map(|mut findings| {
                 // (A file defining builders is judged again from its text:
@@ -212,6 +252,10 @@ pub fn check_files(
                 }
                 if !findings.is_empty() {
                     let _ = source::with_text(&file.path, |text| without_legacy(&mut findings, text, &mut notes));
+                }
+                // With reads to attach, the findings are final once judged.
+                if !reads {
+                    finish_file(&mut findings, &mut notes, &projects, j, &file, options);
                 }
                 findings
             });
@@ -234,18 +278,46 @@ pub fn check_files(
     projects.attach_reads(&mut findings, &read_options);
     // Reads make fixes unsafe: the files they touch are judged again.
     let projects = &projects;
-    let judged: Vec<Vec<Finding>> = held
+    let judged: Vec<(Vec<Finding>, Vec<String>)> = held
         .par_iter()
         .zip(findings)
         .enumerate()
-        .map(|(j, ((file, _), found))| judge_with_reads(found, projects, j, file, options))
+        .map(|(j, ((file, outcome), found))| {
+            let mut found = judge_with_reads(found, projects, j, file, options);
+            let mut notes = outcome.notes.clone();
+            finish_file(&mut found, &mut notes, projects, j, file, options);
+            (found, notes)
+        })
         .collect();
-    for ((_, mut outcome), found) in held.into_iter().zip(judged) {
+    for ((_, mut outcome), (found, notes)) in held.into_iter().zip(judged) {
         if let Ok(f) = &mut outcome.result {
             *f = found;
+            outcome.notes = notes;
         }
         sink(outcome);
     }
+}
+
+/// The last step of checked file `j` (`file`), once its other findings
+/// are final: TS100's findings, which ask what every other code found;
+/// then a Python 2 file gets none (`notes` says so). A file left as it is
+/// already (a note) stays so.
+fn finish_file(
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+    projects: &Projects,
+    j: usize,
+    file: &FoundFile,
+    options: &CheckOptions,
+) {
+    if !notes.is_empty() || !options.report_unused_ignores {
+        return;
+    }
+    let rules = file.settings.rules();
+    let _ = source::with_text(&file.path, |text| {
+        add_project_unused_ignores(findings, (&file.path, text), projects, Some(j), options, &rules);
+        without_legacy(findings, text, notes);
+    });
 }
 
 /// The project's reads of the keys that the fixes of `files` move, as
@@ -384,6 +456,18 @@ pub fn stdin_reads(
     (rules, unsafe_fixes): (&Rules, bool),
 ) -> (Vec<Finding>, Vec<(std::ops::Range<usize>, String)>) {
     apart_from_not_results(findings, |own| stdin_own_reads(own, projects, (name, text), options, (rules, unsafe_fixes)))
+}
+
+/// Adds TS100's findings to the final `findings` of stdin's source
+/// (`text`, under the name `name`: the one checked file of `projects`).
+pub fn stdin_unused_ignores(
+    findings: &mut Vec<Finding>,
+    (name, text): (&Path, &str),
+    projects: &Projects,
+    options: &CheckOptions,
+    rules: &Rules,
+) {
+    add_project_unused_ignores(findings, (name, text), projects, Some(0), options, rules);
 }
 
 /// The TS005 findings of stdin's source, the one checked file of

@@ -485,7 +485,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             let mut notes = Vec::new();
             let result = read_stdin().and_then(|bytes| {
                 let text = source::text_of(&bytes)?;
-                let mut findings = check::check_source(&text, &options, &rules);
+                let mut findings = check::check_with_facts(&text, &options, &rules, false, Vec::new(), Vec::new()).0;
                 let mut projects = args.tree.stdin_projects(&name, &text, rules.clone());
                 check::add_project_findings(&mut findings, &projects, &name, &text, &options, &rules);
                 findings.extend(check::stdin_not_results(&mut projects, options.scope, &rules));
@@ -496,6 +496,7 @@ fn run_check(args: &CheckArgs) -> i32 {
                 };
                 let (mut findings, _) =
                     check::stdin_reads(findings, &mut projects, (&name, &text), &options, (&rules, unsafe_fixes));
+                check::stdin_unused_ignores(&mut findings, (&name, &text), &projects, &options, &rules);
                 if !findings.is_empty()
                     && let Some(line) = check::legacy_line(&text)
                 {

@@ -13,7 +13,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use crate::diagnostics::Code;
-use crate::suppress::{Suppression, line_suppression};
+use crate::suppress::{LineTails, Suppression, line_suppression};
 use crate::syntax::ParsedPiece;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, operand};
@@ -41,6 +41,9 @@ pub struct Rules {
     statuses: Vec<String>,
     block_types: Vec<String>,
     tool_decorators: Vec<String>,
+    /// Whether suppression comments silence findings: off only to learn
+    /// which findings the comments silence ([`Rules::ignoring_suppressions`]).
+    honour_suppressions: bool,
 }
 
 impl Default for Rules {
@@ -57,6 +60,7 @@ impl Rules {
         statuses: Vec::new(),
         block_types: Vec::new(),
         tool_decorators: Vec::new(),
+        honour_suppressions: true,
     };
 
     /// The rules about keys the runtime drops (TS001–TS004) and unused
@@ -79,6 +83,7 @@ impl Rules {
             statuses: Vec::new(),
             block_types: Vec::new(),
             tool_decorators: Vec::new(),
+            honour_suppressions: true,
         }
     }
 
@@ -115,6 +120,24 @@ impl Rules {
     /// Strands tool.
     pub fn tool_decorators(&self) -> Vec<&str> {
         pick(&self.tool_decorators, &crate::semantic::TOOL_DECORATORS)
+    }
+
+    /// These rules with every suppression comment read as absent: their
+    /// findings are the ones the comments silence, and the others.
+    pub fn ignoring_suppressions(&self) -> Rules {
+        Rules { honour_suppressions: false, ..self.clone() }
+    }
+
+    /// What the comment on the line of `at` (a place outside any string)
+    /// in the text of `tails` silences under these rules: the one place
+    /// every rule asks.
+    pub fn suppression_at(&self, tails: &LineTails<'_>, at: usize) -> Suppression {
+        if self.honour_suppressions { tails.suppression(at) } else { Suppression::Nothing }
+    }
+
+    /// Whether the comment on the line of `at` in `src` silences `code`.
+    pub fn silences(&self, src: &str, at: usize, code: Code) -> bool {
+        self.honour_suppressions && line_suppression(src, at).covers(code)
     }
 
     pub fn enabled(&self, code: Code) -> bool {
@@ -323,6 +346,19 @@ impl ToolResultDict {
 /// Reads a `dictionary` node as a tool result, if it is one. Dicts whose own
 /// syntax is broken (an ERROR or MISSING node inside) are never tool results.
 pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &Rules) -> Option<ToolResultDict> {
+    tool_result_dict_in(node, piece_src, offset, rules, (&LineTails::new(piece_src), 0))
+}
+
+/// [`tool_result_dict`], reading suppressions through `tails`, which one
+/// walk over many dicts shares: a place of the piece is `tails_shift` bytes on
+/// in the text of `tails`.
+fn tool_result_dict_in(
+    node: Node<'_>,
+    piece_src: &str,
+    offset: usize,
+    rules: &Rules,
+    (tails, tails_shift): (&LineTails<'_>, usize),
+) -> Option<ToolResultDict> {
     if node.kind_name() != "dictionary" || node.has_error() {
         return None;
     }
@@ -345,7 +381,7 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &
             EntryKind::Spread => operand(child)?,
             _ => child.field("value")?,
         };
-        let suppressed = line_suppression(piece_src, child.start_byte());
+        let suppressed = rules.suppression_at(tails, tails_shift + child.start_byte());
         let breaks = rules.verdict(&kind);
         entries.push(Entry {
             range: shift(child.byte_range()),
@@ -356,7 +392,7 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &
         });
     }
     if entries.iter().any(|e| e.breaks.is_some()) {
-        let on_dict_line = line_suppression(piece_src, node.start_byte());
+        let on_dict_line = rules.suppression_at(tails, tails_shift + node.start_byte());
         if on_dict_line != Suppression::Nothing {
             for entry in &mut entries {
                 entry.suppressed = std::mem::take(&mut entry.suppressed).union(on_dict_line.clone());
@@ -383,13 +419,15 @@ pub fn for_each_tool_result<'p>(
     rules: &Rules,
     mut visit: impl FnMut(Node<'p>, &'p ParsedPiece, ToolResultDict),
 ) {
+    // One for the file: its pieces may share a line.
+    let tails = LineTails::new(src);
     for piece in pieces {
         let piece_src = &src[piece.offset..];
         let root = piece.tree.root_node();
         piece.for_each_node(|node| {
             if node.kind_name() == "dictionary"
                 && !in_broken_statement(root, node)
-                && let Some(dict) = tool_result_dict(node, piece_src, piece.offset, rules)
+                && let Some(dict) = tool_result_dict_in(node, piece_src, piece.offset, rules, (&tails, piece.offset))
             {
                 visit(node, piece, dict);
             }

@@ -20,7 +20,6 @@ use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Proj
 use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
-use crate::suppress::line_suppression;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::{self, LineIndex};
 use rayon::prelude::*;
@@ -69,6 +68,9 @@ pub struct Projects {
     rewritten_reads: Vec<Vec<(Range<usize>, String)>>,
     /// Per checked file: its TS005 findings, with the reads of their keys.
     not_results: Vec<Vec<Finding>>,
+    /// Per checked file: the TS005 findings a suppression comment silences
+    /// (for TS100, which asks which comments silence something).
+    silenced_not_results: Vec<Vec<Finding>>,
     /// Per checked file: each origin fixed there with a read of its keys
     /// that is rewritten with it, in whatever checked file it stands.
     origin_rewrites: Vec<Vec<OriginRewrite>>,
@@ -279,6 +281,7 @@ impl ProjectPlan {
             keep_text: Vec::new(),
             rewritten_reads: Vec::new(),
             not_results: Vec::new(),
+            silenced_not_results: Vec::new(),
             origin_rewrites: Vec::new(),
         }
     }
@@ -675,6 +678,12 @@ impl Projects {
         self.not_results.get(j).map_or(&[], Vec::as_slice)
     }
 
+    /// The TS005 findings of checked file `j` that a suppression comment
+    /// silences (known once [`Projects::not_a_result_findings`] ran).
+    pub fn silenced_not_results(&self, j: usize) -> &[Finding] {
+        self.silenced_not_results.get(j).map_or(&[], Vec::as_slice)
+    }
+
     /// The TS005 findings of every checked file (by position), under each
     /// file's rules (`rules_of`): the half-shaped displays the tools of its
     /// project return, wherever the tools stand. Suppressions applied; kept
@@ -689,6 +698,7 @@ impl Projects {
             syntax::ParseScope::WholeFile => crate::semantic::project::ToolBodies::All,
         };
         let mut out: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
+        let mut silenced: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
         // Each project's checked modules, and the rules of its first file.
         let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); self.projects.len()];
         let mut decorators: Vec<Option<Vec<String>>> = vec![None; self.projects.len()];
@@ -732,9 +742,9 @@ impl Projects {
             let reads = self.not_result_reads(r, &by_file, &parsed);
             for (((j, halves), reads), (text, whole)) in by_file.into_iter().zip(reads).zip(&parsed) {
                 let index = LineIndex::new(text);
+                let rules = rules_of(j);
                 for (half, reads) in halves.into_iter().zip(reads) {
-                    if half.range.end > text.len() || line_suppression(text, half.range.start).covers(Code::NotAResult)
-                    {
+                    if half.range.end > text.len() {
                         continue;
                     }
                     let span = Span::new(&index, text, &half.range);
@@ -748,6 +758,10 @@ impl Projects {
                         reads,
                         ..Finding::at(Code::NotAResult, Some(half.missing.to_owned()), at.clone(), at)
                     };
+                    if rules.silences(text, half.range.start, Code::NotAResult) {
+                        silenced[j].push(finding);
+                        continue;
+                    }
                     // What `fix` would do, as for every other finding.
                     let plan = crate::fix::not_result_plan(text, whole, &index, &finding, false);
                     finding.fixable = plan.and_then(|p| p.applicability());
@@ -757,6 +771,7 @@ impl Projects {
             }
         }
         self.not_results = out.clone();
+        self.silenced_not_results = silenced;
         out
     }
 
@@ -860,7 +875,7 @@ impl Projects {
             return Vec::new();
         }
         let index = LineIndex::new(text);
-        let silenced = |at: usize| line_suppression(text, at).covers(Code::BuilderCall);
+        let silenced = |at: usize| rules.silences(text, at, Code::BuilderCall);
         let mut out = Vec::new();
         for call in calls {
             let builder = BuilderRef {

@@ -4,6 +4,8 @@
 //! Which suppressions silence nothing is TS100's to find
 //! ([`crate::rules::unused_suppressions`]).
 
+use std::cell::Cell;
+
 use crate::diagnostics::Code;
 
 /// What a line's comment suppresses.
@@ -89,6 +91,61 @@ pub fn line_suppression(src: &str, pos: usize) -> Suppression {
     }
 }
 
+/// The stops of a text's line tails (its line breaks and `#`s), searched
+/// with a memory of the last search: a place between where that search
+/// started and the stop it found has the same next stop. Many questions
+/// about one line (each entry of every dict on a megabyte line) then cost
+/// one scan of it, not one each.
+pub struct LineTails<'s> {
+    src: &'s str,
+    /// (where the last search started, the stop it found).
+    last: Cell<(usize, usize)>,
+}
+
+impl<'s> LineTails<'s> {
+    pub fn new(src: &'s str) -> Self {
+        LineTails { src, last: Cell::new((usize::MAX, 0)) }
+    }
+
+    /// The first line break or `#` at or after `pos` (the text's length:
+    /// none).
+    fn stop(&self, pos: usize) -> usize {
+        let (from, found) = self.last.get();
+        if from <= pos && pos <= found {
+            return found;
+        }
+        let rest = self.src.as_bytes().get(pos..).unwrap_or_default();
+        let found = pos + memchr::memchr3(b'\n', b'\r', b'#', rest).unwrap_or(rest.len());
+        self.last.set((pos, found));
+        found
+    }
+
+    /// [`line_suppression`] of `pos`, without a scan when the line holds no
+    /// `#` past it.
+    pub fn suppression(&self, pos: usize) -> Suppression {
+        if self.src.as_bytes().get(self.stop(pos)) != Some(&b'#') {
+            return Suppression::Nothing;
+        }
+        line_suppression(self.src, pos)
+    }
+
+    /// Whether `range` of the text holds a `#`.
+    pub fn has_hash_in(&self, range: std::ops::Range<usize>) -> bool {
+        let mut at = range.start;
+        while at < range.end {
+            let stop = self.stop(at);
+            if stop >= range.end {
+                return false;
+            }
+            if self.src.as_bytes()[stop] == b'#' {
+                return true;
+            }
+            at = stop + 1;
+        }
+        false
+    }
+}
+
 /// The comment that ends `line` (read from a place outside any string),
 /// from its `#` (`Some(None)`: none): a `#` inside a string literal is not
 /// one. `None` when a string is still open at the end of the line, so that
@@ -118,6 +175,24 @@ mod tests {
         assert_eq!(line_suppression("\"\"\"# noqa\"\"\", x  # noqa: TS001", 0), codes);
         // Unclosed: not vouched for, so every `#` counts, as before.
         assert_eq!(line_suppression("\"\"\"still open # noqa", 0), Suppression::Everything);
+    }
+
+    #[test]
+    fn line_tails_agree_with_a_fresh_look_from_every_place() {
+        let src = "a = {'x': 1}  # noqa: TS001\r\nb = 1\rc = {'y': 2, 'z': 3}  # toolshape: ignore\n\nd = '#'\n";
+        let tails = LineTails::new(src);
+        // In order, backwards and out of order: the memory never misleads.
+        let order: Vec<usize> =
+            (0..src.len()).chain((0..src.len()).rev()).chain((0..src.len()).map(|i| i * 7 % src.len())).collect();
+        for pos in order {
+            if !src.is_char_boundary(pos) {
+                continue;
+            }
+            assert_eq!(tails.suppression(pos), line_suppression(src, pos), "at {pos}");
+            for end in pos..=src.len() {
+                assert_eq!(tails.has_hash_in(pos..end), src[pos..end].contains('#'), "{pos}..{end}");
+            }
+        }
     }
 
     #[test]

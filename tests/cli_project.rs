@@ -269,7 +269,7 @@ f = {  # noqa: TS001, E501
 fn unused_suppressions_are_reported_on_request() {
     let src = "\
 a = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001]
-b = {\"status\": 1, \"content\": []}  # toolshape: ignore
+b = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ignore
 c = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002]
 d = 1  # noqa
 e = 1  # noqa: E501
@@ -286,6 +286,60 @@ f = \"# toolshape: ignore\"
     // A project can turn the report off by code.
     write(dir.path(), "toolshape.toml", "ignore = [\"TS100\"]\n");
     assert_eq!(toolshape(dir.path(), &["check", "--report-unused-ignores"]).code, 0);
+}
+
+#[test]
+fn a_suppression_of_every_code_counts_as_used() {
+    // TS002 in a builder, TS003 at its call, TS004 to TS009 in a file: each
+    // silenced by its own comment, and one comment that silences nothing.
+    let results = "def ok(text, **extra):\n    return {\"status\": \"success\", \"content\": [{\"text\": text}], **extra}  # toolshape: ignore[TS002]\n";
+    let tools = "\
+from strands import tool
+from results import ok
+
+
+def listing(devices):
+    return ok(\"x\", devices=devices)  # toolshape: ignore[TS003]
+
+
+def later():
+    r = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}
+    r[\"k\"] = 1  # toolshape: ignore[TS004]
+    return r
+
+
+@tool
+def half():
+    return {\"status\": \"error\", \"error\": \"x\"}  # toolshape: ignore[TS005]
+
+
+a = {\"status\": \"ok\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ignore[TS006]
+b = {\"status\": \"success\", \"content\": []}  # toolshape: ignore[TS007]
+c = {\"status\": \"success\", \"content\": [{\"text\": \"t\", \"json\": 1}]}  # toolshape: ignore[TS008]
+d = {\"status\": \"success\", \"content\": [{\"text\": 1}]}  # toolshape: ignore[TS009]
+e = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ignore[TS009]
+";
+    let dir = tempdir();
+    let root = dir.path();
+    write(root, "toolshape.toml", "");
+    let bare = |text: &str| {
+        text.lines().map(|l| l.split("  # toolshape").next().unwrap().to_owned() + "\n").collect::<String>()
+    };
+    // Without their comments, every code is found: each comment has work.
+    write(root, "results.py", bare(results));
+    write(root, "tools.py", bare(tools));
+    let codes: std::collections::BTreeSet<String> =
+        findings(&toolshape(root, &["check"])).into_iter().map(|(_, code)| code).collect();
+    let expected = ["TS002", "TS003", "TS004", "TS005", "TS006", "TS007", "TS008", "TS009"];
+    assert_eq!(codes, expected.iter().map(|c| c.to_string()).collect(), "every code is found bare");
+    write(root, "results.py", results);
+    write(root, "tools.py", tools);
+    assert_eq!(toolshape(root, &["check"]).code, 0, "every finding is silenced");
+    let unused = [(24, "TS100".to_owned())];
+    let run = toolshape(root, &["check", "--report-unused-ignores"]);
+    assert_eq!(findings(&run), unused, "only the comment on a clean line silences nothing: {run:?}");
+    let run = with_stdin(root, &["check", "--report-unused-ignores", "--stdin-filename", "tools.py", "-"], tools);
+    assert_eq!(findings(&run), unused, "stdin agrees: {run:?}");
 }
 
 #[test]

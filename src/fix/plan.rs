@@ -869,7 +869,7 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     fn silenced_positions(&self) -> Vec<(usize, Code)> {
         let (src, lines, offset) = (self.ctx.src, &self.ctx.lines, self.ctx.offset);
         let window = lines.line_start(self.dict_range.start)..lines.line_end(self.dict_range.end);
-        if !src[window.clone()].contains('#') {
+        if !self.ctx.file.line_tails().has_hash_in(window.clone()) {
             return Vec::new();
         }
         // The code of those lines: in the piece parsed, or in the whole file

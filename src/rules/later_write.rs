@@ -10,7 +10,6 @@ use crate::contract::Rules;
 use crate::diagnostics::{Code, Finding, Origin, Span};
 use crate::semantic::results::{self, Added};
 use crate::semantic::scope::SemanticModel;
-use crate::suppress::line_suppression;
 use crate::syntax::{self, LineIndex, ParsedPiece};
 
 pub const RULE: Rule = Rule {
@@ -58,7 +57,7 @@ pub fn findings(src: &str, tree: &Tree, model: &SemanticModel, rules: &Rules, in
         .into_iter()
         .filter(|w| !matches!(&w.added, Added::Key(k) if rules.allows_key(k)))
         .filter(|w| {
-            let silenced = |at: usize| line_suppression(src, at).covers(Code::LaterWrite);
+            let silenced = |at: usize| rules.silences(src, at, Code::LaterWrite);
             !silenced(w.span.start) && !silenced(w.dict.start)
         })
         .map(|w| {

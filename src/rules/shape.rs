@@ -10,7 +10,6 @@ use tree_sitter::Node;
 use crate::contract::{Rules, ToolResultDict};
 use crate::diagnostics::{Code, Edit, Finding, Proposal, Span};
 use crate::semantic::FileContext;
-use crate::suppress::line_suppression;
 use crate::syntax::LineIndex;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
@@ -73,8 +72,8 @@ impl<'s> ShapeCtx<'_, 's> {
 
     /// Whether a comment silences `code` at `at` or on the dict's line.
     fn silenced(&self, code: Code, at: Node<'_>) -> bool {
-        line_suppression(self.piece_src, at.start_byte()).covers(code)
-            || line_suppression(self.piece_src, self.dict.start_byte()).covers(code)
+        self.rules.silences(self.piece_src, at.start_byte(), code)
+            || self.rules.silences(self.piece_src, self.dict.start_byte(), code)
     }
 }
 

@@ -6,7 +6,6 @@
 use std::collections::HashSet;
 
 use super::Rule;
-use crate::contract::{self, Rules};
 use crate::diagnostics::{Code, Finding, Origin, Span};
 use crate::suppress::{Suppression, in_line_tail, line_suppression};
 use crate::syntax::tree::KindName;
@@ -58,10 +57,14 @@ fn may_claim(src: &[u8]) -> bool {
 }
 
 /// Findings ([`Code::UnusedIgnore`]) for toolshape suppression comments in
-/// `src` that silence nothing, or name codes that silence nothing. Reads
-/// real comments only (a whole-file parse), and only when the text could
-/// hold one.
-pub fn unused_suppressions(src: &str, rules: &Rules) -> Vec<Finding> {
+/// `src` that silence nothing, or name codes that silence nothing.
+/// `unsuppressed` gives the file's findings of every code with its
+/// comments read as absent ([`crate::contract::Rules::ignoring_suppressions`]): a comment
+/// silences the ones on its line that it covers, as each rule reads it
+/// (on the line where the finding starts, else on its dict's, call's or
+/// display's first line). Reads real comments only (a whole-file parse),
+/// and only when the text could hold one.
+pub fn unused_suppressions(src: &str, unsuppressed: impl FnOnce() -> Vec<Finding>) -> Vec<Finding> {
     if !may_claim(src.as_bytes()) {
         return Vec::new();
     }
@@ -69,22 +72,16 @@ pub fn unused_suppressions(src: &str, rules: &Rules) -> Vec<Finding> {
     let index = LineIndex::new(src);
     // (line, code) pairs some suppression on that line silences.
     let mut used: HashSet<(usize, Code)> = HashSet::new();
-    let pieces = [syntax::ParsedPiece::new(0, tree)];
-    for dict in contract::tool_results(src, &pieces, rules) {
-        for entry in &dict.entries {
-            let Some(code) = entry.breaks else { continue };
-            let line = if line_suppression(src, entry.range.start).covers(code) {
-                index.line_of(entry.range.start)
-            } else if line_suppression(src, dict.range.start).covers(code) {
-                index.line_of(dict.range.start)
-            } else {
-                continue;
-            };
-            used.insert((line, code));
+    for finding in unsuppressed() {
+        let code = finding.code;
+        if let Some(at) =
+            [finding.entry.start, finding.dict.start].into_iter().find(|&at| line_suppression(src, at).covers(code))
+        {
+            used.insert((index.line_of(at), code));
         }
     }
     let mut findings = Vec::new();
-    syntax::for_each_node(pieces[0].tree.root_node(), |node| {
+    syntax::for_each_node(tree.root_node(), |node| {
         if node.kind_name() != "comment" {
             return;
         }
@@ -132,9 +129,21 @@ pub fn unused_suppressions(src: &str, rules: &Rules) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::{CheckOptions, check_source};
+    use crate::contract::Rules;
+    use crate::syntax::ParseScope;
+
+    fn unused_under(src: &str, rules: &Rules) -> Vec<(usize, String)> {
+        let options = CheckOptions { scope: ParseScope::WholeFile, report_unused_ignores: true };
+        check_source(src, &options, rules)
+            .into_iter()
+            .filter(|f| f.code == Code::UnusedIgnore)
+            .map(|f| (f.span.start.line, f.message()))
+            .collect()
+    }
 
     fn unused_in(src: &str) -> Vec<(usize, String)> {
-        unused_suppressions(src, &Rules::CONTRACT).into_iter().map(|f| (f.span.start.line, f.message())).collect()
+        unused_under(src, &Rules::moves_only())
     }
 
     #[test]
@@ -173,6 +182,6 @@ mod tests {
         let src = "r = {  # toolshape: ignore[TS001]\n    'status': 1,\n    'content': [],\n    'x': 1,\n}\n";
         assert!(unused_in(src).is_empty());
         let disabled = Rules::new(None, &[Code::ExtraKey], Vec::new());
-        assert_eq!(unused_suppressions(src, &disabled).len(), 1, "a rule that is off uses no suppression");
+        assert_eq!(unused_under(src, &disabled).len(), 1, "a rule that is off uses no suppression");
     }
 }

@@ -66,6 +66,11 @@ pub struct FileContext<'s> {
     focus: Vec<usize>,
     view: OnceCell<View>,
     whole: OnceCell<View>,
+    /// The offsets of the carriage returns of `src` not followed by a line
+    /// feed (line breaks to Python only), found once.
+    lone_crs: OnceCell<Vec<usize>>,
+    /// Where the file's line tails stop, for suppression questions.
+    tails: crate::suppress::LineTails<'s>,
 }
 
 impl<'s> FileContext<'s> {
@@ -76,7 +81,14 @@ impl<'s> FileContext<'s> {
         if let Some(tree) = tree {
             let _ = view.set(View::whole(tree));
         }
-        FileContext { src, focus: Vec::new(), view, whole: OnceCell::new() }
+        FileContext {
+            src,
+            focus: Vec::new(),
+            view,
+            whole: OnceCell::new(),
+            lone_crs: OnceCell::new(),
+            tails: crate::suppress::LineTails::new(src),
+        }
     }
 
     /// A context that reuses the tree of `pieces` when one is the whole file,
@@ -93,6 +105,23 @@ impl<'s> FileContext<'s> {
     /// The 1-based line of the byte offset `at`, for reasons.
     fn line_of(&self, at: usize) -> usize {
         self.src[..at].matches('\n').count() + 1
+    }
+
+    /// The stops of the file's line tails (line breaks and `#`s), which the
+    /// questions about one file share.
+    pub fn line_tails(&self) -> &crate::suppress::LineTails<'s> {
+        &self.tails
+    }
+
+    /// Whether `range` of the file holds a carriage return not followed by
+    /// a line feed (one search of the file, however many ranges ask).
+    fn has_lone_cr_in(&self, range: Range<usize>) -> bool {
+        let bytes = self.src.as_bytes();
+        let crs = self.lone_crs.get_or_init(|| {
+            memchr::memchr_iter(b'\r', bytes).filter(|&at| bytes.get(at + 1) != Some(&b'\n')).collect()
+        });
+        let first = crs.partition_point(|&at| at < range.start);
+        crs.get(first).is_some_and(|&at| at < range.end)
     }
 
     /// Whether the whole file has been parsed already.
@@ -278,7 +307,7 @@ impl<'s> FileContext<'s> {
         // (a lone carriage return is a line break to Python only), the
         // whole-file tree cannot say where the result goes.
         let statement = parent.parent().unwrap_or(parent);
-        let lone_cr = src[statement.byte_range()].as_bytes().windows(2).any(|w| w[0] == b'\r' && w[1] != b'\n');
+        let lone_cr = self.has_lone_cr_in(statement.byte_range());
         if lone_cr || parent.has_error() || std::iter::successors(parent.parent(), |n| n.parent()).any(|n| n.is_error())
         {
             return Ok(None);
