@@ -843,3 +843,16 @@ fn a_possible_read_in_a_def_under_a_module_level_if_is_found() {
     let reads = found[0]["reads"].as_array().expect("reads");
     assert!(reads.iter().any(|r| r["path"] == "pkg/hook.py" && r["line"] == 6 && r["possible"] == true), "{reads:?}");
 }
+
+#[test]
+fn a_possible_read_in_a_method_under_an_if_of_a_class_body_is_found() {
+    // The annotation names the marker; the read's own statement does not.
+    let tools = "def probe(x):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"rssi\": 1}\n";
+    let hook = "import sys\n\n\nclass Watcher:\n    def plain(self):\n        return 1\n\n    if sys.platform:\n        def on(self, r: ToolResult):\n            return r[\"rssi\"]\n";
+    let dir = project(&[("pkg/tools.py", tools), ("pkg/hook.py", hook)]);
+    let found = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]).json();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["fixable"], "unsafe", "a possible read keeps the fix unsafe: {found:?}");
+    let reads = found[0]["reads"].as_array().expect("reads");
+    assert!(reads.iter().any(|r| r["path"] == "pkg/hook.py" && r["line"] == 10 && r["possible"] == true), "{reads:?}");
+}

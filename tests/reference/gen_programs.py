@@ -3437,11 +3437,31 @@ class Frontend(ModuleWriter):
         w.end()
         w.end()
         writers = [self.write_marked, self.write_annotated, self.write_event, self.write_decoys,
-                   self.write_module_bound, self.write_aliases]
+                   self.write_module_bound, self.write_aliases, self.write_class_block]
         for fn in rng.sample(writers, rng.randint(2, 4)) + [self.write_marked]:
             fn(traced)
             w.end()
             w.end()
+
+    def write_class_block(self, traced):
+        """A method under an `if` or `try` of a class body (beside a plain
+        method), reading a parameter annotated `ToolResult`: the read's own
+        statements name no marker."""
+        p, rng, w = self.p, self.rng, self.w
+        P = rng.choice(["result", "res", "tr", "payload"])
+        w.lineof("class %s:" % p.fresh("Watcher"))
+        w.lineof("    def %s(self):" % p.fresh("plain"))
+        w.lineof("        return None")
+        w.end()
+        block = rng.choice(["if", "try"])
+        w.lineof("    if json:" if block == "if" else "    try:")
+        w.lineof("        def %s(self, %s: ToolResult):" % (p.fresh("on_result"), P))
+        self.reads("            ", P, "possible:annotated")
+        w.lineof("            return None")
+        if block == "try":
+            w.lineof("    except ImportError:")
+            w.lineof("        pass")
+        p.forms["reads-possible-class-block-" + block] += 1
 
     def write_module_bound(self, traced):
         """Marked names the module binds, read in functions (and at module

@@ -1291,6 +1291,17 @@ fn possible_ranges(text: &str, markers: &[Range<usize>], keys: &[&str]) -> Optio
         if unlisted.is_none() && class.is_none() && around.start > 0 && !text[..around.start].ends_with(['\n', '\r']) {
             return None;
         }
+        // So does one deeper than a class's members: a method under an
+        // `if` or `try` of the class body, which the outline does not list.
+        if let (None, Some(c)) = (unlisted, class) {
+            let indent_at = |at: usize| {
+                layout.lines.partition_point(|l| l.start <= at).checked_sub(1).map(|i| layout.lines[i].indent)
+            };
+            let members = layout.lines.iter().find(|l| c.body.contains(&l.start)).map(|l| l.indent);
+            if indent_at(r.start) > members {
+                return None;
+            }
+        }
         // An alias bound there (`tr = block["toolResult"]`) may be read
         // in functions that name no marker.
         if alias_value(r) || holds_key(around) {
