@@ -833,26 +833,31 @@ fn stdin_under_a_name_not_on_disk_is_judged_in_its_folders_project() {
     assert!(found.iter().any(|f| f["code"] == "TS003" && f["key"] == "devices" && f["line"] == 5), "{found:?}");
 }
 
-#[test]
-fn a_possible_read_in_a_def_under_a_module_level_if_is_found() {
+/// Checks `pkg/tools.py`, whose one result moves "rssi", beside
+/// `pkg/hook.py` (`hook`): the fix is unsafe for a possible read there at
+/// `line`.
+fn assert_possible_read_in_hook(hook: &str, line: u64) {
     let tools = "def probe(x):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"rssi\": 1}\n";
-    let hook = "import sys\n\nif sys.version_info >= (3, 8):\n    def on(event: AfterToolCallEvent):\n        r = event.result\n        return r[\"rssi\"]\n";
-    let dir = project(&[("pkg/tools.py", tools), ("pkg/hook.py", hook)]);
-    let found = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]).json();
-    assert_eq!(found.len(), 1, "{found:?}");
-    let reads = found[0]["reads"].as_array().expect("reads");
-    assert!(reads.iter().any(|r| r["path"] == "pkg/hook.py" && r["line"] == 6 && r["possible"] == true), "{reads:?}");
-}
-
-#[test]
-fn a_possible_read_in_a_method_under_an_if_of_a_class_body_is_found() {
-    // The annotation names the marker; the read's own statement does not.
-    let tools = "def probe(x):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"rssi\": 1}\n";
-    let hook = "import sys\n\n\nclass Watcher:\n    def plain(self):\n        return 1\n\n    if sys.platform:\n        def on(self, r: ToolResult):\n            return r[\"rssi\"]\n";
     let dir = project(&[("pkg/tools.py", tools), ("pkg/hook.py", hook)]);
     let found = toolshape(dir.path(), &["check", "--format", "json", "pkg/tools.py"]).json();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["fixable"], "unsafe", "a possible read keeps the fix unsafe: {found:?}");
     let reads = found[0]["reads"].as_array().expect("reads");
-    assert!(reads.iter().any(|r| r["path"] == "pkg/hook.py" && r["line"] == 10 && r["possible"] == true), "{reads:?}");
+    assert!(
+        reads.iter().any(|r| r["path"] == "pkg/hook.py" && r["line"] == line && r["possible"] == true),
+        "{reads:?}"
+    );
+}
+
+#[test]
+fn a_possible_read_in_a_def_under_a_module_level_if_is_found() {
+    let hook = "import sys\n\nif sys.version_info >= (3, 8):\n    def on(event: AfterToolCallEvent):\n        r = event.result\n        return r[\"rssi\"]\n";
+    assert_possible_read_in_hook(hook, 6);
+}
+
+#[test]
+fn a_possible_read_in_a_method_under_an_if_of_a_class_body_is_found() {
+    // The annotation names the marker; the read's own statement does not.
+    let hook = "import sys\n\n\nclass Watcher:\n    def plain(self):\n        return 1\n\n    if sys.platform:\n        def on(self, r: ToolResult):\n            return r[\"rssi\"]\n";
+    assert_possible_read_in_hook(hook, 10);
 }
