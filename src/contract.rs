@@ -352,7 +352,7 @@ pub fn tool_result_dict(node: Node<'_>, piece_src: &str, offset: usize, rules: &
 /// [`tool_result_dict`], reading suppressions through `tails`, which one
 /// walk over many dicts shares: a place of the piece is `tails_shift` bytes on
 /// in the text of `tails`.
-fn tool_result_dict_in(
+pub(crate) fn tool_result_dict_in(
     node: Node<'_>,
     piece_src: &str,
     offset: usize,

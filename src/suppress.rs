@@ -4,7 +4,7 @@
 //! Which suppressions silence nothing is TS100's to find
 //! ([`crate::rules::unused_suppressions`]).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use crate::diagnostics::Code;
 
@@ -74,37 +74,51 @@ pub fn in_line_tail(tail: &str) -> Suppression {
 /// The suppression comment in the rest of the line from `pos` (a place
 /// outside any string: an entry's or a dict's start).
 pub fn line_suppression(src: &str, pos: usize) -> Suppression {
+    read_from(src, pos).0
+}
+
+/// [`line_suppression`] of `pos`, and how far on its answer holds: to the
+/// comment's `#`, or to the line's end when the line has no comment past
+/// `pos` (every place in between outside a string reads the same). `None`
+/// when the reading cannot be vouched for.
+fn read_from(src: &str, pos: usize) -> (Suppression, Option<usize>) {
     let rest = &src[pos..];
     // No `#` before the line ends: nothing to read (one scan of the tail).
     match memchr::memchr3(b'\n', b'\r', b'#', rest.as_bytes()) {
         Some(at) if rest.as_bytes()[at] == b'#' => {}
-        _ => return Suppression::Nothing,
+        Some(at) => return (Suppression::Nothing, Some(pos + at)),
+        None => return (Suppression::Nothing, Some(src.len())),
     }
     let end = memchr::memchr2(b'\n', b'\r', rest.as_bytes()).unwrap_or(rest.len());
     let tail = &rest[..end];
     match comment_of(tail) {
-        Some(Some(comment)) => in_line_tail(comment),
-        Some(None) => Suppression::Nothing,
+        Some(Some(comment)) => (in_line_tail(comment), Some(pos + tail.len() - comment.len())),
+        Some(None) => (Suppression::Nothing, Some(pos + end)),
         // A string still open at the end (or `pos` inside an f-string's
         // field): every `#` of the tail may start the comment.
-        None => in_line_tail(tail),
+        None => (in_line_tail(tail), None),
     }
 }
 
-/// The stops of a text's line tails (its line breaks and `#`s), searched
-/// with a memory of the last search: a place between where that search
-/// started and the stop it found has the same next stop. Many questions
-/// about one line (each entry of every dict on a megabyte line) then cost
-/// one scan of it, not one each.
+/// The line tails of a text (from a place outside any string to the
+/// line's end) read for suppressions, with a memory of the last searches:
+/// the next stop (line break or `#`) found from a place is the next stop of
+/// every place up to it, and a comment read from a place is the comment of
+/// every place up to its `#`. Many questions about one line (each entry of
+/// every dict on a megabyte line) then cost one scan of it, not one each.
 pub struct LineTails<'s> {
     src: &'s str,
     /// (where the last search started, the stop it found).
     last: Cell<(usize, usize)>,
+    /// (where the last reading started, how far it holds, what it read).
+    read: RefCell<Option<(usize, usize, Suppression)>>,
+    /// (the last range asked about, whether it may hold a suppression).
+    claims: RefCell<Option<(std::ops::Range<usize>, bool)>>,
 }
 
 impl<'s> LineTails<'s> {
     pub fn new(src: &'s str) -> Self {
-        LineTails { src, last: Cell::new((usize::MAX, 0)) }
+        LineTails { src, last: Cell::new((usize::MAX, 0)), read: RefCell::new(None), claims: RefCell::new(None) }
     }
 
     /// The first line break or `#` at or after `pos` (the text's length:
@@ -126,23 +140,31 @@ impl<'s> LineTails<'s> {
         if self.src.as_bytes().get(self.stop(pos)) != Some(&b'#') {
             return Suppression::Nothing;
         }
-        line_suppression(self.src, pos)
+        if let Some((from, upto, read)) = &*self.read.borrow()
+            && *from <= pos
+            && pos <= *upto
+        {
+            return read.clone();
+        }
+        let (read, holds) = read_from(self.src, pos);
+        *self.read.borrow_mut() = holds.map(|upto| (pos, upto, read.clone()));
+        read
     }
 
-    /// Whether `range` of the text holds a `#`.
-    pub fn has_hash_in(&self, range: std::ops::Range<usize>) -> bool {
-        let mut at = range.start;
-        while at < range.end {
-            let stop = self.stop(at);
-            if stop >= range.end {
-                return false;
-            }
-            if self.src.as_bytes()[stop] == b'#' {
-                return true;
-            }
-            at = stop + 1;
+    /// Whether `range` of the text may hold a suppression comment: a `#`,
+    /// and `toolshape:` or `noqa` in any case (a byte look, asked again of
+    /// the same range for free).
+    pub fn may_suppress_in(&self, range: std::ops::Range<usize>) -> bool {
+        if let Some((asked, answer)) = &*self.claims.borrow()
+            && *asked == range
+        {
+            return *answer;
         }
-        false
+        let bytes = self.src.as_bytes().get(range.clone()).unwrap_or_default();
+        let holds = |word: &[u8]| bytes.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+        let answer = memchr::memchr(b'#', bytes).is_some() && (holds(b"toolshape:") || holds(b"noqa"));
+        *self.claims.borrow_mut() = Some((range, answer));
+        answer
     }
 }
 
@@ -179,18 +201,35 @@ mod tests {
 
     #[test]
     fn line_tails_agree_with_a_fresh_look_from_every_place() {
-        let src = "a = {'x': 1}  # noqa: TS001\r\nb = 1\rc = {'y': 2, 'z': 3}  # toolshape: ignore\n\nd = '#'\n";
+        let src = "a = {'x': 1}  # noqa: TS001\r\nb = 1\rc = {'y': 2, 'z': 3}  # toolshape: ignore\n\nd = '#'\n\
+                   e = [{'a': '#'}, {'b': 1}, {'c': \"# noqa\"}]  # noqa: TS002 # toolshape: ignore[TS001]\n";
+        // The places outside strings (the ones the rules ask about).
+        let mut quote = None;
+        let outside: Vec<bool> = src
+            .bytes()
+            .map(|b| {
+                let was = quote.is_none();
+                match (quote, b) {
+                    (None, b'\'' | b'"') => quote = Some(b),
+                    (Some(q), _) if q == b => quote = None,
+                    _ => {}
+                }
+                was && quote.is_none()
+            })
+            .collect();
         let tails = LineTails::new(src);
         // In order, backwards and out of order: the memory never misleads.
         let order: Vec<usize> =
             (0..src.len()).chain((0..src.len()).rev()).chain((0..src.len()).map(|i| i * 7 % src.len())).collect();
         for pos in order {
-            if !src.is_char_boundary(pos) {
+            if !outside[pos] {
                 continue;
             }
             assert_eq!(tails.suppression(pos), line_suppression(src, pos), "at {pos}");
             for end in pos..=src.len() {
-                assert_eq!(tails.has_hash_in(pos..end), src[pos..end].contains('#'), "{pos}..{end}");
+                let text = src[pos..end].to_ascii_lowercase();
+                let may = text.contains('#') && (text.contains("toolshape:") || text.contains("noqa"));
+                assert_eq!(tails.may_suppress_in(pos..end), may, "{pos}..{end}");
             }
         }
     }

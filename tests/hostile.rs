@@ -529,6 +529,22 @@ fn megabyte_line_of_tool_results() {
     assert_eq!(fixed.matches("{\"json\": {").count(), 25_000, "every dict gets its json block");
 }
 
+#[test]
+#[ignore = "slow: run with --ignored --release"]
+fn megabyte_line_of_tool_results_with_a_suppression_comment() {
+    // A comment on the line makes every dict's suppression look read it,
+    // and the fix planner look for silenced code beside each dict: once
+    // per line, not once per dict.
+    let line: String =
+        (0..25_000).map(|i| format!("{{\"status\": \"success\", \"content\": [], \"k{i}\": {i}}}, ")).collect();
+    let src = format!("x = [{line}]  # noqa: TS009 # a note\n");
+    let start = Instant::now();
+    let fixed = String::from_utf8(fix_cycle(src.as_bytes(), 25_000)).unwrap();
+    eprintln!("timing: check, fix, fix, check of a 1.2 MB line with a comment: {:.2?}", start.elapsed());
+    assert_eq!(fixed.matches("{\"json\": {").count(), 25_000, "every dict gets its json block");
+    assert!(fixed.contains("# noqa: TS009 # a note"), "the comment stays");
+}
+
 const DEEP: usize = 10_000;
 
 #[test]

@@ -9,7 +9,7 @@ use tree_sitter::Node;
 use super::layout::{self, Style};
 use super::safety::ExprFacts;
 use super::{Applicability, AugmentText, Edit, Fix, PlanOptions, Remedy, TextAugment, apply_edits, augment};
-use crate::contract::{Rules, ToolResultDict, tool_result_dict};
+use crate::contract::{Rules, ToolResultDict, tool_result_dict, tool_result_dict_in};
 use crate::diagnostics::Code;
 use crate::semantic::FileContext;
 use crate::semantic::project::BuilderSpec;
@@ -869,39 +869,42 @@ impl<'c, 's, 't> Planner<'c, 's, 't> {
     fn silenced_positions(&self) -> Vec<(usize, Code)> {
         let (src, lines, offset) = (self.ctx.src, &self.ctx.lines, self.ctx.offset);
         let window = lines.line_start(self.dict_range.start)..lines.line_end(self.dict_range.end);
-        if !self.ctx.file.line_tails().has_hash_in(window.clone()) {
+        let file = self.ctx.file;
+        if !file.line_tails().may_suppress_in(window.clone()) {
             return Vec::new();
         }
-        // The code of those lines: in the piece parsed, or in the whole file
-        // when they reach beyond it.
-        let mut root = self.dict_node;
-        while let Some(parent) = root.parent() {
-            root = parent;
-        }
-        let (root, piece_src, offset) = if offset <= window.start && window.end <= offset + root.end_byte() {
-            (root, self.ctx.piece_src(), offset)
-        } else {
-            (self.ctx.file.whole_tree().root_node(), src, 0)
-        };
-        let around = root.descendant_for_byte_range(window.start - offset, window.end - offset).unwrap_or(root);
-        let mut positions = Vec::new();
-        crate::syntax::for_each_node(around, |node| {
-            let Some(dict) = (node.kind_name() == "dictionary")
-                .then(|| tool_result_dict(node, piece_src, offset, self.ctx.rules))
-                .flatten()
-            else {
-                return;
-            };
-            for entry in dict.entries.iter().filter(|e| e.breaks.is_some() && e.violation().is_none()) {
-                let code = entry.breaks.expect("filtered");
-                let on_entry_line = line_suppression(src, entry.range.start).covers(code);
-                let at = if on_entry_line { entry.range.start } else { dict.range.start };
-                if window.contains(&at) {
-                    positions.push((at, code));
-                }
+        file.silenced_in(window.clone(), || {
+            // The code of those lines: in the piece parsed, or in the whole
+            // file when they reach beyond it.
+            let mut root = self.dict_node;
+            while let Some(parent) = root.parent() {
+                root = parent;
             }
-        });
-        positions
+            let (root, piece_src, offset) = if offset <= window.start && window.end <= offset + root.end_byte() {
+                (root, self.ctx.piece_src(), offset)
+            } else {
+                (file.whole_tree().root_node(), src, 0)
+            };
+            let around = root.descendant_for_byte_range(window.start - offset, window.end - offset).unwrap_or(root);
+            let mut positions = Vec::new();
+            crate::syntax::for_each_node(around, |node| {
+                let Some(dict) = (node.kind_name() == "dictionary")
+                    .then(|| tool_result_dict_in(node, piece_src, offset, self.ctx.rules, (file.line_tails(), offset)))
+                    .flatten()
+                else {
+                    return;
+                };
+                for entry in dict.entries.iter().filter(|e| e.breaks.is_some() && e.violation().is_none()) {
+                    let code = entry.breaks.expect("filtered");
+                    let on_entry_line = file.line_tails().suppression(entry.range.start).covers(code);
+                    let at = if on_entry_line { entry.range.start } else { dict.range.start };
+                    if window.contains(&at) {
+                        positions.push((at, code));
+                    }
+                }
+            });
+            positions
+        })
     }
 
     /// Whether an edit parts silenced code from the comment later on its

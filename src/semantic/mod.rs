@@ -48,6 +48,9 @@ impl View {
     }
 }
 
+/// Places of a file whose code a comment silences, with the code.
+pub type Silenced = Vec<(usize, crate::diagnostics::Code)>;
+
 /// A view of one source for the questions asked about the code around its
 /// tool-result dicts, parsed on first use. Given the places the questions
 /// are about (`focus`: the candidate displays a check parsed), the view is
@@ -71,6 +74,8 @@ pub struct FileContext<'s> {
     lone_crs: OnceCell<Vec<usize>>,
     /// Where the file's line tails stop, for suppression questions.
     tails: crate::suppress::LineTails<'s>,
+    /// The last window asked of [`FileContext::silenced_in`], and its answer.
+    silenced: std::cell::RefCell<Option<(Range<usize>, Silenced)>>,
 }
 
 impl<'s> FileContext<'s> {
@@ -88,6 +93,7 @@ impl<'s> FileContext<'s> {
             whole: OnceCell::new(),
             lone_crs: OnceCell::new(),
             tails: crate::suppress::LineTails::new(src),
+            silenced: std::cell::RefCell::new(None),
         }
     }
 
@@ -111,6 +117,20 @@ impl<'s> FileContext<'s> {
     /// questions about one file share.
     pub fn line_tails(&self) -> &crate::suppress::LineTails<'s> {
         &self.tails
+    }
+
+    /// The silenced codes of `window` (lines of the file) as `compute`
+    /// finds them, kept for the next ask about the same window: the dicts
+    /// of one line ask alike.
+    pub fn silenced_in(&self, window: Range<usize>, compute: impl FnOnce() -> Silenced) -> Silenced {
+        if let Some((asked, answer)) = &*self.silenced.borrow()
+            && *asked == window
+        {
+            return answer.clone();
+        }
+        let answer = compute();
+        *self.silenced.borrow_mut() = Some((window, answer.clone()));
+        answer
     }
 
     /// Whether `range` of the file holds a carriage return not followed by
