@@ -228,9 +228,16 @@ pub fn check_files(
     // Reads of moved keys need every file's findings first; without any
     // key to move (or builder call to find), outcomes stream.
     let moves_keys = early.iter().flatten().flatten().any(|f| f.moved_key().is_some());
-    let reads = moves_keys || projects.any_builders();
-    // Tools that return what is not a tool result (TS005), project-wide.
-    let not_results = projects.not_a_result_findings(options.scope, |j| files[j].settings.rules());
+    // Tools that return what is not a tool result (TS005), project-wide:
+    // the reads of the keys their fixes move are searched with the others,
+    // in one reads pass, and they join their files once it is done.
+    let not_results = projects.find_not_results(options.scope, |j| files[j].settings.rules());
+    let reads = moves_keys || projects.any_builders() || not_results.moves_keys();
+    let (not_results, deferred) = if not_results.moves_keys() {
+        (vec![Vec::new(); files.len()], Some(not_results))
+    } else {
+        (projects.finish_not_results(not_results, Vec::new()), None)
+    };
     let items: Vec<_> = files.into_iter().zip(early).zip(not_results).enumerate().collect();
     let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
     par_map_ordered(
@@ -255,7 +262,7 @@ pub fn check_files(
                 }
                 // With reads to attach, the findings are final once judged.
                 if !reads {
-                    finish_file(&mut findings, &mut notes, &projects, j, &file, options);
+                    finish_file(&mut findings, &mut notes, &projects, (j, &file), options, false);
                 }
                 findings
             });
@@ -275,7 +282,13 @@ pub fn check_files(
         unsafe_fixes: held.iter().map(|(f, _)| f.settings.fix_policy(Default::default()).unsafe_fixes).collect(),
         rewrite: Ok(()),
     };
-    projects.attach_reads(&mut findings, &read_options);
+    let not_results = deferred.map(|found| {
+        let sites = projects.attach_reads_with(&mut findings, &read_options, found.moved());
+        projects.finish_not_results(found, sites)
+    });
+    if not_results.is_none() {
+        projects.attach_reads(&mut findings, &read_options);
+    }
     // Reads make fixes unsafe: the files they touch are judged again.
     let projects = &projects;
     let judged: Vec<(Vec<Finding>, Vec<String>)> = held
@@ -285,7 +298,12 @@ pub fn check_files(
         .map(|(j, ((file, outcome), found))| {
             let mut found = judge_with_reads(found, projects, j, file, options);
             let mut notes = outcome.notes.clone();
-            finish_file(&mut found, &mut notes, projects, j, file, options);
+            let joined = not_results.as_ref().is_some_and(|all| !all[j].is_empty());
+            if joined && outcome.result.is_ok() {
+                found.extend(projects.not_results(j).iter().cloned());
+                found.sort_by_key(|f| (f.entry.start, f.code));
+            }
+            finish_file(&mut found, &mut notes, projects, (j, file), options, joined);
             (found, notes)
         })
         .collect();
@@ -300,17 +318,18 @@ pub fn check_files(
 
 /// The last step of checked file `j` (`file`), once its other findings
 /// are final: TS100's findings, which ask what every other code found;
-/// then a Python 2 file gets none (`notes` says so). A file left as it is
-/// already (a note) stays so.
+/// then a Python 2 file gets none (`notes` says so), looked at again when
+/// findings `joined` since the first look. A file left as it is already
+/// (a note) stays so.
 fn finish_file(
     findings: &mut Vec<Finding>,
     notes: &mut Vec<String>,
     projects: &Projects,
-    j: usize,
-    file: &FoundFile,
+    (j, file): (usize, &FoundFile),
     options: &CheckOptions,
+    joined: bool,
 ) {
-    if !notes.is_empty() || !options.report_unused_ignores {
+    if !notes.is_empty() || !(options.report_unused_ignores || joined) {
         return;
     }
     let rules = file.settings.rules();

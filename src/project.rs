@@ -296,6 +296,21 @@ impl Projects {
     /// rewrite is exact, in a checked file, every fix it depends on
     /// applied; the other reads make their fixes unsafe.
     pub fn attach_reads(&mut self, findings: &mut [Vec<Finding>], options: &ReadOptions) {
+        self.attach_reads_with(findings, options, Vec::new());
+    }
+
+    /// [`Projects::attach_reads`], and in the same reads pass the reads of
+    /// the findings of `extra` (per project, each module with its findings
+    /// of keys that move: the keys TS005's fixes move), which are returned
+    /// aligned with them and attach to nothing. One pass over the project
+    /// serves both.
+    pub fn attach_reads_with(
+        &mut self,
+        findings: &mut [Vec<Finding>],
+        options: &ReadOptions,
+        extra: Vec<Vec<(usize, &[Finding])>>,
+    ) -> Vec<Vec<Vec<FindingReads>>> {
+        let mut extra_sites: Vec<Vec<Vec<FindingReads>>> = vec![Vec::new(); self.projects.len()];
         let mut read_reasons: Vec<Vec<(Range<usize>, String)>> = vec![Vec::new(); findings.len()];
         let mut read_rewrites: Vec<Vec<fix::reads::ReadRewrite>> = vec![Vec::new(); findings.len()];
         let mut expected_fixes: Vec<Vec<Range<usize>>> = vec![Vec::new(); findings.len()];
@@ -308,8 +323,10 @@ impl Projects {
         self.read_reasons = read_reasons.clone();
         self.read_rewrites = read_rewrites.clone();
         self.expected_fixes = expected_fixes.clone();
-        if findings.iter().all(|f| f.iter().all(|f| f.moved_key().is_none())) {
-            return;
+        let own_moves = findings.iter().any(|f| f.iter().any(|f| f.moved_key().is_some()));
+        let extra_moves = extra.iter().flatten().any(|(_, f)| !f.is_empty());
+        if !own_moves && !extra_moves {
+            return extra.iter().map(|of| of.iter().map(|(_, f)| no_reads(f)).collect()).collect();
         }
         let texts = &self.texts;
         let read = |p: &Path| texts.text(p);
@@ -327,16 +344,32 @@ impl Projects {
         }
         let sites: Vec<Vec<Vec<FindingReads>>> = {
             let findings = &*findings;
-            self.projects
+            let mut extra = extra;
+            extra.resize_with(self.projects.len(), Vec::new);
+            let both: Vec<BothReads> = self
+                .projects
                 .par_iter_mut()
                 .zip(&mine)
-                .map(|(project, mine)| {
-                    let given: Vec<(usize, &[Finding])> =
-                        mine.iter().map(|&(j, slot)| (slot, findings[j].as_slice())).collect();
-                    if given.is_empty() { Vec::new() } else { project.reads(&given, read) }
+                .zip(&extra)
+                .map(|((project, mine), extra)| {
+                    let own: Vec<(usize, &[Finding])> = if own_moves {
+                        mine.iter().map(|&(j, slot)| (slot, findings[j].as_slice())).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    reads_of_both(project, &own, extra, read)
                 })
-                .collect()
+                .collect();
+            let mut own = Vec::with_capacity(both.len());
+            for (r, (mine, theirs)) in both.into_iter().enumerate() {
+                own.push(mine);
+                extra_sites[r] = theirs;
+            }
+            own
         };
+        if !own_moves {
+            return extra_sites;
+        }
         // Per project, each origin (module, start, end): whether its fix
         // applies without its reads, the checked file it is in, and the
         // builders a call origin is repaired by.
@@ -560,6 +593,7 @@ impl Projects {
                 why.push(reason);
             }
         }
+        extra_sites
     }
 
     /// The displays in the checked file `j` whose content blocks the
@@ -686,27 +720,49 @@ impl Projects {
 
     /// The TS005 findings of every checked file (by position), under each
     /// file's rules (`rules_of`): the half-shaped displays the tools of its
-    /// project return, wherever the tools stand. Suppressions applied; kept
-    /// for [`Projects::not_results`].
+    /// project return, wherever the tools stand, with the reads of the keys
+    /// their fixes move (a reads pass of their own). Suppressions applied;
+    /// kept for [`Projects::not_results`].
     pub fn not_a_result_findings(
         &mut self,
         scope: syntax::ParseScope,
         rules_of: impl Fn(usize) -> Rules,
     ) -> Vec<Vec<Finding>> {
+        let found = self.find_not_results(scope, rules_of);
+        let texts = &self.texts;
+        let read = |p: &Path| texts.text(p);
+        let sites: Vec<Vec<Vec<FindingReads>>> = self
+            .projects
+            .par_iter_mut()
+            .zip(found.moved())
+            .map(|(project, given)| project.reads(&given, read))
+            .collect();
+        self.finish_not_results(found, sites)
+    }
+
+    /// The half-shaped displays the tools of each project return (TS005),
+    /// found in the checked files whose rules (`rules_of`) have TS005 on;
+    /// [`Projects::finish_not_results`] makes them findings once the reads
+    /// of the keys their fixes move are known.
+    pub fn find_not_results(
+        &mut self,
+        scope: syntax::ParseScope,
+        rules_of: impl Fn(usize) -> Rules,
+    ) -> FoundNotResults {
         let tools = match scope {
             syntax::ParseScope::Candidates => crate::semantic::project::ToolBodies::Reaching,
             syntax::ParseScope::WholeFile => crate::semantic::project::ToolBodies::All,
         };
-        let mut out: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
-        let mut silenced: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
         // Each project's checked modules, and the rules of its first file.
         let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); self.projects.len()];
         let mut decorators: Vec<Option<Vec<String>>> = vec![None; self.projects.len()];
+        let mut rules: Vec<Option<Rules>> = vec![None; self.checked.len()];
         for (j, &(r, slot)) in self.checked.iter().enumerate() {
-            let rules = rules_of(j);
-            if let Some(slot) = slot.filter(|_| rules.enabled(Code::NotAResult)) {
+            let of_file = rules_of(j);
+            if let Some(slot) = slot.filter(|_| of_file.enabled(Code::NotAResult)) {
                 checked_at[r].insert(slot, j);
-                decorators[r].get_or_insert_with(|| rules.tool_decorators().iter().map(|d| d.to_string()).collect());
+                decorators[r].get_or_insert_with(|| of_file.tool_decorators().iter().map(|d| d.to_string()).collect());
+                rules[j] = Some(of_file);
             }
         }
         let texts = &self.texts;
@@ -720,6 +776,7 @@ impl Projects {
                 None => Vec::new(),
             })
             .collect();
+        let mut per_project = Vec::with_capacity(found.len());
         for (r, halves) in found.into_iter().enumerate() {
             let mut by_file: HashMap<usize, Vec<crate::semantic::project::HalfShaped>> = HashMap::new();
             for half in halves {
@@ -739,10 +796,31 @@ impl Projects {
                     (text, [syntax::ParsedPiece::new(0, tree)])
                 })
                 .collect();
-            let reads = self.not_result_reads(r, &by_file, &parsed);
-            for (((j, halves), reads), (text, whole)) in by_file.into_iter().zip(reads).zip(&parsed) {
+            let (moved, owner) = moved_out_of(&by_file, &parsed);
+            per_project.push(NotResultsOf { by_file, parsed, moved, owner });
+        }
+        FoundNotResults { per_project, rules }
+    }
+
+    /// The TS005 findings of `found`, with the reads `sites` of the keys
+    /// their fixes move (per project, aligned with
+    /// [`FoundNotResults::moved`]; none when no fix moves a key): each judged by the plan `fix` would
+    /// make. None of the reads is rewritten: each leaves its display for a
+    /// person. Kept for [`Projects::not_results`].
+    pub fn finish_not_results(
+        &mut self,
+        found: FoundNotResults,
+        sites: Vec<Vec<Vec<FindingReads>>>,
+    ) -> Vec<Vec<Finding>> {
+        let mut out: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
+        let mut silenced: Vec<Vec<Finding>> = vec![Vec::new(); self.checked.len()];
+        let FoundNotResults { per_project, rules } = found;
+        let mut sites = sites.into_iter();
+        for (r, of) in per_project.into_iter().enumerate() {
+            let reads = self.read_refs(r, &of, sites.next().unwrap_or_default());
+            for (((j, halves), reads), (text, whole)) in of.by_file.into_iter().zip(reads).zip(&of.parsed) {
                 let index = LineIndex::new(text);
-                let rules = rules_of(j);
+                let rules = rules[j].clone().unwrap_or_default();
                 for (half, reads) in halves.into_iter().zip(reads) {
                     if half.range.end > text.len() {
                         continue;
@@ -775,54 +853,12 @@ impl Projects {
         out
     }
 
-    /// The reads, anywhere in project `r`, of the keys that the fix of each
-    /// half-shaped display of `by_file` (checked file, its displays) moves
-    /// out of the top level: every key but status, content and toolUseId.
-    /// None is rewritten: each leaves its display for a person. `parsed`
-    /// holds each file's text and tree, aligned with `by_file`.
-    fn not_result_reads(
-        &mut self,
-        r: usize,
-        by_file: &[(usize, Vec<crate::semantic::project::HalfShaped>)],
-        parsed: &[(SharedText, [syntax::ParsedPiece; 1])],
-    ) -> Vec<Vec<Vec<ReadRef>>> {
-        let texts = &self.texts;
-        let read = |p: &Path| texts.text(p);
-        // Each display's moved keys, as findings of keys that move (one
-        // entry per file of `by_file`, so that the reads line up).
-        let mut given: Vec<(usize, Vec<Finding>)> = Vec::new();
-        let mut owner: Vec<Vec<usize>> = Vec::new();
-        for ((_, halves), (text, [piece])) in by_file.iter().zip(parsed) {
-            let module = halves.first().map_or(0, |h| h.module);
-            let tree = &piece.tree;
-            let index = LineIndex::new(text);
-            let (mut found, mut of) = (Vec::new(), Vec::new());
-            for (h, half) in halves.iter().enumerate() {
-                let Some(dict) = tree.root_node().descendant_for_byte_range(half.range.start, half.range.end) else {
-                    continue;
-                };
-                let mut cursor = dict.walk();
-                for pair in dict.named_children(&mut cursor).filter(|c| c.kind_name() == "pair") {
-                    let Some(key) = pair.field("key").and_then(|k| crate::syntax::tree::constant_str(k, text)) else {
-                        continue;
-                    };
-                    if matches!(key.as_str(), "status" | "content" | "toolUseId") {
-                        continue;
-                    }
-                    let span = Span::new(&index, text, &half.range);
-                    let dict = (half.range.clone(), span);
-                    found.push(Finding::at(Code::ExtraKey, Some(key), (pair.byte_range(), span), dict));
-                    of.push(h);
-                }
-            }
-            given.push((module, found));
-            owner.push(of);
-        }
-        let refs: Vec<(usize, &[Finding])> = given.iter().map(|(m, f)| (*m, f.as_slice())).collect();
-        let sites = self.projects[r].reads(&refs, read);
-        let mut out: Vec<Vec<Vec<ReadRef>>> = by_file.iter().map(|(_, h)| vec![Vec::new(); h.len()]).collect();
+    /// The reads `sites` of project `r` (aligned with `of.moved`) as each
+    /// half-shaped display of `of` lists them: per file, per display.
+    fn read_refs(&self, r: usize, of: &NotResultsOf, sites: Vec<Vec<FindingReads>>) -> Vec<Vec<Vec<ReadRef>>> {
+        let mut out: Vec<Vec<Vec<ReadRef>>> = of.by_file.iter().map(|(_, h)| vec![Vec::new(); h.len()]).collect();
         for (g, per_file) in sites.into_iter().enumerate() {
-            for (FindingReads { reads, .. }, &h) in per_file.into_iter().zip(&owner[g]) {
+            for (FindingReads { reads, .. }, &h) in per_file.into_iter().zip(&of.owner[g]) {
                 for site in reads {
                     let read = ReadRef {
                         path: self.display(self.projects[r].module_path(site.module)),
@@ -1068,4 +1104,139 @@ fn nearest_marker(dir: &Path, known: &mut HashMap<PathBuf, Option<PathBuf>>) -> 
     };
     known.insert(dir.to_path_buf(), found.clone());
     found
+}
+
+/// Findings with no reads yet, each at its own origin.
+fn no_reads(findings: &[Finding]) -> Vec<FindingReads> {
+    findings.iter().map(|f| FindingReads { origin: f.dict.clone(), reads: Vec::new() }).collect()
+}
+
+/// The reads of a reads pass's own findings, and of the extra ones, each
+/// per file and per finding.
+type BothReads = (Vec<Vec<FindingReads>>, Vec<Vec<FindingReads>>);
+
+/// The reads of `own` and of `extra` (each a module with its findings) in
+/// `project`, in one reads pass: a module in both is given once, with
+/// both's findings. Returns the reads aligned with `own`, and with
+/// `extra`.
+fn reads_of_both(
+    project: &mut Project,
+    own: &[(usize, &[Finding])],
+    extra: &[(usize, &[Finding])],
+    read: impl Fn(&Path) -> Option<SharedText> + Sync,
+) -> BothReads {
+    if extra.iter().all(|(_, f)| f.is_empty()) {
+        let own_sites = if own.is_empty() { Vec::new() } else { project.reads(own, read) };
+        return (own_sites, extra.iter().map(|(_, f)| no_reads(f)).collect());
+    }
+    // Each module once: its own findings first, then the extra ones.
+    let mut given: Vec<(usize, Vec<Finding>)> = own.iter().map(|(m, f)| (*m, f.to_vec())).collect();
+    let mut extra_at: Vec<(usize, usize)> = Vec::with_capacity(extra.len());
+    for (m, found) in extra {
+        let g = match given.iter().position(|(g, _)| g == m) {
+            Some(g) => g,
+            None => {
+                given.push((*m, Vec::new()));
+                given.len() - 1
+            }
+        };
+        extra_at.push((g, given[g].1.len()));
+        given[g].1.extend(found.iter().cloned());
+    }
+    let refs: Vec<(usize, &[Finding])> = given.iter().map(|(m, f)| (*m, f.as_slice())).collect();
+    let mut sites = project.reads(&refs, read);
+    let theirs = extra
+        .iter()
+        .zip(&extra_at)
+        .map(|((_, found), &(g, from))| sites[g][from..from + found.len()].to_vec())
+        .collect();
+    let own_sites = sites
+        .drain(..own.len())
+        .zip(own)
+        .map(|(mut of_file, (_, found))| {
+            of_file.truncate(found.len());
+            of_file
+        })
+        .collect();
+    (own_sites, theirs)
+}
+
+/// The half-shaped displays of each project, found by
+/// [`Projects::find_not_results`] and not yet findings.
+pub struct FoundNotResults {
+    per_project: Vec<NotResultsOf>,
+    /// Each checked file's rules, when TS005 is on there.
+    rules: Vec<Option<Rules>>,
+}
+
+impl FoundNotResults {
+    /// Whether some display's fix moves a key out of the top level, so
+    /// that its reads must be searched.
+    pub fn moves_keys(&self) -> bool {
+        self.per_project.iter().any(|of| of.moved.iter().any(|(_, f)| !f.is_empty()))
+    }
+
+    /// Per project, each file with displays: its module and the keys their
+    /// fixes move, as findings of keys that move (what a reads pass asks).
+    pub fn moved(&self) -> Vec<Vec<(usize, &[Finding])>> {
+        self.per_project.iter().map(|of| of.moved.iter().map(|(m, f)| (*m, f.as_slice())).collect()).collect()
+    }
+}
+
+/// One project's half-shaped displays in its checked files.
+struct NotResultsOf {
+    /// Each checked file with its displays.
+    by_file: Vec<(usize, Vec<crate::semantic::project::HalfShaped>)>,
+    /// Each file's text and tree, aligned with `by_file`.
+    parsed: Vec<(SharedText, [syntax::ParsedPiece; 1])>,
+    /// Each file's module and the keys its displays' fixes move (every key
+    /// but status, content and toolUseId), as findings, aligned with
+    /// `by_file`.
+    moved: Vec<(usize, Vec<Finding>)>,
+    /// For each finding of `moved`, the display (its index in its file's)
+    /// it belongs to.
+    owner: Vec<Vec<usize>>,
+}
+
+/// Per file, its module and the findings of the keys moved out of the top
+/// level; and per file, the display each finding belongs to.
+type MovedOut = (Vec<(usize, Vec<Finding>)>, Vec<Vec<usize>>);
+
+/// The keys the fixes of the half-shaped displays of `by_file` move out of
+/// the top level, as findings of keys that move, per file (with its
+/// module), and the display each belongs to. `parsed` holds each file's
+/// text and tree.
+fn moved_out_of(
+    by_file: &[(usize, Vec<crate::semantic::project::HalfShaped>)],
+    parsed: &[(SharedText, [syntax::ParsedPiece; 1])],
+) -> MovedOut {
+    let mut given: Vec<(usize, Vec<Finding>)> = Vec::new();
+    let mut owner: Vec<Vec<usize>> = Vec::new();
+    for ((_, halves), (text, [piece])) in by_file.iter().zip(parsed) {
+        let module = halves.first().map_or(0, |h| h.module);
+        let tree = &piece.tree;
+        let index = LineIndex::new(text);
+        let (mut found, mut of) = (Vec::new(), Vec::new());
+        for (h, half) in halves.iter().enumerate() {
+            let Some(dict) = tree.root_node().descendant_for_byte_range(half.range.start, half.range.end) else {
+                continue;
+            };
+            let mut cursor = dict.walk();
+            for pair in dict.named_children(&mut cursor).filter(|c| c.kind_name() == "pair") {
+                let Some(key) = pair.field("key").and_then(|k| crate::syntax::tree::constant_str(k, text)) else {
+                    continue;
+                };
+                if matches!(key.as_str(), "status" | "content" | "toolUseId") {
+                    continue;
+                }
+                let span = Span::new(&index, text, &half.range);
+                let dict = (half.range.clone(), span);
+                found.push(Finding::at(Code::ExtraKey, Some(key), (pair.byte_range(), span), dict));
+                of.push(h);
+            }
+        }
+        given.push((module, found));
+        owner.push(of);
+    }
+    (given, owner)
 }
