@@ -36,27 +36,30 @@ impl CheckOptions {
 /// whether `toolshape fix` can repair it.
 pub fn check_source(src: &str, options: &CheckOptions, rules: &Rules) -> Vec<Finding> {
     let mut findings = check_with_facts(src, options, rules, false, Vec::new(), Vec::new()).0;
-    add_unused_ignores(&mut findings, src, options, rules, |off| {
-        check_with_facts(src, options, off, false, Vec::new(), Vec::new()).0
+    add_unused_ignores(&mut findings, src, options, rules, |off, whole| {
+        check_with_facts(src, whole, off, false, Vec::new(), Vec::new()).0
     });
     findings
 }
 
 /// Adds TS100's findings (with `--report-unused-ignores`) to the final
 /// `findings` of `src`: the suppression comments that silence none of the
-/// findings `unsuppressed` gives under the rules it is handed (`rules`
-/// with every comment read as absent).
+/// findings `unsuppressed` gives under the rules and options it is handed
+/// (`rules` with every comment read as absent, the file parsed whole).
 fn add_unused_ignores(
     findings: &mut Vec<Finding>,
     src: &str,
     options: &CheckOptions,
     rules: &Rules,
-    unsuppressed: impl FnOnce(&Rules) -> Vec<Finding>,
+    unsuppressed: impl FnOnce(&Rules, &CheckOptions) -> Vec<Finding>,
 ) {
     if !(options.report_unused_ignores && rules.enabled(Code::UnusedIgnore)) {
         return;
     }
-    let unused = rules::unused_suppressions(src, || unsuppressed(&rules.ignoring_suppressions()));
+    // The file parsed whole: a comment that silences what the prefilter's
+    // blind spot hides (a key spelled with escapes) is still in use.
+    let whole = CheckOptions { scope: ParseScope::WholeFile, ..*options };
+    let unused = rules::unused_suppressions(src, || unsuppressed(&rules.ignoring_suppressions(), &whole));
     if !unused.is_empty() {
         findings.extend(unused);
         findings.sort_by_key(|f| (f.entry.start, f.code));
@@ -74,8 +77,8 @@ fn add_project_unused_ignores(
     options: &CheckOptions,
     rules: &Rules,
 ) {
-    add_unused_ignores(findings, text, options, rules, |off| {
-        let mut all = check_with_facts(text, options, off, false, projects.builder_specs(path), Vec::new()).0;
+    add_unused_ignores(findings, text, options, rules, |off, whole| {
+        let mut all = check_with_facts(text, whole, off, false, projects.builder_specs(path), Vec::new()).0;
         all.extend(projects.builder_call_findings(path, text, off));
         all.extend(j.map_or(&[][..], |j| projects.silenced_not_results(j)).iter().cloned());
         all

@@ -343,6 +343,24 @@ e = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ig
 }
 
 #[test]
+fn a_suppression_the_prefilter_cannot_see_the_use_of_is_not_called_unused() {
+    // "st\x61tus" is "status": only a whole parse sees the dict (the
+    // prefilter's documented blind spot), and the comment silences it.
+    let src = "r = {\"st\\x61tus\": \"success\", \"content\": [], \"x\": 1}  # noqa: TS001\n";
+    let dir = tempdir();
+    write(dir.path(), "toolshape.toml", "");
+    write(dir.path(), "esc.py", src);
+    let bare = src.split("  #").next().unwrap().to_owned() + "\n";
+    write(dir.path(), "bare.py", &bare);
+    let run = toolshape(dir.path(), &["check", "--no-prefilter", "bare.py"]);
+    assert_eq!(findings(&run), [(1, "TS001".to_owned())], "without the comment, a whole parse finds it: {run:?}");
+    let run = toolshape(dir.path(), &["check", "--report-unused-ignores", "esc.py"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = with_stdin(dir.path(), &["check", "--report-unused-ignores", "--stdin-filename", "esc.py", "-"], src);
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+#[test]
 fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
     let other = "r = {'status': 'success', 'content': [], 'a': 1, 'b': 2}  # keep me\r\nclean = {'status': 'success', 'content': [{'text': 't'}]}\r\n";
     let dir = tempdir();
