@@ -285,13 +285,17 @@ pub fn check_files(
         unsafe_fixes: held.iter().map(|(f, _)| f.settings.fix_policy(Default::default()).unsafe_fixes).collect(),
         rewrite: Ok(()),
     };
-    let not_results = deferred.map(|found| {
-        let sites = projects.attach_reads_with(&mut findings, &read_options, found.moved());
-        projects.finish_not_results(found, sites)
-    });
-    if not_results.is_none() {
-        projects.attach_reads(&mut findings, &read_options);
-    }
+    // TS005's findings, when they waited for this pass.
+    let not_results = match deferred {
+        Some(found) => {
+            let sites = projects.attach_reads_with(&mut findings, &read_options, found.moved());
+            projects.finish_not_results(found, sites)
+        }
+        None => {
+            projects.attach_reads(&mut findings, &read_options);
+            Vec::new()
+        }
+    };
     // Reads make fixes unsafe: the files they touch are judged again.
     let projects = &projects;
     let judged: Vec<(Vec<Finding>, Vec<String>)> = held
@@ -301,12 +305,12 @@ pub fn check_files(
         .map(|(j, ((file, outcome), found))| {
             let mut found = judge_with_reads(found, projects, j, file, options);
             let mut notes = outcome.notes.clone();
-            let joined = not_results.as_ref().is_some_and(|all| !all[j].is_empty());
-            if joined && outcome.result.is_ok() {
-                found.extend(projects.not_results(j).iter().cloned());
+            let joining = not_results.get(j).filter(|n| !n.is_empty() && outcome.result.is_ok());
+            if let Some(joining) = joining {
+                found.extend(joining.iter().cloned());
                 found.sort_by_key(|f| (f.entry.start, f.code));
             }
-            finish_file(&mut found, &mut notes, projects, (j, file), options, joined);
+            finish_file(&mut found, &mut notes, projects, (j, file), options, joining.is_some());
             (found, notes)
         })
         .collect();
