@@ -106,19 +106,26 @@ pub struct FileIgnores {
     pub skipped: Vec<(usize, String)>,
 }
 
-/// [`add_ignores`] for the findings of the file at `path`, written back in
-/// place: atomically, in the file's own encoding (BOM kept), never over a
-/// file that changed since it was read. A file without findings is only read.
+/// [`add_ignores`] for the findings of the file at `path` (with
+/// `not_results`, its TS005 findings, which the whole project decides),
+/// written back in place: atomically, in the file's own encoding (BOM
+/// kept), never over a file that changed since it was read. A file
+/// without findings is only read.
 pub fn add_ignores_to_file(
     path: &Path,
     options: &CheckOptions,
     rules: &Rules,
     projects: &Projects,
+    not_results: Vec<Finding>,
 ) -> Result<FileIgnores, String> {
     let found = source::with_bytes(path, |bytes| {
         let text = source::text_of(bytes)?;
         let mut findings = check::check_source(&text, options, rules);
         check::add_project_findings(&mut findings, projects, path, &text, options, rules);
+        if !not_results.is_empty() {
+            findings.extend(not_results);
+            findings.sort_by_key(|f| (f.entry.start, f.code));
+        }
         Ok::<_, String>((!findings.is_empty()).then(|| (bytes.to_vec(), findings)))
     })??;
     let Some((bytes, findings)) = found else {
@@ -683,7 +690,8 @@ mod tests {
         let clean = dir.path().join("c.py");
         std::fs::write(&clean, "r = {'status': 1, 'content': []}\n").unwrap();
 
-        let done = add_ignores_to_file(&utf8, &options, &Rules::moves_only(), &Projects::default()).unwrap();
+        let done =
+            add_ignores_to_file(&utf8, &options, &Rules::moves_only(), &Projects::default(), Vec::new()).unwrap();
         assert_eq!(done, FileIgnores { added: 1, skipped: vec![] });
         let written = std::fs::read(&utf8).unwrap();
         assert_eq!(
@@ -691,19 +699,26 @@ mod tests {
             "\u{feff}r = {'status': 1, 'content': [], 'x': 1}  # toolshape: ignore[TS001]\r\n".as_bytes()
         );
 
-        let done = add_ignores_to_file(&latin1, &options, &Rules::moves_only(), &Projects::default()).unwrap();
+        let done =
+            add_ignores_to_file(&latin1, &options, &Rules::moves_only(), &Projects::default(), Vec::new()).unwrap();
         assert_eq!(done.added, 0);
         assert_eq!(done.skipped.len(), 2);
         assert!(done.skipped.iter().all(|(line, why)| *line == 2 && why.contains("ends inside a string")));
         assert_eq!(std::fs::read(&latin1).unwrap(), cookie);
 
         assert_eq!(
-            add_ignores_to_file(&clean, &options, &Rules::moves_only(), &Projects::default()).unwrap(),
+            add_ignores_to_file(&clean, &options, &Rules::moves_only(), &Projects::default(), Vec::new()).unwrap(),
             FileIgnores::default()
         );
         assert!(
-            add_ignores_to_file(&dir.path().join("missing.py"), &options, &Rules::moves_only(), &Projects::default())
-                .is_err()
+            add_ignores_to_file(
+                &dir.path().join("missing.py"),
+                &options,
+                &Rules::moves_only(),
+                &Projects::default(),
+                Vec::new()
+            )
+            .is_err()
         );
     }
 

@@ -551,12 +551,17 @@ fn run_add_ignores(args: &CheckArgs) -> i32 {
         eprintln!("warning: an interrupt could not be made safe: {message}");
     }
     let options = CheckOptions::new(args.tree.scope());
-    let projects = args.tree.projects(files.iter().map(|f| (f.path.clone(), f.settings.rules())).collect());
+    let mut projects = args.tree.projects(files.iter().map(|f| (f.path.clone(), f.settings.rules())).collect());
+    // Tools that return what is not a tool result (TS005) are found
+    // project-wide, once; each file's join its other findings.
+    let not_results = projects.not_a_result_findings(options.scope, |j| files[j].settings.rules());
+    let projects = &projects;
     let (mut added, mut files_changed, mut left) = (0, 0, 0);
     check::par_map_ordered(
-        files,
-        |FoundFile { path, settings }| {
-            let outcome = crate::baseline::add_ignores_to_file(&path, &options, &settings.rules(), &projects);
+        files.into_iter().zip(not_results).collect(),
+        |(FoundFile { path, settings }, not_results)| {
+            let outcome =
+                crate::baseline::add_ignores_to_file(&path, &options, &settings.rules(), projects, not_results);
             (path, outcome)
         },
         |(path, outcome)| match outcome {

@@ -274,6 +274,9 @@ c = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002
 d = 1  # noqa
 e = 1  # noqa: E501
 f = \"# toolshape: ignore\"
+g = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ignore[TS002, TS002]
+h = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS001]
+i = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002, TS001]
 ";
     let dir = tempdir();
     write(dir.path(), "a.py", src);
@@ -281,8 +284,21 @@ f = \"# toolshape: ignore\"
     assert_eq!(run.code, 0, "unused suppressions are not reported unless asked: {run:?}");
     let run = toolshape(dir.path(), &["check", "--report-unused-ignores"]);
     assert_eq!(run.code, 1, "{run:?}");
-    assert_eq!(findings(&run), [(2, "TS100".into()), (3, "TS100".into())], "{run:?}");
+    let lines = [2, 3, 7, 8, 9];
+    assert_eq!(findings(&run), lines.map(|l| (l, "TS100".to_owned())), "{run:?}");
     assert!(run.stdout.contains("code TS002 in `# toolshape: ignore[TS001, TS002]` silences nothing"), "{run:?}");
+    // A code listed twice silences nothing more (ruff's RUF100: duplicated).
+    assert!(run.stdout.contains("suppression `# toolshape: ignore[TS002, TS002]` silences nothing"), "{run:?}");
+    assert!(
+        run.stdout.contains("code TS001 is listed more than once in `# toolshape: ignore[TS001, TS001]`"),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout.contains(
+            "code TS002 in `# toolshape: ignore[TS001, TS002, TS001]` silences nothing, and code TS001 is listed more than once"
+        ),
+        "{run:?}"
+    );
     // A project can turn the report off by code.
     write(dir.path(), "toolshape.toml", "ignore = [\"TS100\"]\n");
     assert_eq!(toolshape(dir.path(), &["check", "--report-unused-ignores"]).code, 0);
@@ -332,6 +348,19 @@ e = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ig
         findings(&toolshape(root, &["check"])).into_iter().map(|(_, code)| code).collect();
     let expected = ["TS002", "TS003", "TS004", "TS005", "TS006", "TS007", "TS008", "TS009"];
     assert_eq!(codes, expected.iter().map(|c| c.to_string()).collect(), "every code is found bare");
+    // `--add-ignores` writes the same comments, every code's included
+    // (TS005 is decided project-wide), but the one that silences nothing.
+    let added = toolshape(root, &["check", "--add-ignores"]);
+    assert_eq!(added.last_line(), "Added 8 suppression comments in 2 files.", "{added:?}");
+    let unused_comment = |text: &str| {
+        text.replace(
+            "\ne = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ignore[TS009]",
+            "\ne = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}",
+        )
+    };
+    assert_eq!(std::fs::read_to_string(root.join("results.py")).unwrap(), results);
+    assert_eq!(std::fs::read_to_string(root.join("tools.py")).unwrap(), unused_comment(tools));
+    assert_eq!(toolshape(root, &["check"]).code, 0, "the baseline silences every finding");
     write(root, "results.py", results);
     write(root, "tools.py", tools);
     assert_eq!(toolshape(root, &["check"]).code, 0, "every finding is silenced");
