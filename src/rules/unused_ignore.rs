@@ -93,14 +93,27 @@ pub fn unused_suppressions(src: &str, unsuppressed: impl FnOnce() -> Vec<Finding
                 format!("suppression `{}` silences nothing", text.trim())
             }
             Suppression::Codes(codes) => {
-                let mut idle: Vec<&str> =
-                    codes.iter().filter(|&&c| !used.contains(&(line, c))).map(|c| c.as_str()).collect();
-                idle.sort_unstable();
-                idle.dedup();
-                match idle.len() {
-                    0 => return,
-                    _ if idle.len() == codes.len() => format!("suppression `{}` silences nothing", text.trim()),
-                    _ => format!("code {} in `{}` silences nothing", idle.join(", "), text.trim()),
+                let mut listed: Vec<Code> = codes.clone();
+                listed.sort_unstable_by_key(|c| c.as_str());
+                // A code named more than once: the others are redundant
+                // (ruff's RUF100 says "duplicated").
+                let mut twice: Vec<Code> = listed.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+                twice.dedup();
+                listed.dedup();
+                let idle: Vec<&str> =
+                    listed.iter().filter(|&&c| !used.contains(&(line, c))).map(|c| c.as_str()).collect();
+                let twice: Vec<&str> = twice.iter().map(|c| c.as_str()).filter(|c| !idle.contains(c)).collect();
+                let comment = text.trim();
+                match (idle.len(), twice.len()) {
+                    (0, 0) => return,
+                    (n, _) if n == listed.len() => format!("suppression `{comment}` silences nothing"),
+                    (0, _) => format!("code {} is listed more than once in `{comment}`", twice.join(", ")),
+                    (_, 0) => format!("code {} in `{comment}` silences nothing", idle.join(", ")),
+                    _ => format!(
+                        "code {} in `{comment}` silences nothing, and code {} is listed more than once",
+                        idle.join(", "),
+                        twice.join(", ")
+                    ),
                 }
             }
             _ => return,
