@@ -568,10 +568,25 @@ pub fn summary_markdown(files: &[FileReport], summary: &str, link_base: Option<&
     out
 }
 
+/// How many reasons a leftover finding's line shows: a builder called
+/// from hundreds of places gathers hundreds of them, and each of its
+/// findings would repeat them all. (The reads an applied fix leaves are
+/// listed whole, once per fix: each is work for the reader.)
+const LISTED: usize = 5;
+
+/// `items` joined with `; `: the first [`LISTED`] of them, and how many
+/// more there are.
+fn listed(items: &[String]) -> String {
+    match items.len().checked_sub(LISTED) {
+        Some(more) if more > 0 => format!("{}; and {more} more", items[..LISTED].join("; ")),
+        _ => items.join("; "),
+    }
+}
+
 /// Why a violating dict was left as it is, in words.
 pub fn left_reason(why: &LeftBecause) -> String {
     match why {
-        LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", reasons.join("; ")),
+        LeftBecause::Unsafe(reasons) => format!("unsafe fix not applied: {}", listed(reasons)),
         LeftBecause::Manual(reason) => format!("manual repair: {reason}"),
         LeftBecause::BrokeSyntax => "not fixed: the fix would add a syntax error".to_owned(),
         LeftBecause::BrokenFile => {
@@ -635,6 +650,21 @@ mod tests {
         assert_eq!(
             FixTally { fixed: 1, files_fixed: 1, ..Default::default() }.summary(true),
             "Would fix 1 tool result in 1 file."
+        );
+    }
+
+    /// A line names at most five reasons (a builder called from hundreds
+    /// of places gathers hundreds), and says how many it leaves out.
+    #[test]
+    fn a_long_list_of_reasons_is_cut_short() {
+        let reasons: Vec<String> = (1..=7).map(|i| format!("reason {i}")).collect();
+        assert_eq!(
+            left_reason(&LeftBecause::Unsafe(reasons[..5].to_vec())),
+            "unsafe fix not applied: reason 1; reason 2; reason 3; reason 4; reason 5"
+        );
+        assert_eq!(
+            left_reason(&LeftBecause::Unsafe(reasons)),
+            "unsafe fix not applied: reason 1; reason 2; reason 3; reason 4; reason 5; and 2 more"
         );
     }
 
