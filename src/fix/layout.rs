@@ -29,9 +29,34 @@ impl Style {
     }
 }
 
+/// One level of the file's indentation: what the first block's body adds
+/// to its header's indentation, read from the lexer's logical lines (so a
+/// docstring line ending in `:` before an indented one is no block); four
+/// spaces if there is none. Where the lexer cannot vouch for the file,
+/// [`indent_unit_by_lines`] guesses from its raw lines.
+fn detect_indent_unit(src: &str) -> String {
+    let Some(layout) = crate::syntax::lexer::layout(src.as_bytes()) else {
+        return indent_unit_by_lines(src);
+    };
+    let indentation = |l: &crate::syntax::lexer::LogicalLine| &src[l.start - l.indent..l.start];
+    // In valid Python a logical line is indented deeper than the one
+    // before it only as the first statement of a block.
+    for pair in layout.lines.windows(2) {
+        let (header, body) = (indentation(&pair[0]), indentation(&pair[1]));
+        let Some(added) = body.strip_prefix(header).filter(|a| !a.is_empty()) else { continue };
+        if added.starts_with('\t') {
+            return "\t".to_owned();
+        }
+        if added.len() <= 8 && added.bytes().all(|b| b == b' ') {
+            return added.to_owned();
+        }
+    }
+    "    ".to_owned()
+}
+
 /// The indentation of the first indented line that follows a line ending in
 /// `:` (a block opener); four spaces if there is none.
-fn detect_indent_unit(src: &str) -> String {
+fn indent_unit_by_lines(src: &str) -> String {
     let mut previous_opens_block = false;
     for line in src.lines() {
         let trimmed = line.trim_start_matches([' ', '\t']);
@@ -224,6 +249,12 @@ mod tests {
         assert_eq!((s.newline, s.indent_unit.as_str()), ("\r\n", "\t"));
         let s = Style::detect("x = [\n 1]\nif x:\n  y = 1\n", 88);
         assert_eq!((s.newline, s.indent_unit.as_str()), ("\n", "  "));
+        // A docstring line ending in `:` opens no block; a nested first
+        // block counts what its body adds.
+        let s = Style::detect("\"\"\"Actions:\n  list, show\n\"\"\"\nclass A:\n    def f(self):\n        pass\n", 88);
+        assert_eq!(s.indent_unit, "    ");
+        let s = Style::detect("if a:\n\tif b:\n\t\tpass\n", 88);
+        assert_eq!(s.indent_unit, "\t");
     }
 
     #[test]
