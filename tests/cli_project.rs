@@ -908,3 +908,29 @@ fn a_possible_read_in_a_method_under_an_if_of_a_class_body_is_found() {
     let hook = "import sys\n\n\nclass Watcher:\n    def plain(self):\n        return 1\n\n    if sys.platform:\n        def on(self, r: ToolResult):\n            return r[\"rssi\"]\n";
     assert_possible_read_in_hook(hook, 10);
 }
+
+/// A test that unwraps a tool to call it (`raw(probe)(1)["depth"]`) reads
+/// the result where toolshape cannot follow: that use as a value is an
+/// escape, so the fix that would break the test is not safe. Handed to an
+/// agent, or to a wrapper with other arguments, the tool stays exempt.
+#[test]
+fn a_tool_called_through_a_wrapper_escapes() {
+    let tools = "from strands import tool\n\n\n@tool\ndef probe(x):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"t\"}], \"depth\": 1}\n";
+    let test = "from tools import probe\n\n\ndef raw(f):\n    return getattr(f, \"_tool_func\", None) or f\n\n\n\
+                def test_a():\n    r = raw(probe)(1)\n    assert r[\"depth\"] == 1\n\n\n\
+                def test_b():\n    Agent = list\n    Agent([probe])\n    raw(probe, 2)(1)\n    raw(*[probe])(1)\n    (raw)(  # why\n        (probe))(1)\n";
+    let dir = project(&[("tools.py", tools), ("tests/test_probe.py", test)]);
+    let run = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let found = run.json();
+    assert_eq!(found.len(), 1, "{}", run.stdout);
+    assert_eq!(found[0]["fixable"], "unsafe", "{}", run.stdout);
+    let reads: Vec<(u64, u64, &str)> = found[0]["reads"]
+        .as_array()
+        .expect("reads")
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["form"].as_str().unwrap()))
+        .collect();
+    assert_eq!(reads, [(9, 13, "escape"), (19, 10, "escape")], "{}", run.stdout);
+    let fix = toolshape(dir.path(), &["fix", "."]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("tools.py")).unwrap(), tools, "{fix:?}");
+}

@@ -136,10 +136,7 @@ pub fn value_uses<'t>(
         if !wanted {
             return;
         }
-        let mut outer = node;
-        while let Some(up) = outer.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-            outer = up;
-        }
+        let outer = syntax::tree::parenthesized(node);
         let used = match outer.parent() {
             Some(p) if p.kind_name() == "call" => p.field("function") != Some(outer),
             Some(p) if p.kind_name() == "attribute" => p.field("object") != Some(outer),
@@ -151,6 +148,25 @@ pub fn value_uses<'t>(
         }
     });
     out
+}
+
+/// Whether the use as a value `node` is called through a wrapper: it is
+/// the one argument of a call `W(X)` that is itself called, `W(X)(...)`
+/// (parentheses seen through), as a test unwraps a tool to call it
+/// (`docs/rules.md`, "Escapes").
+pub fn called_through_wrapper(node: Node<'_>) -> bool {
+    let outer = syntax::tree::parenthesized(node);
+    let Some(args) = outer.parent().filter(|p| p.kind_name() == "argument_list") else { return false };
+    let mut c = args.walk();
+    let mut given = args.named_children(&mut c).filter(|n| n.kind_name() != "comment");
+    if given.next() != Some(outer) || given.next().is_some() {
+        return false;
+    }
+    let Some(wrap) = args.parent().filter(|w| w.kind_name() == "call" && w.field("arguments") == Some(args)) else {
+        return false;
+    };
+    let wrap = syntax::tree::parenthesized(wrap);
+    wrap.parent().is_some_and(|call| call.kind_name() == "call" && call.field("function") == Some(wrap))
 }
 
 /// Every call of the tree `root` (of `src`, its model `model`) whose result

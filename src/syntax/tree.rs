@@ -85,6 +85,15 @@ pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
     node
 }
 
+/// The outermost parentheses around an expression (the expression itself
+/// when none): where it stands for its parent.
+pub fn parenthesized(mut node: Node<'_>) -> Node<'_> {
+    while let Some(up) = node.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
+        node = up;
+    }
+    node
+}
+
 /// The operand of a spread (`**x`, `*x`, in a display, a call or a
 /// parameter list), of an `await`, of a `return` or of parentheses: its
 /// first named child that is not a comment (`**  # why` and a line break

@@ -4001,10 +4001,15 @@ def write_frontends(rd):
 # function, as an argument (positional or keyword), an element of a list,
 # tuple, set or dict display, the value of an assignment, a returned value, a
 # comparison operand, a parameter default, a lambda body, inside parentheses
-# (the span leaves them out).  Each such use is a read of form `escape` (no
-# key) of every origin the producer reaches, unless the producer is a tool
-# (decorated @tool / @strands.tool / @strands.tools.tool, with or without
-# arguments: `Agent(tools=[tool_fn])`).  Decoys that give no escape read:
+# (the span leaves them out), the one argument of a wrapper called at once
+# (`raw(F)("q")`, `(raw)((F))("q")`, with `def raw(f): return f` in the
+# module).  Each such use is a read of form `escape` (no key) of every origin
+# the producer reaches, unless the producer is a tool (decorated @tool /
+# @strands.tool / @strands.tools.tool, with or without arguments:
+# `Agent(tools=[tool_fn])`) and the use is not the wrapped one: a tool
+# unwrapped so is no longer exempt, but `raw(F, None)("q")`,
+# `raw(f=F)("q")` and `raw(*[F])("q")` (escapes of the other producers, as
+# an argument, a keyword, a list element) keep it exempt.  Decoys that give no escape read:
 # calls `F(...)` and `(F)(...)`, `F.__name__`, the def names and imports
 # themselves, a name shadowed by a local binding or a parameter, a module-level
 # name bound twice (`try: from ... import F as G / except ImportError: G =
@@ -4020,17 +4025,20 @@ def write_frontends(rd):
 ESCAPE_TARGETS = ["name", "async", "chain", "imported", "module", "self", "cls", "instance-call",
                   "instance-name", "dispatcher", "base"]
 ESCAPE_USES = ["argument", "keyword", "list", "tuple", "set", "dict", "assign", "paren", "compare", "return",
-               "default", "lambda", "base-header", "base-local", "base-argument"]
+               "default", "lambda", "wrapped", "base-header", "base-local", "base-argument"]
 ESCAPE_DECOYS = ["escape-decoy-" + k for k in (
-    "call", "call-parenthesized", "attribute", "tool", "tool-agent", "def-name", "import", "shadow-local",
+    "call", "call-parenthesized", "attribute", "tool", "tool-agent", "tool-unwrapped", "def-name", "import",
+    "shadow-local",
     "shadow-param", "twice", "target-other-scope", "not-producer", "class-attribute", "inherited",
     "instance-nested", "instance-twice", "instance-target", "base-not-producer")]
 # (text before, text after) the value, {v} a fresh name
 ESCAPE_TEMPLATES = {
     "argument": [("executor.submit(", ', "q")'), ("functools.partial(", ', "q")'), ("register(", ")"),
-                 ("pool.map(", ', ["a", "b"])')],
-    "keyword": [("schedule(callback=", ")"), ("threading.Thread(target=", ', args=("q",))')],
-    "list": [("{v} = [", ", None]"), ("{v} = [None, ", "]"), ("{v} = [\"q\", ", ", 1]")],
+                 ("pool.map(", ', ["a", "b"])'), ("raw(", ', None)("q")')],
+    "keyword": [("schedule(callback=", ")"), ("threading.Thread(target=", ', args=("q",))'),
+                ("raw(f=", ')("q")')],
+    "list": [("{v} = [", ", None]"), ("{v} = [None, ", "]"), ("{v} = [\"q\", ", ", 1]"),
+             ("{v} = raw(*[", '])("q")')],
     "tuple": [("{v} = (", ', "q")'), ("{v} = ", ", None"), ("{v} = (None, ", ")")],
     "set": [("{v} = {", "}"), ("{v} = {None, ", "}")],
     "dict": [('{v} = {"run": ', "}"), ("{v} = {1: None, 2: ", "}"), ("{v} = dict(run=", ")")],
@@ -4038,6 +4046,8 @@ ESCAPE_TEMPLATES = {
     "paren": [("{v} = (", ")"), ("{v} = [(", ")]"), ("{v} = ((", "))"), ("register( (", ") )")],
     "compare": [("assert ", " is not None"), ("{v} = ", " == other")],
     "lambda": [("{v} = lambda: ", ""), ("{v} = lambda q=None: ", "")],
+    # the one argument of a wrapper called at once: an escape of a tool too
+    "wrapped": [("raw(", ')("q")'), ("(raw)((", '))("q")'), ("{v} = raw(", ')("q")'), ("raw( (", ') )(None)')],
 }
 
 
@@ -4055,7 +4065,7 @@ class EscapeWriter(ModuleWriter):
         p = self.p
         p.escapes.append((self.rel, prod, target + "/" + use, span, text))
         p.forms["escape-use-" + use] += 1
-        if prod.decorated:
+        if prod.decorated and use != "wrapped":
             p.forms["escape-decoy-tool"] += 1
 
     def put_use(self, ind, text, prod, target, use):
@@ -4068,6 +4078,8 @@ class EscapeWriter(ModuleWriter):
         w.put(after.replace("{v}", v))
         w.end()
         self.record(span, text, prod, target, use)
+        if prod.decorated and use != "wrapped" and "raw(" in before:
+            p.forms["escape-decoy-tool-unwrapped"] += 1
 
     def put_default(self, ind, text, prod, target):
         """A nested def whose parameter default is ``text`` (evaluated in the scope at ``ind``)."""
@@ -4220,6 +4232,15 @@ def twice_bound(rd, w, rel_t, prod, relative):
     w.lineof("%s = [%s]" % (p.fresh("v"), local))
 
 
+def write_raw(w):
+    """The wrapper of the `wrapped` uses: a test's `raw` returns the
+    function a tool decorator wraps; here the function itself."""
+    w.lineof("def raw(f):")
+    w.lineof("    return f")
+    w.end()
+    w.end()
+
+
 def write_escape_module(rd):
     """`PKG/escapes.py`: producers of its own, a class of producer methods
     using them through self / cls, and uses of every kind."""
@@ -4233,10 +4254,11 @@ def write_escape_module(rd):
     w.lineof("import strands")
     w.lineof("from strands import Agent, tool")
     bound = {"functools", "strands", "Agent", "tool", "executor", "pool", "register", "schedule", "threading",
-             "other", "make_other", "query", "cb", "q", "Runner", "RunnerChild"}
+             "other", "make_other", "query", "cb", "q", "Runner", "RunnerChild", "raw"}
     targets, classes, plain = escape_imports(rd, w, True, bound, False)
     w.end()
     w.end()
+    write_raw(w)
     ew = EscapeWriter(rd, rel, w, targets, classes)
     own = []  # (Producer, kind) of the module's own producers
     for _ in range(rng.randint(1, 3)):
@@ -4338,10 +4360,11 @@ def write_escape_test(rd):
     p.modules[rel] = w
     w.lineof('"""Tests handing producers on."""')
     bound = {"executor", "pool", "register", "schedule", "threading", "functools", "other", "make_other",
-             "query", "cb", "q", "Agent"}
+             "query", "cb", "q", "Agent", "raw"}
     targets, classes, plain = escape_imports(rd, w, False, bound, True)
     w.end()
     w.end()
+    write_raw(w)
     ew = EscapeWriter(rd, rel, w, targets, classes)
     if rng.random() < 0.5:
         ew.site("", False)
@@ -4449,13 +4472,14 @@ def expected_reads(p, suppressed):
         for f in targets:
             f["reads"].append(rec)
     # escapes (docs/rules.md "**Escapes.**"): a use as a value of a producer
-    # that is no tool reads every origin it reaches (chains followed whole, no
+    # that is no tool, or of a tool as the one argument of a wrapper called at
+    # once, reads every origin it reaches (chains followed whole, no
     # dispatch), for every finding of those origins
     for rel, prod, kind, ((line, col), (eline, ecol)), _ in p.escapes:
         if prod is None:
             p.forms["escape-decoy-base-not-producer"] += 1
             continue
-        if prod.decorated:
+        if prod.decorated and not kind.endswith("/wrapped"):
             continue
         origins = {t for k, t in prod_keys(prod)}
         targets = [f for t in origins for f in by_tag[t]]

@@ -87,7 +87,8 @@ subscript, store, delete, get, pop, setdefault, in, not-in, whole, content,
 block, escape; key null for whole, content, block and escape; rewritable
 always false; possible true for a possible read, a keyed read on a result the
 SDK hands on that no producer is traced to, in a file holding a marker and a
-quoted moved key; escape for a use as a value of a producer that is no tool),
+quoted moved key; escape for a use as a value of a producer that is no tool,
+or of a tool called through a wrapper, `W(tool)(...)`),
 sorted by path and position.  Every file of each project is taken as
 given: all its findings are origins.  With --stats the count of distinct reads is "reads".  The readings
 chosen where the rules leave a choice are listed at the "--reads" section
@@ -1598,6 +1599,10 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * the tool exemption looks at F's own decorators only: a producer that is
 #    no tool and chains onto a tool escapes with the tool's origins too
 #    ("every origin that a receiver call of F without arguments reaches");
+#  * a use X of a tool escapes only through a wrapper (wrapped_use): X is
+#    the one element of the args of an ast.Call C1 with no keywords (a `*X`
+#    is an ast.Starred, whose parent is no Call), and C1 is the func of an
+#    ast.Call (parentheses are no nodes, so they are seen through);
 #  * the span is X's node (`(F)` spans `F`); one read per use and finding,
 #    whatever the number of origins of that finding reached (each finding has
 #    one origin), given to every finding of every origin (keyless TS002 /
@@ -2196,7 +2201,8 @@ def project_reads(proj, reads_of):
             if f["key"] is not None:
                 by_key.setdefault(f["key"], []).append(f)
 
-    # escapes: the producers that are no tools, used as values
+    # escapes: the producers that are no tools, used as values; the tools
+    # only when called through a wrapper, `W(X)(...)`
     escaping = escaping_producers(cands, keys)
 
     # receivers and their reads
@@ -2205,7 +2211,7 @@ def project_reads(proj, reads_of):
             possible_reads(m, by_key, reads_of)
         recv = {}
         instances = instance_names(proj, m)
-        if escaping:
+        if escaping or tools:
             escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of)
         for S in m.scopes:
             for C in S.calls:
@@ -2276,8 +2282,8 @@ def escape_target(proj, m, X, sc, instances):
     """The candidate that a call ``X(...)`` standing where ``X`` stands (in
     scope ``sc``) would resolve to as a receiver call: as a builder call's
     callee (a name, ``A.name``, ``self.name`` / ``cls.name``), else as a call
-    on an instance (``K(...).m``, ``N.m``); never a direct tool call (a tool
-    is exempt anyway).  None: nothing."""
+    on an instance (``K(...).m``, ``N.m``); never a direct tool call.
+    None: nothing."""
     t = proj._resolve_callee(m, X, sc)
     if t is None and X.__class__ is ast.Attribute:
         t = instance_attribute(proj, m, X, sc, instances)
@@ -2299,20 +2305,41 @@ def is_value_use(X, par):
     return True
 
 
+def wrapped_use(X, par, parents):
+    """Is ``X`` (its parent ``par``) the one argument of a call ``W(X)`` that
+    is itself the callee of a call, ``W(X)(...)``: positional, not ``*X``,
+    no other argument (docs/rules.md "**Escapes.**")?"""
+    if par.__class__ is not ast.Call or par.keywords or len(par.args) != 1 or par.args[0] is not X:
+        return False
+    outer = parents.get(id(par))
+    return outer.__class__ is ast.Call and outer.func is par
+
+
 def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
     """The escapes of module ``m``: each use as a value of a producer in
-    ``escaping`` (the producers that are no tools) is a read of form
-    ``escape`` (no key) of every origin of ``keys(F)`` (chains followed
-    whole, no dispatch), for every finding of those origins."""
-    for node, par, sc in module_nodes(m):
+    ``escaping`` (the producers that are no tools), and each use as a value
+    of a producer that is a tool called through a wrapper (``W(X)(...)``),
+    is a read of form ``escape`` (no key) of every origin of ``keys(F)``
+    (chains followed whole, no dispatch), for every finding of those
+    origins."""
+    nodes = module_nodes(m)
+    parents = None
+    for node, par, sc in nodes:
         cls = node.__class__
         if cls is not ast.Name and cls is not ast.Attribute:
             continue
         if not is_value_use(node, par):
             continue
         t = escape_target(proj, m, node, sc, instances)
-        if t is None or id(t.node) not in escaping:
+        if t is None:
             continue
+        if id(t.node) not in escaping:
+            if not keys.get(id(t.node)) or not any(is_tool_decorator(d) for d in t.node.decorator_list):
+                continue
+            if parents is None:
+                parents = {id(n): p for n, p, _ in nodes}
+            if not wrapped_use(node, par, parents):
+                continue
         rec = read_record(m, node, "escape", None, False)
         for o in escape_origins(t, keys):
             for f in by_origin[o]:

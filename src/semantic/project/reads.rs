@@ -172,6 +172,9 @@ struct Receiver {
     /// Not a call: the producer used as a value (its one read is the
     /// `escape`).
     value_use: bool,
+    /// A use as a value called through a wrapper, `W(X)(...)`: an escape
+    /// even of a tool.
+    through_wrapper: bool,
 }
 
 /// The keys of every origin, and the keyed write origins (TS004) by the
@@ -442,8 +445,9 @@ impl Project {
                 // The kinds of result the receiver may be, once fixed.
                 let mut shapes: Vec<Result<Vec<Shape>, String>> = Vec::new();
                 let function = r.callee.as_ref().and_then(|c| self.function_of(r.module, c));
-                // A tool is handed to an agent as a value: that is no escape.
-                if r.value_use && function.as_ref().is_none_or(|key| shaper.is_tool(key)) {
+                // A tool is handed to an agent as a value: that is no escape,
+                // unless it is called through a wrapper there.
+                if r.value_use && function.as_ref().is_none_or(|key| !r.through_wrapper && shaper.is_tool(key)) {
                     continue;
                 }
                 if let Some(key) = function {
@@ -1408,6 +1412,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             exclusive: cr.exclusive,
             keywords: constant_keywords(call, text),
             value_use: false,
+            through_wrapper: false,
         });
     }
     // A producer used as a value: a receiver that reads every key where
@@ -1436,6 +1441,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             exclusive: false,
             keywords: Vec::new(),
             value_use: true,
+            through_wrapper: crate::semantic::reads::called_through_wrapper(node),
         });
     }
     receivers
