@@ -487,12 +487,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
                     moves: f.moves.clone(),
                     text: f.text.clone(),
                     repair: f.repair.clone(),
-                    reads_left: f
-                        .unsafe_reasons
-                        .iter()
-                        .filter(|why| options.read_reasons.iter().any(|(_, r)| r == *why))
-                        .cloned()
-                        .collect(),
+                    reads_left: f.unsafe_reasons.iter().filter(|why| options.is_read_reason(why)).cloned().collect(),
                     reads_rewritten: rewritten_reads
                         .iter()
                         .filter(|(o, _)| inside(o, r) || inside(r, o))

@@ -934,3 +934,23 @@ fn a_tool_called_through_a_wrapper_escapes() {
     let fix = toolshape(dir.path(), &["fix", "."]);
     assert_eq!(std::fs::read_to_string(dir.path().join("tools.py")).unwrap(), tools, "{fix:?}");
 }
+
+/// A builder's fix moves the keys of every call of it: with
+/// `--unsafe-fixes`, the reads of those keys it leaves (here, through a
+/// wrapper) are named in a warning, as a literal's are.
+#[test]
+fn an_applied_builder_fix_warns_of_the_reads_it_leaves() {
+    let results = "def ok(text, **extra):\n    r = {\"status\": \"success\", \"content\": [{\"text\": text}]}\n    r.update(extra)\n    return r\n";
+    let tools =
+        "from strands import tool\nfrom results import ok\n\n\n@tool\ndef probe(x):\n    return ok(\"t\", depth=x)\n";
+    let test = "from tools import probe\n\n\ndef raw(f):\n    return f\n\n\ndef test_a():\n    assert raw(probe)(1)[\"depth\"] == 1\n";
+    let dir = project(&[("results.py", results), ("tools.py", tools), ("tests/test_probe.py", test)]);
+    let check = toolshape(dir.path(), &["check", "."]);
+    assert!(check.stdout.contains("TS003 [~]"), "{check:?}");
+    let fix = toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
+    assert!(
+        fix.stderr.contains("warning: ./results.py:3: the unsafe fix leaves reads of its keys as they are, which may now fail: ./tests/test_probe.py:9 uses `probe` as a value"),
+        "{fix:?}"
+    );
+    assert!(fix.stdout.contains("1 read of moved keys left as they are"), "{fix:?}");
+}

@@ -230,6 +230,13 @@ impl PlanOptions {
     pub fn with_read_reasons(self, read_reasons: Vec<(Range<usize>, String)>) -> Self {
         PlanOptions { read_reasons, ..self }
     }
+
+    /// Whether the unsafe reason `why` of a fix is a read of a key it
+    /// moves: of the file's results, or passed through one of its builders.
+    pub fn is_read_reason(&self, why: &str) -> bool {
+        self.read_reasons.iter().any(|(_, r)| r == why)
+            || self.builders.iter().any(|b| b.read_reasons.iter().any(|r| r == why))
+    }
 }
 
 /// Plans a remedy for every violating tool-result dict in the parsed pieces

@@ -409,8 +409,7 @@ impl FileReview {
     /// The reads of the keys `fix` moves that stay as they are (the review
     /// rewrites none): its unsafe reasons that name a read.
     pub fn reads_left(&self, fix: &Fix) -> Vec<String> {
-        let reads = &self.plan_options.read_reasons;
-        fix.unsafe_reasons.iter().filter(|why| reads.iter().any(|(_, r)| r == *why)).cloned().collect()
+        fix.unsafe_reasons.iter().filter(|why| self.plan_options.is_read_reason(why)).cloned().collect()
     }
 
     /// The diff of `pending` alone, hunks only.

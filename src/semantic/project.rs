@@ -233,6 +233,8 @@ pub struct Project {
     search: Option<AhoCorasick>,
     /// Why each builder's calls make its fix unsafe.
     verdicts: HashMap<BuilderKey, Vec<String>>,
+    /// Those of the reasons that are reads of keys passed through it.
+    reads: HashMap<BuilderKey, Vec<String>>,
 }
 
 /// Where a builder is defined, for findings.
@@ -275,6 +277,9 @@ pub struct BuilderSpec {
     /// naming the place: a call that passes `status`, `content` or
     /// `toolUseId`, or a `**mapping`; a use that is not a call.
     pub call_reasons: Vec<String>,
+    /// Those of `call_reasons` that are reads of a key passed through it:
+    /// an applied fix leaves them as they are (`fix` warns of them).
+    pub read_reasons: Vec<String>,
     /// Whether a return merges the `**kwargs` with a result name
     /// (`{**N, **K}`): that flow is not rewritten, so the builder is left
     /// for manual repair.
@@ -347,6 +352,7 @@ impl Project {
             names: Vec::new(),
             search: None,
             verdicts: HashMap::new(),
+            reads: HashMap::new(),
         };
         // Round 0: files that can define a builder by themselves, among the
         // checked files a check has not seen yet and the files they reach
@@ -636,6 +642,7 @@ impl Project {
                     name: k.2.clone(),
                     kwargs: f.kwargs.clone(),
                     call_reasons: self.verdicts.get(k).cloned().unwrap_or_default(),
+                    read_reasons: self.reads.get(k).cloned().unwrap_or_default(),
                     merged: f.merged,
                 })
             })
@@ -742,9 +749,11 @@ impl Project {
     /// key it moves).
     pub fn add_call_reason(&mut self, id: &BuilderId, reason: String) {
         let Some(m) = self.module_of(&id.path) else { return };
-        let reasons = self.verdicts.entry((m, id.class.clone(), id.name.clone())).or_default();
-        if !reasons.contains(&reason) {
-            reasons.push(reason);
+        let key = (m, id.class.clone(), id.name.clone());
+        for reasons in [self.verdicts.entry(key.clone()).or_default(), self.reads.entry(key).or_default()] {
+            if !reasons.contains(&reason) {
+                reasons.push(reason.clone());
+            }
         }
     }
 
