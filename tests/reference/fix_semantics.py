@@ -1943,14 +1943,17 @@ def check_file(rel, orig_data, fixed_data, mode, report):
         if not changed and any(p == relp and f.lineno <= n <= f.end_lineno for p, n in PINNED):
             # toolshape refused every layout because it would part silenced
             # code from its suppression comment; accepted only if this
-            # reading finds silenced entries in the dict (or inside it).
+            # reading finds silenced entries in the dict (or inside it), or
+            # a comment on a moved entry's lines silencing a finding of an
+            # enclosing dict there (see `silenced_by_moved_comment`).
             silenced = any(infos.get(id(sub)) is not None and infos[id(sub)].suppressed
                            for sub in ast.walk(info.node) if isinstance(sub, ast.Dict))
-            if silenced:
+            if silenced or silenced_by_moved_comment(info, infos, ctx):
                 report["pinned_by_suppression"] += 1
                 continue
             add(info.node.lineno, "dict left for manual repair for a suppression comment, but the reference sees "
-                "no silenced entry in it `%s`" % seg(info.node, None, 120))
+                "no silenced entry in it, nor a finding of an enclosing dict silenced on a moved entry's line `%s`"
+                % seg(info.node, None, 120))
             continue
         only_new_rule = info.cls == "unsafe" and info.reasons == [NEW_RULE]
         if changed:
@@ -1979,6 +1982,38 @@ def check_file(rel, orig_data, fixed_data, mode, report):
     report["lines_compared"] += n
     for line, message in problems:
         add(line, message)
+
+
+def silenced_lines(info, ctx):
+    """The lines whose comments silence a finding of `info`'s dict: each
+    suppressed entry's own line, or the dict's first line (see `classify`)."""
+    d, lines = info.node, set()
+    for i in info.suppressed:
+        code = "TS002" if d.keys[i] is None else "TS001"
+        for line in (ctx.entry_line(d, i), d.lineno):
+            if ctx.silenced(line, code):
+                lines.add(line)
+    return lines
+
+
+def silenced_by_moved_comment(info, infos, ctx):
+    """Does a suppression comment on a line that one of the dict's moved
+    entries spans (README: "carry the comment away with a moved entry that
+    shared its line") silence a finding of an enclosing dict on that line:
+    an entry of it starting there, or its `{` there?  Such a comment pins
+    the inner dict although nothing in it is silenced."""
+    d = info.node
+    moved_lines = set()
+    for j in info.moved:
+        moved_lines.update(range(ctx.entry_line(d, j), d.values[j].end_lineno + 1))
+    moved_lines &= set(ctx.comments)
+    node = ctx.parents.get(id(d))
+    while node is not None and moved_lines:
+        outer = infos.get(id(node)) if isinstance(node, ast.Dict) else None
+        if outer is not None and silenced_lines(outer, ctx) & moved_lines:
+            return True
+        node = ctx.parents.get(id(node))
+    return False
 
 
 def describe_write(info):
@@ -2333,6 +2368,39 @@ BUILDER_FIXED = edited(BUILDER_ORIGINAL, [
      b'    if extra:\n        payload["content"].append({"json": extra})\n')])
 
 
+def pinned_controls():
+    """Dicts toolshape leaves for manual repair to keep a suppression
+    comment with what it silences (README, "What a fix does"); each control
+    carries its --pinned-by-suppression lines.  A comment inside an inner
+    dict's moved entry may silence a finding of an enclosing dict on its
+    line: on the enclosing dict's first line, or on an entry's own line."""
+    first_line = b'''def f(timing, x):
+    return {"status": "error", "content": "s", "r": [{"status": "error", "content": [], "k"  # noqa: TS002
+        : x}], **timing}
+'''
+    entry_line = b'''def g(x):
+    return {"status": "error", "content": "s",
+            "Content": [{"status": "error", "content": [], **{  # toolshape: ignore[TS001]
+                "a": x}}]}
+'''
+    # The comment on a line no moved entry shares, or silencing a code the
+    # enclosing dict has no finding of: no reason to leave the dict.
+    elsewhere = b'''def f(timing, x):
+    return {"status": "error", "content": "s",  # noqa: TS002
+        "r": [{"status": "error", "content": [], "k": x}], **timing}
+'''
+    other_code = first_line.replace(b"TS002", b"TS003")
+    refused = "dict left for manual repair for a suppression comment, but the reference sees no silenced entry"
+    return [
+        ("pinned by an enclosing dict's first-line suppression", "unsafe", first_line, first_line, None, [2]),
+        ("pinned by an enclosing entry's suppression", "unsafe", entry_line, entry_line, None, [3]),
+        ("pinned with the enclosing suppression on another line", "unsafe", elsewhere, elsewhere, refused, [3]),
+        ("pinned with a suppression of another code", "unsafe", other_code, other_code, refused, [2]),
+        ("an enclosing suppression without a pin", "unsafe", first_line, first_line,
+         "dict left unchanged, but the reference classes it SAFE"),
+    ]
+
+
 def write_controls():
     """TS004 write statements: the right rewrite in each mode, and wrong ones."""
     o, d, u = WRITES_ORIGINAL, WRITES_DEFAULT, WRITES_UNSAFE_FIXED
@@ -2469,10 +2537,14 @@ def self_test():
     controls += name_controls()
     controls += cancelled_controls()
     controls += write_controls()
+    controls += pinned_controls()
     results, failed = [], False
-    for name, mode, orig, fixed, expect in controls:
+    for name, mode, orig, fixed, expect, *pinned in controls:
         report = new_report(mode)
+        PINNED.clear()
+        PINNED.update(("selftest.py", n) for pinned_lines in pinned for n in pinned_lines)
         check_file("selftest.py", orig, fixed, mode, report)
+        PINNED.clear()
         problems = report["mismatches"] + report["new_rule_mismatches"] + report["syntax_errors"]
         if expect is None:
             ok = not problems
