@@ -219,6 +219,9 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
             out.push(read);
         }
     };
+    // Each binding is judged once, however many references reach it.
+    let memo = || -> Vec<std::cell::OnceCell<bool>> { model.bindings.iter().map(|_| Default::default()).collect() };
+    let (tool_result_parameter, event_parameter, alias_binding) = (memo(), memo(), memo());
     let annotated = |binding: usize, names: &[&str]| {
         let b = &model.bindings[binding];
         b.kind == BindingKind::Parameter
@@ -233,17 +236,20 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
                 })
     };
     // A parameter of the scope `r` is read in, annotated one of `names`.
-    let parameter_of = |r: &Reference, names: &[&str]| match model.resolve(&r.name, r.scope) {
-        Resolution::Bindings { scope, bindings } if scope == r.scope => bindings.iter().any(|&b| annotated(b, names)),
-        _ => false,
-    };
+    let parameter_of =
+        |r: &Reference, names: &[&str], memo: &[std::cell::OnceCell<bool>]| match model.resolve(&r.name, r.scope) {
+            Resolution::Bindings { scope, bindings } if scope == r.scope => {
+                bindings.iter().any(|&b| *memo[b].get_or_init(|| annotated(b, names)))
+            }
+            _ => false,
+        };
     // `event.result`, `event` (the name `r` at `node`) a hook's event.
     let event_result = |node: Node<'t>, r: &Reference| -> Option<Node<'t>> {
         node.parent().filter(|p| {
             p.kind_name() == "attribute"
                 && p.field("object") == Some(node)
                 && p.field("attribute").is_some_and(|a| &src[a.byte_range()] == "result")
-                && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"])
+                && parameter_of(r, &["AfterToolCallEvent", "AfterToolInvocationEvent"], &event_parameter)
         })
     };
     // `X["toolResult"]`, a load whose one index is that literal as written
@@ -274,9 +280,10 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
     // A name some binding of which (in the scope owning it) is `N = E`,
     // `E` such a receiver.
     let alias = |r: &Reference| match model.resolve(&r.name, r.scope) {
-        Resolution::Bindings { bindings, .. } => {
-            bindings.iter().any(|&b| super::plain_assigned_value(root, &model.bindings[b]).is_some_and(receiver_value))
-        }
+        Resolution::Bindings { bindings, .. } => bindings.iter().any(|&b| {
+            *alias_binding[b]
+                .get_or_init(|| super::plain_assigned_value(root, &model.bindings[b]).is_some_and(receiver_value))
+        }),
         _ => false,
     };
     for r in &model.references {
@@ -285,7 +292,7 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
             continue;
         };
         if (marked(&r.name) && !bound_once_to_a_call(&r.name, r.scope, root, model))
-            || parameter_of(r, &["ToolResult"])
+            || parameter_of(r, &["ToolResult"], &tool_result_parameter)
             || alias(r)
         {
             keyed(node);

@@ -644,7 +644,8 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         let dispatch = dispatch_parameters(def, scope, text, model);
         let mut per_return = Vec::new();
         let mut shapes = Vec::new();
-        for (statement, value) in return_statements_at(def) {
+        let returns = return_statements_at(def);
+        for &(statement, value) in &returns {
             let mut own = Vec::new();
             let mut chain = None;
             let when = if dispatch.is_empty() { Vec::new() } else { dispatch_when(def, statement, &dispatch, text) };
@@ -675,9 +676,9 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
             per_return.push(ReturnKeys { own, chain, when });
         }
         let content_len = {
-            let lens: Vec<Option<usize>> = return_statements_at(def)
-                .into_iter()
-                .map(|(_, value)| {
+            let lens: Vec<Option<usize>> = returns
+                .iter()
+                .map(|&(_, value)| {
                     let value = unparenthesize(value?);
                     let dict = match value.kind_name() {
                         "dictionary" => value,
@@ -1555,13 +1556,37 @@ pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>,
 }
 
 /// Each `return` statement in `def`'s own scope, with its value.
-pub(super) fn return_statements_at(def: Node<'_>) -> Vec<(Node<'_>, Option<Node<'_>>)> {
+pub(super) fn return_statements_at<'t>(def: Node<'t>) -> Vec<(Node<'t>, Option<Node<'t>>)> {
     let mut out = Vec::new();
-    own_scope_nodes(def, |node| {
+    let mut found = |node: Node<'t>| {
         if node.kind_name() == "return_statement" {
             out.push((node, operand(node)));
         }
-    });
+    };
+    // A `return` is a statement: it stands in blocks, which stand in
+    // compound statements and their clauses, never in an expression, so
+    // the walk of [`own_scope_nodes`] that skips expressions finds the same
+    // returns in the same order. Where the parse has errors, every node is
+    // looked at.
+    if def.has_error() {
+        own_scope_nodes(def, found);
+        return out;
+    }
+    let Some(body) = def.field("body") else { return out };
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let kind = child.kind_name();
+            found(child);
+            let holds_statements = kind == "block"
+                || kind.ends_with("_clause")
+                || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement");
+            if holds_statements {
+                stack.push(child);
+            }
+        }
+    }
     out
 }
 
