@@ -24,20 +24,44 @@ fn message(f: &Finding) -> String {
 
 /// What a comment claims for toolshape, if anything: `# toolshape: ignore`
 /// (everything), `# toolshape: ignore[...]`, or `# noqa: ...` naming
-/// toolshape codes. A bare `# noqa` is left alone: it may be another tool's.
-fn claim(comment: &str) -> Option<Suppression> {
+/// toolshape codes (each code once); and the codes one of its directives
+/// names more than once. A bare `# noqa` is left alone: it may be another
+/// tool's. (`# toolshape: ignore[TS001]  # noqa: TS001` names TS001 in two
+/// directives, as a file linted by two tools may: not a duplicate.)
+fn claim(comment: &str) -> Option<(Suppression, Vec<Code>)> {
     let mut claimed = Suppression::Nothing;
+    let mut twice: Vec<Code> = Vec::new();
     for part in comment.split('#').map(str::trim_start) {
         let lower = part.to_ascii_lowercase();
         let noqa_with_codes = lower.strip_prefix("noqa").is_some_and(|rest| rest.trim_start().starts_with(':'));
         if lower.starts_with("toolshape:") || noqa_with_codes {
-            claimed = claimed.union(in_line_tail(&format!("#{part}")));
+            let directive = in_line_tail(&format!("#{part}"));
+            if let Suppression::Codes(codes) = &directive {
+                twice.extend(codes.iter().enumerate().filter(|(i, c)| codes[..*i].contains(c)).map(|(_, c)| *c));
+            }
+            claimed = claimed.union(directive);
         }
     }
+    twice.sort_unstable_by_key(|c| c.as_str());
+    twice.dedup();
     match claimed {
         Suppression::Nothing => None,
         Suppression::Codes(codes) if codes.is_empty() => None,
-        claimed => Some(claimed),
+        Suppression::Codes(mut codes) => {
+            codes.sort_unstable_by_key(|c| c.as_str());
+            codes.dedup();
+            Some((Suppression::Codes(codes), twice))
+        }
+        claimed => Some((claimed, twice)),
+    }
+}
+
+/// `code X` or `codes X, Y`, and the verb after it in the singular or
+/// plural.
+fn codes_phrase(codes: &[&str], singular: &str, plural: &str) -> String {
+    match codes {
+        [one] => format!("code {one} {singular}"),
+        _ => format!("codes {} {plural}", codes.join(", ")),
     }
 }
 
@@ -86,33 +110,32 @@ pub fn unused_suppressions(src: &str, unsuppressed: impl FnOnce() -> Vec<Finding
             return;
         }
         let text = &src[node.byte_range()];
-        let Some(claimed) = claim(text) else { return };
+        let Some((claimed, twice)) = claim(text) else { return };
         let line = index.line_of(node.start_byte());
         let what = match claimed {
             Suppression::Everything if !Code::ALL.iter().any(|&c| used.contains(&(line, c))) => {
                 format!("suppression `{}` silences nothing", text.trim())
             }
-            Suppression::Codes(codes) => {
-                let mut listed: Vec<Code> = codes.clone();
-                listed.sort_unstable_by_key(|c| c.as_str());
-                // A code named more than once: the others are redundant
-                // (ruff's RUF100 says "duplicated").
-                let mut twice: Vec<Code> = listed.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
-                twice.dedup();
-                listed.dedup();
+            Suppression::Codes(listed) => {
+                // A code a directive names more than once: the others are
+                // redundant (ruff's RUF100 says "duplicated").
                 let idle: Vec<&str> =
                     listed.iter().filter(|&&c| !used.contains(&(line, c))).map(|c| c.as_str()).collect();
                 let twice: Vec<&str> = twice.iter().map(|c| c.as_str()).filter(|c| !idle.contains(c)).collect();
                 let comment = text.trim();
+                let idle_phrase =
+                    || codes_phrase(&idle, &format!("in `{comment}` silences"), &format!("in `{comment}` silence"));
                 match (idle.len(), twice.len()) {
                     (0, 0) => return,
                     (n, _) if n == listed.len() => format!("suppression `{comment}` silences nothing"),
-                    (0, _) => format!("code {} is listed more than once in `{comment}`", twice.join(", ")),
-                    (_, 0) => format!("code {} in `{comment}` silences nothing", idle.join(", ")),
+                    (0, _) => {
+                        format!("{} more than once in `{comment}`", codes_phrase(&twice, "is listed", "are listed"))
+                    }
+                    (_, 0) => format!("{} nothing", idle_phrase()),
                     _ => format!(
-                        "code {} in `{comment}` silences nothing, and code {} is listed more than once",
-                        idle.join(", "),
-                        twice.join(", ")
+                        "{} nothing, and {} more than once",
+                        idle_phrase(),
+                        codes_phrase(&twice, "is listed", "are listed")
                     ),
                 }
             }
