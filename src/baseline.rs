@@ -110,7 +110,7 @@ pub struct FileIgnores {
 /// `not_results`, its TS005 findings, which the whole project decides),
 /// written back in place: atomically, in the file's own encoding (BOM
 /// kept), never over a file that changed since it was read. A file
-/// without findings is only read.
+/// without findings (a Python 2 file has none) is only read.
 pub fn add_ignores_to_file(
     path: &Path,
     options: &CheckOptions,
@@ -125,6 +125,11 @@ pub fn add_ignores_to_file(
         if !not_results.is_empty() {
             findings.extend(not_results);
             findings.sort_by_key(|f| (f.entry.start, f.code));
+        }
+        // A Python 2 file gets no finding from `check` (it is left as it
+        // is): nothing to baseline.
+        if !findings.is_empty() && check::legacy_line(&text).is_some() {
+            findings.clear();
         }
         Ok::<_, String>((!findings.is_empty()).then(|| (bytes.to_vec(), findings)))
     })??;
@@ -197,7 +202,7 @@ fn group_by_line(
                 let dict_line = index.line_of(f.dict.start);
                 if dict_line == line || !valid(f.dict.start) {
                     let why = why.describe();
-                    skipped.push((i, format!("line {} {why}; add the suppression by hand", line + 1)));
+                    skipped.push((i, format!("line {} {why}; {NO_COMMENT}", line + 1)));
                     continue;
                 }
                 let dict_scan = scans.entry(dict_line).or_insert_with(|| scan_line(tree, src, f.dict.start));
@@ -206,7 +211,7 @@ fn group_by_line(
                     LineEnd::Blocked(dict_why) => {
                         let (why, dict_why) = (why.describe(), dict_why.describe());
                         let reason = format!(
-                            "line {} {why}, and the dict's line {} {dict_why}; add the suppression by hand",
+                            "line {} {why}, and the dict's line {} {dict_why}; {NO_COMMENT}",
                             line + 1,
                             dict_line + 1
                         );
@@ -386,6 +391,11 @@ impl Blocked {
         }
     }
 }
+
+/// What to do with a finding no comment can be read for: the lines a
+/// suppression of it is read from cannot end in a comment.
+const NO_COMMENT: &str =
+    "no comment can end it there: reflow the code, or turn the code off with `ignore` in the nearest configuration";
 
 /// How a line ends, seen from a code position on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -593,7 +603,7 @@ mod tests {
             assert_eq!((added.text.as_str(), added.added), (src, 0));
             assert_eq!(added.skipped.len(), findings(src).len(), "{src}");
             let last = &added.skipped.last().unwrap().1;
-            assert!(last.contains(reason) && last.ends_with("add the suppression by hand"), "{last}");
+            assert!(last.contains(reason) && last.ends_with(NO_COMMENT), "{last}");
         }
     }
 

@@ -277,6 +277,9 @@ f = \"# toolshape: ignore\"
 g = {\"status\": \"success\", \"content\": [{\"text\": \"t\"}]}  # toolshape: ignore[TS002, TS002]
 h = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS001]
 i = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002, TS001]
+j = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001]  # noqa: TS001
+k = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002, TS008]
+m = {\"status\": 1, \"content\": [], \"x\": 1, **d}  # noqa: TS001, TS002, TS002, TS001
 ";
     let dir = tempdir();
     write(dir.path(), "a.py", src);
@@ -284,7 +287,7 @@ i = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002
     assert_eq!(run.code, 0, "unused suppressions are not reported unless asked: {run:?}");
     let run = toolshape(dir.path(), &["check", "--report-unused-ignores"]);
     assert_eq!(run.code, 1, "{run:?}");
-    let lines = [2, 3, 7, 8, 9];
+    let lines = [2, 3, 7, 8, 9, 11, 12];
     assert_eq!(findings(&run), lines.map(|l| (l, "TS100".to_owned())), "{run:?}");
     assert!(run.stdout.contains("code TS002 in `# toolshape: ignore[TS001, TS002]` silences nothing"), "{run:?}");
     // A code listed twice silences nothing more (ruff's RUF100: duplicated).
@@ -297,6 +300,16 @@ i = {\"status\": 1, \"content\": [], \"x\": 1}  # toolshape: ignore[TS001, TS002
         run.stdout.contains(
             "code TS002 in `# toolshape: ignore[TS001, TS002, TS001]` silences nothing, and code TS001 is listed more than once"
         ),
+        "{run:?}"
+    );
+    // Two directives naming a code (a file linted by two tools) are no
+    // duplicate; several codes are named in the plural.
+    assert!(
+        run.stdout.contains("codes TS002, TS008 in `# toolshape: ignore[TS001, TS002, TS008]` silence nothing"),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout.contains("codes TS001, TS002 are listed more than once in `# noqa: TS001, TS002, TS002, TS001`"),
         "{run:?}"
     );
     // A project can turn the report off by code.
@@ -397,6 +410,9 @@ fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
     write(root, "pkg/legacy.py", LEGACY);
     write(root, "pkg/other.py", other);
     write(root, "pkg/clean.py", "x = 1\n");
+    // A Python 2 file gets no finding, so no comment either.
+    let py2 = "print \"hello\"\nr = {'status': 'success', 'content': [], 'a': 1}\n";
+    write(root, "pkg/py2.py", py2);
     let before = toolshape(root, &["check"]);
     assert_eq!(findings(&before).len(), 5, "{before:?}");
 
@@ -416,6 +432,7 @@ fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
     }
     assert_eq!(legacy.lines().count(), LEGACY.lines().count());
     assert_eq!(toolshape(root, &["check"]).code, 0, "the baseline silences every finding");
+    assert_eq!(std::fs::read_to_string(root.join("pkg/py2.py")).unwrap(), py2);
 
     // Idempotent: a second run adds nothing and changes no byte.
     let again = toolshape(root, &["check", "--add-ignores"]);
