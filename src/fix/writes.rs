@@ -175,8 +175,11 @@ impl WritePlanner<'_, '_> {
         }
         self.check_loops(replaced.clone(), scope, &mut reasons);
         self.check_uses(&name, scope, display, &mut reasons)?;
+        // An `if K:` whose body the write starts already keeps a call
+        // without extras from gaining a block: no second `if`.
+        let guard = conditional.and_then(|spec| self.guard_of(&replaced, &spec.kwargs));
         if let Some(spec) = conditional {
-            self.check_kwargs_after(spec, scope, replaced.clone(), &mut reasons);
+            self.check_kwargs_after(spec, scope, replaced.clone(), guard.clone(), &mut reasons);
         }
         self.check_comments(replaced.clone(), &written, conditional.is_some())?;
         self.check_all_moved(&written, group)?;
@@ -197,9 +200,13 @@ impl WritePlanner<'_, '_> {
                 {
                     return Err("the write shares its line with other code, so it cannot become an `if`".into());
                 }
-                let indent = self.indent_of(replaced.start);
-                let nl = self.options.style.newline;
-                format!("if {}:{nl}{indent}{}{append}", spec.kwargs, self.options.style.indent_unit)
+                if guard.is_some() {
+                    append
+                } else {
+                    let indent = self.indent_of(replaced.start);
+                    let nl = self.options.style.newline;
+                    format!("if {}:{nl}{indent}{}{append}", spec.kwargs, self.options.style.indent_unit)
+                }
             }
             None => append,
         };
@@ -585,9 +592,39 @@ impl WritePlanner<'_, '_> {
         }
     }
 
+    /// The test of the `if K:` or `elif K:` (`K` the builder's `**kwargs` alone,
+    /// parentheses seen through) whose body's first statement is the write
+    /// at `replaced`, if there is one.
+    fn guard_of(&self, replaced: &Range<usize>, kwargs: &str) -> Option<Range<usize>> {
+        let root = self.file.tree().root_node();
+        let stmt = statement_of(root.descendant_for_byte_range(replaced.start, replaced.end)?);
+        let block = stmt.parent().filter(|b| b.kind_name() == "block" && stmt.byte_range() == *replaced)?;
+        let mut c = block.walk();
+        if block.named_children(&mut c).find(|n| n.kind_name() != "comment") != Some(stmt) {
+            return None;
+        }
+        let test = block
+            .parent()
+            .filter(|i| {
+                matches!(i.kind_name(), "if_statement" | "elif_clause") && i.field("consequence") == Some(block)
+            })
+            .and_then(|i| i.field("condition"))
+            .map(unparenthesize)?;
+        (test.kind_name() == "identifier" && self.text(test) == kwargs).then(|| test.byte_range())
+    }
+
     /// The builder's `**kwargs`, now held by the json block, must not be
-    /// used anywhere else in the builder.
-    fn check_kwargs_after(&self, spec: &BuilderSpec, scope: usize, replaced: Range<usize>, reasons: &mut Vec<String>) {
+    /// used anywhere else in the builder (but in the test of the `if`
+    /// that `guard` is, which only asks whether it is empty, before the
+    /// write).
+    fn check_kwargs_after(
+        &self,
+        spec: &BuilderSpec,
+        scope: usize,
+        replaced: Range<usize>,
+        guard: Option<Range<usize>>,
+        reasons: &mut Vec<String>,
+    ) {
         let model = self.file.model();
         if !matches!(model.resolve(&spec.kwargs, scope), Resolution::Bindings { scope: s, .. } if s == scope)
             || model.scopes[scope].kind != ScopeKind::Function
@@ -599,7 +636,7 @@ impl WritePlanner<'_, '_> {
         // call without extras would gain a block); after it, the json block
         // would change with it.
         for r in model.references_to(scope, &spec.kwargs) {
-            if !(replaced.start <= r.at.start && r.at.end <= replaced.end) {
+            if !(replaced.start <= r.at.start && r.at.end <= replaced.end) && guard.as_ref() != Some(&r.at) {
                 reasons.push(format!(
                     "`{}` is used at line {} besides the write, and the json block now holds that same dict",
                     spec.kwargs,
