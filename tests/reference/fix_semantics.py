@@ -77,9 +77,11 @@ rewritten iff its class is fixed in the mode.  In a def at module level or
 in a module-level class with a **K parameter, `N.update(K)`,
 `N.update(**K)`, `N |= K` and the `for k, v in K.items(): N[k] = v` loop may
 instead become `if K:` with, on the next line one indentation unit deeper,
-the append of {"json": K}; their applicability hangs on calls across the
-project, so they may also stay as they are (when the def returns N it is
-surely a builder, and no other rewrite is accepted).  A rewritten statement
+the append of {"json": K} (the append alone, at the statement's place,
+when the statement already is the first statement of the body of an
+`if K:`); their applicability hangs on calls across the project, so
+they may also stay as they are (when the def returns N it is surely a
+builder, and no other rewrite is accepted).  A rewritten statement
 is a changed region for the line comparison, like a changed dict.
 
 Prints one JSON report and exits 1 on any mismatch.  Mismatches whose only
@@ -1572,16 +1574,35 @@ def _leading(line):
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def _guarded(st, K, parents):
+    """Is `st` the first statement of the body of an `if K:` (its test the
+    name K alone; ast has no parentheses, comments are no nodes)?  That `If`,
+    else None."""
+    parent = parents.get(id(st))
+    if (isinstance(parent, ast.If) and parent.body and parent.body[0] is st
+            and isinstance(parent.test, ast.Name) and parent.test.id == K):
+        return parent
+    return None
+
+
 def _builder_form(info, st, name, K, sure, manual, ctx, append, quote, parents):
     """`if K:` and, one line and one indentation unit deeper, the append of
-    {"json": K}.  Accepted as it is or unchanged (its applicability depends on
-    the calls of the builder across the project)."""
+    {"json": K}; when the statement already is the first statement of the
+    body of an `if K:`, the append alone at the statement's own place.
+    Accepted as it is or unchanged (its applicability depends on the calls of
+    the builder across the project)."""
     info.builder = "sure" if sure else "maybe"
     info.builder_manual = [r for r in manual if "comment" not in r]
     line = ctx.lines[st.lineno - 1]
     if line[: ctx.char_col(st.lineno, st.col_offset)].strip():
         info.builder_manual.append("the statement does not start its line")
     body = _put(name, _json_block(ast.Name(id=K, ctx=ast.Load()), info.quotes, quote), append, info.quotes, quote)
+    if _guarded(st, K, parents) is not None:
+        # already guarded: the append alone, where the statement stood (its
+        # indentation is the text before the region, checked by the layout)
+        info.forms["builder"] = body
+        info.indent = None
+        return
     info.forms["builder"] = ast.If(test=ast.Name(id=K, ctx=ast.Load()), body=[body], orelse=[])
     parent = parents.get(id(st))
     here = _leading(line)
@@ -1692,7 +1713,9 @@ class Walker:
         self.write_observed[id(o)] = (label, f)
         if label != "unchanged":
             self.regions.append((o, f))
-            if label == "builder":
+            if label == "builder" and info.indent is not None:
+                # the `if K:` form (an already guarded statement's form is
+                # the bare append, with no new block to lay out)
                 self.indent_checks.append((info, f))
             return True
         return differs
@@ -2367,6 +2390,49 @@ BUILDER_FIXED = edited(BUILDER_ORIGINAL, [
     (b"    for k, v in extra.items():\n        payload[k] = v\n",
      b'    if extra:\n        payload["content"].append({"json": extra})\n')])
 
+# A write already guarded by `if K:` (the first statement of its body): the
+# append alone, at its own place (docs/rules.md, TS004 fixes).
+GUARDED_ORIGINAL = b"""\
+def _ok(text, **extra):
+    payload = {"status": "success", "content": [{"text": text}]}
+    if extra:
+        payload.update(extra)
+    return payload
+
+
+def _each(text, **extra):
+    payload = {"status": "success", "content": [{"text": text}]}
+    if extra:  # only with extras
+        for k, v in extra.items():
+            payload[k] = v
+    return payload
+"""
+GUARDED_FIXED = edited(GUARDED_ORIGINAL, [
+    (b"        payload.update(extra)\n", b'        payload["content"].append({"json": extra})\n'),
+    (b"        for k, v in extra.items():\n            payload[k] = v\n",
+     b'        payload["content"].append({"json": extra})\n')])
+# the guard is not `if K:` alone, or the write is not its body's first
+# statement: the `if K:` form as before
+UNGUARDED_ORIGINAL = b"""\
+def _ok(text, **extra):
+    payload = {"status": "success", "content": [{"text": text}]}
+    if extra and text:
+        payload.update(extra)
+    return payload
+
+
+def _each(text, **extra):
+    payload = {"status": "success", "content": [{"text": text}]}
+    if extra:
+        text = text.strip()
+        payload |= extra
+    return payload
+"""
+UNGUARDED_FIXED = edited(UNGUARDED_ORIGINAL, [
+    (b"        payload.update(extra)\n",
+     b'        if extra:\n            payload["content"].append({"json": extra})\n'),
+    (b"        payload |= extra\n", b'        if extra:\n            payload["content"].append({"json": extra})\n')])
+
 
 def pinned_controls():
     """Dicts toolshape leaves for manual repair to keep a suppression
@@ -2473,6 +2539,41 @@ def write_controls():
          edited(BUILDER_FIXED, [(b"    if extra:\n        payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each",
                                  b"    if extra:\n            payload[\"content\"].append({\"json\": extra})\n    return payload\n\n\ndef _each")]),
          "is indented"),
+        ("TS004 builder, guarded by `if K:`: left as it is", "unsafe", GUARDED_ORIGINAL, GUARDED_ORIGINAL, None),
+        ("TS004 builder, guarded by `if K:`: the bare append", "default", GUARDED_ORIGINAL, GUARDED_FIXED, None),
+        ("TS004 builder, guarded by `if K:`: CRLF kept", "default", GUARDED_ORIGINAL.replace(b"\n", b"\r\n"),
+         GUARDED_FIXED.replace(b"\n", b"\r\n"), None),
+        ("TS004 builder, guarded by `if K:`: a redundant nested `if K:`", "default", GUARDED_ORIGINAL,
+         edited(GUARDED_FIXED, [(b'    if extra:\n        payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each',
+                                 b'    if extra:\n        if extra:\n            payload["content"].append({"json": extra})\n'
+                                 b'    return payload\n\n\ndef _each')]),
+         neither),
+        ("TS004 builder, guarded by `if K:`: the loop fixed with a redundant `if K:`", "default", GUARDED_ORIGINAL,
+         edited(GUARDED_FIXED, [(b'    if extra:  # only with extras\n        payload["content"].append({"json": extra})\n',
+                                 b'    if extra:  # only with extras\n        if extra:\n'
+                                 b'            payload["content"].append({"json": extra})\n')]),
+         "is neither unchanged nor rewritten"),
+        ("TS004 builder, guarded by `if K:`: a plain json block", "unsafe", GUARDED_ORIGINAL,
+         edited(GUARDED_ORIGINAL, [(b"        payload.update(extra)\n", b'        payload["content"].append({"json": dict(extra)})\n')]),
+         "a result builder's own **K must take the `if K:` form"),
+        ("TS004 builder, guarded by `if K:`: the append dedented", "default", GUARDED_ORIGINAL,
+         edited(GUARDED_FIXED, [(b'    if extra:\n        payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each',
+                                 b'    if extra:\n     payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each')]),
+         "differs"),
+        ("TS004 builder, not guarded by `if K:` alone: the `if K:` forms", "default", UNGUARDED_ORIGINAL,
+         UNGUARDED_FIXED, None),
+        ("TS004 builder, `if K and x:` is no guard: the bare append", "default", UNGUARDED_ORIGINAL,
+         edited(UNGUARDED_FIXED, [(b'        if extra:\n            payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each',
+                                   b'        payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each')]),
+         neither),
+        ("TS004 builder, the write not first in the `if K:` body: the bare append", "default", UNGUARDED_ORIGINAL,
+         edited(UNGUARDED_FIXED, [(b'        text = text.strip()\n        if extra:\n            payload["content"].append({"json": extra})\n',
+                                   b'        text = text.strip()\n        payload["content"].append({"json": extra})\n')]),
+         neither),
+        ("TS004 builder, unguarded: fixed without its `if`", "default", BUILDER_ORIGINAL,
+         edited(BUILDER_FIXED, [(b'    if extra:\n        payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each',
+                                 b'    payload["content"].append({"json": extra})\n    return payload\n\n\ndef _each')]),
+         neither),
     ]
 
 

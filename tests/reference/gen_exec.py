@@ -20,7 +20,9 @@ The project holds
     built by a display and grown by `payload.update(extra)`,
     `payload.update(**extra)`, `payload |= extra` or a
     `for k, v in extra.items(): payload[k] = v` loop (content a list display
-    or a fresh local list);
+    or a fresh local list), the write at times already the first statement
+    of an `if extra:` (`if (extra):`, a comment on the `if` line), whose fix
+    is the append alone;
   * method builders (`self._reply(...)`, `cls._cok(...)`) in a class;
   * chains `def err(msg, **kw): return ok(msg, **kw)` across modules, reached
     by `from .common import ok`, `import gentools.common as c` + `c.ok(...)`,
@@ -98,6 +100,11 @@ WORDS = ["ok", "done", "reply", "emit", "answer", "result", "report", "respond",
 KW_NAMES = ["extra", "kw", "fields", "meta", "kwargs"]
 RESULT_NAMES = ["r", "result", "res", "out", "payload"]
 BUILDER_FORMS = ["spread", "spread_lit", "local", "update", "update_star", "ior", "loop", "update_list"]
+# the forms grown by a later write of the **K; such a write may stand already
+# guarded, as the first statement of the body of an `if K:` (docs/rules.md:
+# the fix is then the append alone, at its own place)
+GROWN_FORMS = ("update", "update_star", "ior", "loop", "update_list")
+GUARD_STYLES = ("plain", "comment", "paren")  # `if K:`, `if K:  # ...`, `if (K):`
 WRITE_FORMS = ["sub", "upd_kw", "upd_dict", "ior_dict"]
 COLLIDE_KINDS = ["status_kw", "content_kw", "tooluseid_kw", "mapping", "dotted", "chain_status"]
 
@@ -238,6 +245,17 @@ class Spec:
             self.writers.append(self.new_writer(content_forms[i % 5], unsafe=None, force=i))
         for kind in ["dyn", "mapping", "status_ok"]:
             self.writers.append(self.new_writer(rng.choice(content_forms), unsafe=kind, force=None))
+
+        # guarded builders: the write already the first statement of an
+        # `if K:` body.  A random stream of their own, so that the rest of
+        # the program for a seed is what it was without them; one safe
+        # grown root always guarded, every other grown builder at 30%.
+        grng = random.Random(self.seed * 104_729 + 17)
+        grown = [b for b in self.roots + [self.session["reply"]] if b["form"] in GROWN_FORMS]
+        forced = grng.choice([b for b in grown if b["unsafe"] is None])
+        for b in grown:
+            if b is forced or grng.random() < 0.3:
+                b["guard"] = grng.choice(GUARD_STYLES)
 
     def new_root(self, form: str, unsafe: str | None) -> dict:
         rng = self.rng
@@ -429,24 +447,34 @@ def builder_lines(b: dict, fixed: bool, mutation: str | None) -> list[str]:
         out.append(f'    payload = {{"status": {S}, "content": [{B}]}}')
         append = f'payload["content"].append({{"json": {K}}})'
     kv, vv = b["loopvars"]
+    guard = b.get("guard")
+    # an already guarded write: the `if K:` stays, the write (or its fix)
+    # is its first statement, one level deeper
+    pad = "        " if guard else "    "
+    if guard:
+        test = f"({K})" if guard == "paren" else K
+        note = "  # extras only" if guard == "comment" else ""
+        out.append(f"    if {test}:{note}")
     if not fixed:
         if form in ("update", "update_list"):
-            out.append(f"    payload.update({K})")
+            out.append(f"{pad}payload.update({K})")
         elif form == "update_star":
-            out.append(f"    payload.update(**{K})")
+            out.append(f"{pad}payload.update(**{K})")
         elif form == "ior":
-            out.append(f"    payload |= {K}")
+            out.append(f"{pad}payload |= {K}")
         elif form == "loop":
-            out.append(f"    for {kv}, {vv} in {K}.items():")
-            out.append(f"        payload[{kv}] = {vv}")
+            out.append(f"{pad}for {kv}, {vv} in {K}.items():")
+            out.append(f"{pad}    payload[{kv}] = {vv}")
     else:
         if mutation == "drop_key":
             append = f'payload["content"].append({{"json": dict(list({K}.items())[1:])}})'
         elif mutation == "extra_key":
             append = f'payload["content"].append({{"json": {{**{K}, "moved": True}}}})'
         if mutation == "two_blocks":
-            out.append(f"    for {kv}, {vv} in {K}.items():")
-            out.append(f'        payload["content"].append({{"json": {{{kv}: {vv}}}}})')
+            out.append(f"{pad}for {kv}, {vv} in {K}.items():")
+            out.append(f'{pad}    payload["content"].append({{"json": {{{kv}: {vv}}}}})')
+        elif guard:
+            out.append(f"{pad}{append}")  # the append alone, where the write stood
         else:
             out.append(f"    if {K}:")
             out.append(f"        {append}")
