@@ -1557,36 +1557,24 @@ pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>,
 
 /// Each `return` statement in `def`'s own scope, with its value.
 pub(super) fn return_statements_at<'t>(def: Node<'t>) -> Vec<(Node<'t>, Option<Node<'t>>)> {
+    // A `return` is a statement: it stands in blocks, which stand in
+    // compound statements and their clauses, never in an expression, so a
+    // walk that skips expressions finds the same returns in the same order.
+    // Where the parse has errors, every node is looked at.
+    let whole = def.has_error();
+    let holds_statements = |n: Node<'_>| {
+        let kind = n.kind_name();
+        whole
+            || kind == "block"
+            || kind.ends_with("_clause")
+            || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement")
+    };
     let mut out = Vec::new();
-    let mut found = |node: Node<'t>| {
+    own_scope_nodes(def, holds_statements, |node| {
         if node.kind_name() == "return_statement" {
             out.push((node, operand(node)));
         }
-    };
-    // A `return` is a statement: it stands in blocks, which stand in
-    // compound statements and their clauses, never in an expression, so
-    // the walk of [`own_scope_nodes`] that skips expressions finds the same
-    // returns in the same order. Where the parse has errors, every node is
-    // looked at.
-    if def.has_error() {
-        own_scope_nodes(def, found);
-        return out;
-    }
-    let Some(body) = def.field("body") else { return out };
-    let mut stack = vec![body];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            let kind = child.kind_name();
-            found(child);
-            let holds_statements = kind == "block"
-                || kind.ends_with("_clause")
-                || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement");
-            if holds_statements {
-                stack.push(child);
-            }
-        }
-    }
+    });
     out
 }
 
@@ -1694,12 +1682,14 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
 /// Whether `def` is a generator: a `yield` in its own scope.
 fn yields(def: Node<'_>) -> bool {
     let mut found = false;
-    own_scope_nodes(def, |node| found |= node.kind_name() == "yield");
+    own_scope_nodes(def, |_| true, |node| found |= node.kind_name() == "yield");
     found
 }
 
-/// Calls `visit` on every node of `def`'s body outside nested scopes.
-fn own_scope_nodes<'t>(def: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+/// Calls `visit` on every node of `def`'s body outside nested scopes that
+/// the walk reaches: it enters the nodes `descend` says may hold what is
+/// looked for.
+fn own_scope_nodes<'t>(def: Node<'t>, descend: impl Fn(Node<'t>) -> bool, mut visit: impl FnMut(Node<'t>)) {
     let Some(body) = def.field("body") else { return };
     let mut stack = vec![body];
     while let Some(node) = stack.pop() {
@@ -1709,7 +1699,9 @@ fn own_scope_nodes<'t>(def: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
                 "function_definition" | "lambda" | "class_definition" => {}
                 _ => {
                     visit(child);
-                    stack.push(child);
+                    if descend(child) {
+                        stack.push(child);
+                    }
                 }
             }
         }
