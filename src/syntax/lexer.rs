@@ -59,9 +59,12 @@ struct Lexer<'a> {
     fstring_depth: usize,
     /// At the first token of a logical line (module level brackets-wise).
     line_start: bool,
-    /// A `case` soft keyword opened a logical line: mapping patterns look
-    /// like dict displays, so only a whole-file parse can tell them apart.
-    saw_case: bool,
+    /// A `case` soft keyword opened the logical line, and its header's
+    /// `:` has not come yet: a mapping pattern looks like a dict display.
+    case_header: bool,
+    /// A candidate closed in a `case` header: only a whole-file parse can
+    /// tell a mapping pattern from a display.
+    case_candidate: bool,
     /// The logical lines, when asked for ([`layout`]).
     lines: Option<Vec<LogicalLine>>,
     /// Some logical line is indented with a form feed.
@@ -94,8 +97,8 @@ type Step = Result<(), &'static str>;
 pub fn candidate_regions(src: &[u8]) -> Candidates {
     let mut lexer = Lexer::new(src, false);
     match lexer.run() {
-        Ok(()) if lexer.saw_case && !lexer.found.is_empty() => {
-            Candidates::FullParse("a match statement (mapping patterns)")
+        Ok(()) if lexer.case_candidate => {
+            Candidates::FullParse("a candidate in a case clause's header (a mapping pattern?)")
         }
         Ok(()) => {
             let mut found = lexer.found;
@@ -183,7 +186,8 @@ impl<'a> Lexer<'a> {
             found: Vec::new(),
             fstring_depth: 0,
             line_start: true,
-            saw_case: false,
+            case_header: false,
+            case_candidate: false,
             lines: lines.then(Vec::new),
             odd_indent: false,
             one_key: lines.then(Vec::new),
@@ -224,6 +228,7 @@ impl<'a> Lexer<'a> {
             b'\n' | b'\r' => {
                 self.pos += 1;
                 self.line_start = line_start || self.stack.is_empty();
+                self.case_header &= !self.stack.is_empty();
             }
             b' ' | b'\t' | b'\x0c' => {
                 // A run of them at once (indentation mostly).
@@ -277,7 +282,7 @@ impl<'a> Lexer<'a> {
                 }
                 let word = &self.src[start..self.pos];
                 if line_start && self.stack.is_empty() && word == b"case" && self.soft_keyword_follows() {
-                    self.saw_case = true;
+                    self.case_header = true;
                 }
                 let quote_next = matches!(self.peek(0), Some(b'\'' | b'"'));
                 if quote_next
@@ -292,11 +297,13 @@ impl<'a> Lexer<'a> {
             _ => {
                 self.finish_run(Some(b));
                 self.prev = b;
-                if b == b':'
-                    && self.stack.is_empty()
-                    && let Some(line) = self.lines.as_mut().and_then(|t| t.last_mut())
-                {
-                    line.colon = line.colon.or(Some(self.pos));
+                if b == b':' && self.stack.is_empty() {
+                    // A compound statement's header ends at its first `:`
+                    // outside brackets (a pattern holds none).
+                    self.case_header = false;
+                    if let Some(line) = self.lines.as_mut().and_then(|t| t.last_mut()) {
+                        line.colon = line.colon.or(Some(self.pos));
+                    }
                 }
                 self.pos += 1;
             }
@@ -352,6 +359,7 @@ impl<'a> Lexer<'a> {
                     if self.fstring_depth > 0 {
                         return Err("candidate dict inside an f-string");
                     }
+                    self.case_candidate |= self.case_header;
                     self.found.push(pos..self.pos);
                 }
                 Ok(())
@@ -653,6 +661,16 @@ mod tests {
         assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)));
         // `case` as a plain name does not count.
         assert_eq!(regions("case = 1\nx = case\nd = {'status': 1, 'content': []}\n").len(), 1);
+        // A pattern over several lines, or past a class pattern's brackets.
+        let src = "match r:\n    case Box(x=[1, 2], y={\n        'status': s, 'content': c}):\n        pass\n";
+        assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)));
+        // Displays in a match statement's bodies, its subject or a later
+        // line are displays: their regions serve.
+        let body = "{'status': 'ok', 'content': []}";
+        let src = format!(
+            "match {body}:\n    case [x, *_] | (y):\n        out = {body}\n    case _: return {body}\nz = {body}\n"
+        );
+        assert_eq!(regions(&src), [body; 4]);
     }
 
     #[test]

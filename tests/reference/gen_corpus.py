@@ -853,6 +853,11 @@ class FileGen:
         elif kind == 12:  # conditional expression
             f += [ind, "out_%d = " % self.uid()] + self.shaped(ind) + [" if ok else "] + self.shaped(ind) + \
                 self.trail() + ["\n"]
+        elif kind == 13 and rng.random() < 0.4:  # match statement without a mapping pattern
+            f += [ind, "match "] + self.shaped(ind) + [":\n",
+                  ind + u, "case [_, *_] | Point(x=0, y=[1, 2]):\n", ind + u * 2, "out = "] + \
+                self.shaped(ind + u * 2) + ["\n", ind + u, "case 'a' if (lambda: 1)(): out = "] + \
+                self.shaped(ind + u * 2) + ["\n", ind + u, "case _:\n", ind + u * 2, "out = None\n"]
         elif kind == 13:  # match statement: patterns are decoys, bodies are not
             q = rng.choice(("'", '"'))
             f += [ind, "match response:\n",
