@@ -129,8 +129,11 @@ pub struct Layout {
     pub one_key: Vec<usize>,
     /// The offsets, in order, of the string runs (a plain `str` literal,
     /// or an implicit concatenation of them) whose value is one of the
-    /// values [`layout_with`] was given: every constant string Python
-    /// would read as one of them.
+    /// values [`layout_with`] was given and that stand where the key of a
+    /// keyed read can: right after `[` or `(` (`E[k]`, `E.get(k)`, a
+    /// parenthesized key) or right before a word (`k in E`, `k not in E`).
+    /// Every such key Python would read as one of them is here; a value
+    /// elsewhere (`{k: v}`, `x = k`, `f(a, k)`) is not.
     pub valued: Vec<usize>,
 }
 
@@ -142,7 +145,7 @@ pub fn layout(src: &[u8]) -> Option<Layout> {
 }
 
 /// [`layout`], also listing the string runs whose value is one of `values`
-/// ([`Layout::valued`]).
+/// where a keyed read's key can stand ([`Layout::valued`]).
 pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
     let mut lexer = Lexer::new(src, true);
     lexer.watch.0 = values;
@@ -226,6 +229,11 @@ impl<'a> Lexer<'a> {
         }
         match b {
             b'\n' | b'\r' => {
+                // A line break outside brackets ends the statement, and
+                // the string run in it.
+                if self.stack.is_empty() {
+                    self.finish_run(Some(b));
+                }
                 self.pos += 1;
                 self.line_start = line_start || self.stack.is_empty();
                 self.case_header &= !self.stack.is_empty();
@@ -500,7 +508,10 @@ impl<'a> Lexer<'a> {
             return;
         }
         let value = self.run_value(&run);
+        // Where a keyed read's key stands, parentheses seen through.
+        let read_place = matches!(run.after, b'[' | b'(') || next.is_some_and(is_ident_byte);
         if let Some(v) = value.as_deref()
+            && read_place
             && self.watch.0.contains(&v)
         {
             self.watch.1.push(run.parts[0].start);
@@ -593,13 +604,21 @@ mod tests {
     }
 
     #[test]
-    fn valued_lists_the_string_runs_that_spell_a_value() {
-        let src =
-            "a = x['k'] + x[\"k\"]\nb = 'k' 'ey' + r'k' + f'k' + b'k' + 'kk'\n# 'k'\nc = '\\x6b'\nd = f'{y[\"k\"]}'\n";
-        let layout = layout_with(src.as_bytes(), &["k", "key"]).unwrap();
-        let at: Vec<&str> = layout.valued.iter().map(|&at| &src[at..at + 3]).collect();
-        assert_eq!(at, ["'k'", "\"k\"", "'k'", "r'k", "'\\x", "\"k\""]);
-        assert!(layout_with(src.as_bytes(), &[]).unwrap().valued.is_empty());
+    fn valued_lists_the_string_runs_that_spell_a_value_where_a_key_is_read() {
+        let valued = |src: &str| -> Vec<String> {
+            let layout = layout_with(src.as_bytes(), &["k", "key"]).unwrap();
+            layout.valued.iter().map(|&at| src[at..at + 3].to_string()).collect()
+        };
+        // Every spelling, in a subscript, a call's first argument, before
+        // `in` / `not in`, parentheses and comments seen through.
+        let src = "a = x['k'] + x[\"k\"] + x.get('k' 'ey') + x.pop(r'k')\nb = ('\\x6b') in x or 'k'not in x\nc = x[  # c\n  'k']\nd = f'{y[\"k\"]}'\n";
+        assert_eq!(valued(src), ["'k'", "\"k\"", "'k'", "r'k", "'\\x", "'k'", "'k'", "\"k\""]);
+        // Elsewhere a value is no key read: a display's key or value, an
+        // assignment, a later argument, an operand, a comment, another
+        // kind of literal, another value.
+        let src = "a = {'k': 'k'}\nb = 'k'\nf(a, 'k')\nc = 'k' + 'k'\n# x['k']\nd = x[f'k'] + x[b'k'] + x['kk']\n";
+        assert!(valued(src).is_empty(), "{:?}", valued(src));
+        assert!(layout_with("x['k']\n".as_bytes(), &[]).unwrap().valued.is_empty());
     }
 
     #[test]

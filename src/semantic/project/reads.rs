@@ -1180,8 +1180,9 @@ impl PossibleFilter {
 
 /// The possible reads of the moved keys in module `m`'s `text` (`None`
 /// when it cannot hold one, by `filter`). A possible read is a keyed read
-/// on a possible receiver, so a marker and a string spelling the key
-/// stand in the function it is in: only such functions are parsed
+/// on a possible receiver, so a marker, and a string spelling the key
+/// where a keyed read's key can stand, are in the function it is in: only
+/// such functions are parsed
 /// ([`possible_ranges`]). A read whose receiver names what the module
 /// binds needs the module's own statements: the whole file is parsed then,
 /// as it is when the part parsed is not clean.
@@ -1233,7 +1234,9 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
 /// What of `text` to parse for the possible reads of `keys` around the
 /// markers at `regions`: the ranges of the functions (module-level ones,
 /// methods of module-level classes) that hold a marker and a string
-/// spelling a key (empty: no read can stand anywhere); `None` when only
+/// spelling a key where a keyed read's key can stand
+/// ([`syntax::lexer::Layout::valued`]; empty: no read can stand
+/// anywhere); `None` when only
 /// the whole file will do: the lexer cannot vouch for it, a marker
 /// outside those functions stands in a statement with a key or after an
 /// `=` (or in a class whose methods the outline cannot list, and which
