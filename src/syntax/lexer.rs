@@ -72,6 +72,9 @@ struct Lexer<'a> {
     /// The `{` displays that may hold just one of the keys, when asked for
     /// ([`layout`]).
     one_key: Option<Vec<usize>>,
+    /// Every `{...}` bracket of code (not an f-string's field), when asked
+    /// for ([`layout`]).
+    braces: Option<Vec<Range<usize>>>,
     /// The last significant byte of code (a name's: `a`; a string's: `"`).
     prev: u8,
     /// The values looked for, and the offsets of the string runs that
@@ -135,6 +138,9 @@ pub struct Layout {
     /// Every such key Python would read as one of them is here; a value
     /// elsewhere (`{k: v}`, `x = k`, `f(a, k)`) is not.
     pub valued: Vec<usize>,
+    /// The outermost `{...}` brackets of code (dict and set displays and
+    /// comprehensions; not an f-string's replacement fields), in order.
+    pub braces: Vec<Range<usize>>,
 }
 
 /// The [`Layout`] of `src`; `None` where the pass cannot vouch for the
@@ -157,7 +163,10 @@ pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
     one_key.sort_unstable();
     let mut valued = lexer.watch.1;
     valued.sort_unstable();
-    Some(Layout { lines: lexer.lines?, one_key, valued })
+    let mut braces = lexer.braces?;
+    braces.sort_unstable_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    braces.dedup_by(|inner, outer| inner.end <= outer.end);
+    Some(Layout { lines: lexer.lines?, one_key, valued, braces })
 }
 
 /// Whether `b` may stand in a Python name (any non-ASCII byte may).
@@ -194,6 +203,7 @@ impl<'a> Lexer<'a> {
             lines: lines.then(Vec::new),
             odd_indent: false,
             one_key: lines.then(Vec::new),
+            braces: lines.then(Vec::new),
             prev: b'\n',
             watch: (&[], Vec::new()),
         }
@@ -356,6 +366,11 @@ impl<'a> Lexer<'a> {
             }
             Some(Frame::Bracket { open, pos, status, content, keys }) if open == expected => {
                 self.pos += 1;
+                if open == b'{'
+                    && let Some(braces) = self.braces.as_mut()
+                {
+                    braces.push(pos..self.pos);
+                }
                 if open == b'{'
                     && (status || content)
                     && keys != 3
@@ -619,6 +634,13 @@ mod tests {
         let src = "a = {'k': 'k'}\nb = 'k'\nf(a, 'k')\nc = 'k' + 'k'\n# x['k']\nd = x[f'k'] + x[b'k'] + x['kk']\n";
         assert!(valued(src).is_empty(), "{:?}", valued(src));
         assert!(layout_with("x['k']\n".as_bytes(), &[]).unwrap().valued.is_empty());
+    }
+
+    #[test]
+    fn braces_are_the_outermost_code_braces() {
+        let src = "a = {1: {2}}\nb = f'{x}' + '{' # {\nc = [{k: v for k in {3}}, {}]\n";
+        let braces: Vec<&str> = layout(src.as_bytes()).unwrap().braces.into_iter().map(|r| &src[r]).collect();
+        assert_eq!(braces, ["{1: {2}}", "{k: v for k in {3}}", "{}"]);
     }
 
     #[test]

@@ -125,9 +125,13 @@ pub fn decorated_span(text: &str, lines: &[lexer::LogicalLine], at: usize) -> Op
 /// each name that a `(` follows. Strings and comments after it count too,
 /// so the list is complete: a `return` statement lies in one logical line,
 /// starts it or follows a `:` or `;` there, and a call it returns opens its
-/// arguments on that line, after its callee. `None` when a `(` follows something else that may be a callee
-/// (a `)`, `]`, `}` or string, or a name on an earlier line).
-pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: Range<usize>) -> Option<Vec<&'t str>> {
+/// arguments on that line, after its callee. A `(` inside a `{...}` that
+/// opens after the `return` is left out: a call there is nested in a
+/// display, never the value returned. `None` when a `(` follows something
+/// else that may be a callee (a `)`, `]`, `}` or string, or a name on an
+/// earlier line).
+pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<usize>) -> Option<Vec<&'t str>> {
+    let (lines, braces) = (&layout.lines, &layout.braces);
     let bytes = text.as_bytes();
     let word = lexer::is_ident_byte;
     let first = lines.partition_point(|l| l.start < range.start);
@@ -142,8 +146,17 @@ pub fn returned_callees<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: 
         }) else {
             continue;
         };
-        for paren in memchr::memchr_iter(b'(', &bytes[segment.start + at..segment.end]) {
-            let paren = segment.start + at + paren;
+        let at = segment.start + at;
+        // The outermost `{...}` holding `paren`, if any opens after `at`.
+        let in_display = |paren: usize| {
+            let i = braces.partition_point(|b| b.start < paren);
+            i.checked_sub(1).is_some_and(|i| braces[i].start > at && paren < braces[i].end)
+        };
+        for paren in memchr::memchr_iter(b'(', &bytes[at..segment.end]) {
+            let paren = at + paren;
+            if in_display(paren) {
+                continue;
+            }
             let mut before = paren;
             while before > 0 && matches!(bytes[before - 1], b' ' | b'\t') {
                 before -= 1;
@@ -300,7 +313,11 @@ mod tests {
     use crate::syntax::tree::KindName;
 
     fn lines(src: &str) -> Vec<lexer::LogicalLine> {
-        lexer::layout(src.as_bytes()).unwrap().lines
+        layout(src).lines
+    }
+
+    fn layout(src: &str) -> lexer::Layout {
+        lexer::layout(src.as_bytes()).unwrap()
     }
 
     /// The definitions of `src`; `None` where the lexer cannot vouch for it.
@@ -345,23 +362,32 @@ mod tests {
     #[test]
     fn returned_callees_lists_every_name_a_paren_follows_after_return() {
         let src = "def f():\n    x = g(1)\n    if x: return h (x) + k.m(2)\n    return [n(i) for i in (1, 2)]\n";
-        let got = returned_callees(src, &lines(src), 0..src.len()).unwrap();
+        let got = returned_callees(src, &layout(src), 0..src.len()).unwrap();
         assert_eq!(got, ["h", "m", "n", "in"]);
         let src = "def f():\n    return x\n    returned(1)\n";
-        assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), Vec::<&str>::new());
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), Vec::<&str>::new());
         // The word in a docstring or a string returns nothing; after `;` it does.
         let src =
             "def f():\n    \"\"\"Send and return the\n    (raw) reply.\"\"\"\n    x = 'return g(1)'; return h(2)\n";
-        assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), ["h"]);
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["h"]);
         let src = "def f():\n    if 'return' in s: \\\n        return k(2)\n";
-        assert_eq!(returned_callees(src, &lines(src), 0..src.len()).unwrap(), ["k"]);
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["k"]);
+        // A call nested in a display opened after the `return` is never
+        // the value returned, whatever its callee; one after it may be.
+        let src = "def f(e):\n    return {'status': 'error', 'content': [{'text': '\\n'.join(str(e))}]}\n";
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), Vec::<&str>::new());
+        let src = "def f(k):\n    if k: return {'a': g(1), 'b': {h(2)}}.get(k)\n";
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["get"]);
+        let src = "def f(x):\n    d = {'a': g(1)}; return h(x, '{', f'{i(x)}')\n";
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["h", "i"]);
         // A callee the bytes do not name: unknown.
         for src in [
+            "def f(k):\n    return {'a': g, 'b': h}[k](1)\n",
             "def f():\n    return g()(1)\n",
             "def f():\n    return d['k'](1)\n",
             "def f():\n    return (\n        g\n        (1))\n",
         ] {
-            assert_eq!(returned_callees(src, &lines(src), 0..src.len()), None, "{src}");
+            assert_eq!(returned_callees(src, &layout(src), 0..src.len()), None, "{src}");
         }
     }
 

@@ -135,7 +135,7 @@ fn span_reach(text: &str, layout: &syntax::lexer::Layout, span: Range<usize>) ->
     if holds_one_key(text, layout, &span) {
         return Reach::Yes;
     }
-    match syntax::outline::returned_callees(text, &layout.lines, span) {
+    match syntax::outline::returned_callees(text, layout, span) {
         None => Reach::Yes,
         Some(names) => Reach::Through(names.into_iter().map(str::to_owned).collect()),
     }
