@@ -175,6 +175,44 @@ pub fn is_ident_byte(b: u8) -> bool {
     IDENT_BYTES[usize::from(b)]
 }
 
+/// What [`Lexer::skip_plain`] may step over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plain {
+    /// The first byte of a name (or a number).
+    Name,
+    /// A space or a tab.
+    Blank,
+    /// A byte of an operator or a delimiter that only sets `prev`.
+    Operator,
+    /// A byte [`Lexer::code`] looks at itself: a line break, a form feed,
+    /// a comment, a backslash, a quote, a bracket, `:` or `!`.
+    No,
+}
+
+/// The bytes [`Lexer::code`] looks at itself ([`Plain::No`]).
+const LOOKED_AT: &[u8] = b"\n\r\x0c#\\'\"([{)]}:!";
+
+static PLAIN: [Plain; 256] = {
+    let mut table = [Plain::Operator; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = if IDENT_BYTES[b] {
+            Plain::Name
+        } else if b == b' ' as usize || b == b'\t' as usize {
+            Plain::Blank
+        } else {
+            Plain::Operator
+        };
+        b += 1;
+    }
+    let mut k = 0;
+    while k < LOOKED_AT.len() {
+        table[LOOKED_AT[k] as usize] = Plain::No;
+        k += 1;
+    }
+    table
+};
+
 /// [`is_ident_byte`] as a table: the lexer asks it of every byte of a name.
 static IDENT_BYTES: [bool; 256] = {
     let mut table = [false; 256];
@@ -228,6 +266,12 @@ impl<'a> Lexer<'a> {
     /// One step of ordinary code (module level, inside brackets or inside an
     /// f-string replacement field).
     fn code(&mut self) -> Step {
+        if !self.line_start && self.run.parts.is_empty() {
+            self.skip_plain();
+            if self.pos >= self.src.len() {
+                return Ok(());
+            }
+        }
         let b = self.src[self.pos];
         let line_start = std::mem::replace(&mut self.line_start, false);
         if self.lines.is_some()
@@ -327,6 +371,41 @@ impl<'a> Lexer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Steps over plain code in one go: names not followed by a quote (a
+    /// string's prefix), blanks and operators, up to the next byte that
+    /// [`Lexer::code`] must look at itself. Only where no logical line
+    /// starts and no string run is open: there each of these bytes only
+    /// moves on and sets [`Lexer::prev`].
+    fn skip_plain(&mut self) {
+        let src = self.src;
+        let mut at = self.pos;
+        let mut prev = self.prev;
+        while let Some(&b) = src.get(at) {
+            match PLAIN[usize::from(b)] {
+                Plain::Name => {
+                    let start = at;
+                    at += 1;
+                    while at < src.len() && is_ident_byte(src[at]) {
+                        at += 1;
+                    }
+                    if matches!(src.get(at), Some(b'\'' | b'"')) {
+                        at = start;
+                        break;
+                    }
+                    prev = b'a';
+                }
+                Plain::Blank => at += 1,
+                Plain::Operator => {
+                    prev = b;
+                    at += 1;
+                }
+                Plain::No => break,
+            }
+        }
+        self.pos = at;
+        self.prev = prev;
     }
 
     /// A logical line starts at `self.pos`.
@@ -518,18 +597,19 @@ impl<'a> Lexer<'a> {
     }
 
     fn end_run(&mut self, next: Option<u8>) {
-        let run = std::mem::take(&mut self.run);
-        if !run.all_str || !self.may_spell_a_value(&run) {
-            return;
-        }
-        let value = self.run_value(&run);
+        // The run's parts are cleared, not dropped: their room serves the
+        // next run (most files hold thousands of strings).
+        let value = (self.run.all_str && self.may_spell_a_value(&self.run)).then(|| self.run_value(&self.run));
+        let (first, after) = (self.run.parts[0].start, self.run.after);
+        self.run.parts.clear();
+        let Some(value) = value else { return };
         // Where a keyed read's key stands, parentheses seen through.
-        let read_place = matches!(run.after, b'[' | b'(') || next.is_some_and(is_ident_byte);
+        let read_place = matches!(after, b'[' | b'(') || next.is_some_and(is_ident_byte);
         if let Some(v) = value.as_deref()
             && read_place
             && self.watch.0.contains(&v)
         {
-            self.watch.1.push(run.parts[0].start);
+            self.watch.1.push(first);
         }
         let (is_status, is_content) = match value.as_deref() {
             Some("status") => (true, false),
@@ -538,8 +618,7 @@ impl<'a> Lexer<'a> {
         };
         // In a key's place: `{` or `,` before it, `:` (not `:=`) after it,
         // directly in the display.
-        let key_place =
-            matches!(run.after, b'{' | b',') && next == Some(b':') && self.src.get(self.pos + 1) != Some(&b'=');
+        let key_place = matches!(after, b'{' | b',') && next == Some(b':') && self.src.get(self.pos + 1) != Some(&b'=');
         if key_place && let Some(Frame::Bracket { open: b'{', keys, .. }) = self.stack.last_mut() {
             *keys |= if is_status { 1 } else { 2 };
         }
@@ -603,6 +682,22 @@ mod tests {
         for b in 0..=u8::MAX {
             let rule = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
             assert_eq!(is_ident_byte(b), rule, "byte {b:#04x}");
+        }
+    }
+
+    #[test]
+    fn plain_bytes_are_those_code_treats_alike() {
+        for b in 0..=u8::MAX {
+            let want = match b {
+                b'\n' | b'\r' | b'\x0c' | b'#' | b'\\' | b'\'' | b'"' | b'(' | b'[' | b'{' | b')' | b']' | b'}' => {
+                    Plain::No
+                }
+                b':' | b'!' => Plain::No,
+                b' ' | b'\t' => Plain::Blank,
+                _ if is_ident_byte(b) => Plain::Name,
+                _ => Plain::Operator,
+            };
+            assert!(PLAIN[usize::from(b)] == want, "byte {b:#04x}");
         }
     }
 
