@@ -526,7 +526,7 @@ pub fn fix_parsed(src: &str, first: Vec<syntax::ParsedPiece>, policy: &FixPolicy
                 syntax::lexer::Candidates::Regions(regions) => Some(regions),
                 syntax::lexer::Candidates::FullParse(_) => None,
             };
-            pieces = vec![syntax::ParsedPiece { offset: 0, tree: candidate_tree.clone(), focus }];
+            pieces = vec![syntax::ParsedPiece { focus, ..syntax::ParsedPiece::new(0, candidate_tree.clone()) }];
         }
         whole = Some(candidate_tree);
     }

@@ -67,6 +67,9 @@ pub struct FileContext<'s> {
     src: &'s str,
     /// The offsets the questions are about (empty: parse whole).
     focus: Vec<usize>,
+    /// The starts of the candidate displays that stand right inside another
+    /// `{...}` ([`syntax::ParsedPiece::in_display`]), sorted.
+    in_display: Vec<usize>,
     view: OnceCell<View>,
     whole: OnceCell<View>,
     /// The offsets of the carriage returns of `src` not followed by a line
@@ -89,6 +92,7 @@ impl<'s> FileContext<'s> {
         FileContext {
             src,
             focus: Vec::new(),
+            in_display: Vec::new(),
             view,
             whole: OnceCell::new(),
             lone_crs: OnceCell::new(),
@@ -104,7 +108,11 @@ impl<'s> FileContext<'s> {
             [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => {
                 FileContext::new(src, Some(p.tree.clone()))
             }
-            _ => FileContext { focus: pieces.iter().map(|p| p.offset).collect(), ..FileContext::new(src, None) },
+            _ => FileContext {
+                focus: pieces.iter().map(|p| p.offset).collect(),
+                in_display: pieces.iter().filter(|p| p.in_display).map(|p| p.offset).collect(),
+                ..FileContext::new(src, None)
+            },
         }
     }
 
@@ -305,6 +313,13 @@ impl<'s> FileContext<'s> {
     /// module-level name is judged by its uses in its module; imports of it
     /// elsewhere are not followed.)
     pub fn result_escapes(&self, dict: Range<usize>) -> Option<String> {
+        // A display right inside another `{...}` is a pair's value or a set's
+        // element (through a conditional, an operator, a lambda at most):
+        // never bound by an assignment or an argument by itself, so no view
+        // is parsed to say so.
+        if self.in_display.binary_search(&dict.start).is_ok() {
+            return None;
+        }
         match self.escapes_in(self.view(), dict.clone()) {
             Ok(why) => why,
             // The uses of a module-level name: in any function.

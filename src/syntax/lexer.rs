@@ -56,6 +56,9 @@ struct Lexer<'a> {
     stack: Vec<Frame>,
     run: Run,
     found: Vec<Range<usize>>,
+    /// The starts of the candidates of `found` whose innermost enclosing
+    /// bracket is a `{`.
+    in_display: Vec<usize>,
     fstring_depth: usize,
     /// At the first token of a logical line (module level brackets-wise).
     line_start: bool,
@@ -98,10 +101,18 @@ type Step = Result<(), &'static str>;
 
 /// Finds the candidate regions of `src`.
 pub fn candidate_regions(src: &[u8]) -> Candidates {
+    candidates_in_context(src).0
+}
+
+/// [`candidate_regions`], and the starts of the regions whose display
+/// stands right inside another `{...}` (its innermost bracket): the value
+/// of a pair or an element of a set or comprehension, never bound by an
+/// assignment or passed to a call by itself.
+pub fn candidates_in_context(src: &[u8]) -> (Candidates, Vec<usize>) {
     let mut lexer = Lexer::new(src, false);
     match lexer.run() {
         Ok(()) if lexer.case_candidate => {
-            Candidates::FullParse("a candidate in a case clause's header (a mapping pattern?)")
+            (Candidates::FullParse("a candidate in a case clause's header (a mapping pattern?)"), Vec::new())
         }
         Ok(()) => {
             let mut found = lexer.found;
@@ -112,9 +123,12 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
                     outermost.push(r);
                 }
             }
-            Candidates::Regions(outermost)
+            let mut in_display = lexer.in_display;
+            in_display.sort_unstable();
+            in_display.retain(|at| outermost.binary_search_by_key(at, |r| r.start).is_ok());
+            (Candidates::Regions(outermost), in_display)
         }
-        Err(why) => Candidates::FullParse(why),
+        Err(why) => (Candidates::FullParse(why), Vec::new()),
     }
 }
 
@@ -234,6 +248,7 @@ impl<'a> Lexer<'a> {
             stack: Vec::new(),
             run: Run::default(),
             found: Vec::new(),
+            in_display: Vec::new(),
             fstring_depth: 0,
             line_start: true,
             case_header: false,
@@ -463,6 +478,9 @@ impl<'a> Lexer<'a> {
                     }
                     self.case_candidate |= self.case_header;
                     self.found.push(pos..self.pos);
+                    if matches!(self.stack.last(), Some(Frame::Bracket { open: b'{', .. })) {
+                        self.in_display.push(pos);
+                    }
                 }
                 Ok(())
             }
@@ -761,6 +779,18 @@ mod tests {
     fn finds_plain_and_nested_candidates() {
         let src = "x = {'status': 1, 'content': []}\ny = {'a': {\"status\": 1, \"content\": []}}\nz = {'status': 1}\n";
         assert_eq!(regions(src), vec!["{'status': 1, 'content': []}", "{\"status\": 1, \"content\": []}"]);
+    }
+
+    #[test]
+    fn candidates_right_inside_a_display_are_told() {
+        let r = "{'status': 1, 'content': []}";
+        let src = format!(
+            "a = {{'x': {r}}}\nb = f({r})\nc = [{r}]\nd = {{k: ({r})}}\ne = {{{r} if c else 1}}\nf = {{'y': [{r}]}}\n"
+        );
+        let (Candidates::Regions(regions), in_display) = candidates_in_context(src.as_bytes()) else { panic!() };
+        assert_eq!(regions.len(), 6);
+        let line = |at: usize| src[..at].matches('\n').count();
+        assert_eq!(in_display.into_iter().map(line).collect::<Vec<_>>(), [0, 4]);
     }
 
     #[test]

@@ -138,12 +138,15 @@ pub struct ParsedPiece {
     /// Byte ranges (of the file, sorted, disjoint) outside which this piece
     /// holds no tool result: walks skip everything else. `None`: walk it all.
     pub focus: Option<Vec<Range<usize>>>,
+    /// The piece is one display that stands right inside another `{...}`
+    /// of the file ([`lexer::candidates_in_context`]).
+    pub in_display: bool,
 }
 
 impl ParsedPiece {
     /// A piece without focus.
     pub fn new(offset: usize, tree: Tree) -> Self {
-        ParsedPiece { offset, tree, focus: None }
+        ParsedPiece { offset, tree, focus: None, in_display: false }
     }
 
     /// Visits the piece's nodes in document order, skipping subtrees that lie
@@ -495,17 +498,23 @@ mod import_tests {
 
 /// Parses what `scope` asks for and returns the pieces.
 pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
-    let regions = match scope {
-        ParseScope::WholeFile => None,
+    let (regions, in_display) = match scope {
+        ParseScope::WholeFile => (None, Vec::new()),
         ParseScope::Candidates if lacks_key_bytes(src.as_bytes()) => return Vec::new(),
-        ParseScope::Candidates => match lexer::candidate_regions(src.as_bytes()) {
-            lexer::Candidates::Regions(regions) => Some(regions),
-            lexer::Candidates::FullParse(_) => None,
+        ParseScope::Candidates => match lexer::candidates_in_context(src.as_bytes()) {
+            (lexer::Candidates::Regions(regions), in_display) => (Some(regions), in_display),
+            (lexer::Candidates::FullParse(_), _) => (None, Vec::new()),
         },
     };
     match regions {
         None => vec![ParsedPiece::new(0, parse(src))],
-        Some(regions) => regions.into_iter().map(|r| ParsedPiece::new(r.start, parse(&src[r]))).collect(),
+        Some(regions) => regions
+            .into_iter()
+            .map(|r| ParsedPiece {
+                in_display: in_display.binary_search(&r.start).is_ok(),
+                ..ParsedPiece::new(r.start, parse(&src[r]))
+            })
+            .collect(),
     }
 }
 
