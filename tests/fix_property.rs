@@ -101,8 +101,9 @@ fn check_mode(
     // Dicts toolshape left for manual repair because every layout would
     // part silenced code from its suppression comment: `rel:line` of each
     // finding in the fixed tree. The reference accepts such a dict only if
-    // its own reading finds a silenced entry in it, or a finding of a dict
-    // around it silenced by a comment on a line a moved entry spans.
+    // its own reading finds a silenced entry in it, or a finding (of any
+    // dict, or a later write) silenced by a comment on a line a moved entry
+    // spans.
     // (`fix` lists what it leaves on stdout.)
     let stdout = String::from_utf8_lossy(&first.stdout).into_owned();
     let prefix = format!("{}/", fixed.display());

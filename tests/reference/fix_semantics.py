@@ -625,6 +625,9 @@ class FileContext:
         self._tokens = None
         self.tree = tree
         self._scopes = None
+        # Lines whose comment silences a TS004 finding (filled by
+        # `classify_writes`; see `silenced_by_moved_comment`).
+        self.ts004_silenced_lines = set()
 
     @property
     def scopes(self):
@@ -1378,6 +1381,9 @@ def classify_writes(S, name, bindings, writes, tree, ctx, ftoks, out):
                 primary = w
         # suppression: on the line where a finding's span starts, or on D's `{` line
         silenced = [ctx.silenced(line, "TS004") or ctx.silenced(D.lineno, "TS004") for w in ws for _, line in w.hits]
+        for line in [line for w in ws for _, line in w.hits] + [D.lineno]:
+            if ctx.silenced(line, "TS004"):
+                ctx.ts004_silenced_lines.add(line)
         if all(silenced):
             info.classes = {"suppressed"}
             info.reasons = ["every finding of the statement is silenced"]
@@ -1967,15 +1973,15 @@ def check_file(rel, orig_data, fixed_data, mode, report):
             # toolshape refused every layout because it would part silenced
             # code from its suppression comment; accepted only if this
             # reading finds silenced entries in the dict (or inside it), or
-            # a comment on a moved entry's lines silencing a finding of an
-            # enclosing dict there (see `silenced_by_moved_comment`).
+            # a comment on a moved entry's lines silencing a finding of any
+            # dict of the file there (see `silenced_by_moved_comment`).
             silenced = any(infos.get(id(sub)) is not None and infos[id(sub)].suppressed
                            for sub in ast.walk(info.node) if isinstance(sub, ast.Dict))
             if silenced or silenced_by_moved_comment(info, infos, ctx):
                 report["pinned_by_suppression"] += 1
                 continue
             add(info.node.lineno, "dict left for manual repair for a suppression comment, but the reference sees "
-                "no silenced entry in it, nor a finding of an enclosing dict silenced on a moved entry's line `%s`"
+                "no silenced entry in it, nor a finding silenced by a comment on a moved entry's line `%s`"
                 % seg(info.node, None, 120))
             continue
         only_new_rule = info.cls == "unsafe" and info.reasons == [NEW_RULE]
@@ -2022,21 +2028,31 @@ def silenced_lines(info, ctx):
 def silenced_by_moved_comment(info, infos, ctx):
     """Does a suppression comment on a line that one of the dict's moved
     entries spans (README: "carry the comment away with a moved entry that
-    shared its line") silence a finding of an enclosing dict on that line:
-    an entry of it starting there, or its `{` there?  Such a comment pins
-    the inner dict although nothing in it is silenced."""
+    shared its line") silence a finding reported on that line?  Such a
+    comment pins the dict although nothing in it is silenced.
+
+    A comment silences the findings of every tool result, not only of the
+    dicts around this one (README, "Suppressions and baselines": "on a
+    dict's first line or on an entry's line, silences those findings";
+    docs/rules.md: a TS004 "on the line where its span starts, or on the
+    line of its `dict`'s `{`"), so any dict of the file counts: one around
+    it, inside it, beside it on that line, in an f-string's replacement
+    field there.  A finding counts when the comment covers its code and
+    stands on its entry's line or its dict's first line (`silenced_lines`),
+    or, for a TS004 write, on its span's first line or its dict's `{` line
+    (`classify_writes`).  A comment that silences nothing, or only codes
+    with no finding on its line, pins nothing.  (TS003, a builder call's
+    finding, is not modelled here: a pin for it is reported.)"""
     d = info.node
     moved_lines = set()
     for j in info.moved:
         moved_lines.update(range(ctx.entry_line(d, j), d.values[j].end_lineno + 1))
     moved_lines &= set(ctx.comments)
-    node = ctx.parents.get(id(d))
-    while node is not None and moved_lines:
-        outer = infos.get(id(node)) if isinstance(node, ast.Dict) else None
-        if outer is not None and silenced_lines(outer, ctx) & moved_lines:
-            return True
-        node = ctx.parents.get(id(node))
-    return False
+    if not moved_lines:
+        return False
+    if moved_lines & ctx.ts004_silenced_lines:
+        return True
+    return any(other.suppressed and silenced_lines(other, ctx) & moved_lines for other in infos.values())
 
 
 def describe_write(info):
@@ -2439,7 +2455,9 @@ def pinned_controls():
     comment with what it silences (README, "What a fix does"); each control
     carries its --pinned-by-suppression lines.  A comment inside an inner
     dict's moved entry may silence a finding of an enclosing dict on its
-    line: on the enclosing dict's first line, or on an entry's own line."""
+    line: on the enclosing dict's first line, or on an entry's own line;
+    or of any other dict whose finding is on that line (a sibling in an
+    f-string's replacement field, a TS004 write's span)."""
     first_line = b'''def f(timing, x):
     return {"status": "error", "content": "s", "r": [{"status": "error", "content": [], "k"  # noqa: TS002
         : x}], **timing}
@@ -2456,6 +2474,30 @@ def pinned_controls():
         "r": [{"status": "error", "content": [], "k": x}], **timing}
 '''
     other_code = first_line.replace(b"TS002", b"TS003")
+    # Not around the pinned dict: a dict in an f-string beside it, whose
+    # spread's finding the comment on the moved entry's line silences; and
+    # a TS004 write whose span starts on that line.
+    fstring_sibling = b'''def h(x, kw):
+    return [f"{ {'status': 'error', 'content': [], **kw} }", {"status": "error", "content": [], "k"  # noqa: TS002
+        : x}]
+'''
+    # The same comment with no finding of that code on its line.
+    fstring_clean = fstring_sibling.replace(b", **kw} }", b"} }")
+    later_write = b'''def w(x):
+    r = {"status": "success", "content": []}
+    r["k"] = [{"status": "error", "content": [], "a"  # noqa: TS004
+        : x}]
+    return r
+'''
+    # The write is silenced on its dict's line; the comment on the moved
+    # entry's line is not where the write's span starts: it silences nothing.
+    write_inside = b'''def w(x):
+    r = {"status": "success", "content": []}  # noqa: TS004
+    r["k"] = (
+        [{"status": "error", "content": [], "a"  # noqa: TS004
+        : x}])
+    return r
+'''
     refused = "dict left for manual repair for a suppression comment, but the reference sees no silenced entry"
     return [
         ("pinned by an enclosing dict's first-line suppression", "unsafe", first_line, first_line, None, [2]),
@@ -2464,6 +2506,15 @@ def pinned_controls():
         ("pinned with a suppression of another code", "unsafe", other_code, other_code, refused, [2]),
         ("an enclosing suppression without a pin", "unsafe", first_line, first_line,
          "dict left unchanged, but the reference classes it SAFE"),
+        ("pinned by a suppression of a dict in an f-string beside it", "unsafe", fstring_sibling, fstring_sibling,
+         None, [2]),
+        ("pinned with a suppression silencing nothing on its line", "unsafe", fstring_clean, fstring_clean,
+         refused, [2]),
+        ("a suppression of a dict beside it without a pin", "unsafe", fstring_sibling, fstring_sibling,
+         "dict left unchanged, but the reference classes it SAFE"),
+        ("pinned by a suppression of a TS004 write", "unsafe", later_write, later_write, None, [3]),
+        ("pinned with a TS004 suppression off the write's first line", "unsafe", write_inside, write_inside,
+         refused, [4]),
     ]
 
 
