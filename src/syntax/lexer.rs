@@ -62,6 +62,9 @@ struct Lexer<'a> {
     fstring_depth: usize,
     /// At the first token of a logical line (module level brackets-wise).
     line_start: bool,
+    /// Only backslash continuations (and blanks) stood since a logical line
+    /// began: its first token, a `case` say, is still to come.
+    continued: bool,
     /// A `case` soft keyword opened the logical line, and its header's
     /// `:` has not come yet: a mapping pattern looks like a dict display.
     case_header: bool,
@@ -251,6 +254,7 @@ impl<'a> Lexer<'a> {
             in_display: Vec::new(),
             fstring_depth: 0,
             line_start: true,
+            continued: false,
             case_header: false,
             case_candidate: false,
             lines: lines.then(Vec::new),
@@ -281,7 +285,7 @@ impl<'a> Lexer<'a> {
     /// One step of ordinary code (module level, inside brackets or inside an
     /// f-string replacement field).
     fn code(&mut self) -> Step {
-        if !self.line_start && self.run.parts.is_empty() {
+        if !self.line_start && !self.continued && self.run.parts.is_empty() {
             self.skip_plain();
             if self.pos >= self.src.len() {
                 return Ok(());
@@ -289,6 +293,7 @@ impl<'a> Lexer<'a> {
         }
         let b = self.src[self.pos];
         let line_start = std::mem::replace(&mut self.line_start, false);
+        let continued = std::mem::replace(&mut self.continued, false);
         if self.lines.is_some()
             && line_start
             && self.stack.is_empty()
@@ -298,25 +303,28 @@ impl<'a> Lexer<'a> {
         }
         match b {
             b'\n' | b'\r' => {
-                // A line break outside brackets ends the statement, and
-                // the string run in it.
-                if self.stack.is_empty() {
+                // A line feed outside brackets ends the statement, and the
+                // string run and `case` header in it (a lone carriage
+                // return does to Python, not to tree-sitter: neither here).
+                if b == b'\n' && self.stack.is_empty() {
                     self.finish_run(Some(b));
+                    self.case_header = false;
                 }
                 self.pos += 1;
                 self.line_start = line_start || self.stack.is_empty();
-                self.case_header &= !self.stack.is_empty();
             }
             b' ' | b'\t' | b'\x0c' => {
                 // A run of them at once (indentation mostly).
                 self.pos +=
                     1 + self.src[self.pos + 1..].iter().take_while(|&&c| matches!(c, b' ' | b'\t' | b'\x0c')).count();
                 self.line_start = line_start;
+                self.continued = continued;
             }
             b'#' => {
                 self.pos =
                     memchr::memchr2(b'\n', b'\r', &self.src[self.pos..]).map_or(self.src.len(), |i| self.pos + i);
                 self.line_start = line_start;
+                self.continued = continued;
             }
             b'\\' => {
                 // Line continuation: does not end an implicit concatenation.
@@ -326,6 +334,7 @@ impl<'a> Lexer<'a> {
                     Some(b'\n' | b'\r') => self.pos += 1,
                     _ => return Err("stray backslash"),
                 }
+                self.continued = line_start || continued;
             }
             b'\'' | b'"' => self.string(self.pos, "")?,
             b'(' | b'[' | b'{' => {
@@ -358,7 +367,8 @@ impl<'a> Lexer<'a> {
                     self.pos += 1;
                 }
                 let word = &self.src[start..self.pos];
-                if line_start && self.stack.is_empty() && word == b"case" && self.soft_keyword_follows() {
+                if (line_start || continued) && self.stack.is_empty() && word == b"case" && self.soft_keyword_follows()
+                {
                     self.case_header = true;
                 }
                 let quote_next = matches!(self.peek(0), Some(b'\'' | b'"'));
@@ -442,7 +452,9 @@ impl<'a> Lexer<'a> {
         }
         match self.src.get(at) {
             Some(b'=') => self.src.get(at + 1) == Some(&b'='),
-            Some(b'.' | b':' | b',' | b')' | b']' | b'}' | b'\n' | b'\r' | b';' | b'#') | None => false,
+            // `case.x` is an attribute; `case .5` a pattern.
+            Some(b'.') => self.src.get(at + 1).is_some_and(u8::is_ascii_digit),
+            Some(b':' | b',' | b')' | b']' | b'}' | b'\n' | b'\r' | b';' | b'#') | None => false,
             _ => true,
         }
     }
@@ -747,6 +759,8 @@ mod tests {
         let src = "a = {'k': 'k'}\nb = 'k'\nf(a, 'k')\nc = 'k' + 'k'\n# x['k']\nd = x[f'k'] + x[b'k'] + x['kk']\n";
         assert!(valued(src).is_empty(), "{:?}", valued(src));
         assert!(layout_with("x['k']\n".as_bytes(), &[]).unwrap().valued.is_empty());
+        // A lone carriage return is a space to tree-sitter: `in` still follows.
+        assert_eq!(valued("if 'k'\rin x:\n    pass\n"), ["'k'"]);
     }
 
     #[test]
@@ -830,6 +844,17 @@ mod tests {
         // A pattern over several lines, or past a class pattern's brackets.
         let src = "match r:\n    case Box(x=[1, 2], y={\n        'status': s, 'content': c}):\n        pass\n";
         assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)));
+        // A pattern that starts with a float, after a backslash
+        // continuation, or past a lone carriage return (a space to
+        // tree-sitter) is a pattern still.
+        for src in [
+            "match r:\n    case .5 | {'status': s, 'content': c}:\n        pass\n    case _:\n        pass\n",
+            "match r:\n    \\\n    case {'status': s, 'content': c}:\n        pass\n    case _:\n        pass\n",
+            "match r:\n    case 1\r| {'status': s, 'content': c}:\n        pass\n    case _:\n        pass\n",
+        ] {
+            assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)), "{src:?}");
+        }
+        assert_eq!(regions("case.x = 1\nd = {'status': 1, 'content': []}\n").len(), 1);
         // Displays in a match statement's bodies, its subject or a later
         // line are displays: their regions serve.
         let body = "{'status': 'ok', 'content': []}";
