@@ -860,10 +860,15 @@ class FileGen:
                 self.shaped(ind + u * 2) + ["\n", ind + u, "case _:\n", ind + u * 2, "out = None\n"]
         elif kind == 13:  # match statement: patterns are decoys, bodies are not
             q = rng.choice(("'", '"'))
+            # The second pattern after a float alternative, the first then a
+            # sequence: the one mapping pattern is a pattern still.
+            alternative = rng.choice(("", ".5 | "))
+            first = "{%sstatus%s: s, %scontent%s: c, %sframes%s: n, **rest}" % ((q, q) * 3)
             f += [ind, "match response:\n",
-                  ind + u, "case {%sstatus%s: s, %scontent%s: c, %sframes%s: n, **rest}:\n" % ((q, q) * 3),
+                  ind + u, "case %s:\n" % ("[s, c, n]" if alternative else first),
                   ind + u * 2, "out = "] + self.shaped(ind + u * 2) + ["\n",
-                  ind + u, "case {%sstatus%s: %serror%s, %scontent%s: []}:\n" % ((q, q) * 3),
+                  ind + u, "case ", alternative,
+                  "{%sstatus%s: %serror%s, %scontent%s: []}:\n" % ((q, q) * 3),
                   ind + u * 2, "pass\n", ind + u, "case _:\n", ind + u * 2, "out = None\n"]
         elif kind == 14:  # several dicts on one line
             f += [ind, "a_%d = " % self.uid()] + self.shaped(ind, ml=False) + ["; b = "] + \
