@@ -118,14 +118,7 @@ pub fn candidates_in_context(src: &[u8]) -> (Candidates, Vec<usize>) {
             (Candidates::FullParse("a candidate in a case clause's header (a mapping pattern?)"), Vec::new())
         }
         Ok(()) => {
-            let mut found = lexer.found;
-            found.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
-            let mut outermost: Vec<Range<usize>> = Vec::with_capacity(found.len());
-            for r in found {
-                if outermost.last().is_none_or(|last| r.start >= last.end) {
-                    outermost.push(r);
-                }
-            }
+            let outermost = outermost(lexer.found);
             let mut in_display = lexer.in_display;
             in_display.sort_unstable();
             in_display.retain(|at| outermost.binary_search_by_key(at, |r| r.start).is_ok());
@@ -180,10 +173,14 @@ pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
     one_key.sort_unstable();
     let mut valued = lexer.watch.1;
     valued.sort_unstable();
-    let mut braces = lexer.braces?;
-    braces.sort_unstable_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
-    braces.dedup_by(|inner, outer| inner.end <= outer.end);
-    Some(Layout { lines: lexer.lines?, one_key, valued, braces })
+    Some(Layout { lines: lexer.lines?, one_key, valued, braces: outermost(lexer.braces?) })
+}
+
+/// The outermost of `ranges` (brackets: nested or disjoint), in order.
+fn outermost(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_unstable_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    ranges.dedup_by(|inner, outer| inner.end <= outer.end);
+    ranges
 }
 
 /// Whether `b` may stand in a Python name (any non-ASCII byte may).
