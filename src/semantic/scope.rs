@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use crate::syntax::tree::{FieldChild, KindName, operand};
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 /// Index of a scope in [`SemanticModel::scopes`].
 pub type ScopeId = usize;
@@ -142,15 +142,20 @@ impl SemanticModel {
             references_by_name: HashMap::new(),
         };
         model.new_scope(ScopeKind::Module, root.byte_range(), None);
+        // One cursor and one buffer serve every node: a walk allocates
+        // nothing per node but the names it records.
+        let mut cursor = root.walk();
         let mut stack = vec![Visit::Use(root, 0)];
+        let mut next = Vec::new();
         while let Some(visit) = stack.pop() {
-            let mut next = Vec::new();
             match visit {
-                Visit::Use(node, scope) => model.visit_use(node, scope, src, &mut next),
-                Visit::Target(node, scope, kind, value) => model.visit_target(node, scope, kind, value, src, &mut next),
+                Visit::Use(node, scope) => model.visit_use(node, scope, src, &mut cursor, &mut next),
+                Visit::Target(node, scope, kind, value) => {
+                    model.visit_target(node, scope, (kind, value), src, &mut cursor, &mut next)
+                }
             }
             // Reversed, so that children are visited in document order.
-            stack.extend(next.into_iter().rev());
+            stack.extend(next.drain(..).rev());
         }
         model
     }
@@ -209,17 +214,26 @@ impl SemanticModel {
         fallback.unwrap_or(scope)
     }
 
-    fn visit_use<'t>(&mut self, node: Node<'t>, scope: ScopeId, src: &str, next: &mut Vec<Visit<'t>>) {
+    fn visit_use<'t>(
+        &mut self,
+        node: Node<'t>,
+        scope: ScopeId,
+        src: &str,
+        cursor: &mut TreeCursor<'t>,
+        next: &mut Vec<Visit<'t>>,
+    ) {
         let field = |name: &str| node.field(name);
-        let children = |n: Node<'t>| -> Vec<Node<'t>> {
-            let mut cursor = n.walk();
-            n.named_children(&mut cursor).collect()
-        };
         match node.kind_name() {
             "identifier" => {
-                let name = src[node.byte_range()].to_owned();
-                self.references_by_name.entry(name.clone()).or_default().push(self.references.len());
-                self.references.push(Reference { name, scope, at: node.byte_range() });
+                let name = &src[node.byte_range()];
+                let at = self.references.len();
+                match self.references_by_name.get_mut(name) {
+                    Some(refs) => refs.push(at),
+                    None => {
+                        self.references_by_name.insert(name.to_owned(), vec![at]);
+                    }
+                }
+                self.references.push(Reference { name: name.to_owned(), scope, at: node.byte_range() });
             }
             "comment" | "string_start" | "string_content" | "string_end" | "escape_sequence" => {}
             "attribute" => next.extend(field("object").map(|o| Visit::Use(o, scope))),
@@ -231,7 +245,7 @@ impl SemanticModel {
                     self.bind(name, src, scope, BindingKind::FunctionDefinition, None);
                 }
                 if let Some(params) = field("parameters") {
-                    self.parameters(params, scope, inner, src, next);
+                    self.parameters(params, scope, inner, src, cursor, next);
                 }
                 next.extend(field("return_type").map(|t| Visit::Use(t, scope)));
                 next.extend(field("body").map(|b| Visit::Use(b, inner)));
@@ -240,7 +254,7 @@ impl SemanticModel {
                 let inner = self.new_scope(ScopeKind::Lambda, node.byte_range(), Some(scope));
                 self.own_from(inner, field("body"));
                 if let Some(params) = field("parameters") {
-                    self.parameters(params, scope, inner, src, next);
+                    self.parameters(params, scope, inner, src, cursor, next);
                 }
                 next.extend(field("body").map(|b| Visit::Use(b, inner)));
             }
@@ -250,18 +264,16 @@ impl SemanticModel {
                 if let Some(name) = field("name") {
                     self.bind(name, src, scope, BindingKind::ClassDefinition, None);
                 }
-                for child in children(node) {
-                    match node.field_name_for_named_child(child_index(node, child)) {
-                        Some("name") => {}
-                        Some("body") => next.push(Visit::Use(child, inner)),
-                        _ => next.push(Visit::Use(child, scope)),
-                    }
-                }
+                for_each_named_child(node, cursor, |child, field| match field {
+                    Some("name") => {}
+                    Some("body") => next.push(Visit::Use(child, inner)),
+                    _ => next.push(Visit::Use(child, scope)),
+                });
             }
             kind if COMPREHENSIONS.contains(&kind) => {
                 let inner = self.new_scope(ScopeKind::Comprehension, node.byte_range(), Some(scope));
                 let mut first = true;
-                for child in children(node) {
+                for child in node.named_children(cursor) {
                     if child.kind_name() == "for_in_clause" {
                         // The first iterable is evaluated in the enclosing scope.
                         if let Some(right) = child.field("right") {
@@ -321,19 +333,17 @@ impl SemanticModel {
                 next.extend(right.map(|r| Visit::Use(r, scope)));
             }
             "for_statement" => {
-                for child in children(node) {
-                    match node.field_name_for_named_child(child_index(node, child)) {
-                        Some("left") => next.push(Visit::Target(child, scope, BindingKind::ForTarget, None)),
-                        _ => next.push(Visit::Use(child, scope)),
-                    }
-                }
+                for_each_named_child(node, cursor, |child, field| match field {
+                    Some("left") => next.push(Visit::Target(child, scope, BindingKind::ForTarget, None)),
+                    _ => next.push(Visit::Use(child, scope)),
+                });
             }
             "as_pattern" => {
                 let kind = match node.parent().map(|p| p.kind_name()) {
                     Some("except_clause") | Some("except_group_clause") => BindingKind::ExceptTarget,
                     _ => BindingKind::WithTarget,
                 };
-                for child in children(node) {
+                for child in node.named_children(cursor) {
                     if child.kind_name() == "as_pattern_target" {
                         next.push(Visit::Target(child, scope, kind, None));
                     } else {
@@ -342,23 +352,19 @@ impl SemanticModel {
                 }
             }
             "import_statement" => {
-                for child in children(node) {
-                    self.import_name(child, scope, BindingKind::Import, src);
-                }
+                for_each_named_child(node, cursor, |child, _| self.import_name(child, scope, BindingKind::Import, src));
             }
             "import_from_statement" => {
-                for child in children(node) {
-                    match node.field_name_for_named_child(child_index(node, child)) {
-                        Some("name") => self.import_name(child, scope, BindingKind::FromImport, src),
-                        _ if child.kind_name() == "wildcard_import" => self.scopes[scope].star_import = true,
-                        _ => {}
-                    }
-                }
+                for_each_named_child(node, cursor, |child, field| match field {
+                    Some("name") => self.import_name(child, scope, BindingKind::FromImport, src),
+                    _ if child.kind_name() == "wildcard_import" => self.scopes[scope].star_import = true,
+                    _ => {}
+                });
             }
             "future_import_statement" => {}
             "global_statement" | "nonlocal_statement" => {
                 let global = node.kind_name() == "global_statement";
-                for child in children(node).into_iter().filter(|c| c.kind_name() == "identifier") {
+                for child in node.named_children(cursor).filter(|c| c.kind_name() == "identifier") {
                     let name = src[child.byte_range()].to_owned();
                     let declared = &mut self.scopes[scope];
                     if global {
@@ -369,12 +375,10 @@ impl SemanticModel {
                 }
             }
             "delete_statement" => {
-                for child in children(node) {
-                    next.push(Visit::Target(child, scope, BindingKind::Deletion, None));
-                }
+                next.extend(node.named_children(cursor).map(|c| Visit::Target(c, scope, BindingKind::Deletion, None)));
             }
             "case_pattern" => next.push(Visit::Target(node, scope, BindingKind::MatchCapture, None)),
-            _ => next.extend(children(node).into_iter().map(|c| Visit::Use(c, scope))),
+            _ => next.extend(node.named_children(cursor).map(|c| Visit::Use(c, scope))),
         }
     }
 
@@ -386,14 +390,14 @@ impl SemanticModel {
         outer: ScopeId,
         inner: ScopeId,
         src: &str,
+        cursor: &mut TreeCursor<'t>,
         next: &mut Vec<Visit<'t>>,
     ) {
-        let mut cursor = params.walk();
-        for param in params.named_children(&mut cursor) {
+        let mut c = params.walk();
+        for param in params.named_children(cursor) {
             let (name, kind) = match param.kind_name() {
                 "identifier" => (Some(param), BindingKind::Parameter),
                 "typed_parameter" => {
-                    let mut c = param.walk();
                     let inner_name = param.named_children(&mut c).find(|n| n.kind_name() != "type");
                     next.extend(param.field("type").map(|t| Visit::Use(t, outer)));
                     match inner_name.map(|n| (n.kind_name(), n)) {
@@ -430,19 +434,17 @@ impl SemanticModel {
         }
     }
 
-    /// A binding target: names in it are bound; attributes and subscripts
-    /// in it are uses.
+    /// A binding target: names in it are bound (as `kind`, to `value`);
+    /// attributes and subscripts in it are uses.
     fn visit_target<'t>(
         &mut self,
         node: Node<'t>,
         scope: ScopeId,
-        kind: BindingKind,
-        value: Option<Range<usize>>,
+        (kind, value): (BindingKind, Option<Range<usize>>),
         src: &str,
+        cursor: &mut TreeCursor<'t>,
         next: &mut Vec<Visit<'t>>,
     ) {
-        let mut cursor = node.walk();
-        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         match node.kind_name() {
             "identifier" => {
                 // A name inside an unpacking pattern gets no single value.
@@ -467,26 +469,27 @@ impl SemanticModel {
                     (true, _) => (kind, None),
                     (false, _) => (kind, value),
                 };
-                next.extend(children.into_iter().map(|c| Visit::Target(c, scope, kind, value.clone())));
+                next.extend(node.named_children(cursor).map(|c| Visit::Target(c, scope, kind, value.clone())));
             }
             // Patterns of `case`: a lone name captures; a dotted name is a
             // value to compare with; a class pattern's class is a use.
             "case_pattern" | "union_pattern" | "dict_pattern" | "keyword_pattern" | "class_pattern" | "as_pattern" => {
-                for (i, child) in children.into_iter().enumerate() {
-                    let first = i == 0;
+                let mut first = true;
+                for_each_named_child(node, cursor, |child, field| {
                     match (node.kind_name(), child.kind_name()) {
                         ("class_pattern", "dotted_name") if first => next.push(Visit::Use(child, scope)),
                         ("keyword_pattern", "identifier") if first => {}
-                        ("dict_pattern", _) if node.field_name_for_named_child(i as u32) == Some("key") => {
-                            next.push(Visit::Use(child, scope))
-                        }
+                        ("dict_pattern", _) if field == Some("key") => next.push(Visit::Use(child, scope)),
                         _ => next.push(Visit::Target(child, scope, kind, None)),
                     }
-                }
+                    first = false;
+                });
             }
             "dotted_name" if kind == BindingKind::MatchCapture => {
-                if children.len() == 1 {
-                    self.bind(children[0], src, scope, kind, None);
+                if node.named_child_count() == 1
+                    && let Some(only) = node.named_child(0)
+                {
+                    self.bind(only, src, scope, kind, None);
                 } else {
                     next.push(Visit::Use(node, scope));
                 }
@@ -572,9 +575,26 @@ impl SemanticModel {
     }
 }
 
-fn child_index(parent: Node<'_>, child: Node<'_>) -> u32 {
-    let mut cursor = parent.walk();
-    parent.named_children(&mut cursor).position(|c| c == child).expect("a child of its parent") as u32
+/// Calls `visit` with each named child of `node` and the name of the
+/// field it stands in, in order (`cursor` is reset to `node`).
+fn for_each_named_child<'t>(
+    node: Node<'t>,
+    cursor: &mut TreeCursor<'t>,
+    mut visit: impl FnMut(Node<'t>, Option<&str>),
+) {
+    cursor.reset(node);
+    if !cursor.goto_first_child() {
+        return;
+    }
+    loop {
+        let child = cursor.node();
+        if child.is_named() {
+            visit(child, cursor.field_name());
+        }
+        if !cursor.goto_next_sibling() {
+            break;
+        }
+    }
 }
 
 #[cfg(test)]
