@@ -551,8 +551,6 @@ fn walk_pruned<'t>(root: Node<'t>, mut enter: impl FnMut(Node<'t>) -> bool, mut 
 /// Line starts of a source, with Python's line breaks (`\n`, `\r\n`, `\r`).
 pub struct LineIndex {
     starts: Vec<usize>,
-    /// Whether each line is ASCII (its character columns are byte columns).
-    ascii: Vec<bool>,
 }
 
 /// A 1-based line and 1-based column counted in characters.
@@ -566,19 +564,11 @@ impl LineIndex {
     pub fn new(src: &str) -> Self {
         let bytes = src.as_bytes();
         let mut starts = vec![0];
-        let mut i = 0;
-        while let Some(off) = memchr::memchr2(b'\n', b'\r', &bytes[i..]) {
-            let at = i + off;
-            let next = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
-            starts.push(next);
-            i = next;
-        }
-        let ascii = starts
-            .iter()
-            .enumerate()
-            .map(|(i, &start)| bytes[start..starts.get(i + 1).copied().unwrap_or(bytes.len())].is_ascii())
-            .collect();
-        LineIndex { starts, ascii }
+        // A `\r\n` breaks the line once, at its `\n`.
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
+            .filter(|&at| !(bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n')));
+        starts.extend(breaks.map(|at| at + 1));
+        LineIndex { starts }
     }
 
     /// The 0-based line holding byte `offset`.
@@ -599,7 +589,8 @@ impl LineIndex {
     pub fn position(&self, src: &str, offset: usize) -> Position {
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let column = if self.ascii[line] { offset - start } else { src[start..offset].chars().count() } + 1;
+        let before = &src[start..offset];
+        let column = if before.is_ascii() { before.len() } else { before.chars().count() } + 1;
         Position { line: line + 1, column }
     }
 
