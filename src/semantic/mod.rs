@@ -433,7 +433,7 @@ fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
     if focus.is_empty() {
         return None;
     }
-    let layout = syntax::lexer::layout(src.as_bytes())?;
+    let layout = syntax::layout(src)?;
     let definitions = syntax::outline::definitions_in(src, &layout.lines);
     let functions = syntax::outline::functions(&definitions);
     // A function that binds module-level names (`global`) is never left

@@ -113,19 +113,17 @@ pub fn candidate_regions(src: &[u8]) -> Candidates {
 /// assignment or passed to a call by itself.
 pub fn candidates_in_context(src: &[u8]) -> (Candidates, Vec<usize>) {
     let mut lexer = Lexer::new(src, false);
-    match lexer.run() {
-        Ok(()) if lexer.case_candidate => {
-            (Candidates::FullParse("a candidate in a case clause's header (a mapping pattern?)"), Vec::new())
-        }
-        Ok(()) => {
-            let outermost = outermost(lexer.found);
-            let mut in_display = lexer.in_display;
-            in_display.sort_unstable();
-            in_display.retain(|at| outermost.binary_search_by_key(at, |r| r.start).is_ok());
-            (Candidates::Regions(outermost), in_display)
-        }
-        Err(why) => (Candidates::FullParse(why), Vec::new()),
-    }
+    let step = lexer.run();
+    lexer.candidates(step)
+}
+
+/// [`candidates_in_context`] and [`layout`] from one pass: what a file
+/// that will be asked both costs one lex.
+pub fn candidates_and_layout(src: &[u8]) -> ((Candidates, Vec<usize>), Option<Layout>) {
+    let mut lexer = Lexer::new(src, true);
+    let step = lexer.run();
+    let layout = lexer.layout(step);
+    (lexer.candidates(step), layout)
 }
 
 /// What one pass over a file reads of its statements and displays.
@@ -165,15 +163,8 @@ pub fn layout(src: &[u8]) -> Option<Layout> {
 pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
     let mut lexer = Lexer::new(src, true);
     lexer.watch.0 = values;
-    lexer.run().ok()?;
-    if lexer.odd_indent {
-        return None;
-    }
-    let mut one_key = lexer.one_key?;
-    one_key.sort_unstable();
-    let mut valued = lexer.watch.1;
-    valued.sort_unstable();
-    Some(Layout { lines: lexer.lines?, one_key, valued, braces: outermost(lexer.braces?) })
+    let step = lexer.run();
+    lexer.layout(step)
 }
 
 /// The outermost of `ranges` (brackets: nested or disjoint), in order.
@@ -261,6 +252,37 @@ impl<'a> Lexer<'a> {
             prev: b'\n',
             watch: (&[], Vec::new()),
         }
+    }
+
+    /// The candidate regions found by a run that ended with `step`.
+    fn candidates(&mut self, step: Step) -> (Candidates, Vec<usize>) {
+        match step {
+            Ok(()) if self.case_candidate => {
+                (Candidates::FullParse("a candidate in a case clause's header (a mapping pattern?)"), Vec::new())
+            }
+            Ok(()) => {
+                let outermost = outermost(std::mem::take(&mut self.found));
+                let mut in_display = std::mem::take(&mut self.in_display);
+                in_display.sort_unstable();
+                in_display.retain(|at| outermost.binary_search_by_key(at, |r| r.start).is_ok());
+                (Candidates::Regions(outermost), in_display)
+            }
+            Err(why) => (Candidates::FullParse(why), Vec::new()),
+        }
+    }
+
+    /// The [`Layout`] read by a run (of a lexer listing lines) that ended
+    /// with `step`; `None` where it cannot vouch for the file.
+    fn layout(&mut self, step: Step) -> Option<Layout> {
+        step.ok()?;
+        if self.odd_indent {
+            return None;
+        }
+        let mut one_key = self.one_key.take()?;
+        one_key.sort_unstable();
+        let mut valued = std::mem::take(&mut self.watch.1);
+        valued.sort_unstable();
+        Some(Layout { lines: self.lines.take()?, one_key, valued, braces: outermost(self.braces.take()?) })
     }
 
     fn peek(&self, offset: usize) -> Option<u8> {
@@ -703,6 +725,22 @@ impl<'a> Lexer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pass_gives_the_candidates_and_the_layout_of_two() {
+        for src in [
+            "@tool\ndef f(x):\n    return {'status': 'ok', 'content': [{'text': x}], 'n': 1}\n",
+            "def g():\n    r = {'content': []}\n    if r: return {\"status\": 1, \"content\": r, **e}\n",
+            "match x:\n    case {'status': s, 'content': c}:\n        pass\n",
+            "x = (1,\n",
+            "if x:\n\x0c    y = {'status': 1, 'content': 2}\n",
+            "s = f'{ {\"status\": 1, \"content\": 2} }'\n",
+        ] {
+            let (candidates, layout) = candidates_and_layout(src.as_bytes());
+            assert_eq!(candidates, candidates_in_context(src.as_bytes()), "{src:?}");
+            assert_eq!(layout, super::layout(src.as_bytes()), "{src:?}");
+        }
+    }
 
     #[test]
     fn the_name_byte_table_is_the_name_byte_rule() {

@@ -1,12 +1,14 @@
-//! Trees kept by content, so that a file the project passes ask for again
-//! (TS005's tools and the functions their returns call, the reads pass,
-//! the second judgement of a file with reads) is parsed once per run.
+//! Trees and layouts kept by content, so that a file the project passes
+//! ask for again (TS005's tools and the functions their returns call, the
+//! reads pass, the second judgement of a file with reads) is parsed once,
+//! and lexed once, per run.
 //!
-//! An entry is found by a hash of the text and the ranges, and used only
-//! when both are byte-for-byte the same as the ones it was parsed from: a
-//! tree is a pure function of them, so a hit is exactly the tree a parse
-//! would give. Small parses are not kept (their cost is the parse), and the
-//! memo stops growing at [`BUDGET`] bytes of source, text and tree alike.
+//! An entry is found by a hash of the text (and the ranges), and used only
+//! when both are byte-for-byte the same as the ones it was made from: a
+//! tree and a layout are pure functions of them, so a hit is exactly what
+//! a parse or a lex would give. Small texts are not kept (their cost is
+//! the work), and the memo stops growing at [`BUDGET`] bytes of source,
+//! text and tree alike.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -14,6 +16,8 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use tree_sitter::Tree;
+
+use super::lexer::Layout;
 
 /// Parses of fewer bytes than this are not kept.
 const SMALLEST: usize = 2 * 1024;
@@ -34,15 +38,33 @@ struct Entry {
 #[derive(Default)]
 struct Memo {
     entries: HashMap<u64, Vec<Entry>>,
+    layouts: HashMap<u64, Vec<(Box<str>, Option<Layout>)>>,
     bytes: usize,
 }
 
+/// A rough upper bound of a layout's memory per byte lexed.
+const LAYOUT_BYTES_PER_BYTE: usize = 2;
+
 static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
 
+fn lock() -> std::sync::MutexGuard<'static, Option<Memo>> {
+    MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The key of an entry: its length, ranges and a sample of its bytes (a
+/// hit is confirmed by comparing the whole text, so the key need only
+/// spread the entries; hashing every byte cost more than the lookups saved).
 fn key(text: &str, ranges: &[Range<usize>]) -> u64 {
+    const SAMPLES: usize = 64;
+    let bytes = text.as_bytes();
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
+    bytes.len().hash(&mut h);
     ranges.hash(&mut h);
+    let step = (bytes.len() / SAMPLES).max(1);
+    for at in (0..bytes.len()).step_by(step) {
+        bytes[at..bytes.len().min(at + 8)].hash(&mut h);
+    }
+    bytes[bytes.len().saturating_sub(8)..].hash(&mut h);
     h.finish()
 }
 
@@ -55,7 +77,6 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> 
         return parse();
     }
     let k = key(text, ranges);
-    let lock = || MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(memo) = lock().as_ref() {
         let same = |e: &&Entry| &*e.ranges == ranges && &*e.text == text;
         if let Some(entry) = memo.entries.get(&k).and_then(|es| es.iter().find(same)) {
@@ -71,6 +92,45 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> 
         memo.entries.entry(k).or_default().push(Entry { text: text.into(), ranges: ranges.into(), tree: tree.clone() });
     }
     tree
+}
+
+/// The layout of `text`, from the memo or from `lex`, which is kept for
+/// the next ask when the memo has room.
+pub(super) fn layout(text: &str, lex: impl FnOnce() -> Option<Layout>) -> Option<Layout> {
+    if text.len() < SMALLEST {
+        return lex();
+    }
+    let k = key(text, &[]);
+    if let Some(memo) = lock().as_ref() {
+        let same = |e: &&(Box<str>, Option<Layout>)| &*e.0 == text;
+        if let Some((_, layout)) = memo.layouts.get(&k).and_then(|es| es.iter().find(same)) {
+            return layout.clone();
+        }
+    }
+    let layout = lex();
+    keep_layout(text, k, &layout);
+    layout
+}
+
+/// Keeps `layout`, the layout of `text` (whose [`key`] is `k`), if the
+/// memo has room and lacks it.
+fn keep_layout(text: &str, k: u64, layout: &Option<Layout>) {
+    let cost = text.len() * (1 + LAYOUT_BYTES_PER_BYTE);
+    let mut guard = lock();
+    let memo = guard.get_or_insert_with(Memo::default);
+    let kept = memo.layouts.get(&k).is_some_and(|es| es.iter().any(|e| &*e.0 == text));
+    if !kept && memo.bytes + cost <= BUDGET {
+        memo.bytes += cost;
+        memo.layouts.entry(k).or_default().push((text.into(), layout.clone()));
+    }
+}
+
+/// Keeps `layout`, lexed from `text` by a pass that needed more than the
+/// layout, for whoever asks [`layout`] of `text` next.
+pub(super) fn offer_layout(text: &str, layout: &Option<Layout>) {
+    if text.len() >= SMALLEST {
+        keep_layout(text, key(text, &[]), layout);
+    }
 }
 
 #[cfg(test)]
@@ -105,5 +165,29 @@ mod tests {
         let _ = tree("x = 1\n", &[], || parse("x = 1\n"));
         let _ = tree("x = 1\n", &[], || parse("x = 1\n"));
         assert_eq!(parses.get(), 5);
+    }
+
+    #[test]
+    fn a_kept_layout_is_used_only_for_the_same_text() {
+        let text = format!("import os\n{}", "@tool\ndef f():\n    return {'a': 1}\n".repeat(200));
+        // A byte no sample reads: the same key, another text.
+        let other = text.replacen("import os", "import oz", 1);
+        assert_eq!(key(&other, &[]), key(&text, &[]));
+        let lexes = std::cell::Cell::new(0);
+        let lex = |t: &str| {
+            lexes.set(lexes.get() + 1);
+            crate::syntax::lexer::layout(t.as_bytes())
+        };
+        let first = layout(&text, || lex(&text));
+        assert!(first.is_some());
+        assert_eq!(layout(&text, || lex(&text)), first);
+        assert_eq!(lexes.get(), 1, "the second ask of the same text is answered from the memo");
+        let _ = layout(&other, || lex(&other));
+        assert_eq!(lexes.get(), 2);
+        // A layout offered by a pass that lexed the text for more is used.
+        let third = text.replacen("import os", "import io", 1);
+        offer_layout(&third, &crate::syntax::lexer::layout(third.as_bytes()));
+        let _ = layout(&third, || lex(&third));
+        assert_eq!(lexes.get(), 2, "an offered layout is not lexed again");
     }
 }

@@ -41,6 +41,11 @@ fn parse_uncached(text: &str) -> Tree {
 
 /// Parses only `ranges` of `text` (sorted, disjoint): a tree whose nodes
 /// carry their offsets in `text`, for the cost of those bytes alone.
+/// The [`lexer::layout`] of `text`, lexed once per run (see [`memo`]).
+pub fn layout(text: &str) -> Option<lexer::Layout> {
+    memo::layout(text, || lexer::layout(text.as_bytes()))
+}
+
 pub fn parse_ranges(text: &str, ranges: &[Range<usize>]) -> Tree {
     memo::tree(text, ranges, || parse_ranges_uncached(text, ranges))
 }
@@ -501,7 +506,7 @@ pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
     let (regions, in_display) = match scope {
         ParseScope::WholeFile => (None, Vec::new()),
         ParseScope::Candidates if lacks_key_bytes(src.as_bytes()) => return Vec::new(),
-        ParseScope::Candidates => match lexer::candidates_in_context(src.as_bytes()) {
+        ParseScope::Candidates => match lexed_for_candidates(src) {
             (lexer::Candidates::Regions(regions), in_display) => (Some(regions), in_display),
             (lexer::Candidates::FullParse(_), _) => (None, Vec::new()),
         },
@@ -516,6 +521,20 @@ pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
             })
             .collect(),
     }
+}
+
+/// The candidate regions of `src`. A file with a decorator line naming a
+/// tool (`@tool`, `@strands.tool(...)`; the configured decorators are not
+/// known here, and any other name only costs TS005 a lex of its own) is
+/// asked its [`layout`] later by TS005: one lex gives both, and the layout
+/// is kept for that ask.
+fn lexed_for_candidates(src: &str) -> (lexer::Candidates, Vec<usize>) {
+    if !decorator_lines(src).any(|(_, name)| name.contains("tool")) {
+        return lexer::candidates_in_context(src.as_bytes());
+    }
+    let (candidates, layout) = lexer::candidates_and_layout(src.as_bytes());
+    memo::offer_layout(src, &layout);
+    candidates
 }
 
 /// Visits every node of a tree in document order without recursion, so

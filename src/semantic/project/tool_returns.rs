@@ -100,7 +100,7 @@ impl ToolModule {
         if at.is_empty() {
             return None;
         }
-        let layout = syntax::lexer::layout(text.as_bytes());
+        let layout = syntax::layout(&text);
         let tools = match (&layout, bodies) {
             (Some(layout), ToolBodies::Reaching) => at
                 .into_iter()
@@ -425,7 +425,7 @@ impl Project {
                 by_module.keys().copied().filter(|m| !tools.contains_key(m) && !lexed.contains_key(m)).collect();
             lexed.par_extend(unread.into_par_iter().map(|m| {
                 let text = read(&self.modules[m].path).unwrap_or_default();
-                let layout = syntax::lexer::layout(text.as_bytes());
+                let layout = syntax::layout(&text);
                 (m, (text, layout))
             }));
             let judged: Vec<(String, Reach)> = by_module
@@ -604,7 +604,7 @@ impl Project {
         let entry = loader.parsed.entry(m).or_insert_with(|| {
             let kept: HashSet<String> = body.into_iter().map(str::to_owned).collect();
             read(path).and_then(|text| {
-                let layout = syntax::lexer::layout(text.as_bytes());
+                let layout = syntax::layout(&text);
                 Parsed::of(text, layout.as_ref(), Vec::new(), kept)
             })
         });
@@ -617,7 +617,7 @@ impl Project {
         {
             let mut kept = p.kept;
             kept.extend(p.reaching);
-            let layout = syntax::lexer::layout(p.text.as_bytes());
+            let layout = syntax::layout(&p.text);
             *entry = Parsed::of(p.text, layout.as_ref(), p.tools, kept);
         }
         let p = entry.as_ref()?;
@@ -816,7 +816,15 @@ fn half_shaped(m: usize, range: &Range<usize>, p: &Parsed, tool: &str) -> Option
 
 #[cfg(test)]
 mod tests {
-    use super::may_be_returned;
+    use super::{function_bindings, may_be_returned};
+
+    #[test]
+    fn function_bindings_are_read_from_words() {
+        let src = "import a as b\nwith x as\\\n  y, z as\tw:\n    def f(): pass\nclass Alias: pass\nhas c\nasync def g(): undefined\nx = (m as\n n)\nlast as";
+        let (defs, aliases) = function_bindings(src);
+        assert_eq!(defs, vec![("f", src.find("def f").unwrap()), ("g", src.find("def g").unwrap())]);
+        assert_eq!(aliases, vec!["b", "y", "w", "n"]);
+    }
 
     #[test]
     fn a_display_may_be_returned_only_after_return_or_an_assignment() {
