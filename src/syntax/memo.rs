@@ -35,10 +35,13 @@ struct Entry {
     tree: Tree,
 }
 
+/// A text with its layout.
+type Lexed = (Box<str>, Option<Layout>);
+
 #[derive(Default)]
 struct Memo {
     entries: HashMap<u64, Vec<Entry>>,
-    layouts: HashMap<u64, Vec<(Box<str>, Option<Layout>)>>,
+    layouts: HashMap<u64, Vec<Lexed>>,
     bytes: usize,
 }
 
@@ -102,7 +105,7 @@ pub(super) fn layout(text: &str, lex: impl FnOnce() -> Option<Layout>) -> Option
     }
     let k = key(text, &[]);
     if let Some(memo) = lock().as_ref() {
-        let same = |e: &&(Box<str>, Option<Layout>)| &*e.0 == text;
+        let same = |e: &&Lexed| &*e.0 == text;
         if let Some((_, layout)) = memo.layouts.get(&k).and_then(|es| es.iter().find(same)) {
             return layout.clone();
         }
