@@ -14,7 +14,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use tree_sitter::Node;
 
@@ -230,7 +229,7 @@ pub struct Project {
     kw_builders: BTreeSet<BuilderKey>,
     /// Every name a call of a builder may use (definitions, aliases).
     names: Vec<String>,
-    search: Option<AhoCorasick>,
+    search: Option<syntax::search::Patterns>,
     /// Why each builder's calls make its fix unsafe.
     verdicts: HashMap<BuilderKey, Vec<String>>,
     /// Those of the reasons that are reads of keys passed through it.
@@ -413,7 +412,7 @@ impl Project {
                 .filter(|&i| project.modules[i].facts.as_ref().is_none_or(|f| f.partial))
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    search.is_match(text.as_bytes()).then(|| (i, file_facts(&text)))
+                    search.is_match(&text).then(|| (i, file_facts(&text)))
                 })
                 .collect();
             if facts.is_empty() {
@@ -430,7 +429,7 @@ impl Project {
                 .into_par_iter()
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    search.is_match(text.as_bytes()).then(|| (i, file_usage(&text, &names)))
+                    search.is_match(&text).then(|| (i, file_usage(&text, &names)))
                 })
                 .collect();
             for (i, usage) in usages {
@@ -737,7 +736,7 @@ impl Project {
         }
         self.names = names.into_iter().collect();
         self.search = (!self.names.is_empty())
-            .then(|| AhoCorasick::new(&self.names).expect("builder names are plain identifiers"));
+            .then(|| syntax::search::Patterns::new(&self.names).expect("builder names are plain identifiers"));
     }
 
     /// Whether `text` may hold a call of a builder.

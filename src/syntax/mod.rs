@@ -8,6 +8,7 @@ pub mod lexer;
 pub mod literal;
 mod memo;
 pub mod outline;
+pub mod search;
 pub mod tree;
 
 use std::cell::RefCell;

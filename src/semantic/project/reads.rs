@@ -1145,8 +1145,8 @@ const POSSIBLE: [&str; 5] = ["tool_result", "toolResult", "ToolResult", "ToolCal
 /// one of the keys between quotes.
 struct PossibleFilter {
     keys: Vec<String>,
-    markers: aho_corasick::AhoCorasick,
-    quoted: aho_corasick::AhoCorasick,
+    markers: syntax::search::Patterns,
+    quoted: syntax::search::Patterns,
 }
 
 impl PossibleFilter {
@@ -1155,8 +1155,8 @@ impl PossibleFilter {
             given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.moved_key().cloned())).collect();
         let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
         PossibleFilter {
-            markers: aho_corasick::AhoCorasick::new(POSSIBLE).expect("literal patterns"),
-            quoted: aho_corasick::AhoCorasick::new(quoted).expect("literal patterns"),
+            markers: syntax::search::Patterns::new(POSSIBLE).expect("literal patterns"),
+            quoted: syntax::search::Patterns::new(quoted).expect("literal patterns"),
             keys: keys.into_iter().collect(),
         }
     }
@@ -1170,7 +1170,7 @@ impl PossibleFilter {
     /// hang on which other keys the run moves).
     fn quoted_keys(&self, text: &str) -> Vec<&str> {
         let mut held = vec![false; self.keys.len()];
-        for found in self.quoted.find_overlapping_iter(text) {
+        for found in self.quoted.automaton().find_overlapping_iter(text) {
             // Two patterns per key, in the order of `keys`.
             held[found.pattern().as_usize() / 2] = true;
         }
@@ -1190,7 +1190,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
     if !filter.may_hold(text) {
         return None;
     }
-    let markers: Vec<Range<usize>> = filter.markers.find_iter(text).map(|m| m.range()).collect();
+    let markers: Vec<Range<usize>> = filter.markers.automaton().find_iter(text).map(|m| m.range()).collect();
     // No marker that may start a read or stand in an alias's value (the
     // statement is judged once the file is lexed): nothing to parse.
     if !markers.iter().any(|r| may_start_a_read(text, r) || in_marked_attribute(text, r)) {
@@ -1459,7 +1459,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
 enum NameSearch {
     /// Every match is reported (overlapping), kept only as a whole word: a
     /// leftmost-longest automaton is itself built in quadratic time.
-    Automaton(Option<aho_corasick::AhoCorasick>),
+    Automaton(Option<syntax::search::Patterns>),
     Words(HashSet<String>),
 }
 
@@ -1471,7 +1471,7 @@ impl NameSearch {
         if names.len() > Self::AUTOMATON_NAMES {
             return NameSearch::Words(names.into_iter().cloned().collect());
         }
-        NameSearch::Automaton(aho_corasick::AhoCorasick::new(names).ok())
+        NameSearch::Automaton(syntax::search::Patterns::new(names).ok())
     }
 
     /// Where each word of `text` that is one of the names starts, in order.
@@ -1482,11 +1482,17 @@ impl NameSearch {
             // A whole word: no two kept matches overlap, so the order of
             // their ends is that of their starts.
             NameSearch::Automaton(names) => {
-                Box::new(names.iter().flat_map(move |names| names.find_overlapping_iter(text)).filter_map(move |m| {
-                    let before = m.start() > 0 && word(bytes[m.start() - 1]);
-                    let after = bytes.get(m.end()).is_some_and(|&b| word(b));
-                    (!before && !after).then_some(m.start())
-                }))
+                // Most files hold none: the quick look says so first.
+                let names = names.as_ref().filter(|names| names.is_match(text));
+                Box::new(
+                    names.into_iter().flat_map(move |names| names.automaton().find_overlapping_iter(text)).filter_map(
+                        move |m| {
+                            let before = m.start() > 0 && word(bytes[m.start() - 1]);
+                            let after = bytes.get(m.end()).is_some_and(|&b| word(b));
+                            (!before && !after).then_some(m.start())
+                        },
+                    ),
+                )
             }
             // The maximal runs of name bytes, each looked up.
             NameSearch::Words(names) => {
