@@ -183,8 +183,8 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
             owned.entry((scope, r.name.as_str())).or_default().push(r);
         }
     }
-    syntax::for_each_node(root, |node| {
-        if node.kind_name() != "call" {
+    syntax::for_each_node_in_context(root, |node, ancestors| {
+        if node.kind_name() != "call" || !may_be_read(ancestors, src) {
             return;
         }
         // `await C` (parentheses seen through) is what an async producer
@@ -203,6 +203,28 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         }
     });
     out
+}
+
+/// Whether a call under `ancestors` (its parent last) may be read, or
+/// bound by `R = call`, as [`read_of`] and [`bound_name`] see it (through
+/// parentheses and an `await`): where its value goes is one of the places
+/// they look at. A quick look at the path the walk keeps, so that the calls
+/// that stand elsewhere (most of them) cost no walk from the root.
+fn may_be_read(ancestors: &[Node<'_>], src: &str) -> bool {
+    let mut up = ancestors.iter().rev().skip_while(|a| a.kind_name() == "parenthesized_expression");
+    let mut holder = up.next();
+    if holder.is_some_and(|h| h.kind_name() == "await") {
+        holder = up.find(|a| a.kind_name() != "parenthesized_expression");
+    }
+    match holder.map(|h| h.kind_name()) {
+        Some("subscript" | "attribute" | "comparison_operator" | "dictionary_splat" | "assignment") => true,
+        // `dict(C)`, `json.dumps(C)`: the call the arguments are of.
+        Some("argument_list") => up.next().and_then(|call| call.field("function")).is_some_and(|f| {
+            let callee = &src[f.byte_range()];
+            callee == "dict" || callee.ends_with("dumps")
+        }),
+        _ => false,
+    }
 }
 
 /// The keyed reads of the *possible* receivers of `root` (`docs/rules.md`,

@@ -546,15 +546,33 @@ pub fn for_each_node<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>)) {
 
 /// Visits, in document order and without recursion, the nodes that `enter`
 /// accepts, descending only into those.
-fn walk_pruned<'t>(root: Node<'t>, mut enter: impl FnMut(Node<'t>) -> bool, mut visit: impl FnMut(Node<'t>)) {
+fn walk_pruned<'t>(root: Node<'t>, enter: impl FnMut(Node<'t>) -> bool, mut visit: impl FnMut(Node<'t>)) {
+    walk_in_context(root, enter, |node, _| visit(node));
+}
+
+/// [`for_each_node`], each node visited with its ancestors (the root first,
+/// its parent last): asking `Node::parent` walks down from the root again,
+/// which costs a big tree dearly when it is asked of every node.
+pub fn for_each_node_in_context<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>, &[Node<'t>])) {
+    walk_in_context(root, |_| true, visit);
+}
+
+/// The one walker: [`walk_pruned`], keeping the path down to each node.
+fn walk_in_context<'t>(
+    root: Node<'t>,
+    mut enter: impl FnMut(Node<'t>) -> bool,
+    mut visit: impl FnMut(Node<'t>, &[Node<'t>]),
+) {
     let mut cursor = root.walk();
+    let mut ancestors: Vec<Node<'t>> = Vec::new();
     loop {
         let node = cursor.node();
         let accepted = enter(node);
         if accepted {
-            visit(node);
+            visit(node, &ancestors);
         }
         if accepted && cursor.goto_first_child() {
+            ancestors.push(node);
             continue;
         }
         loop {
@@ -564,6 +582,7 @@ fn walk_pruned<'t>(root: Node<'t>, mut enter: impl FnMut(Node<'t>) -> bool, mut 
             if !cursor.goto_parent() {
                 return;
             }
+            ancestors.pop();
         }
     }
 }
