@@ -40,13 +40,13 @@ fn parse_uncached(text: &str) -> Tree {
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
-/// Parses only `ranges` of `text` (sorted, disjoint): a tree whose nodes
-/// carry their offsets in `text`, for the cost of those bytes alone.
 /// The [`lexer::layout`] of `text`, lexed once per run (see [`memo`]).
 pub fn layout(text: &str) -> Option<lexer::Layout> {
     memo::layout(text, || lexer::layout(text.as_bytes()))
 }
 
+/// Parses only `ranges` of `text` (sorted, disjoint): a tree whose nodes
+/// carry their offsets in `text`, for the cost of those bytes alone.
 pub fn parse_ranges(text: &str, ranges: &[Range<usize>]) -> Tree {
     memo::tree(text, ranges, || parse_ranges_uncached(text, ranges))
 }
