@@ -236,6 +236,9 @@ impl SemanticModel {
                 self.references.push(Reference { name: name.to_owned(), scope, at: node.byte_range() });
             }
             "comment" | "string_start" | "string_content" | "string_end" | "escape_sequence" => {}
+            // Only an f-string's replacement fields hold names, and each
+            // opens with `{`: a string without one is passed by whole.
+            "string" if !src.as_bytes()[node.byte_range()].contains(&b'{') => {}
             "attribute" => next.extend(field("object").map(|o| Visit::Use(o, scope))),
             "keyword_argument" => next.extend(field("value").map(|v| Visit::Use(v, scope))),
             "function_definition" => {
@@ -619,6 +622,13 @@ mod tests {
         let later = src.rfind("st]").unwrap();
         assert_eq!(m.scopes[m.scope_at(first)].kind, ScopeKind::Function);
         assert_eq!(m.scopes[m.scope_at(later)].kind, ScopeKind::Comprehension);
+    }
+
+    #[test]
+    fn only_replacement_fields_of_strings_hold_references() {
+        let m = model("y = f\"{a!r:>{w}}\" + \"plain {b}\" + 'no braces' + f'{c}' 'd'\n");
+        let names: Vec<&str> = m.references.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "w", "c"]);
     }
 
     #[test]
