@@ -971,3 +971,40 @@ fn an_applied_builder_fix_warns_of_the_reads_it_leaves() {
     );
     assert!(fix.stdout.contains("1 read of moved keys left as they are"), "{fix:?}");
 }
+
+/// A file that names a producer only inside functions is scanned as an
+/// outline keeping those functions; one that names it at module level too
+/// (here an import below a `def`) is scanned whole, or a function the
+/// outline would leave out (`wrap`, returning the producer's result under
+/// the imported name) is no producer, and the reads of its result are lost.
+#[test]
+fn reads_through_a_name_bound_below_a_function_are_found() {
+    let producers =
+        "def make():\n    return {\"status\": \"success\", \"content\": [{\"text\": \"x\"}], \"frames\": 1}\n";
+    let alias = "def unrelated():\n    return 1\n\n\nfrom pkg.producers import make as build\n\n\ndef wrap():\n    return build()\n";
+    let reader = "from alias_user import wrap\n\n\ndef run():\n    r = wrap()\n    return r[\"frames\"]\n";
+    let direct = "from pkg import producers\n\n\ndef first():\n    return producers.make()[\"frames\"]\n\n\ndef second():\n    return 2\n";
+    let files =
+        [("pkg/producers.py", producers), ("alias_user.py", alias), ("reader.py", reader), ("direct_user.py", direct)];
+    let dir = project(&files);
+    for paths in [&["."][..], &["pkg/producers.py"]] {
+        let run = toolshape(dir.path(), &[&["check", "--format", "json"][..], paths].concat());
+        let found = run.json();
+        let ts001: Vec<&serde_json::Value> = found.iter().filter(|f| f["code"] == "TS001").collect();
+        assert_eq!(ts001.len(), 1, "{}", run.stdout);
+        let reads: Vec<(String, u64)> = ts001[0]["reads"]
+            .as_array()
+            .expect("a list of reads")
+            .iter()
+            .map(|r| {
+                let path = r["path"].as_str().unwrap_or_default();
+                (path.strip_prefix("./").unwrap_or(path).to_owned(), r["line"].as_u64().unwrap_or_default())
+            })
+            .collect();
+        let expected = vec![
+            ("direct_user.py".to_owned(), line_of(direct, "[\"frames\"]") as u64),
+            ("reader.py".to_owned(), line_of(reader, "[\"frames\"]") as u64),
+        ];
+        assert_eq!(reads, expected, "{paths:?}: {}", run.stdout);
+    }
+}

@@ -232,6 +232,64 @@ struct Scanned {
     /// The whole file's tree and model, when it was parsed whole: the
     /// receivers and possible reads use them again.
     whole: Option<Parsed>,
+    /// The file's outline, when only the functions naming a producer were
+    /// parsed.
+    outlined: Option<Outlined>,
+}
+
+/// A file parsed with the bodies of the functions that name no producer
+/// left out ([`syntax::outline::Outline`]), where that is the same as the
+/// whole file to a scan: every name of a producer is in a kept function
+/// (a module-level `def` or a method of a module-level class), so every
+/// module-level statement, alias and import is in the parse, and no
+/// function declares a `global` (a result bound to a module-level name is
+/// read by functions that need not name its producer).
+struct Outlined {
+    /// The outline's text: the file's, each left-out body reduced to `0`.
+    text: String,
+    /// The ranges of the functions kept whole, in order.
+    kept: Vec<Range<usize>>,
+    parsed: Parsed,
+}
+
+impl Outlined {
+    /// The outline of `text` keeping the functions that hold `hits`; `None`
+    /// when a hit is outside every function, when no function is left
+    /// out, or when the outline does not parse cleanly.
+    fn around(text: &str, hits: &[usize]) -> Option<Outlined> {
+        let layout = syntax::layout(text)?;
+        let definitions = syntax::outline::definitions_in(text, &layout.lines);
+        let functions = syntax::outline::functions(&definitions);
+        if functions.iter().any(|f| syntax::outline::declares_global(text, &layout.lines, &f.def.range)) {
+            return None;
+        }
+        let mut kept = vec![false; functions.len()];
+        for &at in hits {
+            let i = functions.partition_point(|f| f.def.range.start <= at).checked_sub(1)?;
+            if !functions[i].def.range.contains(&at) {
+                return None;
+            }
+            kept[i] = true;
+        }
+        if kept.iter().all(|&k| k) {
+            return None;
+        }
+        let blanked = functions.iter().zip(&kept).filter(|(_, k)| !**k).map(|(f, _)| f.def);
+        let outline = syntax::outline::Outline::new(text, blanked)?;
+        let tree = outline.parse();
+        if tree.root_node().has_error() {
+            return None;
+        }
+        let model = SemanticModel::build(tree.root_node(), &outline.text);
+        let kept = functions.iter().zip(&kept).filter(|(_, k)| **k).map(|(f, _)| f.def.range.clone()).collect();
+        Some(Outlined { text: outline.text, kept, parsed: Parsed { tree, model } })
+    }
+
+    /// Whether the outline holds what is at `at` whole.
+    fn holds(&self, at: usize) -> bool {
+        let i = self.kept.partition_point(|r| r.start <= at);
+        i > 0 && self.kept[i - 1].contains(&at)
+    }
 }
 
 /// A file's tree with its semantic model.
@@ -340,7 +398,10 @@ impl Project {
         let possible_filter = PossibleFilter::new(given);
         let mut prefiltered = false;
         let mut possible_texts: HashMap<usize, SharedText> = HashMap::new();
-        let mut batch: Vec<(usize, SharedText)> = texts;
+        // Each file to scan, with where it names the producers found last
+        // (none for a checked file, or one scanned before: see `Focus`).
+        let mut batch: Vec<(usize, SharedText, Vec<usize>)> =
+            texts.into_iter().map(|(m, t)| (m, t, Vec::new())).collect();
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
         // The texts of the scanned files, for their receivers.
@@ -348,9 +409,13 @@ impl Project {
         loop {
             let results: Vec<(usize, Scanned)> = batch
                 .par_iter()
-                .map(|(m, text)| {
-                    let around = (!scanned.contains_key(m)).then(|| regions.get(m)).flatten();
-                    (*m, scan(*m, text, &known, around.map(Vec::as_slice)))
+                .map(|(m, text, hits)| {
+                    let focus = match regions.get(m) {
+                        _ if scanned.contains_key(m) => Focus::Whole,
+                        Some(around) => Focus::Around(around),
+                        None => Focus::Names(hits),
+                    };
+                    (*m, scan(*m, text, &known, focus))
                 })
                 .collect();
             for (m, mut s) in results {
@@ -370,7 +435,7 @@ impl Project {
                 }
                 scanned.insert(m, s);
             }
-            scanned_texts.append(&mut batch);
+            scanned_texts.extend(batch.drain(..).map(|(m, text, _)| (m, text)));
             keys = self.producer_keys(&scanned);
             let found: BTreeSet<String> =
                 keys.iter().filter(|(_, k)| !k.is_empty()).map(|(key, _)| key.2.clone()).collect();
@@ -384,28 +449,30 @@ impl Project {
             // The first round reads every file not scanned yet: it keeps
             // those that may hold a possible read too (see below).
             let first = !prefiltered;
-            let found: Vec<(usize, SharedText, bool)> = (0..self.modules.len())
+            let outlined = |m: &usize| scanned.get(m).and_then(|s| s.outlined.as_ref());
+            let found: Vec<(usize, SharedText, Vec<usize>)> = (0..self.modules.len())
                 .into_par_iter()
-                .filter(|m| !scanned.contains_key(m) || partial.contains(m))
+                .filter(|m| !scanned.contains_key(m) || partial.contains(m) || outlined(m).is_some())
                 .filter_map(|m| {
                     let text = read(&self.modules[m].path)?;
                     // A file scanned around its origins names a producer
-                    // when it does so elsewhere than in the `def`s scanned.
+                    // when it does so elsewhere than in the `def`s scanned;
+                    // an outlined one, outside the functions it kept.
                     let own: BTreeSet<usize> = match partial.contains(&m) {
                         true => scanned[&m].producers.iter().map(|p| p.name_at).collect(),
                         false => BTreeSet::new(),
                     };
-                    let names_one = search.hits(&text).any(|at| !own.contains(&at));
+                    let kept = |at: &usize| outlined(&m).is_some_and(|o| o.holds(*at));
+                    let hits: Vec<usize> = search.hits(&text).filter(|at| !own.contains(at) && !kept(at)).collect();
                     let possible = first && possible_filter.may_hold(&text);
-                    (names_one || possible).then_some((m, text, names_one))
+                    (!hits.is_empty() || possible).then_some((m, text, hits))
                 })
                 .collect();
             prefiltered = true;
-            batch = Vec::new();
-            for (m, text, names_one) in found {
-                match names_one {
-                    true => batch.push((m, text)),
-                    false => {
+            for (m, text, hits) in found {
+                match hits.is_empty() {
+                    false => batch.push((m, text, hits)),
+                    true => {
                         possible_texts.insert(m, text);
                     }
                 }
@@ -424,11 +491,23 @@ impl Project {
         );
         if !callees.is_empty() {
             let search = NameSearch::new(&callees);
-            let whole = |m: &usize| scanned.get(m).and_then(|s| s.whole.as_ref());
             let found: Vec<(usize, Vec<Receiver>)> = scanned_texts
                 .par_iter()
-                .filter(|(_, text)| search.hits(text).next().is_some())
-                .map(|(m, text)| (*m, receivers_of(*m, text, whole(m), &callees)))
+                .filter_map(|(m, text)| {
+                    let hits: Vec<usize> = search.hits(text).collect();
+                    if hits.is_empty() {
+                        return None;
+                    }
+                    let s = scanned.get(m);
+                    // An outline holds every call of a callee it kept whole
+                    // (and every read of its result: see `Outlined`).
+                    let outlined = s.and_then(|s| s.outlined.as_ref()).filter(|o| hits.iter().all(|&at| o.holds(at)));
+                    let receivers = match outlined {
+                        Some(o) => receivers_of(*m, &o.text, Some(&o.parsed), &callees),
+                        None => receivers_of(*m, text, s.and_then(|s| s.whole.as_ref()), &callees),
+                    };
+                    Some((*m, receivers))
+                })
                 .collect();
             for (m, receivers) in found {
                 if let Some(s) = scanned.get_mut(&m) {
@@ -608,11 +687,32 @@ fn origin_range(f: &Finding, root: Node<'_>) -> Range<usize> {
     f.entry.clone()
 }
 
-/// The producers and receivers of module `m`'s `text`; `keyed` holds the
-/// keys of every origin.
-fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>) -> Scanned {
+/// What of a file [`scan`] parses.
+#[derive(Clone, Copy)]
+enum Focus<'a> {
+    /// The definitions around these regions (a checked file's origins):
+    /// its facts are then partial.
+    Around(&'a [Range<usize>]),
+    /// The functions holding these names of producers (an
+    /// [`Outlined`] file), or the whole file when that is not the same.
+    Names(&'a [usize]),
+    Whole,
+}
+
+/// The producers and receivers of module `m`'s `text`, parsed as `focus`
+/// says; `keyed` holds the keys of every origin.
+fn scan(m: usize, text: &str, origins: &Origins, focus: Focus<'_>) -> Scanned {
+    if let Focus::Names(hits) = focus
+        && let Some(outlined) = Outlined::around(text, hits)
+    {
+        let (producers, facts) = scan_parsed(m, &outlined.text, origins, &outlined.parsed, false);
+        return Scanned { producers, facts: Some(facts), outlined: Some(outlined), ..Scanned::default() };
+    }
     // Only the definitions around `around`, when that parse is clean.
-    let part = around.map(|r| syntax::parse_ranges(text, &super::definition_spans(text, r)));
+    let part = match focus {
+        Focus::Around(r) => Some(syntax::parse_ranges(text, &super::definition_spans(text, r))),
+        _ => None,
+    };
     let partial = part.as_ref().is_some_and(|t| !t.root_node().has_error());
     let parsed = match part {
         Some(tree) if partial => {
@@ -621,6 +721,20 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
         }
         _ => Parsed::of(text),
     };
+    let (producers, facts) = scan_parsed(m, text, origins, &parsed, partial);
+    let whole = (!partial).then_some(parsed);
+    Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial, whole, outlined: None }
+}
+
+/// The producers of `text` as `parsed` holds them, with the module-level
+/// names it binds (only some when the parse is `partial`).
+fn scan_parsed(
+    m: usize,
+    text: &str,
+    origins: &Origins,
+    parsed: &Parsed,
+    partial: bool,
+) -> (Vec<Producer>, super::Facts) {
     let (root, model) = (parsed.tree.root_node(), &parsed.model);
     let names = result_names(model, root, text);
     let keyed_of = |range: Range<usize>| -> Vec<Keyed> {
@@ -725,8 +839,7 @@ fn scan(m: usize, text: &str, origins: &Origins, around: Option<&[Range<usize>]>
     if partial {
         facts.bindings.retain(|_, b| !matches!(b, super::Bound::Other));
     }
-    let whole = (!partial).then_some(parsed);
-    Scanned { producers, receivers: Vec::new(), facts: Some(facts), partial, whole }
+    (producers, facts)
 }
 
 /// What the `return` of `value` (in the function whose scope is `scope`,
