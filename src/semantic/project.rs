@@ -1380,15 +1380,22 @@ fn holds_splat_arg(args: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool) -> bool {
 fn returns_of(def: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
     let Some(body) = def.field("body") else { return out };
+    // Only what may hold a `return` is walked (every node where the parse
+    // has errors): the same returns, in the same order.
+    let whole = def.has_error();
     let mut stack = vec![body];
+    let mut c = body.walk();
     while let Some(n) = stack.pop() {
         match n.kind_name() {
             "return_statement" => out.push(n),
             "function_definition" | "class_definition" | "lambda" => {}
-            _ => {
-                let mut c = n.walk();
-                stack.extend(n.named_children(&mut c));
+            kind if whole || crate::syntax::tree::holds_statements(kind) => {
+                stack.extend(n.named_children(&mut c).filter(|child| {
+                    let kind = child.kind_name();
+                    whole || kind == "return_statement" || crate::syntax::tree::holds_statements(kind)
+                }));
             }
+            _ => {}
         }
     }
     out

@@ -207,6 +207,17 @@ pub fn is_bytes(node: Node<'_>, piece_src: &str) -> bool {
     prefix.contains(['b', 'B'])
 }
 
+/// Whether a node of kind `kind` may hold statements: a block, a clause
+/// (`else`, `except`, `case`...) or a compound statement. A statement (a
+/// `return`, say) stands in blocks, which stand in these, never in an
+/// expression or a simple statement, so a walk for statements descends
+/// into these only (in a tree without errors).
+pub fn holds_statements(kind: &str) -> bool {
+    kind == "block"
+        || kind.ends_with("_clause")
+        || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement")
+}
+
 /// Whether `node` is written to: an assignment's or `for`'s target (inside
 /// an unpacking too), an augmented assignment's, or a `del`'s.
 pub fn is_target(mut node: Node<'_>) -> bool {

@@ -1679,18 +1679,10 @@ pub(super) fn definitions<'t>(root: Node<'t>, src: &str) -> Vec<(Option<String>,
 
 /// Each `return` statement in `def`'s own scope, with its value.
 pub(super) fn return_statements_at<'t>(def: Node<'t>) -> Vec<(Node<'t>, Option<Node<'t>>)> {
-    // A `return` is a statement: it stands in blocks, which stand in
-    // compound statements and their clauses, never in an expression, so a
-    // walk that skips expressions finds the same returns in the same order.
-    // Where the parse has errors, every node is looked at.
+    // A walk that skips expressions finds the same returns in the same
+    // order. Where the parse has errors, every node is looked at.
     let whole = def.has_error();
-    let holds_statements = |n: Node<'_>| {
-        let kind = n.kind_name();
-        whole
-            || kind == "block"
-            || kind.ends_with("_clause")
-            || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement")
-    };
+    let holds_statements = |n: Node<'_>| whole || crate::syntax::tree::holds_statements(n.kind_name());
     let mut out = Vec::new();
     own_scope_nodes(def, holds_statements, |node| {
         if node.kind_name() == "return_statement" {
