@@ -37,16 +37,23 @@ pub fn may_hold(src: &[u8]) -> bool {
             n > 0 && matches!(src.get(at + n), Some(b'l' | b'L')) && !src.get(at + n + 1).is_some_and(|&b| word(b));
         octal || long
     };
+    // A number starting a token starts its run of digits: `0755` is found
+    // from its `0`, `10L` from its `L`.
+    let long_at = |l: usize| {
+        let n = src[..l].iter().rev().take_while(|b| b.is_ascii_digit()).count();
+        n > 0 && starts_token(l - n) && digits(l - n)
+    };
     memchr::memmem::find(src, b"<>").is_some()
         || keyword(b"print")
         || keyword(b"exec")
-        || original.windows(3).enumerate().any(|(at, w)| {
-            matches!(w[0], b'u' | b'U')
-                && matches!(w[1], b'r' | b'R')
-                && matches!(w[2], b'"' | b'\'')
-                && starts_token(at)
+        || memchr::memchr2_iter(b'r', b'R', original).any(|r| {
+            r > 0
+                && matches!(original[r - 1], b'u' | b'U')
+                && matches!(original.get(r + 1), Some(b'"' | b'\''))
+                && starts_token(r - 1)
         })
-        || (0..src.len()).any(|at| src[at].is_ascii_digit() && starts_token(at) && digits(at))
+        || memchr::memchr_iter(b'0', src).any(|at| starts_token(at) && digits(at))
+        || memchr::memchr2_iter(b'l', b'L', src).any(long_at)
         || memchr::memchr(b'`', src).is_some()
 }
 
@@ -151,6 +158,9 @@ mod tests {
             ("m = 0755\n", 1),
             ("n = 10L\n", 1),
             ("s = ur'x'\n", 1),
+            ("s = (UR'x')\n", 1),
+            ("n = (1 +\n   7L)\n", 2),
+            ("m = [00, 0755]\n", 1),
         ] {
             assert!(may_hold(src.as_bytes()), "{src:?}");
             assert!(bytes_may_hold(src.as_bytes()), "{src:?}");
@@ -164,6 +174,7 @@ mod tests {
             "x = '2024-01-05'\nprint(x)\nexec(code)\nprint  (x)\nv = 10.05\ny = h1L\n",
             "def f():\n    \"\"\"Use `tool` here.\"\"\"\n    # `x`\n    return 'a`b'\n",
             "s = fur'x'\nprinted = 1\nprint = 2\n",
+            "a = x10L + 1\nb = 1.0L\nc = 10Lx\nd = '0755'\ne = x0755\nf = 0\ng = 00\n",
         ] {
             assert!(!may_hold(src.as_bytes()), "{src:?}");
         }
