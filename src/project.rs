@@ -536,6 +536,10 @@ impl Projects {
                             _ => {
                                 let why = verdict.clone().err().unwrap_or_default();
                                 let reason = match r.form {
+                                    ReadForm::Escape if why == crate::semantic::project::HANDED_ON => format!(
+                                        "{path}:{} hands on the result of `{}`: toolshape cannot follow it",
+                                        r.start.line, r.text
+                                    ),
                                     ReadForm::Escape => format!(
                                         "{path}:{} uses `{}` as a value: its results go where toolshape cannot follow",
                                         r.start.line, r.text

@@ -30,7 +30,7 @@ use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{not_json_serializable, operand, unparenthesize};
-pub use reads::{FindingReads, ReadSite};
+pub use reads::{FindingReads, HANDED_ON, ReadSite};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
 /// How a module-level name is bound, when it is bound exactly once.

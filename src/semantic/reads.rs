@@ -1,7 +1,8 @@
 //! Reads of tool-result keys in one tree (`docs/rules.md`, "Reads of moved
 //! keys"): on a receiver — a call, or a name bound once to a call — each
 //! place that looks a constant key up, stores or deletes it, tests for it,
-//! or uses the whole result. Which calls produce which keys is the
+//! or uses the whole result, and where the result is handed on to code
+//! this does not follow ("Results handed on"). Which calls produce which keys is the
 //! project's to say ([`crate::semantic::project`]); this module only reads
 //! one tree and hands back, per call, the reads of its result.
 
@@ -11,7 +12,7 @@ use tree_sitter::Node;
 
 use std::collections::HashMap;
 
-use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, SemanticModel};
+use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, operand, unparenthesize};
@@ -170,10 +171,12 @@ pub fn called_through_wrapper(node: Node<'_>) -> bool {
 }
 
 /// Every call of the tree `root` (of `src`, its model `model`) whose result
-/// is read, with those reads, in source order. A name `R` carries its
-/// call's reads when the scope that owns it binds it exactly once, by a
-/// plain assignment statement `R = call` with one target; only reads in
-/// that scope itself count (a nested scope may run at any time).
+/// is read or handed on, with those reads, in source order. A name `R`
+/// carries its call's reads when the scope that owns it binds it exactly
+/// once, by a plain assignment statement `R = call` with one target; only
+/// reads in that scope itself count (a nested scope may run at any time).
+/// A result that may reach code this does not follow (`docs/rules.md`,
+/// "Results handed on") has a read of form `escape` at the call.
 pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
     let mut out = Vec::new();
     // Each name's references by the scope that owns it, resolved once.
@@ -184,25 +187,57 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         }
     }
     syntax::for_each_node_in_context(root, |node, ancestors| {
-        if node.kind_name() != "call" || !may_be_read(ancestors, src) {
+        if node.kind_name() != "call" {
             return;
         }
         // `await C` (parentheses seen through) is what an async producer
         // returns: its reads are the call's.
-        let held = awaited_by(node);
-        let mut reads: Vec<Read> = read_of(held, src).into_iter().collect();
+        let (held, holder) = held_in(node, ancestors);
+        // Dropped, or followed through `return` chains.
+        if holder.is_some_and(|h| matches!(h.kind_name(), "expression_statement" | "return_statement")) {
+            return;
+        }
+        let mut reads: Vec<Read> = Vec::new();
         let mut exclusive = true;
-        if let Some(name) = bound_name(held) {
-            let (of_name, only_reads) = name_reads(root, name, src, model, &owned);
-            reads.extend(of_name);
-            exclusive = only_reads;
+        let mut handed_on = true;
+        if may_be_read(ancestors, src) {
+            reads.extend(read_of(held, src));
+            handed_on = reads.is_empty();
+            if let Some(name) = bound_name(held) {
+                let of_name = name_reads(root, name, src, model, &owned);
+                reads.extend(of_name.reads);
+                exclusive = of_name.exclusive;
+                handed_on = of_name.handed_on;
+            }
         }
-        if !reads.is_empty() {
-            reads.sort_by_key(|r| (r.range.start, r.range.end));
-            out.push(CallReads { call: node.byte_range(), reads, exclusive });
+        if handed_on {
+            exclusive = false;
+            let range = held.byte_range();
+            reads.push(Read {
+                form: ReadForm::Escape,
+                key: None,
+                range: range.clone(),
+                receiver: range,
+                quote: '"',
+                block: None,
+            });
         }
+        reads.sort_by_key(|r| (r.range.start, r.range.end));
+        out.push(CallReads { call: node.byte_range(), reads, exclusive });
     });
     out
+}
+
+/// What `call`'s result is, `await call` when it is awaited (parentheses
+/// seen through), and the node that holds it: read from `ancestors` (its
+/// parent last), as asking `Node::parent` walks down from the root.
+fn held_in<'t>(call: Node<'t>, ancestors: &[Node<'t>]) -> (Node<'t>, Option<Node<'t>>) {
+    let mut up = ancestors.iter().rev().copied().skip_while(|a| a.kind_name() == "parenthesized_expression");
+    let holder = up.next();
+    match holder {
+        Some(a) if a.kind_name() == "await" => (a, up.find(|a| a.kind_name() != "parenthesized_expression")),
+        _ => (call, holder),
+    }
 }
 
 /// Whether a call under `ancestors` (its parent last) may be read, or
@@ -348,15 +383,6 @@ fn bound_once_to_a_call(name: &str, scope: ScopeId, root: Node<'_>, model: &Sema
         .is_some_and(|v| v.kind_name() == "call")
 }
 
-/// The `await` of `call` (parentheses seen through), or `call` itself.
-fn awaited_by(call: Node<'_>) -> Node<'_> {
-    let mut held = call;
-    while let Some(p) = held.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        held = p;
-    }
-    held.parent().filter(|p| p.kind_name() == "await").unwrap_or(call)
-}
-
 /// The name `call` is assigned to by a plain one-target assignment
 /// statement (`R = call`), if it is.
 fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
@@ -374,28 +400,38 @@ fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The reads of the name `target` (bound by `R = call`) in the scope that
-/// owns it, when that is its only binding there; and whether they are all
-/// its uses ([`CallReads::exclusive`]).
+/// owns it, when that is its only binding there; whether they are all its
+/// uses ([`CallReads::exclusive`]); and whether the result is handed on
+/// through it (`docs/rules.md`, "Results handed on").
+struct NameReads {
+    reads: Vec<Read>,
+    exclusive: bool,
+    handed_on: bool,
+}
+
 fn name_reads(
     root: Node<'_>,
     target: Node<'_>,
     src: &str,
     model: &SemanticModel,
     owned: &HashMap<(ScopeId, &str), Vec<&Reference>>,
-) -> (Vec<Read>, bool) {
+) -> NameReads {
+    let not_followed = NameReads { reads: Vec::new(), exclusive: false, handed_on: true };
     let name = &src[target.byte_range()];
     let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
-        return (Vec::new(), false);
+        return not_followed;
     };
     let only = match bindings.as_slice() {
         [only] => &model.bindings[*only],
-        _ => return (Vec::new(), false),
+        _ => return not_followed,
     };
     if only.kind != BindingKind::Assignment || only.at != target.byte_range() {
-        return (Vec::new(), false);
+        return not_followed;
     }
     let mut reads = Vec::new();
     let mut exclusive = true;
+    // A name of a module or a class body can be read from elsewhere.
+    let mut handed_on = model.scopes[scope].kind != ScopeKind::Function;
     for r in owned.get(&(scope, name)).into_iter().flatten() {
         let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
         let read = node.filter(|_| r.scope == scope).and_then(|n| read_of(n, src));
@@ -404,10 +440,13 @@ fn name_reads(
                 exclusive &= read.key.is_some() || read.form == ReadForm::Block;
                 reads.push(read);
             }
-            None => exclusive = false,
+            None => {
+                exclusive = false;
+                handed_on = true;
+            }
         }
     }
-    (reads, exclusive)
+    NameReads { reads, exclusive, handed_on }
 }
 
 /// Whether the subscript `content` (`R["content"]`) is itself loaded at
@@ -630,10 +669,13 @@ def test():
 
     #[test]
     fn uses_of_the_whole_result() {
+        // A module-level name can be read from elsewhere: the result is
+        // handed on too.
         let src = "import json\nr = f()\nprint(json.dumps(r), dict(r), {**r}, g(**r), list(r.items()), r.keys(), r.values())\n";
         assert_eq!(
             reads(src),
             [
+                "escape - f()",
                 "whole - json.dumps(r)",
                 "whole - dict(r)",
                 "whole - **r",
@@ -725,12 +767,13 @@ def f(c, tool_result):
     #[test]
     fn comparing_the_whole_result_sees_every_key() {
         let src = "r = f()\nassert r == {'a': 1}\nassert {} != r\nassert 0 < r == x\nassert r is None\nassert r < 3\n";
-        assert_eq!(reads(src), ["whole - r == {'a': 1}", "whole - {} != r", "whole - 0 < r == x"]);
+        assert_eq!(reads(src), ["escape - f()", "whole - r == {'a': 1}", "whole - {} != r", "whole - 0 < r == x"]);
     }
 
     #[test]
     fn names_bound_more_than_once_or_read_elsewhere_are_not_followed() {
-        // Rebound, unpacked, chained, read in a nested scope, or a dynamic key.
+        // Rebound, unpacked, chained, read in a nested scope, or a dynamic
+        // key: no read is followed, and each result is handed on.
         let src = "\
 r = f()
 r = g()
@@ -745,7 +788,43 @@ def outer():
         return s['x']
     return s[name], s.get(key), s['y':], s['z', 1]
 ";
-        assert!(reads(src).is_empty(), "{:?}", reads(src));
+        assert_eq!(reads(src), ["escape - f()"; 4]);
+    }
+
+    #[test]
+    fn a_result_is_handed_on_unless_dropped_returned_read_or_bound_to_a_name_only_read() {
+        let src = "\
+async def t(self, a):
+    f()
+    await f()
+    self.r = f()
+    check(f())
+    x = [f()]
+    y = f() if a else None
+    for k in f():
+        pass
+    s = f()
+    s['k']
+    u = (await (f()))
+    print(u['v'], u)
+    w = f()
+    w.copy()
+    return f()
+";
+        assert_eq!(
+            reads(src),
+            [
+                "escape - f()",
+                "escape - f()",
+                "escape - f()",
+                "escape - f()",
+                "escape - f()",
+                "subscript k s['k']",
+                "escape - await (f())",
+                "subscript v u['v']",
+                "escape - f()",
+            ]
+        );
     }
 
     #[test]

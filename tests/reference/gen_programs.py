@@ -57,7 +57,15 @@ compares the reads too (each with its "possible" flag: the front ends also
 read results the SDK hands on, see "possible reads" below; dispatchers
 selecting their returns by a constant keyword are called with and without
 one, see "dispatchers" below; producers used as values are escapes, see
-"escapes" below), and checks that every read form (the reads of the content
+"escapes" below; a receiver call whose result is handed on, docs/rules.md
+"**Results handed on.**", has a read of form escape: a call written where
+it is no receiver of a read, a name bound to it that is bound twice,
+annotated, chained, deleted, read in a nested scope, at module level or
+passed on, a base program's `replies.append(C)` or `reply = C` bound twice
+in its function, and the handed-on statements of Consumer.handed_block:
+`agent.last_result = C`, `check_result(C)`, `[C, 1]`, `C if query else
+None`, `lambda: C`, `if C:`, `for k in C:`, `emit("x", result=C)` and
+`R = C; print(R)` next to R's reads), and checks that every read form (the reads of the content
 list, `block` and `content`, and `escape` among them), receiver kind (the
 possible receivers and the escape targets among them), escape use and decoy
 is in the corpus.
@@ -195,6 +203,12 @@ class Prog:
         # as (rel, Producer, kind, span, text): a read of form escape of each origin the
         # producer reaches, unless it is a tool
         self.escapes = []
+        # --with-readers: the builder calls of the base program, as (scope, lead,
+        # rel, Recv, span of H): handed on unless returned, dropped or bound
+        # once to `reply` in their function (docs/rules.md "**Results handed
+        # on.**"; see base_handed_on); call_scope names the function written
+        self.base_calls = []
+        self.call_scope = None
 
     def fresh(self, stem):
         self.uid += 1
@@ -761,6 +775,7 @@ def write_common(p, pkg, has_class):
         if sync and p.rng.random() < 0.5:
             b = p.rng.choice(sync)
             w.lineof("def ping_fields(query, extra):")
+            p.call_scope = (rel, "ping_fields")
             lead, call_pos, awaited = write_call_stmt(p, rel, w, "    ", b.name, b, "call-same-module",
                                                       mapping_names=("extra",))
             if lead == "return " and not awaited:
@@ -837,6 +852,7 @@ def write_common(p, pkg, has_class):
                 w.end()
         # callers through self / cls
         w.lineof("    def run(self, query, extra):")
+        p.call_scope = (rel, "Base.run")
         for mb_ in [m for m in methods if m.method in ("self", "static")]:
             write_call_stmt(p, rel, w, "        ", "self." + mb_.name, mb_, "call-self")
         w.lineof("        return None")
@@ -845,6 +861,7 @@ def write_common(p, pkg, has_class):
             w.end()
             w.lineof("    @classmethod")
             w.lineof("    def make(cls, query, extra):")
+            p.call_scope = (rel, "Base.make")
             for mb_ in by_cls:
                 write_call_stmt(p, rel, w, "        ", "cls." + mb_.name, mb_, "call-cls")
             w.lineof("        return None")
@@ -940,9 +957,11 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
     lead = rng.choice(["reply = ", "return ", "replies.append(", ""]) if not multiline else rng.choice(
         ["reply = ", "return "])
     w.put(ind + lead)
+    h_start = call_pos = None
     if is_async:
-        w.put("await ")
+        h_start, _ = w.put("await ")
     call_pos, _ = w.put(callee)
+    h_start = h_start or call_pos
     findings = []
 
     def account(kw, span):
@@ -986,7 +1005,7 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
         for kw in kws:
             w.put(", ")
             write_arg(kw, "kw")
-        w.put(")")
+        h_end = w.put(")")[1]
         if lead == "replies.append(":
             w.put(")")
         comment = p.maybe_comment(0.25)
@@ -1005,7 +1024,13 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
             write_arg(kw, "kw")
             w.put(",")
             w.end(p.maybe_comment(0.25))
-        w.lineof(ind + ")")
+        h_end = w.lineof(ind + ")")[1]
+    # a receiver when it has TS003 key findings or the builder is a producer;
+    # an unresolved call is none, but its `reply = ` binds the name all the same
+    # (the indentation tells a nested `def local` apart from its function)
+    p.base_calls.append(((p.call_scope, ind), lead, rel,
+                         None if builder is None else Recv("builder-call", [("c", rel, call_pos)],
+                                                           [builder.producer]), (h_start, h_end)))
     for kind, what, span in findings:
         if kind == "key":
             p.expect(rel, "TS003", "builder-call", what, None, builder, call_pos, span, form)
@@ -1438,6 +1463,7 @@ def write_tool_module(p, rel, pkg, has_init, reexports, builders, helpers, decoy
     for fi in range(nfun):
         is_async = any(a.builder is not None and getattr(a.builder, "is_async", False) for a in accesses)
         w.lineof("%sdef tool_%d(query, extra, meta=None):" % ("async " if is_async else "", fi))
+        p.call_scope = (rel, "tool_%d" % fi)
         ind = "    "
         names = set()
         prod = p.producer("tool_%d" % fi, rel)
@@ -1720,6 +1746,13 @@ CONTENT_TARGETS = [("assign", "", " = []"), ("aug", "", " += []"), ("delete", "d
 # calls.**" sees parentheses through, around C or around the whole
 AWAIT_SPELLINGS = {"plain": ("await ", ""), "inner": ("await (", ")"), "outer": ("(await ", ")"),
                    "both": ("(await (", "))")}
+# results handed on where they stand (Consumer.handed_block): (text before
+# the call, text after); "print" binds a name once, passes it on and reads it
+HANDED_SPELLINGS = {"attribute": ("agent.last_result = ", ""), "argument": ("check_result(", ")"),
+                    "list": ("x = [", ", 1]"), "conditional": ("x = ", " if query else None"),
+                    "lambda": ("hook = lambda: ", ""), "if": ("if ", ":"), "for": ("for k in ", ":"),
+                    "keyword": ('emit("x", result=', ")")}
+HANDED_KINDS = sorted(HANDED_SPELLINGS) + ["print"]
 RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance-call", "instance-name-call",
                   "name:producer-call", "name:builder-call", "name:direct-tool-call", "name:instance-call",
                   "name:instance-name-call"]
@@ -1734,6 +1767,8 @@ READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", 
                + ["reads-dead-" + k for k in ("star", "twice", "dotted", "tools", "bare", "instance")]
                + ["reads-dead-instance-" + k for k in ("undefined", "inherited", "twice", "annotated")]
                + ["reads-instance-classmethod", "reads-decoy-instance-chain"]
+               + ["reads-handed-" + k for k in HANDED_KINDS]
+               + ["reads-handed-on-" + k for k in ("statement", "name-passed", "base-replies.append", "base-reply")]
                + ["reads-target-tool-undecorated", "reads-module-receiver", "reads-producer-result-rebound",
                   "reads-method-classmethod-chain", "reads-method-self-chain", "reads-facade-chain",
                   "reads-producer-chain-name", "reads-producer-empty", "reads-producer-branches",
@@ -2568,11 +2603,29 @@ class Consumer(ModuleWriter):
     def __init__(self, rd, rel, w, targets):
         super().__init__(rd, rel, w)
         self.targets = targets
+        # the call last written by put_call / put_awaited: (start, end, Recv)
+        self.last_h = None
 
     # -- receivers -----------------------------------------------------
 
     def put_call(self, t, keys=None):
-        """Write a call of target ``t`` at the current position; its Recv."""
+        """Write a call of target ``t`` at the current position; its Recv.
+        ``self.last_h`` becomes (start, end, Recv) of the call written (the
+        ``H`` of docs/rules.md "**Results handed on.**")."""
+        start = self.w.put("")[0]
+        r = self._put_call(t, keys)
+        self.last_h = (start, self.w.put("")[0], r)
+        return r
+
+    def hand_on(self, h):
+        """The result of the call ``h`` (a ``last_h``) is handed on: one read of
+        form escape of every origin its Recv reaches (none for no receiver)."""
+        if h is None or h[2] is None:
+            return
+        self.p.reads.append((self.rel, h[2], "escape", None, (h[0], h[1])))
+        self.p.forms["reads-handed-on"] += 1
+
+    def _put_call(self, t, keys=None):
         w = self.w
         if t.kind == "builder":
             return self.rd.builder_call(self.rel, w, t.callee, t.what, keys)
@@ -2647,6 +2700,7 @@ class Consumer(ModuleWriter):
         what it reaches, for the key choice, or the ``pool`` of keys given);
         records the read."""
         p, rng, w = self.p, self.rng, self.w
+        self.last_h = None
         if pool is None:
             pool = self.rd.recv_pool(recv)
         form = rng.choice(["subscript", "subscript", "subscript", "store", "store-aug", "delete", "get",
@@ -2778,6 +2832,14 @@ class Consumer(ModuleWriter):
             p.reads.append((self.rel, r, read[0], read[1], (read[2], read[3])))
             p.forms["reads-written-" + form] += 1
             p.forms["reads-through-" + (r.kind if r is not None else "nothing")] += 1
+        elif self.last_h is not None:
+            # a call written where it is no receiver of a read (`len(C)`,
+            # `C.copy()`, `C["content"] = []`...): its result is handed on
+            self.hand_on(self.last_h)
+            p.forms["reads-handed-on-statement"] += 1
+        self.last_h = None
+        # is the receiver ``put()`` wrote the receiver of a read form?
+        return read is not None
 
     def content_stmt(self, ind, put, form):
         """The rest of a statement using the content list of the receiver
@@ -2837,10 +2899,45 @@ class Consumer(ModuleWriter):
     def target(self):
         return self.rng.choice(self.targets)
 
+    def handed_block(self, ind, t):
+        """A result handed on where it stands (docs/rules.md "**Results handed
+        on.**"): stored in an attribute, passed to a helper, put in a list, a
+        conditional, a lambda, tested by `if`, iterated, or bound once to a
+        name that is passed on (`print(R)`) and read too (its reads stay)."""
+        p, rng, w = self.p, self.rng, self.w
+        # `ST.m(...)` in a lambda reads ST from a nested scope: no call on an
+        # instance, so no receiver; the lambda takes the other targets
+        kind = rng.choice([k for k in HANDED_KINDS if k != "lambda" or t.label != "instance-name-call"])
+        p.forms["reads-handed-" + kind] += 1
+        if kind == "print":
+            R = p.fresh("res")
+            w.put(ind + R + " = ")
+            recv = self.put_call(t)
+            w.end()
+            self.hand_on(self.last_h)
+            w.lineof(ind + "print(%s)" % R)
+            named = None if recv is None else Recv("name:" + recv.kind, recv.tags, recv.via, recv.tools, recv.ckws,
+                                                   recv.wide)
+            for _ in range(rng.randint(1, 2)):
+                self.read_stmt(ind, lambda: (w.put(R), named)[1], recv)
+            return
+        pre, post = HANDED_SPELLINGS[kind]
+        w.put(ind + pre)
+        self.put_call(t)
+        h = self.last_h
+        w.put(post)
+        w.end()
+        if post.endswith(":"):
+            w.lineof(ind + "    pass")
+        self.hand_on(h)
+
     def block(self, ind):
         """A few reads through one receiver, or a decoy."""
         p, rng, w = self.p, self.rng, self.w
         t = self.bind(ind, self.target())
+        if rng.random() < 0.12:
+            self.handed_block(ind, t)
+            return
         kind = rng.choice(["inline"] * 4 + ["name"] * 6 + [
             "rebound", "annotated", "chained", "tuple", "walrus", "for", "aug", "deleted", "nested-def",
             "nested-lambda", "nested-comp", "nested-class", "comp-iter", "comp-second-iter"])
@@ -2868,7 +2965,13 @@ class Consumer(ModuleWriter):
                 return named
             return put
 
-        # real: what the call returns (for the keys read); recv: what the name is
+        # real: what the call returns (for the keys read); recv: what the name is.
+        # Results handed on (docs/rules.md "**Results handed on.**"): the call
+        # is handed on unless R, bound once in this function, is loaded here
+        # only as the receiver of read forms ("name" with every statement a
+        # read, "comp-iter"); a name bound twice, annotated, chained, a tuple,
+        # a walrus, a `for` iterable, deleted, augmented or read in a nested
+        # scope hands it on
         if kind in ("name", "nested-def", "nested-lambda", "nested-comp", "nested-class", "comp-iter",
                     "comp-second-iter", "deleted", "aug"):
             w.put(ind + R + " = ")
@@ -2878,6 +2981,7 @@ class Consumer(ModuleWriter):
             w.put(ind + R + " = ")
             real = self.put_call(t)
             w.end()
+            self.hand_on(self.last_h)
             t2 = self.bind(ind, self.target())
             w.put(ind + R + " = ")
             self.put_call(t2)
@@ -2913,6 +3017,9 @@ class Consumer(ModuleWriter):
             w.end()
             w.lineof(ind + "    pass")
             recv = NO_RECV
+        h = self.last_h
+        if kind not in ("name", "comp-iter"):
+            self.hand_on(h)
         if kind == "aug":
             w.lineof(ind + R + " |= {}")
             recv = NO_RECV
@@ -2949,8 +3056,11 @@ class Consumer(ModuleWriter):
             self.p.reads.append((self.rel, named, "whole", None, (s, e)))
             p.forms["reads-written-comprehension-iterable"] += 1
             return
-        for _ in range(n):
-            self.read_stmt(ind, put_name(recv), real)
+        reads = [self.read_stmt(ind, put_name(recv), real) for _ in range(n)]
+        if kind == "name" and not all(reads):
+            # R loaded where it is no receiver of a read (`len(R)`, `R.copy()`...)
+            self.hand_on(h)
+            p.forms["reads-handed-on-name-passed"] += 1
         if kind == "deleted":
             w.lineof(ind + "del " + R)
 
@@ -2958,11 +3068,15 @@ class Consumer(ModuleWriter):
 
     def put_awaited(self, t, spell, keys=None):
         """Write ``await C``, C a call of target ``t``, spelled ``spell``
-        (parentheses around C, around the whole, both or none); the Recv of C."""
+        (parentheses around C, around the whole, both or none); the Recv of C.
+        ``self.last_h``: ``await C`` without the parentheses around it."""
         pre, post = AWAIT_SPELLINGS[spell]
-        self.w.put(pre)
+        (line, col), _ = self.w.put(pre)
         r = self.put_call(t, keys)
-        self.w.put(post)
+        inner = pre.endswith("(")
+        end = self.w.put(post[:1] if inner else "")[1]
+        self.w.put(post[1:] if inner else post)
+        self.last_h = ((line, col + pre.index("await")), end, r)
         return r
 
     def call_keys(self, t):
@@ -2986,17 +3100,21 @@ class Consumer(ModuleWriter):
         lead = {"annotated": R + ": dict = ", "chained": "alias_%s = %s = " % (R, R)}.get(decoy, R + " = ")
         w.put("    " + lead)
         real = self.put_awaited(t, rng.choice(["plain", "plain", "inner", "outer", "both"]))
+        h = self.last_h
         w.end()
         if decoy == "twice":
             t2 = self.bind("    ", self.target())
             w.put("    %s = " % R)
             self.put_awaited(t2, "plain")
+            self.hand_on(self.last_h)
             w.end()
         p.forms["reads-decoy-await-" + decoy if decoy else "reads-await-name"] += 1
         named = None if decoy is not None or real is None else Recv(
             "name:await:" + real.kind, real.tags, real.via, real.tools, real.ckws, real.wide)
-        for _ in range(rng.randint(1, 3)):
-            self.read_stmt("    ", lambda: (w.put(R), named)[1], real)
+        reads = [self.read_stmt("    ", lambda: (w.put(R), named)[1], real) for _ in range(rng.randint(1, 3))]
+        if decoy is not None or not all(reads):
+            # `R = await C` handed on: R bound twice, annotated, chained or passed on
+            self.hand_on(h)
         # `(await C)` read where it stands: a read of C, its span from the "("
         for _ in range(rng.randint(1, 3)):
             ks, pool = self.call_keys(t)
@@ -3179,6 +3297,8 @@ def write_consumer(rd, rel, relative):
         TOP = p.fresh("TOP")
         w.put(TOP + " = ")
         recv = c.put_call(t)
+        # a module's name can be read from elsewhere: handed on
+        c.hand_on(c.last_h)
         w.end()
         rebind = rng.random() < 0.3
         for _ in range(rng.randint(1, 2)):
@@ -3213,6 +3333,7 @@ def write_consumer(rd, rel, relative):
         t = c.bind("", rng.choice(targets))
         w.put("def test_param(agent, r=")
         recv = c.put_call(t)
+        c.hand_on(c.last_h)
         w.put("):")
         w.end()
         c.read_stmt("    ", lambda: (w.put("r"), NO_RECV)[1], recv)
@@ -3574,6 +3695,11 @@ class Frontend(ModuleWriter):
         suffix = "-await" if pre else ""
         if traced and rng.random() < 0.6:
             callee, prod, args = rng.choice(traced)
+            # H (docs/rules.md "**Results handed on.**"): the call, or `await C`
+            # without the parentheses around it
+            at = 1 + len(ind) + len(R + " = ")
+            h_start = (w.line, at + (pre.index("await") if pre else 0))
+            h_end = (w.line, at + len(pre) + len(callee + args) + (1 if pre.endswith("(") else 0))
             w.lineof("%s%s = %s%s%s%s" % (ind, R, pre, callee, args, post))
             p.forms["reads-possible-decoy-traced" + suffix] += 1
             recv = Recv("name:await:producer-call" if pre else "name:producer-call", via=[prod])
@@ -3581,8 +3707,9 @@ class Frontend(ModuleWriter):
             def put():
                 w.put(R)
                 return recv
-            for _ in range(rng.randint(1, 2)):
-                self.consumer.read_stmt(ind, put, recv)
+            reads = [self.consumer.read_stmt(ind, put, recv) for _ in range(rng.randint(1, 2))]
+            if not all(reads):
+                self.consumer.hand_on((h_start, h_end, Recv("producer-call", via=[prod])))
         else:
             w.lineof("%s%s = %sfetch_result(agent)%s" % (ind, R, pre, post))
             p.forms["reads-possible-decoy-bound-call" + suffix] += 1
@@ -4400,6 +4527,14 @@ def check_reads(p, texts):
     """The generator's own sanity checks of the reads it wrote: the text of
     each span is what its form says."""
     for rel, recv, form, key, ((line, col), (eline, ecol)) in p.reads + p.possible_reads:
+        if form == "escape":
+            # a result handed on: the call written, `await C` perhaps (a base
+            # program's call may run over several lines)
+            first = texts[rel].split("\n")[line - 1][col - 1:]
+            last = texts[rel].split("\n")[eline - 1][:ecol - 1]
+            if not last.endswith(")") or first.startswith("(") or (line == eline and "(" not in first[:ecol - col]):
+                raise AssertionError("%s:%d:%d: a result handed on spans %r" % (rel, line, col, first))
+            continue
         if line != eline:
             raise AssertionError("%s:%d: a read over several lines" % (rel, line))
         text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
@@ -4418,6 +4553,21 @@ def check_reads(p, texts):
         text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
         if line != eline or text != want or text.startswith("(") or not text.split(".")[-1].isidentifier():
             raise AssertionError("%s:%d:%d: escape spans %r, not %r" % (rel, line, col, text, want))
+
+
+def base_handed_on(p):
+    """The base program's builder calls whose results are handed on
+    (docs/rules.md "**Results handed on.**"): `replies.append(C)` always;
+    `reply = C` when the function binds `reply` more than once (its only
+    bindings are those statements, and it is never loaded); `return C` and a
+    call statement never.  Each is a read of form escape (p.reads)."""
+    replies = Counter(scope for scope, lead, _, _, _ in p.base_calls if lead == "reply = ")
+    for scope, lead, rel, recv, span in p.base_calls:
+        if recv is None:
+            continue
+        if lead == "replies.append(" or (lead == "reply = " and replies[scope] > 1):
+            p.reads.append((rel, recv, "escape", None, span))
+            p.forms["reads-handed-on-base-" + lead.strip(" =(")] += 1
 
 
 def expected_reads(p, suppressed):
@@ -4610,6 +4760,7 @@ def write_programs(outdir, seed, nprograms, with_readers=False):
                 comments = p.modules[rel].comments
                 if silencers(comments, f["line"], f["code"]) + silencers(comments, f["dict_line"], f["code"]):
                     silenced_ids.add(id(f))
+            base_handed_on(p)
             check_reads(p, texts)
             escapes = 0
             for rec, kind in expected_reads(p, silenced_ids):

@@ -48,7 +48,15 @@ and the escapes: producers that are no tools used as values (a name, `A.name`,
 argument, a default, a lambda, a return, parenthesized), reads of form
 `escape` of every origin (chains followed, no dispatch), next to their
 decoys (tools, calls, attribute objects, targets, shadowed, twice-bound or
-nested names, inherited methods, `K.m` on the class).
+nested names, inherited methods, `K.m` on the class); and the results
+handed on (`escape` reads at the receiver call or `await C`): a module's
+or a class body's name, an attribute, an argument, a list, a conditional, a
+`for` iterable, a lambda, `if C:`, `yield C`, `C[0]`, `C is None`, an
+annotated name, a name bound twice, passed on (`print(R)`), loaded in a
+nested def, bound under `global` or returned, a direct tool call, a builder
+call, a call on an instance, a dispatcher narrowed; next to the results not
+handed on: a call statement, `return C`, every read form (of any key), a
+name bound once in a function read by read forms only, or never loaded.
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -100,7 +108,7 @@ from pkg.tools import scan, quiet
 
 
 def test_forms():
-    r = scan("q")
+    r = scan("q")  # @h1
     assert r["devices"] == []  # @sub
     r["devices"] = [1]  # @store
     r['devices'] += [2]  # @aug
@@ -145,6 +153,17 @@ def whole(path):
 
 
 T = "tests/test_scan.py"
+
+
+def handed(rel, tag, text):
+    """A result handed on (docs/rules.md "**Results handed on.**"): a read of
+    form escape, key null, span the receiver call (or `await C`)."""
+    return (rel, tag, text, "escape", None)
+
+
+# `r = scan("q")`: r is read in other ways than the read forms (`r[0]`, `if r`,
+# `r.copy()`, `r.get(*args)`), so the result is handed on
+HANDED_SCAN = handed(T, "h1", 'scan("q")')
 # `r["content"][0]["text"]`: no keyed read (content is allowed), but a read of
 # the content list (form block), which every finding of the display gets
 CONTENT_BLOCK = (T, "allowed2", 'r["content"]', "block", None)
@@ -160,7 +179,7 @@ TOOL_LITERAL_EXPECT = {
         (T, "notin", '"dev" "ices" not in r', "not-in", "devices"),
         (T, "alias", 'T.scan("y")["devices"]', "subscript", "devices"),
         (T, "frompkg", 'tools.scan("z")["devices"]', "subscript", "devices"),
-        CONTENT_BLOCK,
+        CONTENT_BLOCK, HANDED_SCAN,
     ] + whole(T),
     ("pkg/tools.py", "scan", "TS001", "elapsed"): [
         (T, "del", 'r["elapsed"]', "delete", "elapsed"),
@@ -169,11 +188,11 @@ TOOL_LITERAL_EXPECT = {
         (T, "paren", '(r)["elapsed"]', "subscript", "elapsed"),
         (T, "call", 'scan("x")["elapsed"]', "subscript", "elapsed"),
         (T, "reexport", 'scan2("w")["elapsed"]', "subscript", "elapsed"),
-        CONTENT_BLOCK,
+        CONTENT_BLOCK, HANDED_SCAN,
     ] + whole(T),
 }
 TOOL_LITERAL_FORMS = {"subscript": 6, "store": 2, "delete": 1, "get": 2, "pop": 2, "setdefault": 1,
-                      "in": 1, "not-in": 1, "whole": 8, "block": 1}
+                      "in": 1, "not-in": 1, "whole": 8, "block": 1, "escape": 1}
 
 # with --allowed-key devices: "devices" is no finding, so nothing reads it
 TOOL_LITERAL_ALLOWED_EXPECT = {
@@ -414,31 +433,31 @@ def moved_elsewhere(q):
 import json
 from pkg.t import probe, plain, moved_elsewhere
 
-top = probe("m")
+top = probe("m")  # @h_top
 top["rssi"]  # @m1
 
 
 def test_rebound():
-    r = probe("a")
-    r = probe("b")
+    r = probe("a")  # @h_r1
+    r = probe("b")  # @h_r2
     r["rssi"]  # @x1
-    s = probe("c")
+    s = probe("c")  # @h_aug
     s |= {}
     s["rssi"]  # @x2
-    t: dict = probe("d")
+    t: dict = probe("d")  # @h_ann
     t["rssi"]  # @x3
-    a = b = probe("e")
+    a = b = probe("e")  # @h_chain
     a["rssi"]; b["rssi"]  # @x4
-    u, v = probe("f"), 1
+    u, v = probe("f"), 1  # @h_tuple
     u["rssi"]  # @x5
-    if (w := probe("g")):
+    if (w := probe("g")):  # @h_walrus
         w["rssi"]  # @x6
-    for x in [probe("h")]:
+    for x in [probe("h")]:  # @h_list
         x["rssi"]  # @x7
 
     def inner():
         return s2["rssi"]  # @x8
-    s2 = probe("i")
+    s2 = probe("i")  # @h_nested
     s2["rssi"]  # @f1
     f = lambda: s2["rssi"]  # @x9
     [s2["rssi"] for _ in range(2)]  # @x10
@@ -453,7 +472,7 @@ def test_rebound():
 
 
 def test_deleted():
-    d = probe("d")
+    d = probe("d")  # @h_del
     d["rssi"]  # @x16
     del d
 
@@ -463,7 +482,7 @@ def test_global():
     top["rssi"]  # @x17
 
 
-def test_param(r=probe("z")):
+def test_param(r=probe("z")):  # @h_default
     r["rssi"]  # @x18
 
 
@@ -489,9 +508,16 @@ DECOYS_EXPECT = {
         (TX, "x19", 'r["rssi"]', "subscript", "rssi"),
         (TX, "f3", 'q["rssi"]', "subscript", "rssi"),
         (TX, "f4", 'q.get("rssi", 0)', "get", "rssi"),
+        # the decoy names above: their results are handed on ("**Results handed on.**")
+        handed(TX, "h_top", 'probe("m")'), handed(TX, "h_r1", 'probe("a")'), handed(TX, "h_r2", 'probe("b")'),
+        handed(TX, "h_aug", 'probe("c")'), handed(TX, "h_ann", 'probe("d")'),
+        handed(TX, "h_chain", 'probe("e")'), handed(TX, "h_tuple", 'probe("f")'),
+        handed(TX, "h_walrus", 'probe("g")'), handed(TX, "h_list", 'probe("h")'),
+        handed(TX, "h_nested", 'probe("i")'), handed(TX, "h_del", 'probe("d")'),
+        handed(TX, "h_default", 'probe("z")'),
     ],
 }
-DECOYS_FORMS = {"subscript": 4, "whole": 1, "get": 1}
+DECOYS_FORMS = {"subscript": 4, "whole": 1, "get": 1, "escape": 12}
 
 WHOLE = {
     "pyproject.toml": "",
@@ -596,7 +622,7 @@ def test_content():
 
 
 def test_targets():
-    r = probe("a")
+    r = probe("a")  # @h1
     r["content"] = []  # @x1
     del r["content"]  # @x2
     r["content"] += []  # @x3
@@ -628,6 +654,8 @@ CONTENT_READS = [
     (TK, "k6", 'probe("b")[\'content\']', "block", None),
 ] + [(TK, "n%d" % i, 'r["content"]', "content", None) for i in range(1, 14) if i != 12] + [
     (TK, "n12", 'r[("content")]', "content", None),
+    # test_targets: `r["content"] = []` is no read, `inner` loads r: handed on
+    handed(TK, "h1", 'probe("a")'),
 ]
 CONTENT_EXPECT = {
     # every finding of the origin display, keyed or not (its `**extra` too)
@@ -638,7 +666,7 @@ CONTENT_EXPECT = {
         (TK, "w2", 's["content"]', "content", None),
     ],
 }
-CONTENT_FORMS = {"block": 7, "content": 14}
+CONTENT_FORMS = {"block": 7, "content": 14, "escape": 1}
 
 # the readings chosen where docs/rules.md leaves a choice (see the report list)
 CHOICES = {
@@ -667,19 +695,19 @@ from pkg.t import probe, cond, later, bound
 
 def setup():
     global G
-    G = probe("g")
+    G = probe("g")  # @h_global
 
 
 G["rssi"]  # @c1
 
 
 class Config:
-    r = probe("c")
+    r = probe("c")  # @h_class
     v = r["rssi"]  # @c2
 
 
 def test_forms():
-    r = probe("a")
+    r = probe("a")  # @h_forms
     r["rssi"]: int = 1  # @c3
     r.keys(1)  # @c4
     r.get("rssi", 0, 1)  # @c5
@@ -706,7 +734,7 @@ def test_nonlocal():
 
     def fill():
         nonlocal n
-        n = probe("n")
+        n = probe("n")  # @h_nonlocal
     n["rssi"]  # @c16
 ''',
 }
@@ -726,10 +754,14 @@ CHOICES_EXPECT = {
         (TC, "c13", "**r", "whole", None),
         (TC, "c14", "r['rssi']", "subscript", "rssi"),
         (TC, "c15", 'b["rssi"]', "subscript", "rssi"),
+        # a module's name, a class body's name, `r.get(key="rssi")` (no read
+        # form), a name bound twice (through `nonlocal`): handed on
+        handed(TC, "h_global", 'probe("g")'), handed(TC, "h_class", 'probe("c")'),
+        handed(TC, "h_forms", 'probe("a")'), handed(TC, "h_nonlocal", 'probe("n")'),
     ],
     ("pkg/t.py", "later", "TS001", "eta"): [(TC, "c10", 'later(1)["eta"]', "subscript", "eta")],
 }
-CHOICES_FORMS = {"subscript": 6, "store": 1, "whole": 4, "get": 1, "in": 1}
+CHOICES_FORMS = {"subscript": 6, "store": 1, "whole": 4, "get": 1, "in": 1, "escape": 4}
 
 # possible reads (docs/rules.md "**Possible reads.**"): keyed reads on results
 # the SDK hands on, which no producer is traced to; each is a read, with
@@ -1738,11 +1770,208 @@ ESCAPES_EXPECT = {
 ESCAPES_FORMS = {"escape": 18, "subscript": 1}
 
 
+# results handed on (docs/rules.md "**Results handed on.**"): a receiver call
+# whose result may reach code toolshape does not follow has one read of form
+# escape (key null), span the call or `await C` without the parentheses
+# around it, for every finding of the receiver's origins (narrowed by
+# dispatch as its reads are).  Handed on: a module's or a class body's name,
+# `self.r = C`, an argument, a display element, a conditional, a `for`
+# iterable, `lambda: C`, `if C:`, `yield C`, a subscript or `.get` that is no
+# read form (`C[0]`, `C.get(k)`), `C is None`, an annotated `R: T = C`, a
+# name bound twice, passed on (`print(R)`), loaded in a nested def, bound
+# under `global`, returned as a name; a direct tool call, a builder call, a
+# call on an instance, an awaited call (span `await C`).  Not handed on: an
+# expression statement (`C`, `await C`), `return C` / `return await C`, the
+# receiver of a read form (any constant key: `C["status"]`, `C.get("other")`
+# too), a name bound once in a function and only read by read forms (or never
+# loaded).
+HANDED = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\
+from strands import tool
+
+
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40}  # @probe
+
+
+def pick(action):
+    if action == "a":
+        return {"status": "success", "content": [], "alpha": 1}  # @alpha
+    return {"status": "success", "content": [], "beta": 2}  # @beta
+
+
+async def later(q):
+    return {"status": "success", "content": [], "eta": 3}  # @later
+
+
+@tool
+def scan(q):
+    return {"status": "success", "content": [], "hz": 5}  # @scan
+
+
+def _ok(text, **extra):
+    return {"status": "success", "content": [{"text": text}], **extra}
+
+
+class Station:
+    def poll(self, q):
+        return {"status": "success", "content": [], "volts": 3}  # @poll
+
+
+def relay(q):
+    return probe(q)
+''',
+    "tests/test_handed.py": '''\
+from pkg.t import probe, pick, later, scan, _ok, Station
+
+TOP = probe("m")  # @h_module
+TOP["rssi"]  # @r_module
+
+
+def check(r):
+    return r
+
+
+class Holder:
+    kept = probe("k")  # @h_class
+    kept["rssi"]  # @r_class
+
+    def setup(self):
+        self.r = probe("s")  # @h_attr
+
+
+def test_handed(agent, a, k):
+    check(probe("1"))  # @h_arg
+    [probe("2")]  # @h_list
+    x = probe("3") if a else None  # @h_cond
+    for k in probe("4"):  # @h_for
+        pass
+    f = lambda: probe("5")  # @h_lambda
+    if probe("6"):  # @h_if
+        pass
+    probe("7")[0]  # @h_index
+    probe("8") is None  # @h_is
+    t: dict = probe("9")  # @h_ann
+    check(agent.tool.scan(q="x"))  # @h_tool
+    check(_ok("x", rows=1))  # @h_builder
+    check(Station().poll("x"))  # @h_instance
+    check(pick(action="a"))  # @h_pick
+    probe("10").get(k)  # @h_getname
+    check((probe("11")))  # @h_paren
+
+
+def test_twice():
+    result = probe("a")  # @h_twice1
+    assert result["rssi"] == 1
+    result = probe("b")  # @h_twice2
+    assert result["rssi"] == 1
+
+
+def test_passed():
+    r = probe("p")  # @h_print
+    print(r)
+    r["rssi"]  # @r_print
+
+
+def test_nested():
+    n = probe("n")  # @h_nested
+    n["rssi"]  # @r_nested
+
+    def inner():
+        return n
+
+
+def test_global():
+    global G
+    G = probe("g")  # @h_global
+    G["rssi"]
+
+
+def test_return_name():
+    r = probe("rn")  # @h_return_name
+    r["rssi"]  # @r_return_name
+    return r
+
+
+def gen():
+    yield probe("y")  # @h_yield
+
+
+async def test_async():
+    xs = [await later("a")]  # @h_await
+    check((await (later("b"))))  # @h_await_paren
+    await later("c")
+    r = await later("d")
+    r["eta"]  # @r_await
+    return await later("e")
+
+
+def test_kept(a):
+    probe("s1")
+    probe("s2")["rssi"]  # @k_sub
+    (probe("s3"))["rssi"]  # @k_paren
+    probe("s4").get("rssi")  # @k_get
+    "rssi" in probe("s5")  # @k_in
+    {**probe("s6")}  # @k_spread
+    dict(probe("s7"))  # @k_dict
+    probe("s8") == {}  # @k_eq
+    probe("s9")["status"]
+    probe("s10").get("other")
+    r = probe("s11")
+    r["rssi"]  # @k_r1
+    r.get("rssi")  # @k_r2
+    "rssi" not in r  # @k_r3
+    unused = probe("s12")
+    return probe("s13")
+''',
+}
+TH = "tests/test_handed.py"
+HANDED_RSSI = [handed(TH, tag, 'probe("%s")' % q) for tag, q in (
+    ("h_module", "m"), ("h_class", "k"), ("h_attr", "s"), ("h_arg", "1"), ("h_list", "2"), ("h_cond", "3"),
+    ("h_for", "4"), ("h_lambda", "5"), ("h_if", "6"), ("h_index", "7"), ("h_is", "8"), ("h_ann", "9"),
+    ("h_getname", "10"), ("h_paren", "11"), ("h_twice1", "a"), ("h_twice2", "b"), ("h_print", "p"),
+    ("h_nested", "n"), ("h_global", "g"), ("h_return_name", "rn"), ("h_yield", "y"))] + [
+    # the names that are receivers keep their reads beside the escape
+    (TH, "r_module", 'TOP["rssi"]', "subscript", "rssi"),
+    (TH, "r_class", 'kept["rssi"]', "subscript", "rssi"),
+    (TH, "r_print", 'r["rssi"]', "subscript", "rssi"),
+    (TH, "r_nested", 'n["rssi"]', "subscript", "rssi"),
+    (TH, "r_return_name", 'r["rssi"]', "subscript", "rssi"),
+    # not handed on: their reads only
+    (TH, "k_sub", 'probe("s2")["rssi"]', "subscript", "rssi"),
+    (TH, "k_paren", '(probe("s3"))["rssi"]', "subscript", "rssi"),
+    (TH, "k_get", 'probe("s4").get("rssi")', "get", "rssi"),
+    (TH, "k_in", '"rssi" in probe("s5")', "in", "rssi"),
+    (TH, "k_spread", '**probe("s6")', "whole", None),
+    (TH, "k_dict", 'dict(probe("s7"))', "whole", None),
+    (TH, "k_eq", 'probe("s8") == {}', "whole", None),
+    (TH, "k_r1", 'r["rssi"]', "subscript", "rssi"),
+    (TH, "k_r2", 'r.get("rssi")', "get", "rssi"),
+    (TH, "k_r3", '"rssi" not in r', "not-in", "rssi"),
+]
+HANDED_EXPECT = {
+    ("pkg/t.py", "probe", "TS001", "rssi"): HANDED_RSSI,
+    # narrowed by dispatch: `pick(action="a")` reaches alpha only
+    ("pkg/t.py", "alpha", "TS001", "alpha"): [handed(TH, "h_pick", 'pick(action="a")')],
+    ("pkg/t.py", "later", "TS001", "eta"): [
+        handed(TH, "h_await", 'await later("a")'),
+        handed(TH, "h_await_paren", 'await (later("b"))'),
+        (TH, "r_await", 'r["eta"]', "subscript", "eta"),
+    ],
+    ("pkg/t.py", "scan", "TS001", "hz"): [handed(TH, "h_tool", 'agent.tool.scan(q="x")')],
+    ("pkg/t.py", "poll", "TS001", "volts"): [handed(TH, "h_instance", 'Station().poll("x")')],
+    ("tests/test_handed.py", "h_builder", "TS003", "rows"): [handed(TH, "h_builder", '_ok("x", rows=1)')],
+}
+HANDED_FORMS = {"escape": 27, "subscript": 9, "get": 2, "in": 1, "not-in": 1, "whole": 3}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
     ("tool_literal_allowed", TOOL_LITERAL, ["--allowed-key", "devices"], TOOL_LITERAL_ALLOWED_EXPECT,
-     {"delete": 1, "get": 1, "pop": 1, "subscript": 3, "whole": 8, "block": 1}),
+     {"delete": 1, "get": 1, "pop": 1, "subscript": 3, "whole": 8, "block": 1, "escape": 1}),
     ("builder", BUILDER, [], BUILDER_EXPECT, BUILDER_FORMS),
     ("dispatch", DISPATCH, [], DISPATCH_EXPECT, DISPATCH_FORMS),
     ("direct_tool", DIRECT, [], DIRECT_EXPECT, DIRECT_FORMS),
@@ -1755,6 +1984,7 @@ CASES = [
     ("possible_alias", POSSIBLE_ALIAS, [], POSSIBLE_ALIAS_EXPECT, POSSIBLE_ALIAS_FORMS),
     ("const_dispatch", CONST_DISPATCH, [], CONST_DISPATCH_EXPECT, CONST_DISPATCH_FORMS),
     ("escapes", ESCAPES, [], ESCAPES_EXPECT, ESCAPES_FORMS),
+    ("handed", HANDED, [], HANDED_EXPECT, HANDED_FORMS),
 ]
 
 
@@ -2326,7 +2556,35 @@ def mutants(scan):
             start, end = start - 1, end + 1
         return orig_record(m, (start, end), form, key, possible)
 
+    # results handed on ("**Results handed on.**")
+    orig_handed = scan.handed_on
+    orig_kept = scan.kept_names
+    orig_handed_reads = scan.handed_on_reads
+
+    def any_name_kept(m, bound_by, nodes, parents):
+        return {(id(S), R) for S, R in bound_by.values()}
+
+    def function_names_kept(m, bound_by, nodes, parents):
+        return {(id(S), R) for S, R in bound_by.values() if S.kind == "function"}
+
+    def span_without_await(m, C, par, parents, bound_by, kept):
+        H = orig_handed(m, C, par, parents, bound_by, kept)
+        return C if H is not None else None
+
+    def statements_hand_on(m, C, par, parents, bound_by, kept):
+        H = orig_handed(m, C, par, parents, bound_by, kept)
+        if H is None:
+            up = parents.get(id(par)) if par.__class__ is ast_.Await else par
+            if up.__class__ is ast_.Expr:
+                return par if par.__class__ is ast_.Await else C
+        return H
+
     setters = [
+        ("no results handed on", "handed_on_reads", lambda *a: None),
+        ("every receiver name bound once kept", "kept_names", any_name_kept),
+        ("receiver names in functions kept whatever their loads", "kept_names", function_names_kept),
+        ("handed-on spans without their await", "handed_on", span_without_await),
+        ("expression statements hand results on", "handed_on", statements_hand_on),
         ("no escapes", "escape_reads", lambda *a: None),
         ("tools escape too", "escaping_producers", tools_escape),
         ("async producers do not escape", "escaping_producers", async_not_escaping),
@@ -2418,7 +2676,8 @@ def mutants(scan):
                  "dispatch_keywords": orig_kws, "dispatch_test": orig_test, "_exclusion_walk": orig_walk,
                  "excluded": orig_excluded, "narrowed_keys": orig_narrowed,
                  "escaping_producers": orig_escaping, "escape_origins": orig_esc_origins,
-                 "escape_target": orig_esc_target, "is_value_use": orig_value_use, "escape_reads": orig_esc_reads}
+                 "escape_target": orig_esc_target, "is_value_use": orig_value_use, "escape_reads": orig_esc_reads,
+                 "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -88,7 +88,9 @@ block, escape; key null for whole, content, block and escape; rewritable
 always false; possible true for a possible read, a keyed read on a result the
 SDK hands on that no producer is traced to, in a file holding a marker and a
 quoted moved key; escape for a use as a value of a producer that is no tool,
-or of a tool called through a wrapper, `W(tool)(...)`),
+or of a tool called through a wrapper, `W(tool)(...)`, and for a receiver
+call whose result is handed on: not read where it stands, dropped, returned
+or bound once to a function's name read by read forms only),
 sorted by path and position.  Every file of each project is taken as
 given: all its findings are origins.  With --stats the count of distinct reads is "reads".  The readings
 chosen where the rules leave a choice are listed at the "--reads" section
@@ -1571,6 +1573,42 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * a call's keys from builder findings (origin the call) are not narrowed;
 #    a return `G(...)` gives keys(G) whole, whatever its own keywords.
 
+# Results handed on ("**Results handed on.**"): every receiver call C (any
+# kind: producer, builder with TS003 keys, direct tool call, call on an
+# instance; its keys narrowed by dispatch as for its reads) has one read of
+# form escape (no key) at H (`await C` when C is awaited, else C; span H's
+# node, parentheses around it not included, so `(await (C))` spans
+# `await (C)`), for every finding of every origin of the receiver, unless H
+# (ast has dropped parentheses) is: the receiver of a read (reads_at gives one
+# for H where it stands), the value of an ast.Expr or an ast.Return, or the
+# value of `R = H` binding a receiver name R (R bound once, by this
+# assignment, by the scope owning it) when that scope is a function's and
+# every load of R resolving to it stands in it and is the receiver of a read.
+# Readings chosen:
+#  * "the receiver of a read of one of the forms above" is the form written,
+#    whatever the key: `C["status"]`, `C.get("other")`, `"x" in C` with a key
+#    nothing moves are reads of C, so not handed on; `C[0]`, `C[k]`,
+#    `C.get(k)`, `C.get(key="k")`, `C.copy()`, `C is None`, `len(C)`, and the
+#    content list as a target (`C["content"] = []`, no read at all) hand it
+#    on;
+#  * `del R`, `R += x`, `R |= x`, `for R in`, a walrus or a nested
+#    `nonlocal R` rebinding R are bindings: R is bound twice, no receiver,
+#    so handed on; `global R` in the function makes the module own R (handed
+#    on); a `global` / `nonlocal` declaration without a load is no reference;
+#    only ast.Name loads are references (the assignment's own target aside);
+#  * a name never loaded (`unused = C` in a function) is not handed on ("every
+#    reference" of none); `return R` is a load that is no read: handed on;
+#  * a load of R in a comprehension, lambda, nested def or class body nested
+#    in the function (resolving to it) hands it on, the first iterable of a
+#    comprehension stands in the function itself (a read there counts);
+#  * a lambda body, a default, a decorator, `yield C`, a display, an argument,
+#    `self.r = C`, a conditional, `if C:`, `for k in C`: handed on; `await C`
+#    as a statement or returned is not; the awaited call itself gets no read
+#    of its own (its H is the Await);
+#  * `C` on the right of an annotated, chained, tuple or walrus assignment,
+#    or `R = C` in a module or a class body: handed on, R's own reads (a
+#    receiver name of a module or class) listed beside it.
+
 # Escapes ("**Escapes.**"): a use as a value of a producer F that is no tool
 # is a read of form escape (no key) of every origin a receiver call of F
 # without arguments reaches.  Readings chosen:
@@ -2231,6 +2269,7 @@ def project_reads(proj, reads_of):
         if not recv:
             continue
         names = {}
+        bound_by = {}  # id(C) -> (S, R): the receiver name `R = C` / `R = await C` binds
         for S in m.scopes:
             for R, bs in S.owned.items():
                 if len(bs) != 1:
@@ -2239,8 +2278,10 @@ def project_reads(proj, reads_of):
                 C = assigned_call(bs[0])
                 if C is not None and id(C) in recv:
                     names[(id(S), R)] = recv[id(C)]
+                    bound_by[id(C)] = (S, R)
         nodes = module_nodes(m)
         parents = {id(n): p for n, p, _ in nodes}
+        handed_on_reads(m, recv, bound_by, nodes, parents, by_origin, reads_of)
         for node, par, sc in nodes:
             cls = node.__class__
             if cls is ast.Call:
@@ -2263,6 +2304,76 @@ def project_reads(proj, reads_of):
                     for f in by_origin[o]:
                         if key is None or f["key"] == key:
                             reads_of.setdefault(id(f), []).append(rec)
+
+
+def kept_names(m, bound_by, nodes, parents):
+    """{(id(S), R)} of the receiver names ``R`` (``bound_by``'s values) whose
+    result is not handed on: ``S`` a function's scope, and every reference of
+    ``R`` resolving to ``S``'s bindings a load in ``S`` itself that is the
+    receiver of a read (docs/rules.md "**Results handed on.**").  ``S`` binds
+    ``R`` once, by the assignment: any other binding (``del R``, ``R += x``,
+    a nested ``nonlocal R`` rebinding it) would make it no receiver, so only
+    the loads are looked at."""
+    ok = {}
+    for S, R in bound_by.values():
+        if S.kind == "function":
+            ok[(id(S), R)] = True
+    if not ok:
+        return set()
+    wanted = {R for _, R in ok}
+    for node, par, sc in nodes:
+        if node.__class__ is not ast.Name or node.id not in wanted or node.ctx.__class__ is not ast.Load:
+            continue
+        owner = lookup(sc, node.id, m.module_scope)
+        key = (id(owner), node.id)
+        if owner is None or key not in ok or not ok[key]:
+            continue
+        if owner is not sc or par is None or not reads_at(m, node, par, parents):
+            ok[key] = False
+    return {k for k, v in ok.items() if v}
+
+
+def handed_on(m, C, par, parents, bound_by, kept):
+    """The expression ``H`` (``await C`` when the receiver call ``C``, its
+    parent ``par``, is awaited, else ``C``) when the result is handed on,
+    else None (docs/rules.md "**Results handed on.**")."""
+    H = C
+    if par.__class__ is ast.Await and par.value is C:
+        H = par
+        par = parents.get(id(par))
+    if par is None:
+        return H
+    cls = par.__class__
+    if cls is ast.Expr or cls is ast.Return:
+        return None  # dropped, or followed through `return` chains
+    if reads_at(m, H, par, parents):
+        return None  # the receiver of a read: those are its reads
+    if cls is ast.Assign:
+        b = bound_by.get(id(C))
+        if b is not None and (id(b[0]), b[1]) in kept:
+            return None
+    return H
+
+
+def handed_on_reads(m, recv, bound_by, nodes, parents, by_origin, reads_of):
+    """The results handed on of module ``m``: each receiver call (``recv``:
+    id(call) -> its keyed origins) whose result is handed on gets one read of
+    form ``escape`` (no key), span ``H`` as written (parentheses around it not
+    included), for every finding of every origin of the receiver."""
+    kept = kept_names(m, bound_by, nodes, parents)
+    for node, par, _ in nodes:
+        if node.__class__ is not ast.Call:
+            continue
+        k = recv.get(id(node))
+        if not k:
+            continue
+        H = handed_on(m, node, par, parents, bound_by, kept)
+        if H is None:
+            continue
+        rec = read_record(m, H, "escape", None, False)
+        for o in {o for _, o in k}:
+            for f in by_origin[o]:
+                reads_of.setdefault(id(f), []).append(rec)
 
 
 def escaping_producers(cands, keys):

@@ -292,6 +292,11 @@ impl Outlined {
     }
 }
 
+/// Why an `escape` read of a use as a value is left.
+pub const USED_AS_A_VALUE: &str = "the function is used as a value there: its results go where toolshape cannot follow";
+/// Why an `escape` read of a result handed on is left.
+pub const HANDED_ON: &str = "the result is handed on there: toolshape cannot follow it";
+
 /// A file's tree with its semantic model.
 struct Parsed {
     tree: tree_sitter::Tree,
@@ -563,10 +568,8 @@ impl Project {
                 for read in &r.reads {
                     let mut read = read.clone();
                     read.rewrite = match &shapes {
-                        _ if r.value_use => {
-                            Err("the function is used as a value there: its results go where toolshape cannot follow"
-                                .into())
-                        }
+                        _ if r.value_use => Err(USED_AS_A_VALUE.into()),
+                        _ if read.form == ReadForm::Escape => Err(HANDED_ON.into()),
                         _ if !r.exclusive => {
                             Err("the result is used for more than reading keys there, so its shape is unknown".into())
                         }
@@ -1519,12 +1522,18 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
         else {
             continue;
         };
+        let callee = super::instance_callee(call, text, model).or_else(|| callee_of(call, text, model));
+        let tool_name = direct_tool_name(call, text);
+        // A call that resolves to nothing is no receiver.
+        if callee.is_none() && tool_name.is_none() {
+            continue;
+        }
         let reads = cr.reads.iter().map(|r| ReadSite::of(m, text, &index, r)).collect();
         receivers.push(Receiver {
             module: m,
             call: cr.call.clone(),
-            callee: super::instance_callee(call, text, model).or_else(|| callee_of(call, text, model)),
-            tool_name: direct_tool_name(call, text),
+            callee,
+            tool_name,
             reads,
             exclusive: cr.exclusive,
             keywords: constant_keywords(call, text),
