@@ -2,9 +2,9 @@
 //! keys"): on a receiver — a call, or a name bound once to a call — each
 //! place that looks a constant key up, stores or deletes it, tests for it,
 //! or uses the whole result, and where the result is handed on to code
-//! this does not follow ("Results handed on"). Which calls produce which keys is the
-//! project's to say ([`crate::semantic::project`]); this module only reads
-//! one tree and hands back, per call, the reads of its result.
+//! this does not follow ("Results handed on"). Which calls produce which
+//! keys is the project's to say ([`crate::semantic::project`]); this module
+//! only reads one tree and hands back, per call, the reads of its result.
 
 use std::ops::Range;
 

@@ -241,9 +241,9 @@ struct Scanned {
 /// left out ([`syntax::outline::Outline`]), where that is the same as the
 /// whole file to a scan: every name of a producer is in a kept function
 /// (a module-level `def` or a method of a module-level class), so every
-/// module-level statement, alias and import is in the parse, and no
-/// function declares a `global` (a result bound to a module-level name is
-/// read by functions that need not name its producer).
+/// module-level statement, alias and import is in the parse; and no
+/// function declares a `global`, so every name the module binds is bound
+/// in the parse too (its facts are the whole file's).
 struct Outlined {
     /// The outline's text: the file's, each left-out body reduced to `0`.
     text: String,
