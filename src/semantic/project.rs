@@ -182,7 +182,7 @@ pub struct Known {
     pub imports: Vec<(usize, String)>,
     pub decorators: Vec<String>,
     /// Its text as the check read it, kept for the project passes (within
-    /// [`source::TextCache::SEEDED`]), so that no pass reads it again.
+    /// [`crate::source::TextCache::SEEDED`]), so that no pass reads it again.
     pub text: Option<SharedText>,
 }
 

@@ -29,7 +29,7 @@ fn new_parser() -> Parser {
 }
 
 /// Parses `text` with this thread's parser (or gives the tree a parse of
-/// the same text gave before, see [`memo`]).
+/// the same text gave before, see `memo`).
 pub fn parse(text: &str) -> Tree {
     memo::tree(text, &[], || parse_uncached(text))
 }
@@ -40,7 +40,7 @@ fn parse_uncached(text: &str) -> Tree {
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
-/// The [`lexer::layout`] of `text`, lexed once per run (see [`memo`]).
+/// The [`lexer::layout`] of `text`, lexed once per run (see `memo`).
 pub fn layout(text: &str) -> Option<lexer::Layout> {
     memo::layout(text, || lexer::layout(text.as_bytes()))
 }

@@ -121,7 +121,7 @@ pub fn decorated_span(text: &str, lines: &[lexer::LogicalLine], at: usize) -> Op
 
 /// The names a statement in `range` of `text` (whose logical lines are
 /// `lines`) may return a call of: on each logical line there, after the
-/// first word `return` that may start a statement ([`starts_a_statement`]),
+/// first word `return` that may start a statement (`starts_a_statement`),
 /// each name that a `(` follows. Strings and comments after it count too,
 /// so the list is complete: a `return` statement lies in one logical line,
 /// starts it or follows a `:` or `;` there, and a call it returns opens its
@@ -178,7 +178,7 @@ pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<
 
 /// Whether `range` of `text` (whose logical lines are `lines`) may hold a
 /// `global` statement: the word where a statement may start
-/// ([`starts_a_statement`]: `global x`, `def f(): global x`, `y = 1;
+/// (`starts_a_statement`: `global x`, `def f(): global x`, `y = 1;
 /// global x`), not inside a name or after other code (`"a global name"`).
 pub fn declares_global(text: &str, lines: &[lexer::LogicalLine], range: &Range<usize>) -> bool {
     super::word_offsets(&text[range.clone()], "global").any(|at| {
@@ -256,7 +256,7 @@ pub struct Outline {
 
 impl Outline {
     /// The outline of `text` that leaves out the bodies of `blanked`
-    /// (sorted functions of [`definitions`]); `None` when one cannot be
+    /// (sorted functions of [`definitions_in`]); `None` when one cannot be
     /// reduced (its first token is not ASCII).
     pub fn new<'d>(text: &str, blanked: impl IntoIterator<Item = &'d Definition>) -> Option<Outline> {
         let mut bytes = text.as_bytes().to_vec();
