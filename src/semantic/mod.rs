@@ -59,8 +59,9 @@ pub type Silenced = Vec<(usize, crate::diagnostics::Code)>;
 /// and leaves out the bodies of the other functions: what a function-level
 /// question needs (its own scope, and the module's names it resolves
 /// through) for what those bytes cost. A place outside every top-level
-/// function, a function that declares a `global`, or an outline that does
-/// not parse cleanly makes the view the whole file; the few questions that
+/// function, one in a function declaring a `global` name that a body left
+/// out names too, or an outline that does not parse cleanly makes the view
+/// the whole file; the few questions that
 /// need the whole file in any case ([`FileContext::binds_anywhere`], the
 /// uses of a module-level name) parse it whole then.
 pub struct FileContext<'s> {
@@ -437,10 +438,14 @@ fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
     let definitions = syntax::outline::definitions_in(src, &layout.lines);
     let functions = syntax::outline::functions(&definitions);
     // A function that binds module-level names (`global`) is never left
-    // out, and one holding a focus makes the view the whole file.
+    // out.
     let binds_globals =
         |f: &syntax::outline::Function<'_>| syntax::outline::declares_global(src, &layout.lines, &f.def.range);
     let mut kept: Vec<bool> = functions.iter().map(binds_globals).collect();
+    // The names a function holding a focus declares `global`: the
+    // questions about it may ask for their uses anywhere in the module.
+    let mut declared: Vec<&str> = Vec::new();
+    let mut focused = vec![false; functions.len()];
     // The functions are disjoint and in order: the one holding a focus is
     // found by halving (a scan per focus was quadratic on a file of
     // 100,000 tool results).
@@ -449,14 +454,18 @@ fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
         if !functions[i].def.body.contains(&at) {
             return None;
         }
-        if kept[i] && binds_globals(&functions[i]) {
-            return None;
+        if kept[i] && !focused[i] {
+            declared.extend(syntax::outline::global_names(src, &layout.lines, &functions[i].def.range)?);
         }
+        focused[i] = true;
         kept[i] = true;
     }
     let blanked: Vec<&syntax::outline::Definition> =
         functions.iter().zip(&kept).filter(|(_, kept)| !**kept).map(|(f, _)| f.def).collect();
-    if blanked.is_empty() {
+    // Where a body left out names one of them, only the whole file holds
+    // all their uses.
+    let named = |d: &&syntax::outline::Definition| declared.iter().any(|n| syntax::holds_word(&src[d.body.clone()], n));
+    if blanked.is_empty() || blanked.iter().any(named) {
         return None;
     }
     let outline = syntax::outline::Outline::new(src, blanked.iter().copied())?;
@@ -705,12 +714,20 @@ mod tests {
             (format!("{other}def f():\n    r = {{'status': 'success', 'content': []}}\n    return r\n"), true),
             // A module-level result is judged by its uses in every function.
             (format!("R = {{'status': 'success', 'content': []}}\n{other}def g():\n    print(R)\n"), false),
-            // A function that declares a global and builds the result.
+            // A function that declares a global and builds the result, and
+            // another that uses the global.
             (
                 format!(
                     "{other}def f():\n    global R\n    R = {{'status': 'success', 'content': []}}\ndef g():\n    print(R)\n"
                 ),
                 false,
+            ),
+            // No function left out names the global.
+            (
+                format!(
+                    "{other}def f():\n    global R, S\n    R = {{'status': 'success', 'content': []}}\n    return R\n"
+                ),
+                true,
             ),
         ] {
             let (pieces, dict) = focused(&src);

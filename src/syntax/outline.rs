@@ -188,6 +188,46 @@ pub fn declares_global(text: &str, lines: &[lexer::LogicalLine], range: &Range<u
     })
 }
 
+/// The names the `global` statements of `range` of `text` (whose logical
+/// lines are `lines`) declare, each `global` word where a statement may
+/// start ([`declares_global`]) read as `global a, b`; `None` when one is
+/// not that plain (a name that is not ASCII, a comment or a line
+/// continuation in the list), so that a caller takes the safe way.
+pub fn global_names<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: &Range<usize>) -> Option<Vec<&'t str>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    for at in super::word_offsets(&text[range.clone()], "global") {
+        let at = range.start + at;
+        let line = lines[..lines.partition_point(|l| l.start <= at)].last().map_or(0, |l| l.start);
+        if !starts_a_statement(bytes, line, at) {
+            continue;
+        }
+        let mut i = at + "global".len();
+        loop {
+            while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+                i += 1;
+            }
+            let from = i;
+            while bytes.get(i).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_') {
+                i += 1;
+            }
+            if i == from || bytes[from].is_ascii_digit() {
+                return None;
+            }
+            out.push(&text[from..i]);
+            while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+                i += 1;
+            }
+            match bytes.get(i) {
+                Some(b',') => i += 1,
+                None | Some(b'\n' | b'\r' | b';') => break,
+                Some(_) => return None,
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Whether the word at `at` may start a statement of the logical line
 /// that starts at `line`: it is the line's first token, or follows a `:`
 /// (`if c: return x`) or a `;`, white space and line continuations
@@ -343,6 +383,22 @@ mod tests {
         // An indentation the bytes cannot compare ends nothing.
         let src = " \t@tool\n \tdef t():\n\t  return f()\nx = 1\n";
         assert_eq!(&src[decorated_span(src, &lines(src), 2).unwrap()], "@tool\n \tdef t():\n\t  return f()\n");
+    }
+
+    #[test]
+    fn the_names_of_global_statements_are_read_or_none_when_unsure() {
+        for (src, want) in [
+            ("def f():\n    global R\n    R = 1\n", Some(vec!["R"])),
+            ("def f(): global a , b;global c\n", Some(vec!["a", "b", "c"])),
+            ("def f():\n    x = 1; global _m\r\n", Some(vec!["_m"])),
+            ("def f():\n    return 'a global name'\n", Some(vec![])),
+            ("def f():\n    global a, \\\n        b\n", None),
+            ("def f():\n    global a  # why\n", None),
+            ("def f():\n    global \u{e9}t\u{e9}\n", None),
+            ("def f():\n    global\n", None),
+        ] {
+            assert_eq!(global_names(src, &lines(src), &(0..src.len())), want, "{src}");
+        }
     }
 
     #[test]
