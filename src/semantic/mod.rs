@@ -60,8 +60,9 @@ pub type Silenced = Vec<(usize, crate::diagnostics::Code)>;
 /// question needs (its own scope, and the module's names it resolves
 /// through) for what those bytes cost. A place outside every top-level
 /// function, one in a function declaring a `global` name that a body left
-/// out names too, or an outline that does not parse cleanly makes the view
-/// the whole file; the few questions that
+/// out names too, an outline that would leave out less than a quarter of
+/// the file (its whole tree may serve a later pass too), or one that does
+/// not parse cleanly makes the view the whole file; the few questions that
 /// need the whole file in any case ([`FileContext::binds_anywhere`], the
 /// uses of a module-level name) parse it whole then.
 pub struct FileContext<'s> {
@@ -468,6 +469,12 @@ fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
     if blanked.is_empty() || blanked.iter().any(named) {
         return None;
     }
+    // An outline that keeps most of the file saves little, and the whole
+    // file's tree is one the later passes may ask for again.
+    let left_out: usize = blanked.iter().map(|d| d.body.len()).sum();
+    if left_out < src.len() / 4 {
+        return None;
+    }
     let outline = syntax::outline::Outline::new(src, blanked.iter().copied())?;
     let tree = outline.parse();
     if tree.root_node().has_error() {
@@ -739,6 +746,17 @@ mod tests {
             for name in ["str", "y", "r", "other"] {
                 assert_eq!(part.binds_anywhere(name), whole.binds_anywhere(name), "{name} in {src}");
             }
+        }
+    }
+
+    #[test]
+    fn an_outline_that_would_keep_most_of_the_file_is_not_made() {
+        let result = "    r = {'status': 'success', 'content': []}\n    return r\n";
+        let small = format!("def other():\n    return 1\n\ndef f():\n{}", result.repeat(3));
+        let large = format!("def other():\n{}\ndef f():\n{result}", "    x = 1\n".repeat(8));
+        for (src, outlined) in [(small, false), (large, true)] {
+            let (pieces, _) = focused(&src);
+            assert_eq!(FileContext::for_pieces(&src, &pieces).view().outline.is_some(), outlined, "{src}");
         }
     }
 
