@@ -400,9 +400,11 @@ fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The reads of the name `target` (bound by `R = call`) in the scope that
-/// owns it, when that is its only binding there; whether they are all its
-/// uses ([`CallReads::exclusive`]); and whether the result is handed on
-/// through it (`docs/rules.md`, "Results handed on").
+/// owns it, when that is its only binding there, or when the name is bound
+/// in sequence there ([`in_sequence`]: then only the uses that see this
+/// binding's value count); whether they are all its uses
+/// ([`CallReads::exclusive`]); and whether the result is handed on through
+/// it (`docs/rules.md`, "Results handed on").
 struct NameReads {
     reads: Vec<Read>,
     exclusive: bool,
@@ -421,20 +423,36 @@ fn name_reads(
     let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
         return not_followed;
     };
-    let only = match bindings.as_slice() {
-        [only] => &model.bindings[*only],
-        _ => return not_followed,
+    // The part of the file whose uses see this binding's value: all of it
+    // for a name bound once, else from the end of this binding's statement
+    // to the end of the next one's; and where the first statement ends.
+    let (sees, first_end) = match bindings.as_slice() {
+        [only] => {
+            let only = &model.bindings[*only];
+            if only.kind != BindingKind::Assignment || only.at != target.byte_range() {
+                return not_followed;
+            }
+            (0..usize::MAX, 0)
+        }
+        _ => {
+            let Some(ends) = in_sequence(root, model, scope, &bindings) else { return not_followed };
+            let Some(k) = ends.iter().position(|(at, _)| *at == target.byte_range()) else { return not_followed };
+            let until = ends.get(k + 1).map_or(usize::MAX, |(_, end)| *end);
+            (ends[k].1..until, ends[0].1)
+        }
     };
-    if only.kind != BindingKind::Assignment || only.at != target.byte_range() {
-        return not_followed;
-    }
     let mut reads = Vec::new();
     let mut exclusive = true;
     // A name of a module or a class body can be read from elsewhere.
     let mut handed_on = model.scopes[scope].kind != ScopeKind::Function;
     for r in owned.get(&(scope, name)).into_iter().flatten() {
+        // A use in a nested scope may run at any time; one before the
+        // first binding's statement ends sees none of them.
+        if r.scope == scope && r.at.start >= first_end && !sees.contains(&r.at.start) {
+            continue;
+        }
         let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
-        let read = node.filter(|_| r.scope == scope).and_then(|n| read_of(n, src));
+        let read = node.filter(|_| r.scope == scope && r.at.start >= first_end).and_then(|n| read_of(n, src));
         match read {
             Some(read) => {
                 exclusive &= read.key.is_some() || read.form == ReadForm::Block;
@@ -447,6 +465,44 @@ fn name_reads(
         }
     }
     NameReads { reads, exclusive, handed_on }
+}
+
+/// For a name bound more than once in the function scope `scope` (its
+/// `bindings` there), when it is bound *in sequence* (`docs/rules.md`,
+/// "Receivers"): every binding a plain one-target assignment statement
+/// standing directly in the function's body, so that each runs once, in
+/// order, or the function stops. Then each binding's target with the end of
+/// its statement, in order.
+fn in_sequence(
+    root: Node<'_>,
+    model: &SemanticModel,
+    scope: ScopeId,
+    bindings: &[usize],
+) -> Option<Vec<(Range<usize>, usize)>> {
+    if model.scopes[scope].kind != ScopeKind::Function {
+        return None;
+    }
+    let mut ends = Vec::with_capacity(bindings.len());
+    for &b in bindings {
+        let binding = &model.bindings[b];
+        // `R = V` (or `(R) = V`): the statement holds the value's
+        // assignment.
+        let mut assignment = super::plain_assigned_value(root, binding)?;
+        while assignment.kind_name() != "assignment" {
+            assignment = assignment.parent()?;
+        }
+        let statement = assignment.parent()?;
+        // The function's own body: not a nested function's (which binds
+        // the name through `nonlocal`, and may never run).
+        let body = statement.parent().filter(|b| b.kind_name() == "block")?;
+        let function = body.parent().filter(|f| f.kind_name() == "function_definition")?;
+        if function.field("body") != Some(body) || model.scope_at(statement.start_byte()) != scope {
+            return None;
+        }
+        ends.push((binding.at.clone(), statement.end_byte()));
+    }
+    ends.sort_by_key(|(_, end)| *end);
+    Some(ends)
 }
 
 /// Whether the subscript `content` (`R["content"]`) is itself loaded at
@@ -789,6 +845,39 @@ def outer():
     return s[name], s.get(key), s['y':], s['z', 1]
 ";
         assert_eq!(reads(src), ["escape - f()"; 4]);
+    }
+
+    #[test]
+    fn a_name_bound_in_sequence_is_read_binding_by_binding() {
+        // Each read sees the statement above it (one in the value of a
+        // rebinding sees the one before); a use that is no read hands on
+        // only the result it sees.
+        let src = "\
+def t():
+    r = f(1)
+    r['a']
+    r = f(r['b'])
+    print(r)
+    r = g()
+    r.copy()
+    r = f(3)
+    'c' in r
+";
+        assert_eq!(reads(src), ["subscript a r['a']", "subscript b r['b']", "escape - f(r['b'])", "in c 'c' in r"]);
+        // A rebinding in an `if` or `with`, a use in a nested scope, or one
+        // before the first binding ends: every result is handed on, as a
+        // name bound twice always was.
+        for src in [
+            "def t(a):\n    r = f()\n    r['a']\n    if a:\n        r = f()\n    r['b']\n",
+            "def t(a):\n    r = f()\n    r['a']\n    with a:\n        r = f()\n    r['b']\n",
+            "def t():\n    r = f()\n    r['a']\n    r = f()\n    return lambda: r['b']\n",
+            "def t():\n    r['z']\n    r = f()\n    r['a']\n    r = f()\n    r['b']\n",
+            "def t():\n    r = f()\n    r['a']\n    r: dict = f()\n    r['b']\n",
+            "def t():\n    r = f()\n    r = f()\n    r['a']\n    def g():\n        nonlocal r\n        r = None\n",
+        ] {
+            let got = reads(src);
+            assert_eq!(got.iter().filter(|r| r.starts_with("escape")).count(), 2, "{src}: {got:?}");
+        }
     }
 
     #[test]

@@ -59,13 +59,25 @@ selecting their returns by a constant keyword are called with and without
 one, see "dispatchers" below; producers used as values are escapes, see
 "escapes" below; a receiver call whose result is handed on, docs/rules.md
 "**Results handed on.**", has a read of form escape: a call written where
-it is no receiver of a read, a name bound to it that is bound twice,
-annotated, chained, deleted, read in a nested scope, at module level or
-passed on, a base program's `replies.append(C)` or `reply = C` bound twice
-in its function, and the handed-on statements of Consumer.handed_block:
-`agent.last_result = C`, `check_result(C)`, `[C, 1]`, `C if query else
-None`, `lambda: C`, `if C:`, `for k in C:`, `emit("x", result=C)` and
-`R = C; print(R)` next to R's reads), and checks that every read form (the reads of the content
+it is no receiver of a read, a name bound to it that is bound twice
+otherwise than in sequence, annotated, chained, deleted, read in a nested
+scope, at module level or passed on, a base program's `replies.append(C)`
+(its `reply = C`, bound once or in sequence and never loaded, is not), and
+the handed-on statements of Consumer.handed_block: `agent.last_result = C`,
+`check_result(C)`, `[C, 1]`, `C if query else None`, `lambda: C`, `if C:`,
+`for k in C:`, `emit("x", result=C)` and `R = C; print(R)` next to R's
+reads; names bound in sequence, docs/rules.md "**Receivers**", see
+Consumer.sequence_block: a test's `result` bound two to four times by plain
+`R = V` statements of its own block, to receiver calls (`await C` in every
+spelling in `async def test_async`), to values that are none, to values
+loading R (`make_other(R["k"])`, `f(R["k"])`, `make_other(R)`), each
+binding read on its own, some reads in an `if`, a loop, a `with` or a
+comprehension's first iterable, some passing R on, the results handed on
+binding by binding; next to names whose sequence is broken (a binding in an
+`if`, `while`, `for`, `with`, `try` or `match`, annotated, chained, a tuple,
+a walrus, `R |= ...` / `R += ...`, `del R`, a nested `nonlocal R`,
+`global R`, a parameter R) or spoiled (a load in a nested def, lambda or
+comprehension, or before the first binding)), and checks that every read form (the reads of the content
 list, `block` and `content`, and `escape` among them), receiver kind (the
 possible receivers and the escape targets among them), escape use and decoy
 is in the corpus.
@@ -1753,13 +1765,36 @@ HANDED_SPELLINGS = {"attribute": ("agent.last_result = ", ""), "argument": ("che
                     "lambda": ("hook = lambda: ", ""), "if": ("if ", ":"), "for": ("for k in ", ":"),
                     "keyword": ('emit("x", result=', ")")}
 HANDED_KINDS = sorted(HANDED_SPELLINGS) + ["print"]
+# names bound in sequence (docs/rules.md "**Receivers**", Consumer.sequence_block):
+# what breaks the sequence (the name then bound twice as before: no receiver,
+# every call bound handed on), at one binding or beside them
+SEQUENCE_BREAKS = ["if", "while", "for", "with", "try", "match", "annotated", "chained", "tuple", "walrus",
+                   "aug", "del", "nonlocal", "global"]
+# what keeps the sequence but hands every binding on: a load in a nested
+# scope, or before the first binding ends
+SEQUENCE_SPOILS = ["nested-def", "nested-lambda", "nested-comp", "early"]
+# the values of the bindings: a receiver call; a value that is none; a value
+# loading R (seeing the binding before): as a read's receiver, passed on, or
+# read in the argument of a receiver call
+SEQUENCE_VALUES = ["call", "other", "value-read", "value-pass", "value-call"]
+# compound statements the reads between bindings may stand in (still in the
+# function's own scope: they see the binding before)
+SEQUENCE_COMPOUNDS = ["if query:", "for _ in range(1):", "with make_ctx():", "while query:"]
 RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance-call", "instance-name-call",
                   "name:producer-call", "name:builder-call", "name:direct-tool-call", "name:instance-call",
-                  "name:instance-name-call"]
+                  "name:instance-name-call",
+                  # a name bound in sequence: the call its load sees
+                  "seq:producer-call", "seq:builder-call", "seq:direct-tool-call", "seq:instance-call",
+                  "seq:instance-name-call", "seq:await:producer-call"]
 # constructs the corpus must hold (verify checks each is written at least once)
-READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", "tuple", "walrus", "for", "aug",
+READ_DECOYS = (["reads-block-" + k for k in ("sequence", "annotated", "chained", "tuple", "walrus", "for", "aug",
                                              "deleted", "nested-def", "nested-lambda", "nested-comp",
                                              "nested-class", "comp-iter", "comp-second-iter")]
+               + ["reads-sequence-" + k for k in (["in-sequence", "param", "await", "bindings-2", "bindings-3",
+                                                   "bindings-4", "kept", "passed", "compound-read", "comp-iter",
+                                                   "print", "spoiled"]
+                                                  + SEQUENCE_BREAKS + SEQUENCE_SPOILS + SEQUENCE_VALUES)]
+               + ["reads-sequence-break-at-" + k for k in ("first", "later")]
                + ["reads-decoy-" + k for k in ("key-not-moved", "parameter", "shadowed", "module-rebound",
                                                 "dp-only-keyword")]
                + ["reads-await-" + k for k in ("name", "receiver", "bare", "operand-subscript")]
@@ -1768,7 +1803,8 @@ READ_DECOYS = (["reads-block-" + k for k in ("rebound", "annotated", "chained", 
                + ["reads-dead-instance-" + k for k in ("undefined", "inherited", "twice", "annotated")]
                + ["reads-instance-classmethod", "reads-decoy-instance-chain"]
                + ["reads-handed-" + k for k in HANDED_KINDS]
-               + ["reads-handed-on-" + k for k in ("statement", "name-passed", "base-replies.append", "base-reply")]
+               + ["reads-handed-on-" + k for k in ("statement", "name-passed", "base-replies.append")]
+               + ["reads-sequence-base-reply"]
                + ["reads-target-tool-undecorated", "reads-module-receiver", "reads-producer-result-rebound",
                   "reads-method-classmethod-chain", "reads-method-self-chain", "reads-facade-chain",
                   "reads-producer-chain-name", "reads-producer-empty", "reads-producer-branches",
@@ -2938,11 +2974,14 @@ class Consumer(ModuleWriter):
         if rng.random() < 0.12:
             self.handed_block(ind, t)
             return
-        kind = rng.choice(["inline"] * 4 + ["name"] * 6 + [
-            "rebound", "annotated", "chained", "tuple", "walrus", "for", "aug", "deleted", "nested-def",
+        kind = rng.choice(["inline"] * 4 + ["name"] * 6 + ["sequence"] * 3 + [
+            "annotated", "chained", "tuple", "walrus", "for", "aug", "deleted", "nested-def",
             "nested-lambda", "nested-comp", "nested-class", "comp-iter", "comp-second-iter"])
         p.forms["reads-block-" + kind] += 1
         p.forms["reads-target-" + t.label] += 1
+        if kind == "sequence":
+            self.sequence_block(ind, t)
+            return
         n = rng.randint(1, 3)
         if kind == "inline":
             for _ in range(n):
@@ -2977,16 +3016,6 @@ class Consumer(ModuleWriter):
             w.put(ind + R + " = ")
             real = recv = self.put_call(t)
             w.end()
-        elif kind == "rebound":
-            w.put(ind + R + " = ")
-            real = self.put_call(t)
-            w.end()
-            self.hand_on(self.last_h)
-            t2 = self.bind(ind, self.target())
-            w.put(ind + R + " = ")
-            self.put_call(t2)
-            w.end()
-            recv = NO_RECV
         elif kind == "annotated":
             w.put(ind + R + ": dict = ")
             real = self.put_call(t)
@@ -3064,6 +3093,195 @@ class Consumer(ModuleWriter):
         if kind == "deleted":
             w.lineof(ind + "del " + R)
 
+    # -- names bound in sequence ---------------------------------------------
+
+    def named(self, recv, prefix="name:"):
+        """The Recv of a name bound to the result of a call whose Recv is ``recv``."""
+        return None if recv is None else Recv(prefix + recv.kind, recv.tags, recv.via, recv.tools, recv.ckws,
+                                              recv.wide)
+
+    def sequence_value_read(self, R, seen, pool):
+        """Write ``R[K]`` (a load of R in a binding's value: it sees the binding
+        before); record the read through ``seen`` (the Recv that load has)."""
+        p, w = self.p, self.w
+        key, _ = self.key_for(pool)
+        s = w.put("")[0]
+        w.put(R)
+        _, e = w.put("[" + self.key_text(key) + "]")
+        read = ("content", None) if key == CONTENT else ("subscript", key)
+        p.reads.append((self.rel, seen, read[0], read[1], (s, e)))
+        p.forms["reads-written-sequence-value"] += 1
+        p.forms["reads-through-" + (seen.kind if seen is not None else "nothing")] += 1
+
+    def sequence_block(self, ind, t, awaited=False, param=None):
+        """A name ``R`` bound more than once in the function whose body is at
+        ``ind`` (docs/rules.md "**Receivers**", a name bound **in sequence**),
+        the first binding a call of target ``t``: every binding a plain
+        `R = V` statement of the function's own block, so a load of R there
+        sees the last binding that ends before it (a load in V the one
+        before), a receiver of that binding's call (V `C` or, with
+        ``awaited``, `await C` spelled in every way).  The values: receiver
+        calls (other targets too), values that are none, values loading R
+        (a read's receiver, passed on, or read in a producer call's
+        argument).  Reads follow each binding, some in an `if`, a loop or a
+        `with` (still the function's own scope), a comprehension's first
+        iterable, or R passed on (`print(R)`).  "**Results handed on.**" is
+        judged binding by binding: a binding a load passes on is handed on.
+        Decoys: the sequence broken (SEQUENCE_BREAKS: one binding in a
+        compound statement, annotated, chained, a tuple, a walrus, or
+        `R |= ...` / `R += ...`, `del R`, a nested `nonlocal R` rebinding,
+        `global R`; or ``param``, R a parameter of the function): no load is a
+        receiver, every call bound handed on; or spoiled (SEQUENCE_SPOILS: a
+        load in a nested def, lambda or comprehension, or before the first
+        binding): the loads standing in the function are still receivers,
+        but every call bound is handed on."""
+        p, rng, w = self.p, self.rng, self.w
+        R = param or p.fresh(rng.choice(["r", "res", "result", "out"]))
+        brk = spoil = None
+        if param is not None:
+            brk = "param"
+        elif rng.random() < 0.3:
+            brk = rng.choice(SEQUENCE_BREAKS)
+        elif rng.random() < 0.25:
+            spoil = rng.choice(SEQUENCE_SPOILS)
+        in_seq = brk is None
+        n = rng.choice([2, 2, 2, 3, 3, 4])
+        j = rng.randrange(n)  # the binding a break writes otherwise
+        p.forms["reads-sequence-bindings-%d" % n] += 1
+        if awaited:
+            p.forms["reads-sequence-await"] += 1
+        if brk is not None:
+            p.forms["reads-sequence-" + brk] += 1
+        elif spoil is not None:
+            p.forms["reads-sequence-" + spoil] += 1
+            p.forms["reads-sequence-spoiled"] += 1
+        else:
+            p.forms["reads-sequence-in-sequence"] += 1
+        if brk == "global":
+            w.lineof(ind + "global " + R)
+        if spoil == "early":
+            # a load before the first binding ends: it sees none
+            w.lineof(ind + "if query is None:")
+            self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], self.peek(t))
+        bindings = []  # [Recv of the call bound (None: no receiver), its H, passed on?]
+        seen = None    # the Recv a load of R standing in the function has now
+        for i in range(n):
+            at_break = brk is not None and i == j and brk in ("if", "while", "for", "with", "try", "match",
+                                                               "annotated", "chained", "tuple", "walrus")
+            if at_break:
+                p.forms["reads-sequence-break-at-" + ("first" if i == 0 else "later")] += 1
+            value = "call" if i == 0 else rng.choice(["call", "call", "call"] + SEQUENCE_VALUES[1:])
+            ti = t if i == 0 else self.bind(ind, self.target())
+            if value == "value-call" and not (ti.kind == "producer" and ti.args is not None and not awaited):
+                value = "value-read"
+            p.forms["reads-sequence-" + value] += 1
+            bind_ind = ind
+            if at_break and brk in ("if", "while", "for", "with", "try"):
+                w.lineof(ind + {"if": "if query:", "while": "while query:", "for": "for _ in range(1):",
+                                "with": "with make_ctx():", "try": "try:"}[brk])
+                bind_ind = ind + "    "
+            elif at_break and brk == "match":
+                w.lineof(ind + "match query:")
+                w.lineof(ind + '    case "x":')
+                bind_ind = ind + "        "
+            pre, post = R + " = ", ""
+            if at_break:
+                pre, post = {"annotated": (R + ": dict = ", ""), "chained": ("alias_%s = %s = " % (R, R), ""),
+                             "tuple": (R + ", count = ", ", 0"), "walrus": ("if (%s := " % R, "):")
+                             }.get(brk, (pre, post))
+            w.put(bind_ind + pre)
+            real = h = None
+            prefix = "seq:"
+            if value == "call":
+                if awaited and rng.random() < 0.7:
+                    real = self.put_awaited(ti, rng.choice(["plain", "plain", "inner", "outer", "both"]))
+                    prefix = "seq:await:"
+                else:
+                    real = self.put_call(ti)
+                h = self.last_h
+            elif value == "other":
+                w.put(rng.choice(["None", "make_other()", "{}", "dict(base)", '{"status": "success"}']))
+            elif value == "value-call":
+                # `R = f(R[K])`: the load in V reads the binding before
+                s = w.put("")[0]
+                w.put(ti.callee + "(")
+                self.sequence_value_read(R, seen, self.rd.recv_pool(bindings[-1][0]))
+                e = w.put(")")[1]
+                real = Recv("producer-call", via=[ti.what])
+                h = (s, e, real)
+            else:
+                w.put("make_other(")
+                if value == "value-read":
+                    self.sequence_value_read(R, seen, self.rd.recv_pool(bindings[-1][0]))
+                else:
+                    w.put(R)  # passed on: the binding before is handed on
+                    bindings[-1][2] = True
+                w.put(")")
+            w.put(post)
+            w.end()
+            if at_break and brk == "walrus":
+                w.lineof(bind_ind + "    pass")
+            elif at_break and brk == "while":
+                w.lineof(bind_ind + "break")
+            elif at_break and brk == "try":
+                w.lineof(ind + "except ValueError:")
+                w.lineof(ind + "    pass")
+            bindings.append([real, h, False])
+            seen = self.named(real, prefix) if in_seq else NO_RECV
+            # reads of this binding
+            for _ in range(rng.randint(0 if i < n - 1 else 1, 2)):
+                what = rng.random()
+                if what < 0.08:
+                    w.lineof(ind + rng.choice(["print(%s)", "check_result(%s)", "x = [%s]"]) % R)
+                    bindings[-1][2] = True
+                    p.forms["reads-sequence-print"] += 1
+                elif what < 0.16:
+                    # a comprehension's first iterable stands in the function itself
+                    w.put(ind + "x = [k for k in ")
+                    s = w.put("")[0]
+                    w.put(R)
+                    _, e = w.put(".keys()")
+                    w.put("]")
+                    w.end()
+                    p.reads.append((self.rel, seen, "whole", None, (s, e)))
+                    p.forms["reads-sequence-comp-iter"] += 1
+                elif what < 0.35:
+                    w.lineof(ind + rng.choice(SEQUENCE_COMPOUNDS))
+                    p.forms["reads-sequence-compound-read"] += 1
+                    if not self.read_stmt(ind + "    ", lambda s_=seen: (w.put(R), s_)[1], real):
+                        bindings[-1][2] = True
+                elif not self.read_stmt(ind, lambda s_=seen: (w.put(R), s_)[1], real):
+                    bindings[-1][2] = True
+        if brk == "aug":
+            w.lineof(ind + R + rng.choice([" |= {}", " += make_other()"]))
+            self.read_stmt(ind, lambda: (w.put(R), NO_RECV)[1], bindings[-1][0])
+        elif brk == "del":
+            w.lineof(ind + "del " + R)
+        elif brk == "nonlocal":
+            w.lineof(ind + "def reset_%s():" % R)
+            w.lineof(ind + "    nonlocal " + R)
+            w.lineof(ind + "    %s = None" % R)
+            w.lineof(ind + "    return None")
+        if spoil in ("nested-def", "nested-lambda", "nested-comp"):
+            key = rng.choice(sorted(self.rd.recv_pool(bindings[-1][0])) or READ_KEYS)
+            K = json.dumps(key, ensure_ascii=False)
+            if spoil == "nested-def":
+                w.lineof(ind + "def inner_%s():" % R)
+                self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], bindings[-1][0])
+                w.lineof(ind + "    return None")
+            elif spoil == "nested-lambda":
+                w.lineof(ind + "hook_%s = lambda: %s[%s]" % (R, R, K))
+            else:
+                w.lineof(ind + "x = [%s[%s] for _ in range(2)]" % (R, K))
+        for real, h, passed in bindings:
+            if real is None:
+                continue
+            if not in_seq or spoil is not None or passed:
+                self.hand_on(h)
+                p.forms["reads-sequence-passed"] += 1
+            else:
+                p.forms["reads-sequence-kept"] += 1
+
     # -- awaited calls ------------------------------------------------------
 
     def put_awaited(self, t, spell, keys=None):
@@ -3103,8 +3321,11 @@ class Consumer(ModuleWriter):
         h = self.last_h
         w.end()
         if decoy == "twice":
+            # the second binding in an `if`: R bound twice, not in sequence
+            # (both in the function's own block, R would be bound in sequence)
             t2 = self.bind("    ", self.target())
-            w.put("    %s = " % R)
+            w.lineof("    if query:")
+            w.put("        %s = " % R)
             self.put_awaited(t2, "plain")
             self.hand_on(self.last_h)
             w.end()
@@ -3125,6 +3346,9 @@ class Consumer(ModuleWriter):
             self.read_stmt("    ", put, self.peek(t), pool)
             p.forms["reads-await-receiver"] += 1
         self.bare_await_stmt("    ", t)
+        if rng.random() < 0.6:
+            # a name bound in sequence by `R = await C` statements
+            self.sequence_block("    ", self.bind("    ", self.target()), awaited=True)
         w.lineof("    return None")
         w.end()
         w.end()
@@ -3339,6 +3563,15 @@ def write_consumer(rd, rel, relative):
         c.read_stmt("    ", lambda: (w.put("r"), NO_RECV)[1], recv)
         w.lineof("    return None")
         p.forms["reads-decoy-parameter"] += 1
+        w.end()
+        w.end()
+    if rng.random() < 0.3:
+        # a name bound in sequence that is also a parameter: bound otherwise than
+        # by `R = V` statements, so no receiver, every call bound handed on
+        R = p.fresh("result")
+        w.lineof("def test_param_rebound(agent, query, %s):" % R)
+        c.sequence_block("    ", c.bind("    ", c.target()), param=R)
+        w.lineof("    return None")
         w.end()
         w.end()
     if rng.random() < 0.4:
@@ -4558,16 +4791,20 @@ def check_reads(p, texts):
 def base_handed_on(p):
     """The base program's builder calls whose results are handed on
     (docs/rules.md "**Results handed on.**"): `replies.append(C)` always;
-    `reply = C` when the function binds `reply` more than once (its only
-    bindings are those statements, and it is never loaded); `return C` and a
-    call statement never.  Each is a read of form escape (p.reads)."""
+    `return C` and a call statement never; `reply = C` never either: the
+    function's only bindings of `reply` are such statements, each standing in
+    its own block, and it is never loaded, so bound once it is a name read by
+    no load, bound more than once it is bound in sequence and no load sees
+    any binding.  Each is a read of form escape (p.reads)."""
     replies = Counter(scope for scope, lead, _, _, _ in p.base_calls if lead == "reply = ")
     for scope, lead, rel, recv, span in p.base_calls:
         if recv is None:
             continue
-        if lead == "replies.append(" or (lead == "reply = " and replies[scope] > 1):
+        if lead == "replies.append(":
             p.reads.append((rel, recv, "escape", None, span))
             p.forms["reads-handed-on-base-" + lead.strip(" =(")] += 1
+        elif lead == "reply = " and replies[scope] > 1:
+            p.forms["reads-sequence-base-reply"] += 1
 
 
 def expected_reads(p, suppressed):

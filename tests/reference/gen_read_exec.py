@@ -51,7 +51,9 @@ the shapes of docs/rules.md "Rewriting reads":
 The consumers (tests/test_*.py) call the producers with various arguments
 (dispatch constants `action="a"`, an unknown constant, a variable action,
 positional actions) as direct call reads (`f(...)["k"]`) and through a name
-bound once (`r = f(...)`), and read moved keys, keys some results lack and
+bound once (`r = f(...)`) or bound in sequence (`r2 = f(...)`, reads,
+`r2 = g(...)`, reads: each binding's reads are its own call's; as a decoy the
+second binding under `if flag:`, no receiver then), and read moved keys, keys some results lack and
 keys nobody moves in every keyed form (`r["k"]`, `.get`, `.get(k, d)`, `in`,
 `not in`, `.pop`, `.pop(k, d)`, `.setdefault`, `r["k"] = v`, `r["k"] += v`,
 `del r["k"]`), plus some whole-result, content and block reads (`dict(r)`,
@@ -716,6 +718,7 @@ class Program:
         for ci in range(self.rng.randint(2, 4)):
             cname = f"case_{ci + 1}"
             out = [f"def {cname}(n, flag, act):"]
+            prev_name = None  # the name the last name block of this case bound
             for ri in range(self.rng.randint(2, 4)):
                 target = self.rng.choice(targets)
                 if target["sig"] == "builder":
@@ -727,11 +730,25 @@ class Program:
                 info = {"producer": target["name"], "module": target["module"], "kind": target["kind"], "how": how,
                         "call": call, "reaches": target.get("reaches", [])}
                 if self.rng.random() < 0.7:
-                    rname = f"r{ri + 1}"
+                    # a name bound in sequence (docs/rules.md "**Receivers**"):
+                    # sometimes the name of the block before, bound again to
+                    # another call by a statement of the case's own block, so
+                    # each binding's reads are rewritten for its own call; as a
+                    # decoy, the new binding under `if flag:` (the name then
+                    # bound twice otherwise than in sequence: no receiver)
+                    rebound = prev_name is not None and self.rng.random() < 0.4
+                    cond = rebound and self.rng.random() < 0.15
+                    rname = prev_name if rebound else f"r{ri + 1}"
+                    prev_name = rname
                     twice = self.rng.random() < 0.05
-                    out.append(f"    {rname} = {call}")
+                    if cond:
+                        out.append("    if flag:")
+                        out.append(f"        {rname} = {call}")
+                    else:
+                        out.append(f"    {rname} = {call}")
                     if twice:
                         out.append(f"    {rname} = {call}")
+                    info = dict(info, rebound=rebound, conditional=cond)
                     spoil = self.rng.random() < 0.15
                     block = self.rng.random() < 0.3
                     reads = []

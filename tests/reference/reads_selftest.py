@@ -56,7 +56,23 @@ annotated name, a name bound twice, passed on (`print(R)`), loaded in a
 nested def, bound under `global` or returned, a direct tool call, a builder
 call, a call on an instance, a dispatcher narrowed; next to the results not
 handed on: a call statement, `return C`, every read form (of any key), a
-name bound once in a function read by read forms only, or never loaded.
+name bound once in a function read by read forms only, or never loaded;
+and the names bound in sequence (a function's name bound more than once,
+every binding a plain one-target `R = V` statement of its own block): two,
+three and four bindings to producer calls, a direct tool call, a call on an
+instance, builder calls, dispatchers narrowed, `await C` (parenthesized
+too), each load reading the keys of the binding it sees (a load in V the
+one before; loads in an `if`, a `for`, a `with`, a comprehension's first
+iterable and a nested def's default between bindings), rebindings to values
+that are no receivers, a binding no load sees, and, judged binding by
+binding, the results handed on by a load that is no read (`print(R)`,
+`check(R)`, `R = other(R)`) or, for every binding, by a load in a nested
+def, a lambda, a comprehension or before the first binding ends; next to
+the names not bound in sequence (a binding in an `if`, `while`, `for`,
+`with`, `try` or `match`; a parameter, `del`, `+=`, a walrus, a tuple, an
+annotated or chained binding, a nested `nonlocal` rebinding, `global`, a
+module's name): no receiver, every call bound handed on; a marked name bound
+in sequence is traced and still a possible receiver.
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -437,9 +453,10 @@ top = probe("m")  # @h_top
 top["rssi"]  # @m1
 
 
-def test_rebound():
+def test_rebound(a):
     r = probe("a")  # @h_r1
-    r = probe("b")  # @h_r2
+    while a:
+        r = probe("b")  # @h_r2
     r["rssi"]  # @x1
     s = probe("c")  # @h_aug
     s |= {}
@@ -1862,10 +1879,11 @@ def test_handed(agent, a, k):
     check((probe("11")))  # @h_paren
 
 
-def test_twice():
+def test_twice(a):
     result = probe("a")  # @h_twice1
     assert result["rssi"] == 1
-    result = probe("b")  # @h_twice2
+    if a:
+        result = probe("b")  # @h_twice2
     assert result["rssi"] == 1
 
 
@@ -1967,6 +1985,403 @@ HANDED_EXPECT = {
 HANDED_FORMS = {"escape": 27, "subscript": 9, "get": 2, "in": 1, "not-in": 1, "whole": 3}
 
 
+# names bound in sequence (docs/rules.md "**Receivers**", "a name `R` bound
+# **in sequence**"): a function's name bound more than once, every binding a
+# plain one-target `R = V` statement of the function's own block; a load
+# standing in the function sees the last of those statements ending before
+# it starts (a load in V the one before, a load before the end of the first
+# none), and is a receiver of its call's keys when V is a receiver call C or
+# `await C`.  Judged binding by binding for "**Results handed on.**": a
+# binding is not handed on when no load stands in a nested scope or before
+# the first statement ends and every load seeing it is a read's receiver.
+# Next to the names that are not bound in sequence (one binding in an `if`,
+# `while`, `for`, `with`, `try` or `match`; a parameter, `del`, `+=`, a
+# walrus, a tuple, an annotated or chained binding, a nested `nonlocal`
+# rebinding, `global`, a module's name): every receiver call bound is handed
+# on, no load is a receiver.
+SEQUENCE = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\\
+from strands import tool
+
+
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40}  # @probe
+
+
+def meter(q):
+    return {"status": "success", "content": [], "volts": 3}  # @meter
+
+
+@tool
+def scan(q):
+    return {"status": "success", "content": [], "hz": 5}  # @scan
+
+
+async def later(q):
+    return {"status": "success", "content": [], "eta": 3}  # @later
+
+
+def pick(action):
+    if action == "a":
+        return {"status": "success", "content": [], "alpha": 1}  # @alpha
+    return {"status": "success", "content": [], "beta": 2}  # @beta
+
+
+def _ok(text, **extra):
+    return {"status": "success", "content": [{"text": text}], **extra}
+
+
+class Station:
+    def poll(self, q):
+        return {"status": "success", "content": [], "amps": 2}  # @poll
+
+
+def other(q):
+    return q
+''',
+    "tests/test_seq.py": '''\\
+import json
+from pkg.t import probe, meter, later, pick, _ok, Station, other
+
+TOP = probe("m1")  # @h_top1
+TOP = probe("m2")  # @h_top2
+TOP["rssi"]  # @n_top
+
+
+def test_two():
+    result = probe("a")  # @s2_1
+    assert result["rssi"] == -40  # @s2_r1
+    result = meter("b")  # @s2_2
+    assert result["volts"] == 3  # @s2_r2
+    assert result["rssi"]  # @n_s2
+    dict(result)  # @s2_w2
+
+
+def test_three(agent):
+    result = probe("a")  # @s3_1
+    result.get("rssi")  # @s3_r1
+    result = agent.tool.scan(q="x")  # @s3_2
+    "hz" in result  # @s3_r2
+    result = Station().poll("c")  # @s3_3
+    result["amps"] = 1  # @s3_r3
+    json.dumps(result)  # @s3_w3
+    result = _ok("d", rows=1)  # @s3_4
+    result.pop("rows")  # @s3_r4
+    result["rssi"]  # @n_s3
+
+
+def test_builder_twice():
+    out = _ok("e", rows=1)  # @b_1
+    out["rows"]  # @b_r1
+    out = _ok("f", rows=2)  # @b_2
+    "rows" not in out  # @b_r2
+
+
+def test_in_value():
+    out = probe("a")  # @v_1
+    out = meter(out["rssi"])  # @v_2
+    out["volts"]  # @v_r2
+    out = other(out)  # @v_3
+    out["volts"]  # @n_v
+
+
+def test_non_receiver():
+    res = probe("a")  # @nr_1
+    res["rssi"]  # @nr_r1
+    res = None
+    res = other("b")
+    res["rssi"]  # @n_nr
+    res = probe("c")  # @nr_4
+    res["rssi"]  # @nr_r4
+    res = None
+    res["rssi"]  # @n_nr2
+
+
+def test_overwritten():
+    res = probe("a")  # @ow_1
+    res = probe("b")  # @ow_2
+    res["rssi"]  # @ow_r2
+
+
+def test_between(a, ctx):
+    result = probe("a")  # @bt_1
+    if a:
+        assert result["rssi"]  # @bt_r1
+    for k in range(2):
+        result.get("rssi", 0)  # @bt_r1b
+    result = meter("b")  # @bt_2
+    with ctx():
+        result["volts"]  # @bt_r2
+    x = [k for k in result.keys()]  # @bt_w2
+
+    def cb(v=result["volts"]):  # @bt_r2b
+        return v
+    return cb
+
+
+def test_dispatch():
+    r = pick(action="a")  # @d_1
+    r["alpha"]  # @d_r1
+    r["beta"]  # @n_d1
+    r = pick(action="b")  # @d_2
+    r["beta"]  # @d_r2
+    r["alpha"]  # @n_d2
+
+
+def test_print():
+    result = probe("a")  # @p_1
+    print(result)
+    result = meter("b")  # @p_2
+    result["volts"]  # @p_r2
+
+
+def test_print_read():
+    result = probe("a")  # @pr_1
+    result["rssi"]  # @pr_r1
+    check(result)
+    result = probe("b")  # @pr_2
+    result["rssi"]  # @pr_r2
+
+
+async def test_await():
+    r = await later("a")  # @a_1
+    r["eta"]  # @a_r1
+    r = await (later("b"))  # @a_2
+    check(r)
+    r = (await later("c"))  # @a_3
+    "eta" in r  # @a_r3
+    r = await other("d")
+    r["eta"]  # @n_a
+
+
+def test_nested():
+    r = probe("a")  # @x_1
+    r["rssi"]  # @x_r1
+    r = meter("b")  # @x_2
+    r["volts"]  # @x_r2
+
+    def inner():
+        return r["volts"]  # @n_x
+    return inner
+
+
+def test_lambda():
+    r = probe("a")  # @l_1
+    r = meter("b")  # @l_2
+    r["volts"]  # @l_r2
+    f = lambda: r["volts"]  # @n_l
+    [r["volts"] for _ in range(2)]  # @n_l2
+
+
+def test_early(a):
+    if a:
+        print(result["rssi"])  # @n_e
+    result = probe("a")  # @e_1
+    result["rssi"]  # @e_r1
+    result = probe("b")  # @e_2
+    result["rssi"]  # @e_r2
+
+
+def test_in_first():
+    out = probe(out["rssi"])  # @f_1
+    out = meter("b")  # @f_2
+    out["volts"]  # @f_r2
+
+
+def test_if(a):
+    result = probe("a")  # @o_if1
+    result["rssi"]  # @n_if
+    if a:
+        result = probe("b")  # @o_if2
+
+
+def test_while(a):
+    result = probe("a")  # @o_wh1
+    while a:
+        result = probe("b")  # @o_wh2
+    result["rssi"]  # @n_wh
+
+
+def test_for():
+    result = probe("a")  # @o_for1
+    for _ in range(2):
+        result = probe("b")  # @o_for2
+    result["rssi"]  # @n_for
+
+
+def test_with(ctx):
+    result = probe("a")  # @o_with1
+    with ctx():
+        result = probe("b")  # @o_with2
+    result["rssi"]  # @n_with
+
+
+def test_try():
+    result = probe("a")  # @o_try1
+    try:
+        result = probe("b")  # @o_try2
+    except ValueError:
+        pass
+    result["rssi"]  # @n_try
+
+
+def test_match(a):
+    result = probe("a")  # @o_match1
+    match a:
+        case 1:
+            result = probe("b")  # @o_match2
+    result["rssi"]  # @n_match
+
+
+def test_param(result):
+    result = probe("a")  # @o_param1
+    result["rssi"]  # @n_param
+    result = probe("b")  # @o_param2
+
+
+def test_del():
+    result = probe("a")  # @o_del1
+    result["rssi"]  # @n_del
+    result = probe("b")  # @o_del2
+    del result
+
+
+def test_aug():
+    result = probe("a")  # @o_aug1
+    result = probe("b")  # @o_aug2
+    result += other(1)
+    result["rssi"]  # @n_aug
+
+
+def test_walrus():
+    result = probe("a")  # @o_walrus1
+    (result := probe("b"))  # @o_walrus2
+    result["rssi"]  # @n_walrus
+
+
+def test_tuple():
+    result = probe("a")  # @o_tuple1
+    result, n = probe("b"), 1  # @o_tuple2
+    result["rssi"]  # @n_tuple
+
+
+def test_annotated():
+    result = probe("a")  # @o_ann1
+    result: dict = probe("b")  # @o_ann2
+    result["rssi"]  # @n_ann
+
+
+def test_chained():
+    result = probe("a")  # @o_chain1
+    alias = result = probe("b")  # @o_chain2
+    result["rssi"]  # @n_chain
+
+
+def test_nonlocal():
+    result = probe("a")  # @o_nl1
+    result = probe("b")  # @o_nl2
+    result["rssi"]  # @n_nl
+
+    def reset():
+        nonlocal result
+        result = None
+    return reset
+
+
+def test_global():
+    global G
+    G = probe("g1")  # @o_g1
+    G = probe("g2")  # @o_g2
+    G["rssi"]  # @n_g
+''',
+    "tests/test_marked.py": '''\\
+from pkg.t import probe
+
+
+def test_marked():
+    tool_result = probe("a")  # @mk_1
+    tool_result["rssi"]  # @mk_r1
+    tool_result = probe("b")  # @mk_2
+    tool_result.get("rssi")  # @mk_r2
+''',
+}
+TS = "tests/test_seq.py"
+TM = "tests/test_marked.py"
+_SEQ_HANDED_RSSI = [handed(TS, tag, 'probe("%s")' % q) for tag, q in (
+    ("h_top1", "m1"), ("h_top2", "m2"), ("p_1", "a"), ("pr_1", "a"), ("x_1", "a"),
+    ("e_1", "a"), ("e_2", "b"), ("l_1", "a"),
+    ("o_if1", "a"), ("o_if2", "b"), ("o_wh1", "a"), ("o_wh2", "b"), ("o_for1", "a"), ("o_for2", "b"),
+    ("o_with1", "a"), ("o_with2", "b"), ("o_try1", "a"), ("o_try2", "b"), ("o_match1", "a"),
+    ("o_match2", "b"), ("o_param1", "a"), ("o_param2", "b"), ("o_del1", "a"), ("o_del2", "b"),
+    ("o_aug1", "a"), ("o_aug2", "b"), ("o_walrus1", "a"), ("o_walrus2", "b"), ("o_tuple1", "a"),
+    ("o_tuple2", "b"), ("o_ann1", "a"), ("o_ann2", "b"), ("o_chain1", "a"), ("o_chain2", "b"),
+    ("o_nl1", "a"), ("o_nl2", "b"), ("o_g1", "g1"), ("o_g2", "g2"))]
+SEQUENCE_EXPECT = {
+    ("pkg/t.py", "probe", "TS001", "rssi"): _SEQ_HANDED_RSSI + [
+        # loaded in its own V, before the first binding ends: every binding handed on
+        handed(TS, "f_1", 'probe(out["rssi"])'),
+        (TS, "s2_r1", 'result["rssi"]', "subscript", "rssi"),
+        (TS, "s3_r1", 'result.get("rssi")', "get", "rssi"),
+        # a load in V sees the statement before
+        (TS, "v_2", 'out["rssi"]', "subscript", "rssi"),
+        (TS, "nr_r1", 'res["rssi"]', "subscript", "rssi"),
+        (TS, "nr_r4", 'res["rssi"]', "subscript", "rssi"),
+        (TS, "ow_r2", 'res["rssi"]', "subscript", "rssi"),
+        (TS, "bt_r1", 'result["rssi"]', "subscript", "rssi"),
+        (TS, "bt_r1b", 'result.get("rssi", 0)', "get", "rssi"),
+        (TS, "pr_r1", 'result["rssi"]', "subscript", "rssi"),
+        (TS, "pr_r2", 'result["rssi"]', "subscript", "rssi"),
+        (TS, "x_r1", 'r["rssi"]', "subscript", "rssi"),
+        # loaded before the first binding ends: every binding handed on, the
+        # loads after it still receivers
+        (TS, "e_r1", 'result["rssi"]', "subscript", "rssi"),
+        (TS, "e_r2", 'result["rssi"]', "subscript", "rssi"),
+        # a marked name bound in sequence: traced, and still a possible receiver
+        (TM, "mk_r1", 'tool_result["rssi"]', "subscript", "rssi"),
+        (TM, "mk_r2", 'tool_result.get("rssi")', "get", "rssi"),
+        (TM, "mk_r1", 'tool_result["rssi"]', "subscript", "rssi", True),
+        (TM, "mk_r2", 'tool_result.get("rssi")', "get", "rssi", True),
+    ],
+    ("pkg/t.py", "meter", "TS001", "volts"): [
+        (TS, "s2_r2", 'result["volts"]', "subscript", "volts"),
+        (TS, "s2_w2", "dict(result)", "whole", None),
+        (TS, "v_r2", 'out["volts"]', "subscript", "volts"),
+        # `out = other(out)`: the load in V passes the second binding on
+        handed(TS, "v_2", 'meter(out["rssi"])'),
+        (TS, "bt_r2", 'result["volts"]', "subscript", "volts"),
+        (TS, "bt_w2", "result.keys()", "whole", None),
+        # a nested def's default stands in the function
+        (TS, "bt_r2b", 'result["volts"]', "subscript", "volts"),
+        (TS, "p_r2", 'result["volts"]', "subscript", "volts"),
+        (TS, "x_r2", 'r["volts"]', "subscript", "volts"),
+        handed(TS, "x_2", 'meter("b")'),
+        (TS, "l_r2", 'r["volts"]', "subscript", "volts"),
+        handed(TS, "l_2", 'meter("b")'),
+        (TS, "f_r2", 'out["volts"]', "subscript", "volts"),
+        handed(TS, "f_2", 'meter("b")'),
+    ],
+    ("pkg/t.py", "scan", "TS001", "hz"): [(TS, "s3_r2", '"hz" in result', "in", "hz")],
+    ("pkg/t.py", "poll", "TS001", "amps"): [
+        (TS, "s3_r3", 'result["amps"]', "store", "amps"),
+        (TS, "s3_w3", "json.dumps(result)", "whole", None),
+    ],
+    ("tests/test_seq.py", "s3_4", "TS003", "rows"): [(TS, "s3_r4", 'result.pop("rows")', "pop", "rows")],
+    ("tests/test_seq.py", "b_1", "TS003", "rows"): [(TS, "b_r1", 'out["rows"]', "subscript", "rows")],
+    ("tests/test_seq.py", "b_2", "TS003", "rows"): [(TS, "b_r2", '"rows" not in out', "not-in", "rows")],
+    ("pkg/t.py", "alpha", "TS001", "alpha"): [(TS, "d_r1", 'r["alpha"]', "subscript", "alpha")],
+    ("pkg/t.py", "beta", "TS001", "beta"): [(TS, "d_r2", 'r["beta"]', "subscript", "beta")],
+    ("pkg/t.py", "later", "TS001", "eta"): [
+        (TS, "a_r1", 'r["eta"]', "subscript", "eta"),
+        handed(TS, "a_2", 'await (later("b"))'),
+        (TS, "a_r3", '"eta" in r', "in", "eta"),
+    ],
+}
+SEQUENCE_FORMS = {"escape": 44, "subscript": 25, "get": 4, "whole": 3, "in": 2, "store": 1, "pop": 1,
+                  "not-in": 1}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -1985,6 +2400,7 @@ CASES = [
     ("const_dispatch", CONST_DISPATCH, [], CONST_DISPATCH_EXPECT, CONST_DISPATCH_FORMS),
     ("escapes", ESCAPES, [], ESCAPES_EXPECT, ESCAPES_FORMS),
     ("handed", HANDED, [], HANDED_EXPECT, HANDED_FORMS),
+    ("sequence", SEQUENCE, [], SEQUENCE_EXPECT, SEQUENCE_FORMS),
 ]
 
 
@@ -2567,19 +2983,132 @@ def mutants(scan):
     def function_names_kept(m, bound_by, nodes, parents):
         return {(id(S), R) for S, R in bound_by.values() if S.kind == "function"}
 
-    def span_without_await(m, C, par, parents, bound_by, kept):
-        H = orig_handed(m, C, par, parents, bound_by, kept)
+    def span_without_await(m, C, par, parents, bound_by, kept, seq_kept):
+        H = orig_handed(m, C, par, parents, bound_by, kept, seq_kept)
         return C if H is not None else None
 
-    def statements_hand_on(m, C, par, parents, bound_by, kept):
-        H = orig_handed(m, C, par, parents, bound_by, kept)
+    def statements_hand_on(m, C, par, parents, bound_by, kept, seq_kept):
+        H = orig_handed(m, C, par, parents, bound_by, kept, seq_kept)
         if H is None:
             up = parents.get(id(par)) if par.__class__ is ast_.Await else par
             if up.__class__ is ast_.Expr:
                 return par if par.__class__ is ast_.Await else C
         return H
 
+    # names bound in sequence (docs/rules.md "**Receivers**", "bound **in sequence**")
+    orig_seq_names = scan.sequence_names
+    orig_seq_binding = scan.sequence_binding
+    orig_seen = scan.seen_statement
+    orig_seq_seen = scan.sequence_seen
+    orig_seq_kept = scan.sequence_kept
+    orig_stmt_call = scan.statement_call
+
+    def binding_any_depth(b, body):
+        # `R = V` nested in an `if`, a loop, a `with`, a `try`, a `match` taken too
+        st = b.stmt
+        return (b.kind == "assign" and st.__class__ is ast_.Assign and len(st.targets) == 1
+                and st.targets[0] is b.node)
+
+    def binding_any_assignment(b, body):
+        # annotated and chained assignments taken for plain ones
+        return b.kind == "assign" and id(b.stmt) in body
+
+    def names_with(keep_binding=None, scopes=("function",)):
+        """sequence_names with the bindings ``keep_binding`` rejects left out
+        (as if they were no bindings) and ``scopes`` the kinds looked at."""
+        def fn(mod):
+            out = {}
+            for S in mod.scopes:
+                if S.kind not in scopes:
+                    continue
+                body = {id(st) for st in (S.node.body if S.kind != "function"
+                                          or S.node.__class__ in scan._FUNCTION_NODES else [])}
+                for R, bs in S.owned.items():
+                    bs = [b for b in bs if keep_binding is None or keep_binding(b)]
+                    if len(bs) >= 2 and all(scan.sequence_binding(b, body) for b in bs):
+                        out[(id(S), R)] = sorted((b.stmt for b in bs), key=lambda st: (st.lineno, st.col_offset))
+            return out
+        return fn
+
+    def seen_first(stmts, node):
+        st = orig_seen(stmts, node)
+        return stmts[0] if st is not None else None
+
+    def seen_from_start(stmts, node):
+        # a statement seen from where it starts, not once it ends (a load in V sees it)
+        at = (node.lineno, node.col_offset)
+        seen = None
+        for st in stmts:
+            if (st.lineno, st.col_offset) <= at:
+                seen = st
+        return seen
+
+    def seen_before_first(stmts, node):
+        st = orig_seen(stmts, node)
+        return st if st is not None else stmts[0]
+
+    def seen_calls_only(stmts, node):
+        # statements whose value is no call skipped: the call before is seen
+        return orig_seen([st for st in stmts if orig_stmt_call(st) is not None], node)
+
+    def seen_from_nested(mod, seq, node, sc):
+        owner = scan.lookup(sc, node.id, mod.module_scope)
+        return orig_seq_seen(mod, seq, node, owner) if owner is not None else None
+
+    def nested_loads_left_out(m, seq, nodes, parents):
+        return orig_seq_kept(m, seq, [(n, p, s) for n, p, s in nodes
+                                      if not (n.__class__ is ast_.Name and n.ctx.__class__ is ast_.Load
+                                              and scan.lookup(s, n.id, m.module_scope) is not s)], parents)
+
+    def early_loads_left_out(m, seq, nodes, parents):
+        def early(n, s):
+            if n.__class__ is not ast_.Name or n.ctx.__class__ is not ast_.Load:
+                return False
+            stmts = seq.get((id(s), n.id))
+            return stmts is not None and orig_seen(stmts, n) is None
+        return orig_seq_kept(m, seq, [(n, p, s) for n, p, s in nodes if not early(n, s)], parents)
+
+    def kept_together(m, seq, nodes, parents):
+        # a name's bindings handed on together: one load passing one on passes them all on
+        kept = orig_seq_kept(m, seq, nodes, parents)
+        return {id(st) for stmts in seq.values() if all(id(x) in kept for x in stmts) for st in stmts}
+
+    def whole_reads_pass_on(m, seq, nodes, parents):
+        # only keyed and block reads keep a binding (the Verdict's exclusivity, not "a read of the forms above")
+        def keyed_reads_at(mod, E, parent, parents_):
+            return [r for r in orig_reads_at(mod, E, parent, parents_) if r[0] not in ("whole", "content")]
+        scan.reads_at = keyed_reads_at
+        try:
+            return orig_seq_kept(m, seq, nodes, parents)
+        finally:
+            scan.reads_at = orig_reads_at
+
+    def is_del(b):
+        return b.node.__class__ is ast_.Name and b.node.ctx.__class__ is ast_.Del
+
     setters = [
+        ("no names bound in sequence", "sequence_names", lambda mod: {}),
+        ("bindings at any depth in sequence", "sequence_binding", binding_any_depth),
+        ("annotated and chained bindings in sequence", "sequence_binding", binding_any_assignment),
+        ("other bindings of a name in sequence ignored", "sequence_names",
+         names_with(keep_binding=lambda b: b.kind == "assign")),
+        ("parameters ignored in sequence", "sequence_names", names_with(keep_binding=lambda b: b.kind != "param")),
+        ("del ignored in sequence", "sequence_names", names_with(keep_binding=lambda b: not is_del(b))),
+        ("module names in sequence", "sequence_names", names_with(scopes=("function", "module"))),
+        ("the first binding seen by every load", "seen_statement", seen_first),
+        ("a load in V sees its own statement", "seen_statement", seen_from_start),
+        ("a load before the first binding sees it", "seen_statement", seen_before_first),
+        ("statements without a call not seen", "seen_statement", seen_calls_only),
+        ("awaited values not followed in sequence", "statement_call",
+         lambda st: st.value if st.value.__class__ is ast_.Call else None),
+        ("nested loads read in sequence", "sequence_seen", seen_from_nested),
+        ("nested loads hand nothing on in sequence", "sequence_kept", nested_loads_left_out),
+        ("loads before the first binding hand nothing on", "sequence_kept", early_loads_left_out),
+        ("a name's bindings handed on together", "sequence_kept", kept_together),
+        ("whole reads hand a binding on", "sequence_kept", whole_reads_pass_on),
+        ("every binding in sequence kept", "sequence_kept",
+         lambda m, seq, nodes, parents: {id(st) for stmts in seq.values() for st in stmts}),
+        ("no binding in sequence kept", "sequence_kept", lambda m, seq, nodes, parents: set()),
         ("no results handed on", "handed_on_reads", lambda *a: None),
         ("every receiver name bound once kept", "kept_names", any_name_kept),
         ("receiver names in functions kept whatever their loads", "kept_names", function_names_kept),
@@ -2677,7 +3206,10 @@ def mutants(scan):
                  "excluded": orig_excluded, "narrowed_keys": orig_narrowed,
                  "escaping_producers": orig_escaping, "escape_origins": orig_esc_origins,
                  "escape_target": orig_esc_target, "is_value_use": orig_value_use, "escape_reads": orig_esc_reads,
-                 "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads}
+                 "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads,
+                 "sequence_names": orig_seq_names, "sequence_binding": orig_seq_binding,
+                 "seen_statement": orig_seen, "sequence_seen": orig_seq_seen, "sequence_kept": orig_seq_kept,
+                 "statement_call": orig_stmt_call}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

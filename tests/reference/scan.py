@@ -89,8 +89,10 @@ always false; possible true for a possible read, a keyed read on a result the
 SDK hands on that no producer is traced to, in a file holding a marker and a
 quoted moved key; escape for a use as a value of a producer that is no tool,
 or of a tool called through a wrapper, `W(tool)(...)`, and for a receiver
-call whose result is handed on: not read where it stands, dropped, returned
-or bound once to a function's name read by read forms only),
+call whose result is handed on: not read where it stands, dropped, returned,
+bound once to a function's name read by read forms only, or bound to a
+function's name bound in sequence whose loads that see it are read forms
+only, none in a nested scope or before the first binding ends),
 sorted by path and position.  Every file of each project is taken as
 given: all its findings are origins.  With --stats the count of distinct reads is "reads".  The readings
 chosen where the rules leave a choice are listed at the "--reads" section
@@ -1433,6 +1435,53 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    K(...)` binds no instance name and `(await K(...)).m(...)` is no call on
 #    an instance (the paragraph names the receiver calls only).
 #
+# Names bound in sequence (the receiver paragraph "a name `R` bound **in
+# sequence**"): a function's scope S owning R binds it more than once, every
+# binding being a plain `R = V` statement of the function's own block; a
+# load of R standing in S itself is then a receiver of C's keys when the last
+# of those statements ending before the load starts has `V` a receiver call
+# C or `await C`.  Readings chosen (the conservative one where the text leaves
+# a choice):
+#  * "every binding of R that resolves to S" is every binding S owns (as
+#    ScopeBuilder assigns them, a nested scope's `nonlocal R` binding
+#    included, which stands in no statement of S's block): each must be an
+#    ast.Assign with exactly one target, that target the name itself, the
+#    statement one of the def's `body` list (so not in an `if`, a loop, a
+#    `with`, a `try`, a `match`, a nested def).  A parameter, `R: T = V`,
+#    `a = R = V`, `R, x = V`, `R += V`, `R |= V`, `(R := V)`, `for R in`,
+#    `with ... as R`, `except ... as R`, `import R`, `def R`, a capture
+#    pattern and `del R` are bindings that are no such statement (`del R`
+#    counts as a binding, as for "**Results handed on.**": Python makes the
+#    name local for it), so the name is not bound in sequence and the rules
+#    of a name bound twice apply: no receiver, every call bound handed on;
+#  * "a function's scope": a `def` / `async def` (a lambda has no
+#    statements); a module or class body never;
+#  * "ends before the load starts": the statement's end position (ast's
+#    end_lineno / end_col_offset, end exclusive) at or before the load's start
+#    (lineno / col_offset); so a load in V (or anywhere inside statement i)
+#    sees statement i - 1, a load in a compound statement between two
+#    bindings sees the earlier one, a load before the end of the first sees
+#    none (no receiver);
+#  * "the load standing in S itself": as for every other read, the name node
+#    stands in S's own scope (a comprehension's first iterable, a nested
+#    def's defaults, annotations and decorators, a lambda's defaults do;
+#    bodies of nested defs, lambdas, class bodies and the rest of a
+#    comprehension do not);
+#  * a statement whose V is no receiver call (`R = None`, `R = other(...)`,
+#    `R = R2`) gives its loads no receiver; the rest of the sequence is not
+#    affected;
+#  * the existing rules are unchanged: a marked name (`tool_result`) bound in
+#    sequence stays a possible receiver (the exclusion is of a name bound
+#    "exactly once"), so its keyed reads are listed twice, traced and
+#    possible; instance names `N = K()` are still bound exactly once.
+#  * results handed on: a binding `R = H` of a name bound in sequence is not
+#    handed on when no load of R resolving to S stands in a nested scope or
+#    before the end of the first statement (such a load hands on every
+#    binding of R), and every load of R standing in S that sees this
+#    statement is the receiver of a read of a form above (of any key, as for
+#    a name bound once).  A binding no load sees is not handed on.  Only
+#    ast.Name loads are references, as for a name bound once.
+
 # Calls on an instance ("**Calls on an instance**"), for receivers only (a
 # producer's `return K().m()` is no case 4).  Readings chosen:
 #  * "that the rules above do not resolve": the callee does not resolve as a
@@ -1583,7 +1632,9 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 # for H where it stands), the value of an ast.Expr or an ast.Return, or the
 # value of `R = H` binding a receiver name R (R bound once, by this
 # assignment, by the scope owning it) when that scope is a function's and
-# every load of R resolving to it stands in it and is the receiver of a read.
+# every load of R resolving to it stands in it and is the receiver of a read,
+# or the value of one of the statements binding a name R in sequence (see
+# "Names bound in sequence" above: judged binding by binding, sequence_kept).
 # Readings chosen:
 #  * "the receiver of a read of one of the forms above" is the form written,
 #    whatever the key: `C["status"]`, `C.get("other")`, `"x" in C` with a key
@@ -1593,7 +1644,8 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    on;
 #  * `del R`, `R += x`, `R |= x`, `for R in`, a walrus or a nested
 #    `nonlocal R` rebinding R are bindings: R is bound twice, no receiver,
-#    so handed on; `global R` in the function makes the module own R (handed
+#    so handed on (and not bound in sequence either: every `R = C` of it is
+#    handed on); `global R` in the function makes the module own R (handed
 #    on); a `global` / `nonlocal` declaration without a load is no reference;
 #    only ast.Name loads are references (the assignment's own target aside);
 #  * a name never loaded (`unused = C` in a function) is not handed on ("every
@@ -1879,6 +1931,70 @@ def bound_once_to_call(mod, sc, name):
     plain assignment ``R = C`` or ``R = await C`` with one target and ``C`` a call?"""
     b = sole_binding(mod, sc, name)
     return b is not None and assigned_call(b) is not None
+
+
+def statement_call(st):
+    """The call ``C`` when the assignment statement ``st`` is ``R = C`` or
+    ``R = await C`` (parentheses seen through, as ast does), else None."""
+    v = st.value
+    if v.__class__ is ast.Call:
+        return v
+    return awaited_call(v)
+
+
+def sequence_binding(b, body):
+    """Is binding ``b`` a plain assignment statement ``R = V`` with one target
+    (not annotated, not chained, not a tuple) standing directly in a
+    function's block (``body``: the ids of its statements)?"""
+    st = b.stmt
+    return (b.kind == "assign" and st.__class__ is ast.Assign and len(st.targets) == 1
+            and st.targets[0] is b.node and id(st) in body)
+
+
+def sequence_names(mod):
+    """{(id(S), R): [statements R = V in source order]} of the names bound in
+    sequence in module ``mod`` (docs/rules.md "**Receivers**": a function's
+    scope S owning R binds it more than once, every binding a plain one-target
+    ``R = V`` statement of the function's own block)."""
+    cached = getattr(mod, "_sequence", None)
+    if cached is not None:
+        return cached
+    out = {}
+    for S in mod.scopes:
+        if S.kind != "function" or S.node.__class__ not in _FUNCTION_NODES:
+            continue
+        body = None
+        for R, bs in S.owned.items():
+            if len(bs) < 2:
+                continue
+            if body is None:
+                body = {id(st) for st in S.node.body}
+            if all(sequence_binding(b, body) for b in bs):
+                out[(id(S), R)] = sorted((b.stmt for b in bs), key=lambda st: (st.lineno, st.col_offset))
+    mod._sequence = out
+    return out
+
+
+def seen_statement(stmts, node):
+    """The statement of ``stmts`` (a name's bindings in sequence, in order)
+    whose value a load ``node`` sees: the last one that ends before the load
+    starts; None before the end of the first."""
+    at = (node.lineno, node.col_offset)
+    seen = None
+    for st in stmts:
+        if (st.end_lineno, st.end_col_offset) <= at:
+            seen = st
+        else:
+            break
+    return seen
+
+
+def sequence_seen(mod, seq, node, sc):
+    """The statement whose value the load ``node`` of a name, standing in
+    scope ``sc``, sees when ``sc`` binds the name in sequence (``seq``,
+    sequence_names); None otherwise, or before the first one ends."""
+    stmts = seq.get((id(sc), node.id))
+    return seen_statement(stmts, node) if stmts is not None else None
 
 
 def tool_result_index(mod, node):
@@ -2279,6 +2395,8 @@ def project_reads(proj, reads_of):
                 if C is not None and id(C) in recv:
                     names[(id(S), R)] = recv[id(C)]
                     bound_by[id(C)] = (S, R)
+        # names bound in sequence: a load standing in S sees one statement
+        seq = sequence_names(m)
         nodes = module_nodes(m)
         parents = {id(n): p for n, p, _ in nodes}
         handed_on_reads(m, recv, bound_by, nodes, parents, by_origin, reads_of)
@@ -2293,6 +2411,10 @@ def project_reads(proj, reads_of):
                 k = recv.get(id(C)) if C is not None else None
             elif cls is ast.Name and node.ctx.__class__ is ast.Load:
                 k = names.get((id(sc), node.id))
+                if k is None and seq:
+                    st = sequence_seen(m, seq, node, sc)
+                    C = statement_call(st) if st is not None else None
+                    k = recv.get(id(C)) if C is not None else None
             else:
                 continue
             if not k or par is None:
@@ -2333,10 +2455,47 @@ def kept_names(m, bound_by, nodes, parents):
     return {k for k, v in ok.items() if v}
 
 
-def handed_on(m, C, par, parents, bound_by, kept):
+def sequence_kept(m, seq, nodes, parents):
+    """{id(statement)} of the bindings ``R = V`` of the names bound in
+    sequence (``seq``, sequence_names) whose value is not handed on
+    (docs/rules.md "**Results handed on.**"): no load of R resolving to S
+    stands in a nested scope or before the end of the first statement, and
+    every load standing in S that sees this statement is the receiver of a
+    read."""
+    if not seq:
+        return set()
+    wanted = {R for _, R in seq}
+    spoiled = set()  # (id(S), R): every binding handed on
+    passed = set()   # id(statement): a load seeing it is no read's receiver
+    for node, par, sc in nodes:
+        if node.__class__ is not ast.Name or node.id not in wanted or node.ctx.__class__ is not ast.Load:
+            continue
+        owner = lookup(sc, node.id, m.module_scope)
+        if owner is None:
+            continue
+        key = (id(owner), node.id)
+        stmts = seq.get(key)
+        if stmts is None or key in spoiled:
+            continue
+        if owner is not sc:
+            spoiled.add(key)  # loaded in a nested scope
+            continue
+        st = seen_statement(stmts, node)
+        if st is None:
+            spoiled.add(key)  # loaded before the end of the first statement
+            continue
+        if par is None or not reads_at(m, node, par, parents):
+            passed.add(id(st))
+    return {id(st) for key, stmts in seq.items() if key not in spoiled
+            for st in stmts if id(st) not in passed}
+
+
+def handed_on(m, C, par, parents, bound_by, kept, seq_kept):
     """The expression ``H`` (``await C`` when the receiver call ``C``, its
     parent ``par``, is awaited, else ``C``) when the result is handed on,
-    else None (docs/rules.md "**Results handed on.**")."""
+    else None (docs/rules.md "**Results handed on.**").  ``kept``: the names
+    bound once whose value is not handed on; ``seq_kept``: the statements
+    binding names in sequence whose value is not."""
     H = C
     if par.__class__ is ast.Await and par.value is C:
         H = par
@@ -2352,6 +2511,8 @@ def handed_on(m, C, par, parents, bound_by, kept):
         b = bound_by.get(id(C))
         if b is not None and (id(b[0]), b[1]) in kept:
             return None
+        if id(par) in seq_kept:
+            return None  # a binding of a name bound in sequence, read only
     return H
 
 
@@ -2361,13 +2522,14 @@ def handed_on_reads(m, recv, bound_by, nodes, parents, by_origin, reads_of):
     form ``escape`` (no key), span ``H`` as written (parentheses around it not
     included), for every finding of every origin of the receiver."""
     kept = kept_names(m, bound_by, nodes, parents)
+    seq_kept = sequence_kept(m, sequence_names(m), nodes, parents)
     for node, par, _ in nodes:
         if node.__class__ is not ast.Call:
             continue
         k = recv.get(id(node))
         if not k:
             continue
-        H = handed_on(m, node, par, parents, bound_by, kept)
+        H = handed_on(m, node, par, parents, bound_by, kept, seq_kept)
         if H is None:
             continue
         rec = read_record(m, H, "escape", None, False)
