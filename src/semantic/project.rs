@@ -1555,7 +1555,9 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
         "call" => class_of(object)?,
         "identifier" => {
             let n = &src[object.byte_range()];
-            if matches!(n, "self" | "cls") {
+            // A name in an annotation is not followed (`docs/rules.md`,
+            // "Annotations").
+            if matches!(n, "self" | "cls") || crate::syntax::tree::in_annotation(object) {
                 return None;
             }
             let here = model.scope_at(object.start_byte());

@@ -193,6 +193,11 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         // `await C` (parentheses seen through) is what an async producer
         // returns: its reads are the call's.
         let (held, holder) = held_in(node, ancestors);
+        // Nothing in an annotation is read: what it holds is handed on.
+        if ancestors.iter().any(|a| a.kind_name() == "type") {
+            out.push(CallReads { call: node.byte_range(), reads: vec![escape_at(held)], exclusive: false });
+            return;
+        }
         // Dropped, or followed through `return` chains.
         if holder.is_some_and(|h| matches!(h.kind_name(), "expression_statement" | "return_statement")) {
             return;
@@ -212,20 +217,18 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         }
         if handed_on {
             exclusive = false;
-            let range = held.byte_range();
-            reads.push(Read {
-                form: ReadForm::Escape,
-                key: None,
-                range: range.clone(),
-                receiver: range,
-                quote: '"',
-                block: None,
-            });
+            reads.push(escape_at(held));
         }
         reads.sort_by_key(|r| (r.range.start, r.range.end));
         out.push(CallReads { call: node.byte_range(), reads, exclusive });
     });
     out
+}
+
+/// The `escape` read of a result `held` (a call, or `await` of one) hands on.
+fn escape_at(held: Node<'_>) -> Read {
+    let range = held.byte_range();
+    Read { form: ReadForm::Escape, key: None, range: range.clone(), receiver: range, quote: '"', block: None }
 }
 
 /// What `call`'s result is, `await call` when it is awaited (parentheses
@@ -363,6 +366,10 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
         "subscript" if tool_result_index(node) => keyed(node),
         _ => {}
     });
+    // Nothing in an annotation is read.
+    out.retain(|r| {
+        !root.descendant_for_byte_range(r.range.start, r.range.end).is_some_and(syntax::tree::in_annotation)
+    });
     out.sort_by_key(|r| (r.range.start, r.range.end));
     out.dedup();
     out
@@ -446,13 +453,14 @@ fn name_reads(
     // A name of a module or a class body can be read from elsewhere.
     let mut handed_on = model.scopes[scope].kind != ScopeKind::Function;
     for r in owned.get(&(scope, name)).into_iter().flatten() {
-        // A use in a nested scope may run at any time; one before the
-        // first binding's statement ends sees none of them.
-        if r.scope == scope && r.at.start >= first_end && !sees.contains(&r.at.start) {
+        let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
+        // A use in a nested scope (or an annotation) may run at any time;
+        // one before the first binding's statement ends sees none of them.
+        let here = r.scope == scope && r.at.start >= first_end && !node.is_some_and(syntax::tree::in_annotation);
+        if here && !sees.contains(&r.at.start) {
             continue;
         }
-        let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
-        let read = node.filter(|_| r.scope == scope && r.at.start >= first_end).and_then(|n| read_of(n, src));
+        let read = node.filter(|_| here).and_then(|n| read_of(n, src));
         match read {
             Some(read) => {
                 exclusive &= read.key.is_some() || read.form == ReadForm::Block;
@@ -878,6 +886,25 @@ def t():
             let got = reads(src);
             assert_eq!(got.iter().filter(|r| r.starts_with("escape")).count(), 2, "{src}: {got:?}");
         }
+    }
+
+    #[test]
+    fn nothing_in_an_annotation_is_read() {
+        // A name loaded in one hands its result on; a call in one is handed
+        // on; defaults are read where they are written.
+        let src = "\
+def t():
+    r = f()
+    def g(x: r.get('a'), y=r.get('b')) -> r['c']:
+        pass
+    s = f()
+    z: s['d'] = 1
+    def h(x: f()['e']):
+        pass
+";
+        assert_eq!(reads(src), ["escape - f()", "get b r.get('b')", "escape - f()", "escape - f()"]);
+        let src = "def t(tool_result):\n    def g(x: tool_result.get('k')): pass\n    tool_result.get('j')\n";
+        assert_eq!(possible(src), ["get j tool_result.get('j')"]);
     }
 
     #[test]

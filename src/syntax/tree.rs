@@ -218,6 +218,24 @@ pub fn holds_statements(kind: &str) -> bool {
         || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement")
 }
 
+/// Whether `node` stands in an annotation (`docs/rules.md`, "Annotations"):
+/// a parameter's, a return's or a variable's, a `type X = ...` statement's
+/// value or a type parameter's bound, which tree-sitter all writes as a
+/// `type` node. Python may evaluate one where it is written, later, or
+/// never.
+pub fn in_annotation(node: Node<'_>) -> bool {
+    let mut up = Some(node);
+    while let Some(n) = up {
+        match n.kind_name() {
+            "type" => return true,
+            // Statements hold annotations, never the other way round.
+            "block" | "module" => return false,
+            _ => up = n.parent(),
+        }
+    }
+    false
+}
+
 /// Whether `node` is written to: an assignment's or `for`'s target (inside
 /// an unpacking too), an augmented assignment's, or a `del`'s.
 pub fn is_target(mut node: Node<'_>) -> bool {
