@@ -1555,9 +1555,7 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
         "call" => class_of(object)?,
         "identifier" => {
             let n = &src[object.byte_range()];
-            // A name in an annotation is not followed (`docs/rules.md`,
-            // "Annotations").
-            if matches!(n, "self" | "cls") || crate::syntax::tree::in_annotation(object) {
+            if matches!(n, "self" | "cls") {
                 return None;
             }
             let here = model.scope_at(object.start_byte());
@@ -1572,7 +1570,13 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
             }
             let value =
                 super::plain_assigned_value(root, &model.bindings[*only]).filter(|v| v.kind_name() == "call")?;
-            class_of(value)?
+            let class = class_of(value)?;
+            // A name in an annotation is not followed (`docs/rules.md`,
+            // "Annotations").
+            if crate::syntax::tree::in_annotation(root, object.start_byte()) {
+                return None;
+            }
+            class
         }
         _ => return None,
     };

@@ -193,11 +193,6 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         // `await C` (parentheses seen through) is what an async producer
         // returns: its reads are the call's.
         let (held, holder) = held_in(node, ancestors);
-        // Nothing in an annotation is read: what it holds is handed on.
-        if ancestors.iter().any(|a| a.kind_name() == "type") {
-            out.push(CallReads { call: node.byte_range(), reads: vec![escape_at(held)], exclusive: false });
-            return;
-        }
         // Dropped, or followed through `return` chains.
         if holder.is_some_and(|h| matches!(h.kind_name(), "expression_statement" | "return_statement")) {
             return;
@@ -205,7 +200,9 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         let mut reads: Vec<Read> = Vec::new();
         let mut exclusive = true;
         let mut handed_on = true;
-        if may_be_read(ancestors, src) {
+        // Nothing in an annotation is read: what it holds is handed on
+        // (a call standing elsewhere in one is handed on below).
+        if may_be_read(ancestors, src) && !ancestors.iter().any(|a| a.kind_name() == "type") {
             reads.extend(read_of(held, src));
             handed_on = reads.is_empty();
             if let Some(name) = bound_name(held) {
@@ -367,9 +364,7 @@ pub fn possible_reads<'t>(root: Node<'t>, src: &str, model: &SemanticModel) -> V
         _ => {}
     });
     // Nothing in an annotation is read.
-    out.retain(|r| {
-        !root.descendant_for_byte_range(r.range.start, r.range.end).is_some_and(syntax::tree::in_annotation)
-    });
+    out.retain(|r| !syntax::tree::in_annotation(root, r.range.start));
     out.sort_by_key(|r| (r.range.start, r.range.end));
     out.dedup();
     out
@@ -449,14 +444,18 @@ fn name_reads(
         }
     };
     let mut reads = Vec::new();
-    let mut exclusive = true;
-    // A name of a module or a class body can be read from elsewhere.
-    let mut handed_on = model.scopes[scope].kind != ScopeKind::Function;
+    // A name of a module or a class body can be read from elsewhere; code
+    // tree-sitter cannot read (an annotation beyond its grammar,
+    // `x: r["content"][0]`) may hold uses the model does not see.
+    let range = &model.scopes[scope].range;
+    let unread = root.descendant_for_byte_range(range.start, range.end).is_none_or(|n| names_in_errors(n, src, name));
+    let mut handed_on = model.scopes[scope].kind != ScopeKind::Function || unread;
+    let mut exclusive = !handed_on;
     for r in owned.get(&(scope, name)).into_iter().flatten() {
         let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
         // A use in a nested scope (or an annotation) may run at any time;
         // one before the first binding's statement ends sees none of them.
-        let here = r.scope == scope && r.at.start >= first_end && !node.is_some_and(syntax::tree::in_annotation);
+        let here = r.scope == scope && r.at.start >= first_end && !syntax::tree::in_annotation(root, r.at.start);
         if here && !sees.contains(&r.at.start) {
             continue;
         }
@@ -473,6 +472,24 @@ fn name_reads(
         }
     }
     NameReads { reads, exclusive, handed_on }
+}
+
+/// Whether a part of `node` that tree-sitter could not read (an `ERROR`
+/// node) names `name`: a use the model does not see may stand there.
+fn names_in_errors(node: Node<'_>, src: &str, name: &str) -> bool {
+    // Without recursion: a deeply nested tree must not overflow the stack.
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if !n.has_error() {
+            continue;
+        }
+        if n.is_error() && syntax::holds_word(&src[n.byte_range()], name) {
+            return true;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    false
 }
 
 /// For a name bound more than once in the function scope `scope` (its
@@ -882,6 +899,7 @@ def t():
             "def t():\n    r['z']\n    r = f()\n    r['a']\n    r = f()\n    r['b']\n",
             "def t():\n    r = f()\n    r['a']\n    r: dict = f()\n    r['b']\n",
             "def t():\n    r = f()\n    r = f()\n    r['a']\n    def g():\n        nonlocal r\n        r = None\n",
+            "def t():\n    r = f()\n    r['a']\n    r = f()\n    def g() -> r.get('b'): pass\n",
         ] {
             let got = reads(src);
             assert_eq!(got.iter().filter(|r| r.starts_with("escape")).count(), 2, "{src}: {got:?}");
@@ -903,6 +921,10 @@ def t():
         pass
 ";
         assert_eq!(reads(src), ["escape - f()", "get b r.get('b')", "escape - f()", "escape - f()"]);
+        // Where tree-sitter cannot read an annotation, uses may hide: the
+        // result is handed on.
+        assert_eq!(reads("def t():\n    r = f()\n    z: r['content'][0] = 1\n"), ["escape - f()"]);
+        assert_eq!(reads("def t():\n    r = f()\n    def g[T: r.get('a')](): pass\n"), ["escape - f()"]);
         let src = "def t(tool_result):\n    def g(x: tool_result.get('k')): pass\n    tool_result.get('j')\n";
         assert_eq!(possible(src), ["get j tool_result.get('j')"]);
     }

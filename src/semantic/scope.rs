@@ -251,6 +251,8 @@ impl SemanticModel {
                     self.parameters(params, scope, inner, src, cursor, next);
                 }
                 next.extend(field("return_type").map(|t| Visit::Use(t, scope)));
+                // `def f[T: bound]()`: the bounds are annotations, loads there.
+                next.extend(field("type_parameters").map(|t| Visit::Use(t, scope)));
                 next.extend(field("body").map(|b| Visit::Use(b, inner)));
             }
             "lambda" => {

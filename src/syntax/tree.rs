@@ -218,19 +218,21 @@ pub fn holds_statements(kind: &str) -> bool {
         || (kind.ends_with("_statement") && kind != "expression_statement" && kind != "return_statement")
 }
 
-/// Whether `node` stands in an annotation (`docs/rules.md`, "Annotations"):
-/// a parameter's, a return's or a variable's, a `type X = ...` statement's
-/// value or a type parameter's bound, which tree-sitter all writes as a
-/// `type` node. Python may evaluate one where it is written, later, or
-/// never.
-pub fn in_annotation(node: Node<'_>) -> bool {
-    let mut up = Some(node);
-    while let Some(n) = up {
-        match n.kind_name() {
-            "type" => return true,
-            // Statements hold annotations, never the other way round.
-            "block" | "module" => return false,
-            _ => up = n.parent(),
+/// Whether the byte `at` of the tree under `root` stands in an annotation
+/// (`docs/rules.md`, "Annotations"): a parameter's, a return's or a
+/// variable's, a `type X = ...` statement's value or a type parameter's
+/// bound, which tree-sitter all writes as a `type` node. Python may
+/// evaluate one where it is written, later, or never. One walk down from
+/// the root (`Node::parent` walks down from the root at each step).
+pub fn in_annotation(root: Node<'_>, at: usize) -> bool {
+    let mut cursor = root.walk();
+    while cursor.goto_first_child_for_byte(at).is_some() {
+        let node = cursor.node();
+        if node.start_byte() > at {
+            return false;
+        }
+        if node.kind_name() == "type" {
+            return true;
         }
     }
     false

@@ -77,7 +77,29 @@ binding by binding; next to names whose sequence is broken (a binding in an
 `if`, `while`, `for`, `with`, `try` or `match`, annotated, chained, a tuple,
 a walrus, `R |= ...` / `R += ...`, `del R`, a nested `nonlocal R`,
 `global R`, a parameter R) or spoiled (a load in a nested def, lambda or
-comprehension, or before the first binding)), and checks that every read form (the reads of the content
+comprehension, in an annotation (a nested def's, a variable's), or before
+the first binding), some reads in a nested def's default (it sees the
+binding before); annotations, docs/rules.md "**Annotations.**" (nothing in
+one is read), see Consumer.where_block: a name bound once loaded in a
+nested def's parameter (positional-only, positional, keyword-only, `*args`,
+`**kwargs`) or return annotations, an `async def`'s too, or in a variable's
+annotation in the function (`y: A = v`, `y: A`, in an `if`), in every read
+form or passed on (a scope nested in the function: no read, the call handed
+on), next to its loads in what stands in the function (a def's defaults,
+beside an annotation of the same parameter too, and decorators, a lambda's
+defaults, a class's bases and keywords, an annotated assignment's value:
+reads, the call handed on only when one passes R on); a module's name
+loaded in a module's variable annotation (no read); receiver calls written
+in annotations, Consumer.annotation_call_block (a nested def's parameter or
+return, a variable's, in a function, a module, a class body, `await C` in
+an `async def`), held by every read form, passed on, bare or in a
+comprehension: handed on, no read (`ST.m(...)` on an instance name: no
+receiver there); uses as values of producers in annotations
+(EscapeWriter.put_annotation: escapes, `N.m` none); and, in the front ends,
+a marked name or attribute, `X["toolResult"]`, an annotated parameter, a
+hook event or an alias read in an annotation (a nested def's, a
+variable's: no possible read) or in a default or an annotated assignment's
+value (one)), and checks that every read form (the reads of the content
 list, `block` and `content`, and `escape` among them), receiver kind (the
 possible receivers and the escape targets among them), escape use and decoy
 is in the corpus.
@@ -1772,7 +1794,7 @@ SEQUENCE_BREAKS = ["if", "while", "for", "with", "try", "match", "annotated", "c
                    "aug", "del", "nonlocal", "global"]
 # what keeps the sequence but hands every binding on: a load in a nested
 # scope, or before the first binding ends
-SEQUENCE_SPOILS = ["nested-def", "nested-lambda", "nested-comp", "early"]
+SEQUENCE_SPOILS = ["nested-def", "nested-lambda", "nested-comp", "nested-annotation", "early"]
 # the values of the bindings: a receiver call; a value that is none; a value
 # loading R (seeing the binding before): as a read's receiver, passed on, or
 # read in the argument of a receiver call
@@ -1780,6 +1802,28 @@ SEQUENCE_VALUES = ["call", "other", "value-read", "value-pass", "value-call"]
 # compound statements the reads between bindings may stand in (still in the
 # function's own scope: they see the binding before)
 SEQUENCE_COMPOUNDS = ["if query:", "for _ in range(1):", "with make_ctx():", "while query:"]
+# annotations (docs/rules.md "**Annotations.**", Consumer.where_block): a
+# def's parameter and return annotations and a variable's stand in a scope
+# nested in the function (a load of R there is no receiver, and hands every
+# call bound to R on); its defaults and decorators, a lambda's defaults, a
+# class's bases and keywords and an annotated assignment's value stand in
+# the function (a read there is one, a load that is no read's receiver
+# passes R on)
+WHERE_ANNOTATIONS = ["posonly", "pos", "vararg", "kwonly", "kwarg", "return"]
+# a variable's annotation in the function (`y: A = v`, `y: A`, in an `if`):
+# an annotation too (docs/rules.md "**Annotations.**")
+WHERE_VARIABLES = ["variable", "variable-bare", "variable-if"]
+WHERE_IN_S = ["default", "kwdefault", "decorator", "lambda-default", "class-base", "class-keyword",
+              "annassign-value"]
+# a receiver call written in an annotation (Consumer.annotation_call_block):
+# handed on whatever holds it, no read; where it stands and what holds it
+ANNOTATION_CALL_PLACES = ["pos", "kwonly", "vararg", "return", "variable", "variable-bare", "variable-if"]
+ANNOTATION_CALL_OUTER_PLACES = ["pos", "return", "variable", "variable-bare"]
+ANNOTATION_CALL_HOLDERS = ["subscript", "get", "in", "bare", "whole-dict", "whole-eq", "content", "block",
+                           "passed", "comp"]
+# the expressions loading R written there: a read form, or R passed on
+WHERE_EXPRS = ["subscript", "subscript", "get", "pop", "in", "not-in", "whole-dict", "whole-keys", "whole-eq",
+               "whole-json", "content", "block", "no-read"]
 RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance-call", "instance-name-call",
                   "name:producer-call", "name:builder-call", "name:direct-tool-call", "name:instance-call",
                   "name:instance-name-call",
@@ -1787,14 +1831,23 @@ RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance
                   "seq:producer-call", "seq:builder-call", "seq:direct-tool-call", "seq:instance-call",
                   "seq:instance-name-call", "seq:await:producer-call"]
 # constructs the corpus must hold (verify checks each is written at least once)
-READ_DECOYS = (["reads-block-" + k for k in ("sequence", "annotated", "chained", "tuple", "walrus", "for", "aug",
+READ_DECOYS = (["reads-block-" + k for k in ("sequence", "where", "annotation-call", "annotated", "chained", "tuple", "walrus", "for", "aug",
                                              "deleted", "nested-def", "nested-lambda", "nested-comp",
                                              "nested-class", "comp-iter", "comp-second-iter")]
                + ["reads-sequence-" + k for k in (["in-sequence", "param", "await", "bindings-2", "bindings-3",
                                                    "bindings-4", "kept", "passed", "compound-read", "comp-iter",
-                                                   "print", "spoiled"]
+                                                   "print", "spoiled", "default-read"]
                                                   + SEQUENCE_BREAKS + SEQUENCE_SPOILS + SEQUENCE_VALUES)]
                + ["reads-sequence-break-at-" + k for k in ("first", "later")]
+               + ["reads-sequence-nested-annotation-" + k for k in ("param", "return", "variable")]
+               + ["reads-where-annotation-" + k for k in WHERE_ANNOTATIONS + WHERE_VARIABLES
+                                                  + ["async", "default-beside", "value-beside"]]
+               + ["reads-annotation-call-" + k for k in ANNOTATION_CALL_PLACES + [
+                   "module", "class", "awaited", "instance-name"]]
+               + ["reads-annotation-holder-" + k for k in ANNOTATION_CALL_HOLDERS]
+               + ["reads-module-annotation"]
+               + ["reads-where-" + k for k in WHERE_IN_S + ["annotated", "in-s", "passed", "kept"]]
+               + ["reads-where-expr-" + k for k in WHERE_EXPRS]
                + ["reads-decoy-" + k for k in ("key-not-moved", "parameter", "shadowed", "module-rebound",
                                                 "dp-only-keyword")]
                + ["reads-await-" + k for k in ("name", "receiver", "bare", "operand-subscript")]
@@ -2974,13 +3027,19 @@ class Consumer(ModuleWriter):
         if rng.random() < 0.12:
             self.handed_block(ind, t)
             return
-        kind = rng.choice(["inline"] * 4 + ["name"] * 6 + ["sequence"] * 3 + [
+        kind = rng.choice(["inline"] * 4 + ["name"] * 6 + ["sequence"] * 3 + ["where"] * 2 + ["annotation-call"] + [
             "annotated", "chained", "tuple", "walrus", "for", "aug", "deleted", "nested-def",
             "nested-lambda", "nested-comp", "nested-class", "comp-iter", "comp-second-iter"])
         p.forms["reads-block-" + kind] += 1
         p.forms["reads-target-" + t.label] += 1
         if kind == "sequence":
             self.sequence_block(ind, t)
+            return
+        if kind == "where":
+            self.where_block(ind, t)
+            return
+        if kind == "annotation-call":
+            self.annotation_call_block(ind, t)
             return
         n = rng.randint(1, 3)
         if kind == "inline":
@@ -3092,6 +3151,265 @@ class Consumer(ModuleWriter):
             p.forms["reads-handed-on-name-passed"] += 1
         if kind == "deleted":
             w.lineof(ind + "del " + R)
+
+    # -- where a load stands ----------------------------------------------------
+
+    def where_expr(self, R, pool):
+        """Write, at the current position, an expression loading the name ``R``:
+        a read form whose receiver is R (its key from ``pool``), or R passed on
+        (`len(R)`).  Returns the read (form, key, start, end), None for none."""
+        p, rng, w = self.p, self.rng, self.w
+        form = rng.choice(WHERE_EXPRS)
+        p.forms["reads-where-expr-" + form] += 1
+        key = K = None
+        if form in ("subscript", "get", "pop", "in", "not-in"):
+            key, _ = self.key_for(pool)
+            K = self.key_text(key)
+        if form == "subscript":
+            s = w.put(R)[0]
+            _, e = w.put("[" + K + "]")
+            # `R["content"]`: the content list, never a keyed read
+            return ("content", None, s, e) if key == CONTENT else ("subscript", key, s, e)
+        if form in ("get", "pop"):
+            s = w.put(R)[0]
+            _, e = w.put(".%s(%s)" % (form, K))
+            return form, key, s, e
+        if form in ("in", "not-in"):
+            s, _ = w.put(K)
+            w.put(" not in " if form == "not-in" else " in ")
+            _, e = w.put(R)
+            return form, key, s, e
+        if form in ("whole-dict", "whole-json"):
+            s, _ = w.put("dict(" if form == "whole-dict" else "json.dumps(")
+            w.put(R)
+            _, e = w.put(")")
+            return "whole", None, s, e
+        if form in ("whole-keys", "whole-eq"):
+            s = w.put(R)[0]
+            _, e = w.put(".keys()" if form == "whole-keys" else " == {}")
+            return "whole", None, s, e
+        if form in ("content", "block"):
+            s = w.put(R)[0]
+            _, e = w.put('["content"]')
+            if form == "block":
+                w.put("[0]")
+            return form, None, s, e
+        w.put("len(")
+        w.put(R)
+        w.put(")")
+        return None
+
+    def where_block(self, ind, t):
+        """A name ``R`` bound once in the function at ``ind`` by `R = C`, C a
+        call of target ``t``, loaded in an annotation or in what stands in the
+        function (docs/rules.md "**Annotations.**"): in the annotations of a
+        nested def's parameters (positional-only, positional, keyword-only,
+        `*args`, `**kwargs`) or of its return (an `async def` too), or of a
+        variable of the function (`y: A = v`, `y: A`, in an `if` too), which
+        stand in a scope nested in the function: no read, and C is handed on;
+        or in what stands in the function itself: a def's defaults (beside an
+        annotation of the same parameter too) and decorators, a lambda's
+        defaults, a class's bases and keywords, an annotated assignment's
+        value (beside an annotation loading R too): reads of C's keys, C
+        handed on only when one of them passes R on (`len(R)`).  Reads of R
+        in the function itself may follow."""
+        p, rng, w = self.p, self.rng, self.w
+        R = p.fresh(rng.choice(["r", "res", "result", "out"]))
+        w.put(ind + R + " = ")
+        real = self.put_call(t)
+        h = self.last_h
+        w.end()
+        named = self.named(real)
+        pool = self.rd.recv_pool(real)
+        passed = [False]
+
+        def in_s():
+            # an expression standing in the function: a read of R, or R passed on
+            read = self.where_expr(R, pool)
+            if read is None:
+                passed[0] = True
+                return
+            p.reads.append((self.rel, named, read[0], read[1], (read[2], read[3])))
+            p.forms["reads-written-where-" + read[0]] += 1
+            p.forms["reads-through-" + (named.kind if named is not None else "nothing")] += 1
+
+        def nested():
+            # an expression in an annotation: no read; R loaded in a nested scope
+            self.where_expr(R, pool)
+            passed[0] = True
+
+        annotated = rng.random() < 0.55
+        p.forms["reads-where-" + ("annotated" if annotated else "in-s")] += 1
+        place = None
+        if annotated:
+            slots = rng.sample(WHERE_ANNOTATIONS + WHERE_VARIABLES, rng.randint(1, 3))
+            defaults = [] if rng.random() < 0.5 else rng.sample(["pos", "kwonly"], rng.randint(1, 2))
+        else:
+            slots = []
+            place = rng.choice(WHERE_IN_S)
+            p.forms["reads-where-" + place] += 1
+            defaults = {"default": ["pos"], "kwdefault": ["kwonly"]}.get(place, [])
+        if place == "annassign-value":
+            # an annotated assignment's value stands in the function
+            w.put(ind + "%s: %s = " % (p.fresh("val"), rng.choice(["int", "dict", "object"])))
+            in_s()
+            w.end()
+        elif defaults or place == "decorator" or set(slots) & set(WHERE_ANNOTATIONS):
+            if place == "decorator":
+                w.put(ind + "@")
+                in_s()
+                w.end()
+            is_async = annotated and rng.random() < 0.3
+            if is_async:
+                p.forms["reads-where-annotation-async"] += 1
+            w.put(ind + ("async def " if is_async else "def ") + p.fresh("inner") + "(")
+            first = True
+            for slot in ("posonly", "pos", "vararg", "kwonly", "kwarg"):
+                if slot not in slots and slot not in defaults:
+                    continue
+                name = {"posonly": "a0", "pos": "a1", "vararg": "*va", "kwonly": "k1", "kwarg": "**kw"}[slot]
+                if slot == "kwonly" and "vararg" not in slots:
+                    name = "*, k1"  # keyword-only without *args
+                w.put(("" if first else ", ") + name)
+                first = False
+                if slot in slots:
+                    w.put(": ")
+                    nested()
+                    p.forms["reads-where-annotation-" + slot] += 1
+                if slot in defaults:
+                    w.put(" = " if slot in slots else "=")
+                    in_s()
+                    if slot in slots:
+                        p.forms["reads-where-annotation-default-beside"] += 1
+                if slot == "posonly":
+                    w.put(", /")
+            w.put(")")
+            if "return" in slots:
+                w.put(" -> ")
+                nested()
+                p.forms["reads-where-annotation-return"] += 1
+            w.put(":")
+            w.end()
+            w.lineof(ind + "    return None")
+        elif place == "lambda-default":
+            w.put(ind + "%s = lambda v=" % p.fresh("hook"))
+            in_s()
+            w.put(": v")
+            w.end()
+        elif place in ("class-base", "class-keyword"):
+            w.put(ind + "class %s(" % p.fresh("Base"))
+            if place == "class-keyword":
+                w.put("metaclass=")
+            in_s()
+            w.put("):")
+            w.end()
+            w.lineof(ind + "    pass")
+        for slot in WHERE_VARIABLES:
+            if slot not in slots:
+                continue
+            # a variable's annotation in the function (never evaluated there,
+            # docs/rules.md "**Annotations.**"): R loaded in a nested scope
+            p.forms["reads-where-annotation-" + slot] += 1
+            at = ind
+            if slot == "variable-if":
+                w.lineof(ind + "if query:")
+                at = ind + "    "
+            w.put(at + p.fresh("ann") + ": ")
+            nested()
+            if slot != "variable-bare":
+                w.put(" = ")
+                if rng.random() < 0.3:
+                    in_s()  # the value stands in the function
+                    p.forms["reads-where-annotation-value-beside"] += 1
+                else:
+                    w.put("None")
+            w.end()
+        for _ in range(rng.randint(0, 2)):
+            if not self.read_stmt(ind, lambda: (w.put(R), named)[1], real):
+                passed[0] = True
+        if passed[0]:
+            self.hand_on(h)
+            p.forms["reads-where-passed"] += 1
+        else:
+            p.forms["reads-where-kept"] += 1
+
+    def annotation_call_block(self, ind, t, awaited=False, outer=False):
+        """A call C of target ``t`` written in an annotation at ``ind``
+        (docs/rules.md "**Annotations.**"): a nested def's parameter's
+        (positional, keyword-only, `*args`) or return's, or a variable's
+        (`y: A = None`, `y: A`, in an `if`); held by a read form, passed on,
+        bare or in a comprehension.  Nothing in an annotation is read: C is
+        handed on (one escape read, span `await C` when ``awaited``: the
+        function at ``ind`` is an `async def`), whatever holds it; but a call
+        `ST.m(...)` on an instance name is no receiver there (`ST` is read in
+        a nested scope).  ``outer``: at module level or in a class body."""
+        p, rng, w = self.p, self.rng, self.w
+        place = rng.choice(ANNOTATION_CALL_OUTER_PLACES if outer else ANNOTATION_CALL_PLACES)
+        holder = rng.choice([hd for hd in ANNOTATION_CALL_HOLDERS if not (awaited and hd == "comp")])
+        p.forms["reads-annotation-call-" + place] += 1
+        p.forms["reads-annotation-holder-" + holder] += 1
+        if place in ("pos", "kwonly", "vararg", "return"):
+            head = {"pos": "v: ", "kwonly": "*, v: ", "vararg": "*v: ", "return": "v=None) -> "}[place]
+            w.put(ind + "%sdef %s(%s" % (rng.choice(["", "async "]), p.fresh("inner"), head))
+        elif place == "variable-if":
+            w.lineof(ind + "if query:")
+            w.put(ind + "    %s: " % p.fresh("ann"))
+        else:
+            w.put(ind + "%s: " % p.fresh("ann"))
+        pool = self.rd.recv_pool(self.peek(t))
+        key = K = None
+        if holder in ("subscript", "get", "in"):
+            key, _ = self.key_for(pool)
+            K = self.key_text(key)
+
+        def call(paren):
+            # C, or `await C` (parenthesized when ``paren``: a subscript's or an attribute's value)
+            if awaited:
+                return self.put_awaited(t, rng.choice(["outer", "both"]) if paren else rng.choice(
+                    ["plain", "inner", "outer"]))
+            return self.put_call(t)
+
+        if holder in ("subscript", "content", "block"):
+            call(True)
+            w.put("[%s]" % K if holder == "subscript" else '["content"]' + ("[0]" if holder == "block" else ""))
+        elif holder == "get":
+            call(True)
+            w.put(".get(%s)" % K)
+        elif holder == "in":
+            w.put(K + rng.choice([" in ", " not in "]))
+            call(False)
+        elif holder == "whole-dict":
+            w.put(rng.choice(["dict(", "json.dumps("]))
+            call(False)
+            w.put(")")
+        elif holder == "whole-eq":
+            call(False)
+            w.put(" == {}")
+        elif holder == "passed":
+            w.put("len(")
+            call(False)
+            w.put(")")
+        elif holder == "comp":
+            w.put("[k for k in ")
+            call(False)
+            w.put(".keys()]")
+        else:
+            call(False)
+        h = self.last_h
+        if place in ("pos", "kwonly", "vararg", "return"):
+            w.put(":" if place == "return" else "):")
+            w.end()
+            w.lineof(ind + "    return None")
+        else:
+            if place != "variable-bare":
+                w.put(" = None")
+            w.end()
+        if t.label == "instance-name-call":
+            p.forms["reads-annotation-call-instance-name"] += 1
+        else:
+            self.hand_on(h)
+        if awaited:
+            p.forms["reads-annotation-call-awaited"] += 1
 
     # -- names bound in sequence ---------------------------------------------
 
@@ -3245,7 +3563,20 @@ class Consumer(ModuleWriter):
                     w.end()
                     p.reads.append((self.rel, seen, "whole", None, (s, e)))
                     p.forms["reads-sequence-comp-iter"] += 1
-                elif what < 0.35:
+                elif what < 0.22:
+                    # a def's default stands in the function itself: it sees
+                    # this binding (docs/rules.md "**Annotations.**": no annotation)
+                    w.put(ind + "def %s(v=" % p.fresh("cb"))
+                    read = self.where_expr(R, self.rd.recv_pool(real))
+                    w.put("):")
+                    w.end()
+                    w.lineof(ind + "    return v")
+                    p.forms["reads-sequence-default-read"] += 1
+                    if read is None:
+                        bindings[-1][2] = True
+                    else:
+                        p.reads.append((self.rel, seen, read[0], read[1], (read[2], read[3])))
+                elif what < 0.38:
                     w.lineof(ind + rng.choice(SEQUENCE_COMPOUNDS))
                     p.forms["reads-sequence-compound-read"] += 1
                     if not self.read_stmt(ind + "    ", lambda s_=seen: (w.put(R), s_)[1], real):
@@ -3262,10 +3593,32 @@ class Consumer(ModuleWriter):
             w.lineof(ind + "    nonlocal " + R)
             w.lineof(ind + "    %s = None" % R)
             w.lineof(ind + "    return None")
-        if spoil in ("nested-def", "nested-lambda", "nested-comp"):
+        if spoil in ("nested-def", "nested-lambda", "nested-comp", "nested-annotation"):
             key = rng.choice(sorted(self.rd.recv_pool(bindings[-1][0])) or READ_KEYS)
             K = json.dumps(key, ensure_ascii=False)
-            if spoil == "nested-def":
+            if spoil == "nested-annotation":
+                # a load in an annotation (a def's, a variable's) stands in a
+                # nested scope (docs/rules.md "**Annotations.**"): no read there
+                spot = rng.choice(["param", "return", "variable"])
+                p.forms["reads-sequence-nested-annotation-" + spot] += 1
+                if spot == "variable":
+                    w.put(ind + "%s: " % p.fresh("ann"))
+                    self.where_expr(R, self.rd.recv_pool(bindings[-1][0]))
+                    w.put(rng.choice(["", " = None"]))
+                    w.end()
+                else:
+                    w.put(ind + "def %s(v" % p.fresh("inner"))
+                    if spot == "param":
+                        w.put(": ")
+                        self.where_expr(R, self.rd.recv_pool(bindings[-1][0]))
+                        w.put(")")
+                    else:
+                        w.put(") -> ")
+                        self.where_expr(R, self.rd.recv_pool(bindings[-1][0]))
+                    w.put(":")
+                    w.end()
+                    w.lineof(ind + "    return v")
+            elif spoil == "nested-def":
                 w.lineof(ind + "def inner_%s():" % R)
                 self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], bindings[-1][0])
                 w.lineof(ind + "    return None")
@@ -3346,6 +3699,10 @@ class Consumer(ModuleWriter):
             self.read_stmt("    ", put, self.peek(t), pool)
             p.forms["reads-await-receiver"] += 1
         self.bare_await_stmt("    ", t)
+        if rng.random() < 0.5:
+            # `await C` written in an annotation in the async def: handed on,
+            # span `await C` (docs/rules.md "**Annotations.**")
+            self.annotation_call_block("    ", self.bind("    ", self.target()), awaited=True)
         if rng.random() < 0.6:
             # a name bound in sequence by `R = await C` statements
             self.sequence_block("    ", self.bind("    ", self.target()), awaited=True)
@@ -3527,6 +3884,15 @@ def write_consumer(rd, rel, relative):
         rebind = rng.random() < 0.3
         for _ in range(rng.randint(1, 2)):
             c.read_stmt("", lambda: (w.put(TOP), NO_RECV if rebind else recv)[1], recv)
+        if rng.random() < 0.5:
+            # a module's variable annotation loading TOP: no read there
+            # (docs/rules.md "**Annotations.**")
+            w.put(p.fresh("ANN") + ": ")
+            c.where_expr(TOP, rd.recv_pool(recv))
+            if rng.random() < 0.5:
+                w.put(" = None")
+            w.end()
+            p.forms["reads-module-annotation"] += 1
         w.end()
         w.end()
         w.lineof("def test_module_name():")
@@ -3543,6 +3909,19 @@ def write_consumer(rd, rel, relative):
             w.lineof("    %s = None" % TOP)
             p.forms["reads-decoy-module-rebound"] += 1
         p.forms["reads-module-receiver"] += 1
+        w.end()
+        w.end()
+    if rng.random() < 0.4:
+        # a receiver call in a module's or a class body's annotation: handed on
+        # (docs/rules.md "**Annotations.**")
+        t = c.bind("", rng.choice(targets))
+        if rng.random() < 0.5:
+            w.lineof("class %s:" % p.fresh("Holder"))
+            c.annotation_call_block("    ", t, outer=True)
+            p.forms["reads-annotation-call-class"] += 1
+        else:
+            c.annotation_call_block("", t, outer=True)
+            p.forms["reads-annotation-call-module"] += 1
         w.end()
         w.end()
     for i in range(rng.randint(2, 4)):
@@ -3655,6 +4034,11 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
 
 POSSIBLE_KINDS = ["possible:name", "possible:attribute", "possible:subscript", "possible:annotated",
                   "possible:event", "possible:alias"]
+# where Frontend.def_read writes a possible receiver's read: in an annotation
+# (a nested def's, a variable's: no read, docs/rules.md "**Annotations.**"),
+# or in what stands in the function (a def's default, an annotated
+# assignment's value: a possible read)
+POSSIBLE_PLACES = ["annotation", "annotation-variable", "default", "value"]
 POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
     "not-keyed", "key-not-moved", "bound-call", "traced", "nested-def", "nested-lambda", "nested-comp",
     "nested-class", "star", "string-annotation", "optional", "other-event", "unannotated-event", "case",
@@ -3664,6 +4048,10 @@ POSSIBLE_DECOYS = ["reads-possible-decoy-" + k for k in (
         "comp-iter", "attribute-annotation", "marked-and-annotated", "spelled-key-alone", "spelled-key-comment",
         "spelled-key-other-read", "spelled-receiver-alone", "spelled-receiver-searched", "paren-index")] + [
             "reads-possible-decoy-index-spelling"] + [
+            "reads-possible-%s-%s" % (("read" if where in ("default", "value") else "decoy"), where)
+            for where in POSSIBLE_PLACES] + [
+            "reads-possible-placed-%s-%s" % (kind, where) for where in POSSIBLE_PLACES
+            for kind in ("name", "attribute", "subscript", "annotated", "event")] + [
                 "reads-possible-alias-" + k for k in (
                     "subscript", "subscript-paren", "subscript-paren-index", "subscript-content", "attribute",
                     "attribute-call", "event", "local", "module", "module-level-read", "nested-def",
@@ -3771,6 +4159,55 @@ class Frontend(ModuleWriter):
         for _ in range(n or self.rng.randint(1, 3)):
             self.stmt(ind, lambda: self.w.put(text), kind)
 
+    def def_read(self, ind, text, kind, where):
+        """A read of the possible receiver ``text`` (of receiver ``kind``) at
+        ``ind`` in an annotation (docs/rules.md "**Annotations.**": nothing
+        in one is read, possible reads neither): ``where`` "annotation", a
+        nested def's parameter's (positional, keyword-only) or return's;
+        "annotation-variable", a variable's (`y: A = None`, `y: A`); or in
+        what stands in the function: "default", a nested def's default;
+        "value", an annotated assignment's value (`y: dict = E`).  Records
+        the possible read of the last two."""
+        p, rng, w = self.p, self.rng, self.w
+        key = self.key()
+        K = self.consumer.key_text(key)
+        spot = None
+        if where == "annotation":
+            spot = rng.choice(["param", "kwonly", "return"])
+            w.put(ind + "%sdef %s(%s" % (rng.choice(["", "async "]), p.fresh("inner"),
+                                        {"param": "v: ", "kwonly": "*, v: ", "return": "v=None) -> "}[spot]))
+        elif where == "default":
+            w.put(ind + "def %s(v=" % p.fresh("inner"))
+        elif where == "annotation-variable":
+            w.put(ind + "%s: " % p.fresh("ann"))
+        else:
+            w.put(ind + "%s: dict = " % p.fresh("val"))
+        form = rng.choice(["subscript", "get", "in"])
+        if form == "subscript":
+            s = w.put(text)[0]
+            _, e = w.put("[" + K + "]")
+        elif form == "get":
+            s = w.put(text)[0]
+            _, e = w.put(".get(" + K + ")")
+        else:
+            s, _ = w.put(K + " in ")
+            _, e = w.put(text)
+        if where in ("annotation", "default"):
+            w.put(":" if spot == "return" else "):")
+            w.end()
+            w.lineof(ind + "    return v")
+        else:
+            if where == "annotation-variable" and rng.random() < 0.6:
+                w.put(" = None")
+            w.end()
+        read = where in ("default", "value")
+        p.forms["reads-possible-%s-%s" % ("read" if read else "decoy", where)] += 1
+        if kind is not None:
+            p.forms["reads-possible-placed-%s-%s" % (kind.split(":")[1], where)] += 1
+        if read and kind is not None and not (form == "subscript" and key == CONTENT):
+            p.possible_reads.append((self.rel, kind, form, key, (s, e)))
+            p.forms["reads-possible-written-" + form] += 1
+
     # -- functions ---------------------------------------------------------
 
     def write(self):
@@ -3856,9 +4293,18 @@ class Frontend(ModuleWriter):
         for _ in range(rng.randint(2, 5)):
             choice = rng.choice(["name", "name", "attr", "attr-call", "subscript", "subscript-content",
                                  "subscript-paren", "subscript-paren-index", "rebound", "annotated-binding",
-                                 "for", "from-subscript", "case", "target", "marked-call", "index-spelling"])
+                                 "for", "from-subscript", "case", "target", "marked-call", "index-spelling",
+                                 "in-def"])
             if choice == "name":
                 self.reads("    ", name, "possible:name")
+            elif choice == "in-def":
+                # a marked name, a marked attribute, `X["toolResult"]` in an
+                # annotation: none ("**Annotations.**"); in a default or an
+                # annotated assignment's value: one
+                text, kind = rng.choice([(name, "possible:name"),
+                                         ("%s.%s" % (msg, rng.choice(MARKED_ATTRS)), "possible:attribute"),
+                                         ('%s["toolResult"]' % msg, "possible:subscript")])
+                self.def_read("    ", text, kind, rng.choice(POSSIBLE_PLACES))
             elif choice == "attr":
                 self.reads("    ", "%s.%s" % (msg, rng.choice(MARKED_ATTRS)), "possible:attribute")
             elif choice == "attr-call":
@@ -3984,7 +4430,13 @@ class Frontend(ModuleWriter):
         if star:
             self.reads("    ", rng.choice(["more", "named"]), None, 1)
         for _ in range(rng.randint(1, 3)):
-            nested = rng.choice(["def", "lambda", "comp", "class", "comp-iter", "own"])
+            nested = rng.choice(["def", "lambda", "comp", "class", "comp-iter", "own", "placed", "placed"])
+            if nested == "placed":
+                # in an annotation nothing is read ("**Annotations.**"); a
+                # def's defaults and an annotated assignment's value stand in
+                # the function
+                self.def_read("    ", P, "possible:annotated", rng.choice(POSSIBLE_PLACES))
+                continue
             k = json.dumps(self.key(), ensure_ascii=False)
             if nested == "def":
                 w.lineof("    def %s():" % p.fresh("inner"))
@@ -4044,6 +4496,10 @@ class Frontend(ModuleWriter):
             self.reads("        ", E + ".result", None, 1)
             w.lineof("        return None")
             p.forms["reads-possible-decoy-nested-def"] += 1
+        if rng.random() < 0.5:
+            # in an annotation: none ("**Annotations.**"); in a default or an
+            # annotated assignment's value: one
+            self.def_read("    ", E + ".result", "possible:event", rng.choice(POSSIBLE_PLACES))
         w.lineof("    return None")
 
     # -- aliases ("A name bound to one of these is one too") ----------------
@@ -4127,6 +4583,9 @@ class Frontend(ModuleWriter):
         w.lineof("    %s = %s" % (N, self.alias_value(msg)))
         p.forms["reads-possible-alias-local"] += 1
         self.reads("    ", N, "possible:alias")
+        if rng.random() < 0.4:
+            # in an annotation: none ("**Annotations.**")
+            self.def_read("    ", N, "possible:alias", rng.choice(POSSIBLE_PLACES))
         for _ in range(rng.randint(1, 3)):
             self.alias_decoy("    ", msg, N)
             if rng.random() < 0.5:
@@ -4385,12 +4844,13 @@ def write_frontends(rd):
 ESCAPE_TARGETS = ["name", "async", "chain", "imported", "module", "self", "cls", "instance-call",
                   "instance-name", "dispatcher", "base"]
 ESCAPE_USES = ["argument", "keyword", "list", "tuple", "set", "dict", "assign", "paren", "compare", "return",
-               "default", "lambda", "wrapped", "base-header", "base-local", "base-argument"]
+               "default", "lambda", "wrapped", "base-header", "base-local", "base-argument",
+               "annotation-param", "annotation-return", "annotation-variable"]
 ESCAPE_DECOYS = ["escape-decoy-" + k for k in (
     "call", "call-parenthesized", "attribute", "tool", "tool-agent", "tool-unwrapped", "def-name", "import",
     "shadow-local",
     "shadow-param", "twice", "target-other-scope", "not-producer", "class-attribute", "inherited",
-    "instance-nested", "instance-twice", "instance-target", "base-not-producer")]
+    "instance-nested", "instance-twice", "instance-target", "base-not-producer", "instance-annotation")]
 # (text before, text after) the value, {v} a fresh name
 ESCAPE_TEMPLATES = {
     "argument": [("executor.submit(", ', "q")'), ("functools.partial(", ', "q")'), ("register(", ")"),
@@ -4451,6 +4911,33 @@ class EscapeWriter(ModuleWriter):
         w.lineof(ind + "    return cb")
         self.record(span, text, prod, target, "default")
 
+    def put_annotation(self, ind, text, prod, target):
+        """``text`` in an annotation at ``ind`` (docs/rules.md
+        "**Annotations.**": uses as values are found there as anywhere else):
+        a nested def's parameter's or return's, a variable's (`y: F = None`,
+        `y: F`); but an instance name's `N.m` is none there (`N` is read in a
+        nested scope)."""
+        p, rng, w = self.p, self.rng, self.w
+        # `self.m` / `cls.m` in a nested def's annotation: left out (which def
+        # is "the nearest enclosing" one of an annotation is not said)
+        spots = ["variable"] if target in ("self", "cls") else ["param", "return", "variable"]
+        spot = rng.choice(spots)
+        if spot == "variable":
+            w.put(ind + "%s: " % p.fresh("ann"))
+            span = w.put(text)
+            w.put(rng.choice(["", " = None"]))
+        else:
+            w.put(ind + "def %s(%s" % (p.fresh("hook"), "cb: " if spot == "param" else "cb=None) -> "))
+            span = w.put(text)
+            w.put("):" if spot == "param" else ":")
+        w.end()
+        if spot != "variable":
+            w.lineof(ind + "    return cb")
+        if target == "instance-name":
+            p.forms["escape-decoy-instance-annotation"] += 1
+            return
+        self.record(span, text, prod, target, "annotation-" + spot)
+
     def put_decoy(self, ind, text):
         """A use of ``text`` that is none: a call or an attribute of it."""
         p, rng, w = self.p, self.rng, self.w
@@ -4509,6 +4996,8 @@ class EscapeWriter(ModuleWriter):
                 self.put_decoy(ind, text)
             elif r < 0.2:
                 self.put_default(ind, text, prod, target)
+            elif r < 0.3:
+                self.put_annotation(ind, text, prod, target)
             else:
                 # no lambda around `N.m` (a nested scope: not followed) nor `self.m` / `cls.m`
                 uses = [u for u in ESCAPE_TEMPLATES

@@ -72,7 +72,25 @@ the names not bound in sequence (a binding in an `if`, `while`, `for`,
 `with`, `try` or `match`; a parameter, `del`, `+=`, a walrus, a tuple, an
 annotated or chained binding, a nested `nonlocal` rebinding, `global`, a
 module's name): no receiver, every call bound handed on; a marked name bound
-in sequence is traced and still a possible receiver.
+in sequence is traced and still a possible receiver; and annotations
+("**Annotations.**": nothing in one is read): a name bound once or in
+sequence loaded in a def's parameter or return annotations (positional-only,
+positional, keyword-only, `*args`, `**kwargs`, return; an `async def`; a
+module's and a class body's def) or in a variable's annotation (`x: A`,
+`x: A = v`, in a module, a class body, a function, an `if`), at any depth (a
+comprehension, a lambda's default inside one too), is no receiver there and
+hands every call bound on (its reads in S stay); no possible receiver is
+looked for there (an annotated parameter, a hook event, a marked name or
+attribute, `X["toolResult"]`, an alias); `N.m(...)` there is no call on an
+instance (nor `N.m` an escape); a receiver call written there is handed on
+whatever holds it (a subscript, `.get`, `in`, nothing; `await C` in an
+`async def`, span `await C`), no read; a producer used as a value there is an
+escape, `K(...).m` too; `type X = ...` and type parameters' bounds (and
+defaults) on Python 3.12+ (3.13+) only; next to the decoys that stand where
+they are written: a def's defaults (keyword-only too, and beside an
+annotation of the same parameter), its decorators, a lambda's defaults, a
+class's bases and keywords, a comprehension's first iterable, a default
+between two bindings in sequence, an annotated assignment's value and target.
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -2382,6 +2400,485 @@ SEQUENCE_FORMS = {"escape": 44, "subscript": 25, "get": 4, "whole": 3, "in": 2, 
                   "not-in": 1}
 
 
+# annotations (docs/rules.md "**Annotations.**"): nothing in an annotation is
+# read.  The annotations: a def's parameters' (positional-only, positional,
+# keyword-only, `*args`, `**kwargs`) and its return's, a variable's (`x: A`,
+# `x: A = v`, in a module, a class body, a function, a compound statement),
+# at any depth (a comprehension or a lambda's default written in one too);
+# `type X = ...` and type parameters' bounds (Python 3.12+, WHERE_TYPES).  A
+# name bound once by `R = C` or in sequence loaded there is no receiver and
+# hands every call bound on (its other reads, in S, stay listed); no
+# possible receiver is looked for there (an annotated parameter, a hook
+# event, a marked name or attribute, `X["toolResult"]`, an alias); `N.m(...)`
+# there is no call on an instance (nor `N.m` an escape); a receiver call
+# written there is handed on, whatever holds it (a subscript, `.get`, `in`,
+# nothing, a comprehension; `await C`, span `await C`); a producer used as a
+# value there is an escape, `K(...).m` too.  The decoys stand where they are
+# written: a def's defaults (keyword-only too, and beside an annotation of
+# the same parameter), its decorators, a lambda's defaults, a class's bases
+# and keywords, a comprehension's first iterable, a default between two
+# bindings in sequence, an annotated assignment's value and target.
+WHERE_T = """\
+def meter(q):
+    return {"status": "success", "content": [], "volts": 3}  # @meter
+
+
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40}  # @probe
+
+
+class Station:
+    def poll(self, q):
+        return {"status": "success", "content": [], "amps": 2}  # @poll
+"""
+WHERE = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": WHERE_T,
+    "tests/test_where.py": """\
+import json
+from pkg.t import meter, probe, Station
+
+TOP = meter("top")  # @h_top
+
+
+def top_f(x: TOP["volts"]):  # @n_top
+    return x
+
+
+TOP["volts"]  # @top_r
+V: TOP["volts"] = 1  # @n_topv
+W: meter("w")["volts"]  # @c_topv
+X: int = TOP.get("volts")  # @topv_val
+PV: probe = None  # @pv_top
+
+
+class Holder:
+    CR = meter("cls")  # @h_cls
+
+    def m(self, x: CR.get("volts")):  # @n_cls
+        return x
+    v = CR["volts"]  # @cls_r
+    a: CR["volts"]  # @n_clsv
+    b: meter("cb").get("volts") = 2  # @c_clsv
+
+
+def test_positional():
+    r = meter("a")  # @h_pos
+    def f(x: r["volts"]) -> int:  # @n_pos
+        return x
+    return f
+
+
+def test_return():
+    r = meter("b")  # @h_ret
+    def f(x) -> r.get("volts"):  # @n_ret
+        return x
+    return f
+
+
+def test_posonly():
+    r = meter("c")  # @h_po
+    def f(x: "volts" in r, /):  # @n_po
+        return x
+    return f
+
+
+def test_kwonly():
+    r = meter("d")  # @h_kw
+    def f(a, *, x: dict(r)):  # @n_kw
+        return x
+    return f
+
+
+def test_varargs():
+    r = meter("e")  # @h_va
+    def f(*a: r["volts"]):  # @n_va
+        return a
+    return f
+
+
+def test_kwargs():
+    r = meter("f")  # @h_kwa
+    def f(**k: r.pop("volts")):  # @n_kwa
+        return k
+    return f
+
+
+def test_async():
+    r = meter("g")  # @h_async
+    async def f(x: r["volts"]):  # @n_async
+        return x
+    return f
+
+
+def test_deep():
+    r = meter("h")  # @h_deep
+    def f(x: [k for k in r.keys()], y: r["content"][0], z: (lambda v=r["volts"]: v)):  # @n_deep
+        return x
+    return f
+
+
+def test_also_read():
+    r = meter("i")  # @h_also
+    assert r["volts"] == 3  # @also_r
+    def f(x: r["volts"]):  # @n_also
+        return x
+    return f
+
+
+def test_mixed():
+    r = meter("j")  # @h_mix
+    def f(x: r["volts"] = r.get("volts")):  # @mix
+        return x
+    return f
+
+
+def test_sequence():
+    r = probe("a")  # @h_seq1
+    r["rssi"]  # @seq_r1
+    r = meter("b")  # @h_seq2
+    r["volts"]  # @seq_r2
+    def f(x: r["volts"]):  # @n_seq
+        return x
+    return f
+
+
+def test_sequence_default():
+    r = probe("c")  # @sd_1
+    r["rssi"]  # @sd_r1
+    r = meter("d")  # @sd_2
+    def f(x=r["volts"]):  # @sd_r2
+        return x
+    return f
+
+
+def test_variable():
+    r = meter("q")  # @h_var
+    y: r["volts"] = 1  # @n_var
+    z: int = r["volts"]  # @var_val
+    return z
+
+
+def test_variable_kept():
+    r = meter("s")  # @k_var
+    z: int = r.get("volts")  # @kv_val
+    r["volts"]: int = 2  # @kv_store
+    return z
+
+
+def test_variable_if(q):
+    r = meter("t")  # @h_vif
+    if q:
+        y: dict(r)  # @n_vif
+    return r["volts"]  # @vif_r
+
+
+def test_variable_sequence():
+    r = probe("e")  # @h_vs1
+    r["rssi"]  # @vs_r1
+    r = meter("v")  # @h_vs2
+    y: r.get("volts") = None  # @n_vs
+
+
+def test_calls():
+    def f(x: meter("z")["volts"]) -> meter("y"):  # @calls
+        return x
+    def g(*, k: meter("x").get("volts"),  # @calls_get
+          **kw: "volts" in meter("u")):  # @calls_in
+        return k
+    return f, g
+
+
+def test_calls_variable():
+    y: meter("a1")["volts"] = 1  # @cv1
+    z: meter("a2")  # @cv2
+    w: [k for k in meter("a3").keys()] = []  # @cv3
+
+
+async def test_await_annotation():
+    def f(x: (await meter("aw1"))["volts"]) -> await meter("aw2"):  # @aw_def
+        return x
+    y: (await meter("aw3")).get("volts") = 1  # @aw_var
+    z = await meter("aw4")  # @aw_k
+    return f, z["volts"]  # @aw_r
+
+
+def test_default():
+    r = meter("k")  # @k_default
+    def f(x=r["volts"], *, y=r.get("volts")):  # @d_def
+        return x
+    return f
+
+
+def test_decorator():
+    r = meter("l")  # @k_deco
+    @r["volts"]  # @d_deco
+    def f(x):
+        return x
+    return f
+
+
+def test_lambda_default():
+    r = meter("m")  # @k_lam
+    g = lambda x=r["volts"]: x  # @d_lam
+    return g
+
+
+def test_class_bases():
+    r = meter("n")  # @k_cls
+    class C(r["volts"], metaclass=dict(r)):  # @d_cls
+        pass
+    return C
+
+
+def test_comprehension():
+    r = meter("o")  # @k_comp
+    return [k for k in r.keys()]  # @d_comp
+
+
+async def test_async_default():
+    r = meter("p")  # @k_async
+    async def f(x=r["volts"]) -> int:  # @d_async
+        return x
+    return f
+
+
+def test_instance():
+    st = Station()
+    def f(x: st.poll("a")["amps"],  # @n_inst
+          y=st.poll("b")["amps"],  # @inst_r
+          z: Station().poll("c")["amps"] = 1):  # @inst_k
+        return x
+    v: st.poll("d").get("amps") = 1  # @n_instv
+    return f
+
+
+def test_escape():
+    st = Station()
+    def f(x: st.poll,  # @n_esc
+          y=st.poll) -> Station().poll:  # @esc
+        return x
+    v: st.poll = None  # @n_escv
+    w: Station().poll = None  # @escv
+    return f
+
+
+def test_producer_value():
+    def f(x: probe,  # @pv1
+          y=probe):  # @pv2
+        return x
+    z: probe = None  # @pv3
+    return f
+""",
+    "pkg/hooks.py": """\
+from strands.types import ToolResult
+
+M: tool_result["volts"]  # @pm1
+
+
+def on_result(result: ToolResult, event: AfterToolCallEvent, tool_result, msg):
+    def f(x: result["volts"],  # @pa1
+          y: event.result["volts"],  # @pa2
+          z: tool_result["volts"],  # @pa3
+          w: msg["toolResult"]["volts"]) -> msg.tool_result.get("volts"):  # @pa4
+        return x
+    def g(x=result["volts"],  # @pd1
+          y=event.result.get("volts")) -> int:  # @pd2
+        return x
+    a: result["volts"] = 1  # @pv_a
+    b: event.result.get("volts") = 2  # @pv_b
+    c: tool_result.pop("volts")  # @pv_c
+    d: "volts" in msg["toolResult"] = 3  # @pv_d
+    tr = msg["toolResult"]
+    e: tr["volts"] = 4  # @pv_e
+    v: int = tool_result["volts"]  # @pd3
+    tr.get("volts")  # @pd4
+    return f, g
+""",
+}
+TW = "tests/test_where.py"
+HK = "pkg/hooks.py"
+WHERE_EXPECT = {
+    ("pkg/t.py", "meter", "TS001", "volts"): [
+        # a module's and a class body's names are handed on anyway; their
+        # reads in S stay (an annotated assignment's value too), those in an
+        # annotation (a def's, a variable's) are none
+        handed(TW, "h_top", 'meter("top")'),
+        (TW, "top_r", 'TOP["volts"]', "subscript", "volts"),
+        (TW, "topv_val", 'TOP.get("volts")', "get", "volts"),
+        handed(TW, "h_cls", 'meter("cls")'),
+        (TW, "cls_r", 'CR["volts"]', "subscript", "volts"),
+        # receiver calls in a module's and a class body's variable annotations
+        handed(TW, "c_topv", 'meter("w")'),
+        handed(TW, "c_clsv", 'meter("cb")'),
+        # loaded in an annotation: no read, the call handed on
+        handed(TW, "h_pos", 'meter("a")'),
+        handed(TW, "h_ret", 'meter("b")'),
+        handed(TW, "h_po", 'meter("c")'),
+        handed(TW, "h_kw", 'meter("d")'),
+        handed(TW, "h_va", 'meter("e")'),
+        handed(TW, "h_kwa", 'meter("f")'),
+        handed(TW, "h_async", 'meter("g")'),
+        handed(TW, "h_deep", 'meter("h")'),
+        # read in S too: that read stays, beside the escape
+        handed(TW, "h_also", 'meter("i")'),
+        (TW, "also_r", 'r["volts"]', "subscript", "volts"),
+        # the default stands in S (a read), the annotation does not
+        handed(TW, "h_mix", 'meter("j")'),
+        (TW, "mix", 'r.get("volts")', "get", "volts"),
+        # in sequence: a load in an annotation hands every binding on
+        handed(TW, "h_seq2", 'meter("b")'),
+        (TW, "seq_r2", 'r["volts"]', "subscript", "volts"),
+        # in sequence: a default between bindings sees the one before
+        (TW, "sd_r2", 'r["volts"]', "subscript", "volts"),
+        # a variable's annotation in a function (in an `if` too): a use in a
+        # nested scope; the value of an annotated assignment stands in S
+        handed(TW, "h_var", 'meter("q")'),
+        (TW, "var_val", 'r["volts"]', "subscript", "volts"),
+        handed(TW, "h_vif", 'meter("t")'),
+        (TW, "vif_r", 'r["volts"]', "subscript", "volts"),
+        handed(TW, "h_vs2", 'meter("v")'),
+        # an annotated assignment's value and target stand in S: reads,
+        # nothing handed on
+        (TW, "kv_val", 'r.get("volts")', "get", "volts"),
+        (TW, "kv_store", 'r["volts"]', "store", "volts"),
+        # receiver calls written in annotations: handed on, whatever holds
+        # them, no read
+        handed(TW, "calls", 'meter("z")'),
+        handed(TW, "calls", 'meter("y")'),
+        handed(TW, "calls_get", 'meter("x")'),
+        handed(TW, "calls_in", 'meter("u")'),
+        handed(TW, "cv1", 'meter("a1")'),
+        handed(TW, "cv2", 'meter("a2")'),
+        handed(TW, "cv3", 'meter("a3")'),
+        # awaited there: the span is `await C`; `z = await C` outside is read
+        handed(TW, "aw_def", 'await meter("aw1")'),
+        handed(TW, "aw_def", 'await meter("aw2")'),
+        handed(TW, "aw_var", 'await meter("aw3")'),
+        (TW, "aw_r", 'z["volts"]', "subscript", "volts"),
+        # defaults, decorators, lambda defaults, bases, keywords, a
+        # comprehension's first iterable: in S, read, nothing handed on
+        (TW, "d_def", 'r["volts"]', "subscript", "volts"),
+        (TW, "d_def", 'r.get("volts")', "get", "volts"),
+        (TW, "d_deco", 'r["volts"]', "subscript", "volts"),
+        (TW, "d_lam", 'r["volts"]', "subscript", "volts"),
+        (TW, "d_cls", 'r["volts"]', "subscript", "volts"),
+        (TW, "d_cls", "dict(r)", "whole", None),
+        (TW, "d_comp", "r.keys()", "whole", None),
+        (TW, "d_async", 'r["volts"]', "subscript", "volts"),
+        # possible receivers: none is looked for in an annotation (a def's or
+        # a variable's: an annotated parameter, a hook event, a marked name or
+        # attribute, `X["toolResult"]`, an alias); defaults and an annotated
+        # assignment's value stand in the function
+        (HK, "pd1", 'result["volts"]', "subscript", "volts", True),
+        (HK, "pd2", 'event.result.get("volts")', "get", "volts", True),
+        (HK, "pd3", 'tool_result["volts"]', "subscript", "volts", True),
+        (HK, "pd4", 'tr.get("volts")', "get", "volts", True),
+    ],
+    ("pkg/t.py", "probe", "TS001", "rssi"): [
+        handed(TW, "h_seq1", 'probe("a")'),
+        (TW, "seq_r1", 'r["rssi"]', "subscript", "rssi"),
+        (TW, "sd_r1", 'r["rssi"]', "subscript", "rssi"),
+        handed(TW, "h_vs1", 'probe("e")'),
+        (TW, "vs_r1", 'r["rssi"]', "subscript", "rssi"),
+        # a producer used as a value in an annotation (a def's, a variable's,
+        # a module's) or a default: escapes
+        (TW, "pv_top", "probe", "escape", None),
+        (TW, "pv1", "probe", "escape", None),
+        (TW, "pv2", "probe", "escape", None),
+        (TW, "pv3", "probe", "escape", None),
+    ],
+    ("pkg/t.py", "poll", "TS001", "amps"): [
+        # `st.poll(...)` in an annotation (a def's, a variable's): `st` read in
+        # a nested scope, no call on an instance; in a default it is one;
+        # `Station().poll(...)` in an annotation is one, handed on
+        (TW, "inst_r", 'st.poll("b")["amps"]', "subscript", "amps"),
+        handed(TW, "inst_k", 'Station().poll("c")'),
+        # escapes: `st.poll` in a default is a use as a value, in an
+        # annotation none; `Station().poll` in an annotation is one
+        (TW, "esc", "st.poll", "escape", None),
+        (TW, "esc", "Station().poll", "escape", None),
+        (TW, "escv", "Station().poll", "escape", None),
+    ],
+}
+WHERE_FORMS = {"escape": 38, "subscript": 19, "get": 6, "whole": 2, "store": 1}
+
+# Python 3.12+ (PEP 695): the value of `type X = ...` and the bounds and
+# constraints of type parameters (a def's, a class's, a type alias's) are
+# annotations; PEP 696 (3.13+): their defaults too.  Not run before 3.12.
+WHERE_TYPES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": WHERE_T,
+    "tests/test_types.py": """\
+from pkg.t import meter, probe, Station
+
+type B = meter("tb")["volts"]  # @c_tb
+type PV = probe  # @pv_ta
+
+
+def test_type_alias():
+    r = meter("ta")  # @h_ta
+    type A = r["volts"]  # @n_ta
+    return r["volts"]  # @ta_r
+
+
+def test_type_params():
+    r = meter("tp")  # @h_tp
+    def f[T: r.get("volts"), *Ts, **P](x: T) -> T:  # @n_tp
+        return x
+    class C[U: (meter("tc"), int)](dict(r)):  # @c_tc
+        pass
+    type D[V: meter("td")] = list[V]  # @c_td
+    return f, C
+
+
+def test_type_params_kept():
+    r = meter("tk")  # @k_tp
+    def f[T](x=r["volts"]) -> int:  # @d_tp
+        return x
+    return f
+""",
+}
+WHERE_TYPES_EXPECT = {
+    ("pkg/t.py", "meter", "TS001", "volts"): [
+        handed("tests/test_types.py", "c_tb", 'meter("tb")'),
+        handed("tests/test_types.py", "h_ta", 'meter("ta")'),
+        ("tests/test_types.py", "ta_r", 'r["volts"]', "subscript", "volts"),
+        handed("tests/test_types.py", "h_tp", 'meter("tp")'),
+        ("tests/test_types.py", "c_tc", "dict(r)", "whole", None),
+        handed("tests/test_types.py", "c_tc", 'meter("tc")'),
+        handed("tests/test_types.py", "c_td", 'meter("td")'),
+        ("tests/test_types.py", "d_tp", 'r["volts"]', "subscript", "volts"),
+    ],
+    ("pkg/t.py", "probe", "TS001", "rssi"): [
+        ("tests/test_types.py", "pv_ta", "probe", "escape", None),
+    ],
+}
+WHERE_TYPES_FORMS = {"escape": 6, "subscript": 2, "whole": 1}
+if sys.version_info >= (3, 13):
+    # PEP 696: a type parameter's default
+    WHERE_TYPES = dict(WHERE_TYPES, **{"tests/test_defaults.py": """\
+from pkg.t import meter
+
+
+def test_type_param_default():
+    r = meter("dd")  # @h_dd
+    def f[T = r["volts"]]() -> None:  # @n_dd
+        return None
+    type E[U = meter("de").get("volts")] = U  # @c_de
+    return f
+"""})
+    WHERE_TYPES_EXPECT = dict(WHERE_TYPES_EXPECT)
+    WHERE_TYPES_EXPECT[("pkg/t.py", "meter", "TS001", "volts")] = WHERE_TYPES_EXPECT[
+        ("pkg/t.py", "meter", "TS001", "volts")] + [
+        handed("tests/test_defaults.py", "h_dd", 'meter("dd")'),
+        handed("tests/test_defaults.py", "c_de", 'meter("de")'),
+    ]
+    WHERE_TYPES_FORMS = dict(WHERE_TYPES_FORMS, escape=8)
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -2401,7 +2898,9 @@ CASES = [
     ("escapes", ESCAPES, [], ESCAPES_EXPECT, ESCAPES_FORMS),
     ("handed", HANDED, [], HANDED_EXPECT, HANDED_FORMS),
     ("sequence", SEQUENCE, [], SEQUENCE_EXPECT, SEQUENCE_FORMS),
-]
+    ("where", WHERE, [], WHERE_EXPECT, WHERE_FORMS),
+] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
+     if sys.version_info >= (3, 12) else [])
 
 
 # --------------------------------------------------------------------------
@@ -3086,7 +3585,242 @@ def mutants(scan):
     def is_del(b):
         return b.node.__class__ is ast_.Name and b.node.ctx.__class__ is ast_.Del
 
+    # annotations ("**Annotations.**")
+    orig_stands = scan.stands_in
+    orig_ann_nodes = scan.annotation_nodes
+    orig_ann_of = scan.annotations_of
+    orig_instance_attr = scan.instance_attribute
+    fn_nodes = (ast_.FunctionDef, ast_.AsyncFunctionDef)
+    type_alias = getattr(ast_, "TypeAlias", None)
+    type_param_nodes = tuple(c for c in (getattr(ast_, n, None) for n in ("TypeVar", "ParamSpec", "TypeVarTuple"))
+                             if c is not None)
+
+    def ann_nodes(roots=orig_ann_of, depth=None, extra=None, skip=None):
+        # annotation_nodes with the annotations chosen otherwise (``roots``
+        # in place of annotations_of; those of the nodes ``skip(mod)`` gives
+        # left out), only down to a depth, or more nodes nested (``extra``)
+        def fn(mod):
+            skipped = skip(mod) if skip is not None else set()
+            out = set()
+            for node in ast_.walk(mod.tree):
+                rs = [] if id(node) in skipped else list(roots(node))
+                if extra is not None:
+                    rs += extra(node)
+                for r in rs:
+                    if depth is None:
+                        out.update(id(n) for n in ast_.walk(r))
+                    else:
+                        level = [r]
+                        for _ in range(depth + 1):
+                            out.update(id(n) for n in level)
+                            level = [c for n in level for c in ast_.iter_child_nodes(n)]
+            return out
+        return fn
+
+    def without(pred):
+        # the annotations of annotations_of but those ``pred(node, annotation)`` picks
+        return lambda node: [a for a in orig_ann_of(node) if not pred(node, a)]
+
+    def param_annotation(kinds):
+        def pred(node, a):
+            if node.__class__ not in fn_nodes:
+                return False
+            args = node.args
+            params = {"posonly": args.posonlyargs, "kwonly": args.kwonlyargs,
+                      "star": [v for v in (args.vararg, args.kwarg) if v is not None]}
+            return any(a is x.annotation for k in kinds for x in params[k])
+        return pred
+
+    def module_defs(mod):
+        return {id(st) for st in mod.tree.body if st.__class__ in fn_nodes}
+
+    def function_annassigns(mod):
+        return {id(n) for f in ast_.walk(mod.tree) if f.__class__ in fn_nodes
+                for st in f.body for n in ast_.walk(st) if n.__class__ is ast_.AnnAssign}
+
+    def outer_annassigns(mod):
+        inner = function_annassigns(mod)
+        return {id(n) for n in ast_.walk(mod.tree) if n.__class__ is ast_.AnnAssign and id(n) not in inner}
+
+    def def_defaults(node):
+        if node.__class__ in fn_nodes:
+            return node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+        return []
+
+    def def_decorators(node):
+        return list(node.decorator_list) if node.__class__ in fn_nodes else []
+
+    def lambda_defaults(node):
+        if node.__class__ is ast_.Lambda:
+            return node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+        return []
+
+    def class_bases(node):
+        return node.bases + [k.value for k in node.keywords] if node.__class__ is ast_.ClassDef else []
+
+    def first_iterables(node):
+        comps = (ast_.ListComp, ast_.SetComp, ast_.GeneratorExp, ast_.DictComp)
+        return [node.generators[0].iter] if node.__class__ in comps else []
+
+    def annassign_values(node):
+        return [node.value] if node.__class__ is ast_.AnnAssign and node.value is not None else []
+
+    def annassign_targets(node):
+        return [node.target] if node.__class__ is ast_.AnnAssign else []
+
+    def annotations_in_s(fn):
+        # ``fn`` run with every annotation standing in S
+        def wrapped(*a):
+            cur = scan.stands_in
+            scan.stands_in = lambda mod, node, sc: sc
+            try:
+                return fn(*a)
+            finally:
+                scan.stands_in = cur
+        return wrapped
+
+    def with_orig_stands(fn):
+        # ``fn`` run with the unbroken stands_in
+        def wrapped(*a):
+            cur = scan.stands_in
+            scan.stands_in = orig_stands
+            try:
+                return fn(*a)
+            finally:
+                scan.stands_in = cur
+        return wrapped
+
+    def annotation_loads_see_their_binding(m, seq, nodes, parents):
+        # a load in an annotation taken for a load in S that is no read: only
+        # the binding it sees is handed on
+        ann = scan.annotation_nodes(m)
+        moved = [(n, None if id(n) in ann else p, s) for n, p, s in nodes]
+        return annotations_in_s(orig_seq_kept)(m, seq, moved, parents)
+
+    def stands_in_s_for(*classes):
+        # nodes of ``classes`` in an annotation stand in S
+        def fn(mod, node, sc):
+            return sc if node.__class__ in classes else orig_stands(mod, node, sc)
+        return fn
+
+    def possible_in_annotations(pred):
+        # a node in an annotation that ``pred`` picks judged as if it stood in S
+        def fn(mod, node, sc):
+            if id(node) in scan.annotation_nodes(mod) and pred(mod, node, sc):
+                return annotations_in_s(orig_possible_recv)(mod, node, sc)
+            return orig_possible_recv(mod, node, sc)
+        return fn
+
+    def is_name(node):
+        return node.__class__ is ast_.Name
+
+    def tool_result_param(mod, node, sc):
+        return is_name(node) and orig_param(sc, node.id, scan.TOOL_RESULT_ANNOTATIONS)
+
+    def handed_unless_annotation(m, C, par, parents, bound_by, kept, seq_kept):
+        # a receiver call in an annotation handed on as anywhere else
+        cur = scan.annotation_nodes
+        scan.annotation_nodes = lambda mod: set()
+        try:
+            return orig_handed(m, C, par, parents, bound_by, kept, seq_kept)
+        finally:
+            scan.annotation_nodes = cur
+
+    def annotation_calls_kept(m, C, par, parents, bound_by, kept, seq_kept):
+        H = orig_handed(m, C, par, parents, bound_by, kept, seq_kept)
+        return None if id(C) in scan.annotation_nodes(m) else H
+
+    def annotation_span_without_await(m, C, par, parents, bound_by, kept, seq_kept):
+        H = orig_handed(m, C, par, parents, bound_by, kept, seq_kept)
+        return C if H is not None and id(C) in scan.annotation_nodes(m) else H
+
+    def no_escapes_in_annotations(proj, m, X, sc, instances):
+        return None if id(X) in scan.annotation_nodes(m) else orig_esc_target(proj, m, X, sc, instances)
+
+    def no_instance_call_escapes_in_annotations(proj, m, X, sc, instances):
+        if (id(X) in scan.annotation_nodes(m) and X.__class__ is ast_.Attribute
+                and X.value.__class__ is ast_.Call):
+            return None
+        return orig_esc_target(proj, m, X, sc, instances)
+
+    where_multi = [
+        # names loaded in an annotation read as receivers there (a name bound
+        # once or in sequence), the other questions of where a load stands
+        # (results handed on, possible receivers, instances) unbroken
+        ("names in annotations receivers there",
+         {"stands_in": stands_in_s_for(ast_.Name), "kept_names": with_orig_stands(orig_kept),
+          "sequence_kept": with_orig_stands(orig_seq_kept),
+          "is_possible_receiver": with_orig_stands(orig_possible_recv),
+          "instance_attribute": with_orig_stands(orig_instance_attr)}),
+    ]
+    where_setters = [
+        ("annotations stand in S", "stands_in", lambda mod, node, sc: sc),
+        ("every node stands in a nested scope", "stands_in", lambda mod, node, sc: None),
+        ("receiver calls in annotations read there", "stands_in", stands_in_s_for(ast_.Call, ast_.Await)),
+        ("return annotations stand in S", "annotation_nodes",
+         ann_nodes(without(lambda n, a: n.__class__ in fn_nodes and a is n.returns))),
+        ("*args / **kwargs annotations stand in S", "annotation_nodes",
+         ann_nodes(without(param_annotation(["star"])))),
+        ("keyword-only annotations stand in S", "annotation_nodes", ann_nodes(without(param_annotation(["kwonly"])))),
+        ("positional-only annotations stand in S", "annotation_nodes",
+         ann_nodes(without(param_annotation(["posonly"])))),
+        ("async defs' annotations stand in S", "annotation_nodes",
+         ann_nodes(without(lambda n, a: n.__class__ is ast_.AsyncFunctionDef))),
+        ("a module's defs' annotations stand in S", "annotation_nodes", ann_nodes(skip=module_defs)),
+        ("variable annotations stand in S", "annotation_nodes",
+         ann_nodes(without(lambda n, a: n.__class__ is ast_.AnnAssign))),
+        ("variable annotations of modules and class bodies stand in S", "annotation_nodes",
+         ann_nodes(skip=outer_annassigns)),
+        ("variable annotations of functions stand in S", "annotation_nodes", ann_nodes(skip=function_annassigns)),
+        ("only an annotation's own node and its children nested", "annotation_nodes", ann_nodes(depth=1)),
+        ("defaults nested too", "annotation_nodes", ann_nodes(extra=def_defaults)),
+        ("decorators nested too", "annotation_nodes", ann_nodes(extra=def_decorators)),
+        ("lambda defaults nested too", "annotation_nodes", ann_nodes(extra=lambda_defaults)),
+        ("class bases and keywords nested too", "annotation_nodes", ann_nodes(extra=class_bases)),
+        ("comprehensions' first iterables nested too", "annotation_nodes", ann_nodes(extra=first_iterables)),
+        ("annotated assignments' values nested too", "annotation_nodes", ann_nodes(extra=annassign_values)),
+        ("annotated assignments' targets nested too", "annotation_nodes", ann_nodes(extra=annassign_targets)),
+        ("annotation loads of a name bound once hand nothing on", "kept_names", annotations_in_s(orig_kept)),
+        ("annotation loads spoil no name bound in sequence", "sequence_kept", annotations_in_s(orig_seq_kept)),
+        ("annotation loads hand on the binding they see only", "sequence_kept",
+         annotation_loads_see_their_binding),
+        ("possible receivers in annotations", "is_possible_receiver", annotations_in_s(orig_possible_recv)),
+        ("marked names in annotations possible receivers", "is_possible_receiver",
+         possible_in_annotations(lambda mod, node, sc: is_name(node) and orig_marked(node.id))),
+        ("marked attributes in annotations possible receivers", "is_possible_receiver",
+         possible_in_annotations(lambda mod, node, sc: node.__class__ is ast_.Attribute and orig_marked(node.attr))),
+        ("toolResult subscripts in annotations possible receivers", "is_possible_receiver",
+         possible_in_annotations(lambda mod, node, sc: node.__class__ is ast_.Subscript)),
+        ("annotated parameters in annotations possible receivers", "is_possible_receiver",
+         possible_in_annotations(tool_result_param)),
+        ("hook events in annotations possible receivers", "is_possible_receiver",
+         possible_in_annotations(lambda mod, node, sc: node.__class__ is ast_.Attribute and node.attr == "result")),
+        ("aliases in annotations possible receivers", "is_possible_receiver",
+         possible_in_annotations(lambda mod, node, sc: is_name(node) and not orig_marked(node.id)
+                                 and not tool_result_param(mod, node, sc))),
+        ("instance names read in annotations", "instance_attribute", annotations_in_s(orig_instance_attr)),
+        ("receiver calls in annotations handed on only when not read", "handed_on", handed_unless_annotation),
+        ("receiver calls in annotations never handed on", "handed_on", annotation_calls_kept),
+        ("awaited calls in annotations handed on at the call", "handed_on", annotation_span_without_await),
+        ("no escapes in annotations", "escape_target", no_escapes_in_annotations),
+        ("no K(...).m escapes in annotations", "escape_target", no_instance_call_escapes_in_annotations),
+    ]
+    if type_alias is not None:
+        # Python 3.12+: the cases of WHERE_TYPES
+        where_setters += [
+            ("type alias values stand in S", "annotation_nodes",
+             ann_nodes(without(lambda n, a: n.__class__ is type_alias))),
+            ("type parameter bounds stand in S", "annotation_nodes",
+             ann_nodes(without(lambda n, a: n.__class__ in type_param_nodes
+                                and a is getattr(n, "bound", None)))),
+        ]
+    if sys.version_info >= (3, 13):
+        where_setters.append(("type parameter defaults stand in S", "annotation_nodes",
+                              ann_nodes(without(lambda n, a: n.__class__ in type_param_nodes
+                                                 and a is getattr(n, "default_value", None)))))
+
     setters = [
+        *where_setters,
         ("no names bound in sequence", "sequence_names", lambda mod: {}),
         ("bindings at any depth in sequence", "sequence_binding", binding_any_depth),
         ("annotated and chained bindings in sequence", "sequence_binding", binding_any_assignment),
@@ -3209,10 +3943,14 @@ def mutants(scan):
                  "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads,
                  "sequence_names": orig_seq_names, "sequence_binding": orig_seq_binding,
                  "seen_statement": orig_seen, "sequence_seen": orig_seq_seen, "sequence_kept": orig_seq_kept,
-                 "statement_call": orig_stmt_call}
+                 "statement_call": orig_stmt_call, "stands_in": orig_stands,
+                 "annotation_nodes": orig_ann_nodes, "instance_attribute": orig_instance_attr}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))
+    for name, fns in where_multi:
+        yield name, (lambda fns=fns: [setattr(scan, a, f) for a, f in fns.items()]), \
+            (lambda fns=fns: [setattr(scan, a, originals[a]) for a in fns])
 
 
 def main(argv):

@@ -527,6 +527,7 @@ class ScopeBuilder:
         cls = node.__class__
         if cls in _FUNCTION_NODES:
             self.visit_all(node.decorator_list, sc)
+            self.visit_all(type_params(node), sc)  # PEP 695: their bounds, constraints, defaults
             self.visit_args_outer(node.args, sc, True)
             self.visit_all([node.returns], sc)
             self.bind(sc, node.name, Binding("def", node))
@@ -540,6 +541,7 @@ class ScopeBuilder:
             self.visit(node.body, fs)
         elif cls is ast.ClassDef:
             self.visit_all(node.decorator_list, sc)
+            self.visit_all(type_params(node), sc)
             self.visit_all(node.bases, sc)
             self.visit_all(node.keywords, sc)
             self.bind(sc, node.name, Binding("other", node))
@@ -1463,10 +1465,11 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    bindings sees the earlier one, a load before the end of the first sees
 #    none (no receiver);
 #  * "the load standing in S itself": as for every other read, the name node
-#    stands in S's own scope (a comprehension's first iterable, a nested
-#    def's defaults, annotations and decorators, a lambda's defaults do;
-#    bodies of nested defs, lambdas, class bodies and the rest of a
-#    comprehension do not);
+#    stands in S's own scope (stands_in, see "Annotations" below: a
+#    comprehension's first iterable, a nested def's defaults and decorators,
+#    a lambda's defaults, a class's bases and keywords do; every annotation
+#    (a nested def's, a variable's `x: R`, ...), bodies of nested defs,
+#    lambdas, class bodies and the rest of a comprehension do not);
 #  * a statement whose V is no receiver call (`R = None`, `R = other(...)`,
 #    `R = R2`) gives its loads no receiver; the rest of the sequence is not
 #    affected;
@@ -1497,7 +1500,10 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    or a def nested in an `if` of the body resolves nothing; decorators
 #    (`@classmethod`, `@staticmethod`, `@property`...) are not looked at;
 #  * the name `N` as for `R = C`: `N: T = K()`, `a = N = K()`, `N := K()`,
-#    a name bound twice, a read in a nested scope are none; `N`'s binding
+#    a name bound twice, a read in a nested scope are none (an annotation is
+#    one, "**Annotations.**": so `def g(x: N.m())` or `y: N.m() = 1` calls
+#    nothing known, no receiver, nothing handed on; a def's defaults and
+#    decorators stand in S and count); `N`'s binding
 #    may stand in a nested scope (`global`), its call `K(...)` resolved in
 #    the scope where it stands; `N` read before its binding counts;
 #  * the call is narrowed by dispatch as `self.m(...)` is (every parameter
@@ -1525,7 +1531,8 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    of the name's or the attribute's text (`tool_results`, `last_toolResult`
 #    are marked; `ToolResult`, `TOOL_RESULT` are not);
 #  * a marked name counts wherever it is read (the scope rule is only for
-#    the annotated parameters and `P.result`), also when it is a parameter
+#    the annotated parameters and `P.result`), an annotation aside (below),
+#    also when it is a parameter
 #    (a parameter is no `R = C`), an import, a `for` target or unbound;
 #  * the exclusion `R = C` is judged on the scope owning the name where it is
 #    read (`global` / `nonlocal` followed, a class body not seen from its
@@ -1556,9 +1563,13 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * "read in that function's own scope": the name (for `P.result`, the name
 #    `P`) stands in the `def`'s own scope, not in a nested function, lambda,
 #    class body or comprehension (whose first iterable stands in the
-#    enclosing scope, so it counts); defaults and annotations of a nested
-#    `def` stand in the enclosing scope; a rebinding of the parameter in the
-#    function does not stop it being the parameter;
+#    enclosing scope, so it counts); defaults and decorators of a nested
+#    `def` stand in the enclosing scope, so they count; a rebinding of the
+#    parameter in the function does not stop it being the parameter;
+#  * in an annotation ("**Annotations.**", see below) no possible receiver
+#    of any kind is looked for: a marked name or attribute, `X["toolResult"]`,
+#    an annotated parameter, `P.result` or an alias written there
+#    (`def g(x: tool_result["k"])`, `y: P.result["k"] = 1`) reads nothing;
 #  * `P.result`: an attribute named exactly `result` of the name `P`; a
 #    marked attribute `X.A` also when `X` is a call (`make().tool_result`);
 #  * only the eight keyed forms of a possible receiver are possible reads,
@@ -1622,6 +1633,63 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * a call's keys from builder findings (origin the call) are not narrowed;
 #    a return `G(...)` gives keys(G) whole, whatever its own keywords.
 
+# Annotations ("**Annotations.**"): nothing in an annotation is read, a load
+# of a name there is a use in a scope nested in the one the annotation
+# stands in, a receiver call there is handed on.  The annotations
+# (annotations_of): a def's parameters' (positional-only, positional,
+# keyword-only, `*args`, `**kwargs`) and its return's, a variable's
+# (ast.AnnAssign.annotation, `x: A` and `x: A = v`, in a module, a class
+# body or a function), the value of `type X = ...` (ast.TypeAlias.value)
+# and a type parameter's bound or constraints (and its default, PEP 696),
+# each at any depth (annotation_nodes).  Readings chosen:
+#  * the scope notion stays shared and unchanged: ScopeBuilder and
+#    module_nodes put annotations (and type parameters) in the scope S they
+#    stand in, since name resolution (builders, producers, tools, `self.m`,
+#    escapes' callees), TS003 / TS004 and TS005 use them, and from an
+#    annotation scope a name resolves to the same binding as from S; so the
+#    change is local to the reads rules: stands_in(mod, node, sc) gives
+#    None (a nested scope binding nothing) for every node in an annotation,
+#    and every "in S itself" / "nested in S" question of the reads rules
+#    asks it: a name bound once by `R = C` (its loads there are no
+#    receivers, and hand C on: kept_names), a name bound in sequence (no
+#    receiver there; every binding handed on: sequence_kept), the instance
+#    names `N` of calls on an instance (not followed there: `N.m(...)` is
+#    no receiver call, `N.m` no escape);
+#  * "no read of any form": project_reads skips every receiver node (a
+#    call, `await C`, a name) standing in an annotation, and
+#    is_possible_receiver is false for every node there (marked names and
+#    attributes, `X["toolResult"]`, annotated parameters, hook events'
+#    `P.result`, aliases), so a read whose receiver stands in an annotation
+#    is none (a read's node holds its receiver, so it stands in the same
+#    annotation);
+#  * "a receiver call in an annotation is handed on, whatever holds it":
+#    one `escape` read at H (`await C` when awaited, "**Results handed
+#    on.**"), whatever H's parent (a read form, an argument, the annotation
+#    itself); the calls there are receivers as anywhere (resolved where
+#    ScopeBuilder puts them, the scope the annotation stands in), but
+#    `N.m(...)` is none (above), `K(...).m(...)` is one;
+#  * escapes ("**Escapes.**") are found in annotations as anywhere else:
+#    `def g(x: probe)`, `y: probe = 1`, `K(...).m` there are uses as values;
+#    `N.m` is none (an instance name is not followed there);
+#  * a lambda has no annotations; a def's decorators and defaults
+#    (keyword-only ones too), a lambda's defaults, a class's decorators,
+#    bases and keywords, a comprehension's first iterable stand where they
+#    are written (unless they stand inside an annotation: a lambda's default
+#    or a comprehension written in an annotation is in it);
+#  * what is no annotation in an annotated assignment stands where the
+#    statement stands: its value (`x: A = C` hands C on as before: the
+#    assignment is annotated) and its target (`E["k"]: A = v` and the bare
+#    `E["k"]: A` are `store` reads of E, as before);
+#  * "any level": the annotation of a variable in a module, a class body or
+#    a function, in a compound statement too; a def's annotations wherever
+#    the def stands (a module's, a class body's, a function's);
+#  * type parameters (Python 3.12+, this implementation's ast may lack
+#    them): ScopeBuilder and module_nodes visit a def's or a class's type
+#    parameters in the scope the def or class stands in (as its decorators),
+#    `type X = ...` (its name, type parameters and value) where the
+#    statement stands; all their bounds, constraints and defaults and the
+#    alias's value are annotations.
+
 # Results handed on ("**Results handed on.**"): every receiver call C (any
 # kind: producer, builder with TS003 keys, direct tool call, call on an
 # instance; its keys narrowed by dispatch as for its reads) has one read of
@@ -1651,8 +1719,14 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * a name never loaded (`unused = C` in a function) is not handed on ("every
 #    reference" of none); `return R` is a load that is no read: handed on;
 #  * a load of R in a comprehension, lambda, nested def or class body nested
-#    in the function (resolving to it) hands it on, the first iterable of a
-#    comprehension stands in the function itself (a read there counts);
+#    in the function (resolving to it) hands it on, and so does a load in an
+#    annotation (a nested def's, a variable's `y: R = 1` in the function: a
+#    scope nested in the function, "**Annotations.**", whatever read form it
+#    stands in); the first iterable of a comprehension, a nested def's
+#    defaults and decorators, a lambda's defaults and a class's bases and
+#    keywords stand in the function itself (a read there counts);
+#  * a receiver call written in an annotation is handed on whatever holds it
+#    (`def g(x: C["k"])`, `y: C.get("k") = 1`, `-> await C`): no read there;
 #  * a lambda body, a default, a decorator, `yield C`, a display, an argument,
 #    `self.r = C`, a conditional, `if C:`, `for k in C`: handed on; `await C`
 #    as a statement or returned is not; the awaited call itself gets no read
@@ -1678,8 +1752,11 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * everything else that loads X is a use: an argument, a display element,
 #    an assignment's value, a returned value, an operand (`F is None`,
 #    `F == G`, `not F`, `await F`), a subscript's value (`F[0]`), a lambda
-#    body, a parameter default or annotation (in the scope the def stands
-#    in, as for every other read), a decorator `@F` (no ast.Call);
+#    body, a parameter default, an annotation of any kind (names resolve as
+#    Python resolves them: from an annotation scope as from the scope the
+#    annotation stands in), a decorator `@F` (no ast.Call); but the instance
+#    form `N.m` in an annotation is none, as a call `N.m(...)` there would be
+#    none ("**Annotations.**": `N` is read in a nested scope);
 #  * `self.m` / `cls.m` resolve as in a call: the nearest enclosing def
 #    (lambdas and comprehensions seen through) is a method of a module-level
 #    class whose body binds `m` once, by a def; `N.m` as for calls: `N`
@@ -1709,7 +1786,9 @@ def note_origin(f, source):
 def module_nodes(mod):
     """[(node, parent, scope)] of every node of ``mod``'s tree, ``scope`` the
     Scope it stands in, as ScopeBuilder assigns them (decorators, defaults,
-    annotations and a comprehension's first iterable in the enclosing scope)."""
+    annotations, type parameters and a comprehension's first iterable in the
+    enclosing scope: where their names resolve; for the reads rules every
+    annotation stands in a nested scope, see stands_in)."""
     cached = getattr(mod, "_nodes", None)
     if cached is not None:
         return cached
@@ -1725,7 +1804,7 @@ def module_nodes(mod):
             a = node.args
             outer = a.defaults + [d for d in a.kw_defaults if d is not None]
             if cls is not ast.Lambda:
-                outer = node.decorator_list + outer
+                outer = node.decorator_list + type_params(node) + outer
                 for x in a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v]:
                     if x.annotation is not None:
                         outer.append(x.annotation)
@@ -1738,7 +1817,7 @@ def module_nodes(mod):
             stack.extend((c, node, inner) for c in body)
         elif cls is ast.ClassDef:
             inner = by_node[id(node)]
-            stack.extend((c, node, sc) for c in node.decorator_list + node.bases + node.keywords)
+            stack.extend((c, node, sc) for c in node.decorator_list + type_params(node) + node.bases + node.keywords)
             stack.extend((c, node, inner) for c in node.body)
         elif cls in _COMP_NODES:
             inner = by_node[id(node)]
@@ -1753,6 +1832,70 @@ def module_nodes(mod):
             stack.extend((c, node, sc) for c in ast.iter_child_nodes(node))
     mod._nodes = out
     return out
+
+
+def def_annotations(node):
+    """The annotations of the ``def`` / ``async def`` ``node``: of its
+    positional-only, positional and keyword-only parameters, of its ``*args``
+    and ``**kwargs``, and of its return."""
+    a = node.args
+    params = a.posonlyargs + a.args + a.kwonlyargs + [v for v in (a.vararg, a.kwarg) if v is not None]
+    return [x.annotation for x in params if x.annotation is not None] + (
+        [node.returns] if node.returns is not None else [])
+
+
+# PEP 695 (Python 3.12+): `type X = ...` and the type parameters of a def, a
+# class or a type alias; None where this Python's ast has no such node
+_TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+_TYPE_PARAM_NODES = tuple(c for c in (getattr(ast, n, None) for n in ("TypeVar", "ParamSpec", "TypeVarTuple"))
+                          if c is not None)
+
+
+def type_params(node):
+    """The type parameters (PEP 695) of the def, class or type alias ``node``
+    ([] before Python 3.12)."""
+    return list(getattr(node, "type_params", None) or ())
+
+
+def annotations_of(node):
+    """The annotations ``node`` holds itself (docs/rules.md "**Annotations.**"):
+    a def's (def_annotations), a variable's (``x: A``, ``x: A = v``: ``A``),
+    the value of ``type X = ...`` and the bound or constraints (and default)
+    of a type parameter."""
+    cls = node.__class__
+    if cls in _FUNCTION_NODES:
+        return def_annotations(node)
+    if cls is ast.AnnAssign:
+        return [node.annotation]
+    if _TYPE_ALIAS is not None and cls is _TYPE_ALIAS:
+        return [node.value]
+    if cls in _TYPE_PARAM_NODES:
+        return [v for v in (getattr(node, "bound", None), getattr(node, "default_value", None)) if v is not None]
+    return []
+
+
+def annotation_nodes(mod):
+    """{id(node)} of every node of ``mod`` standing in an annotation
+    (annotations_of), at any depth (docs/rules.md "**Annotations.**": nothing
+    in it is read, and a load of a name there is a use in a scope nested in
+    the one where the annotation stands)."""
+    cached = getattr(mod, "_annotation_nodes", None)
+    if cached is None:
+        cached = set()
+        for node in ast.walk(mod.tree):
+            for ann in annotations_of(node):
+                cached.update(id(n) for n in ast.walk(ann))
+        mod._annotation_nodes = cached
+    return cached
+
+
+def stands_in(mod, node, sc):
+    """The scope the node ``node`` stands in for the reads rules' "in S
+    itself" / "in a scope nested in S", ``sc`` the scope module_nodes gives it
+    (where its names resolve): ``sc``, or None (a scope nested in ``sc`` that
+    binds nothing) for a node in an annotation (docs/rules.md
+    "**Annotations.**")."""
+    return None if id(node) in annotation_nodes(mod) else sc
 
 
 def is_tool_decorator(d):
@@ -2048,6 +2191,10 @@ def is_possible_alias(mod, sc, name):
 def is_possible_receiver(mod, node, sc):
     """Is ``node`` (standing in scope ``sc``) plainly a tool result handed on by the SDK?"""
     cls = node.__class__
+    if stands_in(mod, node, sc) is None:
+        # in an annotation no read is looked for, possible ones neither
+        # (docs/rules.md "**Annotations.**"): no receiver of any kind there
+        return False
     if cls is ast.Name:
         if node.ctx.__class__ is not ast.Load:
             return False
@@ -2240,7 +2387,9 @@ def instance_attribute(proj, m, f, S, instances):
     if O.__class__ is ast.Call:
         k = proj.resolve_class(m, O, S)
     elif O.__class__ is ast.Name:
-        k = instances.get((id(S), O.id))
+        # `N` read in S itself: not in an annotation, a scope nested in S
+        # ("**Annotations.**")
+        k = instances.get((id(S), O.id)) if stands_in(m, O, S) is not None else None
     else:
         return None
     if k is None:
@@ -2402,6 +2551,11 @@ def project_reads(proj, reads_of):
         handed_on_reads(m, recv, bound_by, nodes, parents, by_origin, reads_of)
         for node, par, sc in nodes:
             cls = node.__class__
+            # in an annotation nothing is read ("**Annotations.**"): a receiver
+            # call there is handed on (handed_on), a name loaded there no receiver
+            own = stands_in(m, node, sc)
+            if own is None:
+                continue
             if cls is ast.Call:
                 # an awaited call's parent is its Await: no reads of its own
                 k = recv.get(id(node))
@@ -2410,9 +2564,9 @@ def project_reads(proj, reads_of):
                 C = awaited_call(node)
                 k = recv.get(id(C)) if C is not None else None
             elif cls is ast.Name and node.ctx.__class__ is ast.Load:
-                k = names.get((id(sc), node.id))
+                k = names.get((id(own), node.id))
                 if k is None and seq:
-                    st = sequence_seen(m, seq, node, sc)
+                    st = sequence_seen(m, seq, node, own)
                     C = statement_call(st) if st is not None else None
                     k = recv.get(id(C)) if C is not None else None
             else:
@@ -2450,7 +2604,7 @@ def kept_names(m, bound_by, nodes, parents):
         key = (id(owner), node.id)
         if owner is None or key not in ok or not ok[key]:
             continue
-        if owner is not sc or par is None or not reads_at(m, node, par, parents):
+        if owner is not stands_in(m, node, sc) or par is None or not reads_at(m, node, par, parents):
             ok[key] = False
     return {k for k, v in ok.items() if v}
 
@@ -2477,8 +2631,8 @@ def sequence_kept(m, seq, nodes, parents):
         stmts = seq.get(key)
         if stmts is None or key in spoiled:
             continue
-        if owner is not sc:
-            spoiled.add(key)  # loaded in a nested scope
+        if owner is not stands_in(m, node, sc):
+            spoiled.add(key)  # loaded in a nested scope (an annotation too)
             continue
         st = seen_statement(stmts, node)
         if st is None:
@@ -2502,6 +2656,8 @@ def handed_on(m, C, par, parents, bound_by, kept, seq_kept):
         par = parents.get(id(par))
     if par is None:
         return H
+    if id(C) in annotation_nodes(m):
+        return H  # written in an annotation: handed on, whatever holds it ("**Annotations.**")
     cls = par.__class__
     if cls is ast.Expr or cls is ast.Return:
         return None  # dropped, or followed through `return` chains
