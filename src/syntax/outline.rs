@@ -177,31 +177,35 @@ pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<
 }
 
 /// Whether `range` of `text` (whose logical lines are `lines`) may hold a
-/// `global` statement: the word where a statement may start
-/// (`starts_a_statement`: `global x`, `def f(): global x`, `y = 1;
-/// global x`), not inside a name or after other code (`"a global name"`).
+/// `global` statement ([`global_statements`]).
 pub fn declares_global(text: &str, lines: &[lexer::LogicalLine], range: &Range<usize>) -> bool {
-    super::word_offsets(&text[range.clone()], "global").any(|at| {
-        let at = range.start + at;
+    global_statements(text, lines, range).next().is_some()
+}
+
+/// Where the `global` statements of `range` of `text` may start: the word
+/// where a statement may start (`starts_a_statement`: `global x`, `def f():
+/// global x`, `y = 1; global x`), not inside a name or after other code
+/// (`"a global name"`).
+fn global_statements<'t>(
+    text: &'t str,
+    lines: &'t [lexer::LogicalLine],
+    range: &Range<usize>,
+) -> impl Iterator<Item = usize> + 't {
+    let start = range.start;
+    super::word_offsets(&text[range.clone()], "global").map(move |at| start + at).filter(move |&at| {
         let line = lines[..lines.partition_point(|l| l.start <= at)].last().map_or(0, |l| l.start);
         starts_a_statement(text.as_bytes(), line, at)
     })
 }
 
 /// The names the `global` statements of `range` of `text` (whose logical
-/// lines are `lines`) declare, each `global` word where a statement may
-/// start ([`declares_global`]) read as `global a, b`; `None` when one is
-/// not that plain (a name that is not ASCII, a comment or a line
+/// lines are `lines`) declare, each read as `global a, b`; `None` when one
+/// is not that plain (a name that is not ASCII, a comment or a line
 /// continuation in the list), so that a caller takes the safe way.
 pub fn global_names<'t>(text: &'t str, lines: &[lexer::LogicalLine], range: &Range<usize>) -> Option<Vec<&'t str>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
-    for at in super::word_offsets(&text[range.clone()], "global") {
-        let at = range.start + at;
-        let line = lines[..lines.partition_point(|l| l.start <= at)].last().map_or(0, |l| l.start);
-        if !starts_a_statement(bytes, line, at) {
-            continue;
-        }
+    for at in global_statements(text, lines, range) {
         let mut i = at + "global".len();
         loop {
             while matches!(bytes.get(i), Some(b' ' | b'\t')) {
