@@ -460,6 +460,10 @@ fn name_reads(
             continue;
         }
         let read = node.filter(|_| here).and_then(|n| read_of(n, src));
+        // What a failing assertion says is no read, and hands nothing on.
+        if read.is_none() && here && node.is_some_and(in_assertion_message) {
+            continue;
+        }
         match read {
             Some(read) => {
                 exclusive &= read.key.is_some() || read.form == ReadForm::Block;
@@ -472,6 +476,31 @@ fn name_reads(
         }
     }
     NameReads { reads, exclusive, handed_on }
+}
+
+/// Whether the name `name` stands in the message of an `assert` statement
+/// as the message itself, or as the whole expression of a replacement field
+/// of the f-string (or implicit concatenation) that is the message
+/// (parentheses seen through at each step; `docs/rules.md`, "Assertion
+/// messages"): Python evaluates it only when the assertion fails.
+fn in_assertion_message(name: Node<'_>) -> bool {
+    let mut at = syntax::tree::parenthesized(name);
+    if let Some(field) = at.parent().filter(|p| p.kind_name() == "interpolation") {
+        // The string (a field of a format spec stands in the spec, which is
+        // no message).
+        let Some(string) = field.parent() else { return false };
+        at = string;
+        if let Some(joined) = at.parent().filter(|p| p.kind_name() == "concatenated_string") {
+            at = joined;
+        }
+        at = syntax::tree::parenthesized(at);
+    }
+    // The message: the second expression of the statement.
+    at.parent().filter(|s| s.kind_name() == "assert_statement").is_some_and(|statement| {
+        let mut cursor = statement.walk();
+        let message = statement.named_children(&mut cursor).filter(|e| e.kind_name() != "comment").nth(1);
+        message.is_some_and(|m| m.id() == at.id())
+    })
 }
 
 /// Whether a part of `node` that tree-sitter could not read (an `ERROR`
@@ -870,6 +899,51 @@ def outer():
     return s[name], s.get(key), s['y':], s['z', 1]
 ";
         assert_eq!(reads(src), ["escape - f()"; 4]);
+    }
+
+    #[test]
+    fn an_assertion_message_is_no_read_and_hands_nothing_on() {
+        let exclusive = |src: &str| {
+            let tree = syntax::parse(src);
+            let model = SemanticModel::build(tree.root_node(), src);
+            let calls = call_reads(tree.root_node(), src, &model);
+            calls.iter().filter(|c| src[c.call.clone()].starts_with("f(")).map(|c| c.exclusive).collect::<Vec<_>>()
+        };
+        for message in [
+            "r",
+            "(r)",
+            "f\"got {r}\"",
+            "f'{r!r}'",
+            "f'{r=}'",
+            "f'{(r)}'",
+            "(f'{r}' 'tail')",
+            "'head' f'{r:>9}'",
+            "f'{r[\"a\"]}'",
+        ] {
+            let src = format!("def t():\n    r = f()\n    assert r['a'] == 1, {message}\n");
+            let got = reads(&src);
+            assert!(got.iter().all(|r| !r.starts_with("escape")), "{src}: {got:?}");
+            assert!(got.contains(&"subscript a r['a']".to_owned()), "{src}: {got:?}");
+            assert_eq!(exclusive(&src), [true], "{src}");
+        }
+        // Bound in sequence: only the result the message sees.
+        let src = "def t():\n    r = f(1)\n    assert r['a'], r\n    r = f(2)\n    print(r)\n";
+        assert_eq!(reads(src), ["subscript a r['a']", "escape - f(2)"]);
+        // Anything else still hands the result on: a call or a tuple as the
+        // message, a field of a format spec, the test itself, a nested
+        // scope, the module.
+        for src in [
+            "def t():\n    r = f()\n    assert r['a'], str(r)\n",
+            "def t():\n    r = f()\n    assert r['a'], (r, 1)\n",
+            "def t(x):\n    r = f()\n    assert r['a'], f'{x:{r}}'\n",
+            "def t():\n    r = f()\n    assert r, r['a']\n",
+            "def t():\n    r = f()\n    r['a']\n    assert r\n",
+            "def t():\n    r = f()\n    r['a']\n    def g():\n        assert 1, r\n",
+            "r = f()\nassert r['a'], r\n",
+        ] {
+            let got = reads(src);
+            assert!(got.iter().any(|r| r.starts_with("escape")), "{src}: {got:?}");
+        }
     }
 
     #[test]

@@ -1824,6 +1824,30 @@ ANNOTATION_CALL_HOLDERS = ["subscript", "get", "in", "bare", "whole-dict", "whol
 # the expressions loading R written there: a read form, or R passed on
 WHERE_EXPRS = ["subscript", "subscript", "get", "pop", "in", "not-in", "whole-dict", "whole-keys", "whole-eq",
                "whole-json", "content", "block", "no-read"]
+# assertion messages (docs/rules.md "**Assertion messages.**", Consumer.message_stmt):
+# `assert T, M` with M loading a name R ("@") bound once or in sequence in the
+# function.  Kept: M is R (parenthesized too), or an f-string (an implicit
+# concatenation too, over lines too) one of whose fields has R as its whole
+# expression, whatever its conversion, `=` or own format spec: no read, and
+# nothing handed on
+MESSAGES_KEPT = {"name": "@", "paren": "(@)", "field": 'f"got {@}"', "repr": 'f"{@!r}"', "debug": 'f"{@=}"',
+                 "debug-spaced": 'f"{ @ = }"', "field-paren": 'f"{(@)}"', "field-paren-spaced": 'f"{ ( @ ) }"',
+                 "concat": 'f"x {@}" " y"', "concat-lead": '"y " f"{@!s}"', "spec": 'f"{@:>8}"',
+                 "spec-field": 'f"{@!r:{8}}"', "two-fields": 'f"{@} / {@!r}"', "paren-fstring": '(f"{@}")',
+                 "multiline": '(\n"head "\nf"{@!r}"\n" tail")', "paren-multiline": '(\n@\n)'}
+# decoys: R in a larger expression (a call, a tuple, `or`, `+`, a field's larger
+# expression), in a format spec's field or a nested f-string: R passed on
+MESSAGES_PASSED = {"str": "str(@)", "tuple": "(@, 1)", "spec-of-other": 'f"{0:{@}}"', "spec-self": 'f"{@:{@}}"',
+                   "or": '@ or "none"', "plus": 'f"{@}" + "x"', "nested-fstring": "f\"{f'{@}'}\"",
+                   "list": "[@]", "call-field": 'f"{str(@)}"', "tuple-field": 'f"{@, 1}"',
+                   "conditional": "@ if True else None", "kept-and-passed": 'f"{@} {repr(@)}"'}
+# keyed reads written in a field of the message: reads like any other
+MESSAGE_READS = ["subscript", "get", "in"]
+# the assert's test: loading no R, a read form of R (where_expr), R itself (passed on)
+MESSAGE_TESTS = ["none", "read", "bare"]
+# where the message statements stand
+MESSAGE_PLACES = ["name", "nested", "sequence", "sequence-compound", "sequence-only", "sequence-early",
+                  "sequence-nested", "module", "await"]
 RECEIVER_KINDS = ["producer-call", "builder-call", "direct-tool-call", "instance-call", "instance-name-call",
                   "name:producer-call", "name:builder-call", "name:direct-tool-call", "name:instance-call",
                   "name:instance-name-call",
@@ -1856,6 +1880,10 @@ READ_DECOYS = (["reads-block-" + k for k in ("sequence", "where", "annotation-ca
                + ["reads-dead-instance-" + k for k in ("undefined", "inherited", "twice", "annotated")]
                + ["reads-instance-classmethod", "reads-decoy-instance-chain"]
                + ["reads-handed-" + k for k in HANDED_KINDS]
+               + ["reads-message-" + k for k in sorted(MESSAGES_KEPT) + sorted(MESSAGES_PASSED)]
+               + ["reads-message-read-" + k for k in MESSAGE_READS]
+               + ["reads-message-test-" + k for k in MESSAGE_TESTS]
+               + ["reads-message-in-" + k for k in MESSAGE_PLACES]
                + ["reads-handed-on-" + k for k in ("statement", "name-passed", "base-replies.append")]
                + ["reads-sequence-base-reply"]
                + ["reads-target-tool-undecorated", "reads-module-receiver", "reads-producer-result-rebound",
@@ -3117,7 +3145,11 @@ class Consumer(ModuleWriter):
             # the name is a receiver, but these reads stand in a nested scope
             if kind == "nested-def":
                 w.lineof(ind + "def inner_%s():" % R)
-                self.read_stmt(ind + "    ", put_name(NO_RECV), real)
+                if rng.random() < 0.3:
+                    # an assert in a nested def: R loaded in a nested scope
+                    self.message_stmt(ind + "    ", R, NO_RECV, self.rd.recv_pool(real), "nested")
+                else:
+                    self.read_stmt(ind + "    ", put_name(NO_RECV), real)
                 w.lineof(ind + "    return None")
             elif kind == "nested-lambda":
                 key = rng.choice(sorted(self.rd.recv_pool(recv)) or READ_KEYS)
@@ -3144,13 +3176,89 @@ class Consumer(ModuleWriter):
             self.p.reads.append((self.rel, named, "whole", None, (s, e)))
             p.forms["reads-written-comprehension-iterable"] += 1
             return
-        reads = [self.read_stmt(ind, put_name(recv), real) for _ in range(n)]
+        reads = []
+        for _ in range(n):
+            if rng.random() < 0.2:
+                # an assertion message loading R (docs/rules.md "**Assertion messages.**")
+                reads.append(self.message_stmt(ind, R, self.named(recv), self.rd.recv_pool(real), "name"))
+            else:
+                reads.append(self.read_stmt(ind, put_name(recv), real))
         if kind == "name" and not all(reads):
             # R loaded where it is no receiver of a read (`len(R)`, `R.copy()`...)
             self.hand_on(h)
             p.forms["reads-handed-on-name-passed"] += 1
         if kind == "deleted":
             w.lineof(ind + "del " + R)
+
+    # -- assertion messages ----------------------------------------------------
+
+    def message_stmt(self, ind, R, named, pool, place, kept_only=False):
+        """``assert T, M`` at ``ind`` (docs/rules.md "**Assertion messages.**"):
+        M loads the name ``R`` in a form the rule allows (MESSAGES_KEPT: no
+        read, nothing handed on), in a decoy form (MESSAGES_PASSED: R passed
+        on), or holds a keyed read of R in an f-string field (MESSAGE_READS);
+        T loads no R, is a read form of R (where_expr, which may pass R on)
+        or R itself (passed on).  Reads are recorded through ``named`` (the
+        Recv of a load of R there).  ``kept_only``: T loads no R and M is a
+        kept form.  Returns True when nothing in it passes R on."""
+        p, rng, w = self.p, self.rng, self.w
+        p.forms["reads-message-in-" + place] += 1
+        kept = True
+        w.put(ind + "assert ")
+        test = "none" if kept_only else rng.choice(["none", "read", "read", "bare"])
+        p.forms["reads-message-test-" + test] += 1
+        if test == "none":
+            w.put(rng.choice(["True", "query", "x is not None"]))
+        elif test == "bare":
+            w.put(R)
+            kept = False
+        else:
+            read = self.where_expr(R, pool)
+            if read is None:
+                kept = False
+            else:
+                p.reads.append((self.rel, named, read[0], read[1], (read[2], read[3])))
+                p.forms["reads-written-message-test-" + read[0]] += 1
+                p.forms["reads-through-" + (named.kind if named is not None else "nothing")] += 1
+        w.put(", ")
+        r = 0.0 if kept_only else rng.random()
+        if r < 0.55 or r >= 0.85:
+            if r < 0.55:
+                kind = rng.choice(sorted(MESSAGES_KEPT))
+                text = MESSAGES_KEPT[kind]
+            else:
+                kind = rng.choice(sorted(MESSAGES_PASSED))
+                text = MESSAGES_PASSED[kind]
+                kept = False
+            p.forms["reads-message-" + kind] += 1
+            for i, part in enumerate(text.replace("@", R).split("\n")):
+                if i:
+                    w.end()
+                    w.put(ind + ("    " if part not in (")",) else "") + part)
+                else:
+                    w.put(part)
+        else:
+            form = rng.choice(MESSAGE_READS)
+            p.forms["reads-message-read-" + form] += 1
+            key, _ = self.key_for(pool)
+            w.put('f"' + rng.choice(["", "got ", "{0} "]) + "{")
+            if form == "in":
+                s, _ = w.put("'%s'" % key)
+                w.put(" in ")
+                _, e = w.put(R)
+            else:
+                s = w.put(R)[0]
+                _, e = w.put(("['%s']" if form == "subscript" else ".get('%s')") % key)
+            w.put("}")
+            if rng.random() < 0.4:
+                w.put(" {%s!r}" % R)  # and R itself, in a field of its own
+            w.put('"')
+            read = ("content", None) if (key == CONTENT and form == "subscript") else (form, key)
+            p.reads.append((self.rel, named, read[0], read[1], (s, e)))
+            p.forms["reads-written-message-" + form] += 1
+            p.forms["reads-through-" + (named.kind if named is not None else "nothing")] += 1
+        w.end()
+        return kept
 
     # -- where a load stands ----------------------------------------------------
 
@@ -3480,7 +3588,10 @@ class Consumer(ModuleWriter):
         if spoil == "early":
             # a load before the first binding ends: it sees none
             w.lineof(ind + "if query is None:")
-            self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], self.peek(t))
+            if rng.random() < 0.5:
+                self.message_stmt(ind + "    ", R, NO_RECV, self.rd.recv_pool(self.peek(t)), "sequence-early")
+            else:
+                self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], self.peek(t))
         bindings = []  # [Recv of the call bound (None: no receiver), its H, passed on?]
         seen = None    # the Recv a load of R standing in the function has now
         for i in range(n):
@@ -3547,7 +3658,23 @@ class Consumer(ModuleWriter):
             bindings.append([real, h, False])
             seen = self.named(real, prefix) if in_seq else NO_RECV
             # reads of this binding
+            if i < n - 1 and rng.random() < 0.12:
+                # a binding seen by an assertion message alone (docs/rules.md
+                # "**Assertion messages.**"): no read, not handed on
+                self.message_stmt(ind, R, seen, self.rd.recv_pool(real), "sequence-only", kept_only=True)
+                continue
             for _ in range(rng.randint(0 if i < n - 1 else 1, 2)):
+                what = rng.random()
+                if what < 0.12:
+                    # an assertion message loading R: it sees this binding
+                    at = ind
+                    if rng.random() < 0.3:
+                        w.lineof(ind + rng.choice(SEQUENCE_COMPOUNDS))
+                        at = ind + "    "
+                    if not self.message_stmt(at, R, seen, self.rd.recv_pool(real),
+                                             "sequence" if at == ind else "sequence-compound"):
+                        bindings[-1][2] = True
+                    continue
                 what = rng.random()
                 if what < 0.08:
                     w.lineof(ind + rng.choice(["print(%s)", "check_result(%s)", "x = [%s]"]) % R)
@@ -3620,7 +3747,11 @@ class Consumer(ModuleWriter):
                     w.lineof(ind + "    return v")
             elif spoil == "nested-def":
                 w.lineof(ind + "def inner_%s():" % R)
-                self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], bindings[-1][0])
+                if rng.random() < 0.5:
+                    self.message_stmt(ind + "    ", R, NO_RECV, self.rd.recv_pool(bindings[-1][0]),
+                                      "sequence-nested")
+                else:
+                    self.read_stmt(ind + "    ", lambda: (w.put(R), NO_RECV)[1], bindings[-1][0])
                 w.lineof(ind + "    return None")
             elif spoil == "nested-lambda":
                 w.lineof(ind + "hook_%s = lambda: %s[%s]" % (R, R, K))
@@ -3686,6 +3817,8 @@ class Consumer(ModuleWriter):
         named = None if decoy is not None or real is None else Recv(
             "name:await:" + real.kind, real.tags, real.via, real.tools, real.ckws, real.wide)
         reads = [self.read_stmt("    ", lambda: (w.put(R), named)[1], real) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.3:
+            reads.append(self.message_stmt("    ", R, named, self.rd.recv_pool(real), "await"))
         if decoy is not None or not all(reads):
             # `R = await C` handed on: R bound twice, annotated, chained or passed on
             self.hand_on(h)
@@ -3884,6 +4017,9 @@ def write_consumer(rd, rel, relative):
         rebind = rng.random() < 0.3
         for _ in range(rng.randint(1, 2)):
             c.read_stmt("", lambda: (w.put(TOP), NO_RECV if rebind else recv)[1], recv)
+        if rng.random() < 0.3:
+            # an assertion message at module level: a module's name, handed on anyway
+            c.message_stmt("", TOP, NO_RECV if rebind else recv, rd.recv_pool(recv), "module")
         if rng.random() < 0.5:
             # a module's variable annotation loading TOP: no read there
             # (docs/rules.md "**Annotations.**")

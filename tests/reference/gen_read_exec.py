@@ -57,7 +57,16 @@ second binding under `if flag:`, no receiver then), and read moved keys, keys so
 keys nobody moves in every keyed form (`r["k"]`, `.get`, `.get(k, d)`, `in`,
 `not in`, `.pop`, `.pop(k, d)`, `.setdefault`, `r["k"] = v`, `r["k"] += v`,
 `del r["k"]`), plus some whole-result, content and block reads (`dict(r)`,
-`len(r["content"])`, `r["content"][0]`).  Mutations are followed by further
+`len(r["content"])`, `r["content"][0]`).  Some name blocks carry assertions
+whose message loads the name (docs/rules.md "**Assertion messages.**"): in
+the forms that leave it exclusive (`r`, `(r)`, `f"{r}"`, `f"{r!r}"`,
+`f"{r=}"`, `f"{(r)}"`, `f"x{r}" "y"`, a format spec), in forms that pass it
+on (`str(r)`, `(r, 1)`, `f"{0:{r}}"`, a nested f-string...), or with a keyed
+read of it in a field (`f"{r['k']}"`), the test loading no name, reading a
+key (`(r.get("k")) is not None or True`: it never fails unless the read
+raises), the name itself, or failing (the message then evaluated before and
+after the fix alike; it holds no read); a binding may be seen by such an
+assertion alone.  Mutations are followed by further
 reads.  Each read is its own statement, on one line, in the consumer
 function's own scope:
 
@@ -637,6 +646,40 @@ class Program:
              "setdefault", "store", "aug", "delete"]
     DIRECT_FORMS = ["subscript", "subscript", "get", "get_d", "in", "not_in", "pop", "pop_d",
                     "setdefault", "store", "delete"]
+    # assertion messages (docs/rules.md "**Assertion messages.**"): `assert T, M`
+    # with M loading the name; kept forms leave the name exclusive (its reads
+    # rewritten), the others pass it on.  T never fails but for "fail" (M is
+    # then evaluated, before and after the fix alike: no reads in it)
+    MSG_KEPT = ["{r}", "({r})", 'f"got {{{r}}}"', 'f"{{{r}!r}}"', 'f"{{{r}=}}"', 'f"{{({r})}}"',
+                'f"x {{{r}}}" " y"', '"y " f"{{{r}!s}}"', 'f"{{{r}:>8}}"', 'f"{{{r}}} / {{{r}!r}}"']
+    MSG_PASSED = ["str({r})", "({r}, 1)", 'f"{{0:{{{r}}}}}"', '{r} or "none"', 'f"{{{r}}}" + "x"', "[{r}]",
+                  'f"{{str({r})}}"', "f\"{{f'{{{r}}}'}}\""]
+    # keyed reads of the name in a field of the message (never evaluated here)
+    MSG_READS = ["f\"{{{r}['{k}']}}\"", "f\"{{{r}.get('{k}')}}\"", "f\"{{'{k}' in {r}}}\"",
+                 "f\"{{{r}!r}} {{{r}['{k}']}}\""]
+    ASSERT_TESTS = ["true", "read", "read", "fail", "bare"]
+    ASSERT_READ_FORMS = ["subscript", "get", "get_d", "in", "not_in"]
+
+    def assert_code(self, rname: str, test: str, key: str) -> tuple[str, str]:
+        """(code, message kind) of `assert T, M` loading the name ``rname``."""
+        rng = self.rng
+        r = rng.random()
+        if test in ("fail", "bare") or r < 0.5:
+            kind, msg = "kept", rng.choice(self.MSG_KEPT).format(r=rname)
+        elif r < 0.8:
+            kind, msg = "passed", rng.choice(self.MSG_PASSED).format(r=rname)
+        else:
+            kind, msg = "read", rng.choice(self.MSG_READS).format(r=rname, k=key)
+        if test == "true":
+            t = rng.choice(["n >= 0", "flag or not flag", "act is not None"])
+        elif test == "fail":
+            t = rng.choice(["n < 0", "flag and not flag"])
+        elif test == "bare":
+            t = rname
+        else:
+            _, t = self.read_expr(rname, rng.choice(self.ASSERT_READ_FORMS), key, True)
+            t = f"({t}) is not None or True"
+        return f"assert {t}, {msg}", kind
 
     def emit(self, out: list[str], ind: str, kind: str, code: str, info: dict):
         lab = self.next_label()
@@ -752,8 +795,16 @@ class Program:
                     spoil = self.rng.random() < 0.15
                     block = self.rng.random() < 0.3
                     reads = []
-                    for key in self.keys_for(target):
-                        reads.append(("key", self.rng.choice(self.FORMS), key))
+                    if self.rng.random() < 0.06:
+                        # a binding seen by an assertion message alone
+                        reads.append(("assert", "true", self.rng.choice(self.keys_for(target))))
+                    else:
+                        for key in self.keys_for(target):
+                            reads.append(("key", self.rng.choice(self.FORMS), key))
+                    if self.rng.random() < 0.35:
+                        for key in self.keys_for(target)[:self.rng.randint(1, 2)]:
+                            reads.insert(self.rng.randint(0, len(reads)),
+                                         ("assert", self.rng.choice(self.ASSERT_TESTS), key))
                     if block:
                         reads.insert(self.rng.randint(0, len(reads)), ("block", self.rng.choice(self.BLOCK), None))
                     if spoil:
@@ -766,7 +817,12 @@ class Program:
                         if r[0] == "key" and r[1] in ("pop", "pop_d", "setdefault", "store", "aug", "delete"):
                             final.append(("key", self.rng.choice(["get_d", "in", "subscript"]), r[2]))
                     for what, form, key in final:
-                        if what == "key":
+                        if what == "assert":
+                            code, msg = self.assert_code(rname, form, key)
+                            self.emit(out, "    ", "stmt", code,
+                                      dict(info, receiver="name", form="assert-" + form, key=key, twice=twice,
+                                           message=msg))
+                        elif what == "key":
                             kind, code = self.read_expr(rname, form, key, True)
                             self.emit(out, "    ", kind, code,
                                       dict(info, receiver="name", form=form, key=key, twice=twice))

@@ -90,7 +90,15 @@ defaults) on Python 3.12+ (3.13+) only; next to the decoys that stand where
 they are written: a def's defaults (keyword-only too, and beside an
 annotation of the same parameter), its decorators, a lambda's defaults, a
 class's bases and keywords, a comprehension's first iterable, a default
-between two bindings in sequence, an annotated assignment's value and target.
+between two bindings in sequence, an annotated assignment's value and target;
+and assertion messages ("**Assertion messages.**"): a name bound once or in
+sequence loaded in an `assert`'s message in the function itself (the name,
+parenthesized, an f-string field with or without `!r`, `=`, a format spec,
+parenthesized, in an implicit concatenation; a binding seen by a message
+alone) hands nothing on, next to `str(r)`, `(r, 1)`, `r or x`, `f"{r}" + s`,
+a format spec's field, a nested f-string, a lambda, the assert's test, a
+nested def's assert, `print(r)`, a module's name, a message before the first
+binding in sequence, and keyed reads written in a message.
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -2879,6 +2887,196 @@ def test_type_param_default():
     WHERE_TYPES_FORMS = dict(WHERE_TYPES_FORMS, escape=8)
 
 
+# assertion messages (docs/rules.md "**Assertion messages.**"): a load of a
+# name bound once by `R = C` in a function's scope S, or of a name bound in
+# sequence there (the loads that see the binding), standing in the message of
+# an `assert` in S itself (the message the name, parentheses seen through, or
+# an f-string / implicit concatenation one of whose replacement fields is the
+# name: `f"{r}"`, `f"{r!r}"`, `f"{r=}"`, `f"{(r)}"`, `f"x{r}" "y"`, a format
+# spec of its own `f"{r:>8}"`) is neither a read nor a use that hands the
+# result on.  Next to the decoys: `str(r)`, `(r, 1)`, `r or x`, `f"{r}" + s`,
+# a field of a format spec `f"{x:{r}}"`, a nested f-string, a lambda, a
+# receiver call written in the message (no name: handed on), the
+# assert's test (`assert r` hands on, `assert r == {...}` is a whole read),
+# an assert in a nested def, `print(r)` beside a message, a module's name, a
+# name under `global`, a message load before the first binding in sequence
+# ends; and the keyed reads written in a message (`f"{r['rssi']}"`,
+# `f"{r.get('rssi')}"`), reads like any other.
+ASSERT_MESSAGES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\
+def probe(q):
+    return {"status": "success", "content": [], "rssi": -40}  # @probe
+
+
+def meter(q):
+    return {"status": "success", "content": [], "volts": 3}  # @meter
+
+
+async def later(q):
+    return {"status": "success", "content": [], "eta": 3}  # @later
+''',
+    "tests/test_msg.py": '''\
+from pkg.t import probe, meter, later
+
+TOP = probe("m")  # @h_module
+assert TOP["rssi"] == -40, f"{TOP}"  # @r_module
+
+
+def test_allowed(ok, w):
+    r1 = probe("a1")
+    assert r1["rssi"] == -40, r1  # @a1
+    r2 = probe("a2")
+    assert "rssi" in r2, (r2)  # @a2
+    r3 = probe("a3")
+    assert r3.get("rssi") == -40, f"got {r3}"  # @a3
+    r4 = probe("a4")
+    assert r4["rssi"], f"{r4!r}"  # @a4
+    r5 = probe("a5")
+    assert r5["rssi"], f"{r5=}"  # @a5
+    r6 = probe("a6")
+    assert r6["rssi"], f"{(r6)}"  # @a6
+    r7 = probe("a7")
+    assert r7["rssi"], f"got {r7}" " and more"  # @a7
+    r8 = probe("a8")
+    assert r8["rssi"], ("before "  # @a8
+                        f"{r8!s:>{w}}")
+    r9 = probe("a9")
+    assert ok, r9
+    r10 = probe("a10")
+    assert r10["rssi"] == -40 and "rssi" in r10, f"{r10} {r10!r} {r10=}"  # @a10
+    r11 = probe("a11")
+    assert r11 == {"rssi": -40}, r11  # @a11
+    r12 = probe("a12")
+    assert ok, f"{r12['rssi']}"  # @a12
+    r13 = probe("a13")
+    assert ok, f"{r13.get('rssi')} {r13}"  # @a13
+    r14 = probe("a14")
+    if ok:
+        for _ in range(2):
+            assert r14["rssi"], r14  # @a14
+
+
+async def test_awaited():
+    r = await later("w")
+    assert r["eta"] == 3, f"{r!r}"  # @a_await
+
+
+def test_sequence(ok):
+    r = probe("s1")
+    assert r["rssi"] == -40, f"first {r}"  # @s1
+    r = meter("s2")
+    assert r["volts"] == 3, r  # @s2
+    r = probe("s3")
+    assert ok, f"{r!r}"
+    r = meter("s4")
+    r["volts"]  # @s4
+    r = probe("s5")  # @h_s5
+    assert ok, str(r)
+    r = meter("s6")
+    assert r["volts"], f"{r=}"  # @s6
+
+
+def test_sequence_early(ok):
+    if ok:
+        assert ok, r
+    r = probe("e1")  # @h_e1
+    r["rssi"]  # @e1
+    r = meter("e2")  # @h_e2
+    r["volts"]  # @e2
+
+
+def test_decoys(ok, x):
+    d1 = probe("d1")  # @h_d1
+    assert d1["rssi"], str(d1)  # @d1
+    d2 = probe("d2")  # @h_d2
+    assert d2["rssi"], (d2, 1)  # @d2
+    d3 = probe("d3")  # @h_d3
+    assert d3["rssi"], f"{x:{d3}}"  # @d3
+    d4 = probe("d4")  # @h_d4
+    assert d4["rssi"], d4 or "none"  # @d4
+    d5 = probe("d5")  # @h_d5
+    assert d5["rssi"], f"{d5}" + "x"  # @d5
+    d6 = probe("d6")  # @h_d6
+    assert d6["rssi"], f"{f'{d6}'}"  # @d6
+    d7 = probe("d7")  # @h_d7
+    assert d7["rssi"], (lambda: d7)  # @d7
+    d8 = probe("d8")  # @h_d8
+    assert d8, d8
+    d9 = probe("d9")  # @h_d9
+    assert d9["rssi"], f"{d9}"  # @d9
+    print(d9)
+    d10 = probe("d10")  # @h_d10
+    d10["rssi"]  # @d10
+
+    def check():
+        assert ok, f"{d10}"
+    d11 = probe("d11")  # @h_d11
+    assert d11["rssi"], f"{d11['rssi']}" + str(d11)  # @d11
+    d12 = probe("d12")  # @h_d12
+    assert d12["rssi"], f"{d12!r:{d12}}"  # @d12
+    assert ok, probe("d13")  # @h_d13
+    assert ok, f"{probe('d14')}"  # @h_d14
+    return check
+
+
+def test_global():
+    global G
+    G = probe("g")  # @h_global
+    assert G["rssi"], G  # the module owns G: no receiver here
+''',
+}
+TA_ = "tests/test_msg.py"
+ASSERT_MESSAGES_EXPECT = {
+    ("pkg/t.py", "probe", "TS001", "rssi"): [handed(TA_, tag, 'probe("%s")' % q) for tag, q in (
+        ("h_module", "m"), ("h_s5", "s5"), ("h_e1", "e1"), ("h_d1", "d1"), ("h_d2", "d2"), ("h_d3", "d3"),
+        ("h_d4", "d4"), ("h_d5", "d5"), ("h_d6", "d6"), ("h_d7", "d7"), ("h_d8", "d8"), ("h_d9", "d9"),
+        ("h_d10", "d10"), ("h_d11", "d11"), ("h_d12", "d12"), ("h_global", "g"))] + [
+        # a receiver call written in a message: no name, handed on
+        handed(TA_, "h_d13", 'probe("d13")'), handed(TA_, "h_d14", "probe('d14')"),
+        (TA_, "r_module", 'TOP["rssi"]', "subscript", "rssi"),
+        (TA_, "a1", 'r1["rssi"]', "subscript", "rssi"),
+        (TA_, "a2", '"rssi" in r2', "in", "rssi"),
+        (TA_, "a3", 'r3.get("rssi")', "get", "rssi"),
+        (TA_, "a4", 'r4["rssi"]', "subscript", "rssi"),
+        (TA_, "a5", 'r5["rssi"]', "subscript", "rssi"),
+        (TA_, "a6", 'r6["rssi"]', "subscript", "rssi"),
+        (TA_, "a7", 'r7["rssi"]', "subscript", "rssi"),
+        (TA_, "a10", 'r10["rssi"]', "subscript", "rssi"),
+        (TA_, "a10", '"rssi" in r10', "in", "rssi"),
+        (TA_, "a11", 'r11 == {"rssi": -40}', "whole", None),
+        (TA_, "a12", "r12['rssi']", "subscript", "rssi"),
+        (TA_, "a13", "r13.get('rssi')", "get", "rssi"),
+        (TA_, "a14", 'r14["rssi"]', "subscript", "rssi"),
+        (TA_, "s1", 'r["rssi"]', "subscript", "rssi"),
+        (TA_, "e1", 'r["rssi"]', "subscript", "rssi"),
+        (TA_, "d1", 'd1["rssi"]', "subscript", "rssi"),
+        (TA_, "d2", 'd2["rssi"]', "subscript", "rssi"),
+        (TA_, "d3", 'd3["rssi"]', "subscript", "rssi"),
+        (TA_, "d4", 'd4["rssi"]', "subscript", "rssi"),
+        (TA_, "d5", 'd5["rssi"]', "subscript", "rssi"),
+        (TA_, "d6", 'd6["rssi"]', "subscript", "rssi"),
+        (TA_, "d7", 'd7["rssi"]', "subscript", "rssi"),
+        (TA_, "d9", 'd9["rssi"]', "subscript", "rssi"),
+        (TA_, "d10", 'd10["rssi"]', "subscript", "rssi"),
+        (TA_, "d11", 'd11["rssi"]', "subscript", "rssi"),
+        (TA_, "d11", "d11['rssi']", "subscript", "rssi"),
+        (TA_, "d12", 'd12["rssi"]', "subscript", "rssi"),
+        (TA_, "a8", 'r8["rssi"]', "subscript", "rssi"),
+    ],
+    ("pkg/t.py", "meter", "TS001", "volts"): [
+        handed(TA_, "h_e2", 'meter("e2")'),
+        (TA_, "s2", 'r["volts"]', "subscript", "volts"),
+        (TA_, "s4", 'r["volts"]', "subscript", "volts"),
+        (TA_, "s6", 'r["volts"]', "subscript", "volts"),
+        (TA_, "e2", 'r["volts"]', "subscript", "volts"),
+    ],
+    ("pkg/t.py", "later", "TS001", "eta"): [(TA_, "a_await", 'r["eta"]', "subscript", "eta")],
+}
+ASSERT_MESSAGES_FORMS = {"escape": 19, "subscript": 29, "get": 2, "in": 2, "whole": 1}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -2899,6 +3097,7 @@ CASES = [
     ("handed", HANDED, [], HANDED_EXPECT, HANDED_FORMS),
     ("sequence", SEQUENCE, [], SEQUENCE_EXPECT, SEQUENCE_FORMS),
     ("where", WHERE, [], WHERE_EXPECT, WHERE_FORMS),
+    ("assert_messages", ASSERT_MESSAGES, [], ASSERT_MESSAGES_EXPECT, ASSERT_MESSAGES_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
      if sys.version_info >= (3, 12) else [])
 
@@ -3494,6 +3693,57 @@ def mutants(scan):
                 return par if par.__class__ is ast_.Await else C
         return H
 
+    # assertion messages ("**Assertion messages.**")
+    orig_msg = scan.assertion_message
+
+    def message_anywhere(node, par, parents):
+        # any load inside an assert's message, whatever holds it (`str(r)`, `(r, 1)`, `f"{x:{r}}"`)
+        child, up = node, par
+        while up is not None and not isinstance(up, ast_.stmt):
+            child, up = up, parents.get(id(up))
+        return up.__class__ is ast_.Assert and up.msg is child
+
+    def spec_fields_too(node, par, parents):
+        # the fields of a format spec and of nested f-strings taken for the message's own
+        if par.__class__ is not ast_.FormattedValue or par.value is not node:
+            return orig_msg(node, par, parents)
+        child, up = par, parents.get(id(par))
+        while up.__class__ in (ast_.FormattedValue, ast_.JoinedStr):
+            child, up = up, parents.get(id(up))
+        return up.__class__ is ast_.Assert and up.msg is child
+
+    def tests_too(node, par, parents):
+        # the assert's test taken for its message (`assert r, r`)
+        return orig_msg(node, par, parents) or par.__class__ is ast_.Assert
+
+    def message_names_only(node, par, parents):
+        return par.__class__ is ast_.Assert and par.msg is node
+
+    def message_fstrings_only(node, par, parents):
+        return par.__class__ is not ast_.Assert and orig_msg(node, par, parents)
+
+    def plain_fields_only(node, par, parents):
+        # a field with a conversion (`!r`, `=`) or a format spec not seen
+        return orig_msg(node, par, parents) and (
+            par.__class__ is ast_.Assert or (par.conversion == -1 and par.format_spec is None))
+
+    def without_messages(fn):
+        def wrapped(*a):
+            scan.assertion_message = lambda node, par, parents: False
+            try:
+                return fn(*a)
+            finally:
+                scan.assertion_message = orig_msg
+        return wrapped
+
+    def message_loads_dropped(fn):
+        # a message load ignored wherever it stands (a nested def, before the first binding in sequence)
+        def wrapped(m, X, nodes, parents):
+            return fn(m, X, [(n, p, sc) for n, p, sc in nodes
+                             if not (n.__class__ is ast_.Name and p is not None and orig_msg(n, p, parents))],
+                      parents)
+        return wrapped
+
     # names bound in sequence (docs/rules.md "**Receivers**", "bound **in sequence**")
     orig_seq_names = scan.sequence_names
     orig_seq_binding = scan.sequence_binding
@@ -3821,6 +4071,18 @@ def mutants(scan):
 
     setters = [
         *where_setters,
+        ("no assertion messages", "assertion_message", lambda node, par, parents: False),
+        ("any load in an assertion message", "assertion_message", message_anywhere),
+        ("format spec and nested f-string fields in messages", "assertion_message", spec_fields_too),
+        ("assert tests taken for messages", "assertion_message", tests_too),
+        ("messages that are the name only", "assertion_message", message_names_only),
+        ("messages that are f-strings only", "assertion_message", message_fstrings_only),
+        ("message fields without conversion or spec only", "assertion_message", plain_fields_only),
+        ("assertion messages hand a name bound once on", "kept_names", without_messages(orig_kept)),
+        ("assertion messages hand a binding in sequence on", "sequence_kept", without_messages(orig_seq_kept)),
+        ("nested message loads keep a name bound once", "kept_names", message_loads_dropped(orig_kept)),
+        ("early message loads keep a name bound in sequence", "sequence_kept",
+         message_loads_dropped(orig_seq_kept)),
         ("no names bound in sequence", "sequence_names", lambda mod: {}),
         ("bindings at any depth in sequence", "sequence_binding", binding_any_depth),
         ("annotated and chained bindings in sequence", "sequence_binding", binding_any_assignment),
@@ -3943,7 +4205,7 @@ def mutants(scan):
                  "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads,
                  "sequence_names": orig_seq_names, "sequence_binding": orig_seq_binding,
                  "seen_statement": orig_seen, "sequence_seen": orig_seq_seen, "sequence_kept": orig_seq_kept,
-                 "statement_call": orig_stmt_call, "stands_in": orig_stands,
+                 "statement_call": orig_stmt_call, "stands_in": orig_stands, "assertion_message": orig_msg,
                  "annotation_nodes": orig_ann_nodes, "instance_attribute": orig_instance_attr}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \

@@ -1734,6 +1734,25 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * `C` on the right of an annotated, chained, tuple or walrus assignment,
 #    or `R = C` in a module or a class body: handed on, R's own reads (a
 #    receiver name of a module or class) listed beside it.
+#  * "**Assertion messages.**": for a name bound once by `R = C` in a
+#    function's scope S, and for the bindings of a name bound in sequence
+#    (the loads that see the binding in question, as reads), a load of R in
+#    S itself that stands in the message of an `assert` (the expression
+#    after its comma) hands nothing on and is no read: the message is the
+#    name (parentheses are no nodes), or the message is an ast.JoinedStr
+#    (an f-string, or an implicit concatenation holding one: ast makes it
+#    one JoinedStr; plain strings only are a Constant, with no fields) one
+#    of whose own FormattedValue parts has the name as its value, whatever
+#    its conversion (`!r`, the `=` of `f"{r=}"` is a conversion and a
+#    constant part) and its format spec (`f"{r:>8}"`: R is still the
+#    field's whole expression).  Not: a FormattedValue of a format spec
+#    (`f"{x:{r}}"`, its JoinedStr's parent is a FormattedValue), of an
+#    f-string nested in a field (`f"{f'{r}'}"`), `str(r)`, `(r, x)`,
+#    `r or x`, `f"{r}" + s`, a t-string (no f-string), the assert's test
+#    (`assert r`: no read; `assert r == {...}`: a whole read as anywhere).
+#    A message load in a nested scope, before the first binding in sequence
+#    ends, or of a module's or class body's name hands on as before
+#    (assertion_message).
 
 # Escapes ("**Escapes.**"): a use as a value of a producer F that is no tool
 # is a read of form escape (no key) of every origin a receiver call of F
@@ -2582,11 +2601,36 @@ def project_reads(proj, reads_of):
                             reads_of.setdefault(id(f), []).append(rec)
 
 
+def assertion_message(node, par, parents):
+    """Does the name load ``node`` (its parent ``par``) stand in the message
+    of an ``assert`` statement as docs/rules.md "**Assertion messages.**"
+    allows: the message itself (``assert ok, r``; parentheses are no nodes),
+    or the whole expression of a replacement field of the message when that
+    is an f-string (a JoinedStr, implicit concatenations with plain strings
+    included: ``f"{r}"``, ``f"{r!r}"``, ``f"{r=}"``, ``f"{(r)}"``,
+    ``f"x{r}" "y"``, ``f"{r:>8}"``)?  A field nested in a format spec
+    (``f"{x:{r}}"``: its JoinedStr's parent is the outer FormattedValue), in
+    a nested f-string or in any larger expression (``str(r)``, ``(r, x)``,
+    ``r or x``, ``r["k"]``) is not.  The assert stands where the load
+    stands: nothing between them makes a scope."""
+    cls = par.__class__
+    if cls is ast.Assert:
+        return par.msg is node
+    if cls is not ast.FormattedValue or par.value is not node:
+        return False
+    j = parents.get(id(par))
+    if j.__class__ is not ast.JoinedStr:
+        return False
+    a = parents.get(id(j))
+    return a.__class__ is ast.Assert and a.msg is j
+
+
 def kept_names(m, bound_by, nodes, parents):
     """{(id(S), R)} of the receiver names ``R`` (``bound_by``'s values) whose
     result is not handed on: ``S`` a function's scope, and every reference of
     ``R`` resolving to ``S``'s bindings a load in ``S`` itself that is the
-    receiver of a read (docs/rules.md "**Results handed on.**").  ``S`` binds
+    receiver of a read or stands in an assertion's message (assertion_message;
+    docs/rules.md "**Results handed on.**", "**Assertion messages.**").  ``S`` binds
     ``R`` once, by the assignment: any other binding (``del R``, ``R += x``,
     a nested ``nonlocal R`` rebinding it) would make it no receiver, so only
     the loads are looked at."""
@@ -2604,7 +2648,8 @@ def kept_names(m, bound_by, nodes, parents):
         key = (id(owner), node.id)
         if owner is None or key not in ok or not ok[key]:
             continue
-        if owner is not stands_in(m, node, sc) or par is None or not reads_at(m, node, par, parents):
+        if (owner is not stands_in(m, node, sc) or par is None
+                or not (reads_at(m, node, par, parents) or assertion_message(node, par, parents))):
             ok[key] = False
     return {k for k, v in ok.items() if v}
 
@@ -2615,7 +2660,7 @@ def sequence_kept(m, seq, nodes, parents):
     (docs/rules.md "**Results handed on.**"): no load of R resolving to S
     stands in a nested scope or before the end of the first statement, and
     every load standing in S that sees this statement is the receiver of a
-    read."""
+    read or stands in an assertion's message (assertion_message)."""
     if not seq:
         return set()
     wanted = {R for _, R in seq}
@@ -2638,7 +2683,7 @@ def sequence_kept(m, seq, nodes, parents):
         if st is None:
             spoiled.add(key)  # loaded before the end of the first statement
             continue
-        if par is None or not reads_at(m, node, par, parents):
+        if par is None or not (reads_at(m, node, par, parents) or assertion_message(node, par, parents)):
             passed.add(id(st))
     return {id(st) for key, stmts in seq.items() if key not in spoiled
             for st in stmts if id(st) not in passed}
