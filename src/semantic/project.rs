@@ -163,8 +163,9 @@ struct Usage {
     dotted: Vec<(String, usize, String)>,
     /// `from M import *`: the level, the module and the line.
     star_imports: Vec<(usize, String, usize)>,
-    /// Import statements inside functions or classes: their words (names
-    /// and module components) and line; calls through them are not followed.
+    /// Import statements inside functions or classes: the names they
+    /// import or bind a module as ([`imported_names`]) and their line;
+    /// calls through them are not followed.
     local_imports: Vec<(Vec<String>, usize)>,
     /// Builder names bound more than once in a module (`ok = wrap(ok)`),
     /// with the line of a use: calls through them are not followed.
@@ -1782,13 +1783,7 @@ fn uses_of(
             }
         }
         "import_statement" | "import_from_statement" if node.parent().is_some_and(|p| p.kind_name() != "module") => {
-            let mut words = Vec::new();
-            syntax::for_each_node(node, |n| {
-                if n.kind_name() == "identifier" {
-                    words.push(src[n.byte_range()].to_owned());
-                }
-            });
-            usage.local_imports.push((words, node.start_position().row + 1));
+            usage.local_imports.push((imported_names(node, src), node.start_position().row + 1));
         }
         "wildcard_import" => {
             let Some(statement) = node.parent().filter(|p| p.kind_name() == "import_from_statement") else { return };
@@ -1836,6 +1831,34 @@ fn is_returned(call: Node<'_>) -> bool {
         up = p;
     }
     up.parent().is_some_and(|p| p.kind_name() == "return_statement")
+}
+
+/// The names a local import statement `node` may reach a builder through
+/// (`docs/rules.md`, "TS003: a builder is fixed once"): each name a `from
+/// M import` imports (`n` of `n as x`), each module an `import ... as x`
+/// binds (its last name), and the first name of each plain `import a.b`
+/// (what it binds). Not the module a `from` imports from, nor an alias.
+fn imported_names(node: Node<'_>, src: &str) -> Vec<String> {
+    let from = node.kind_name() == "import_from_statement";
+    let module = node.field("module_name").map(|m| m.id());
+    let mut names = Vec::new();
+    let mut cursor = node.walk();
+    for item in node.named_children(&mut cursor) {
+        if Some(item.id()) == module {
+            continue;
+        }
+        let (dotted, aliased) = match item.kind_name() {
+            "aliased_import" => (item.field("name"), true),
+            "dotted_name" => (Some(item), false),
+            _ => continue,
+        };
+        let Some(dotted) = dotted else { continue };
+        let text = &src[dotted.byte_range()];
+        let parts: Vec<&str> = text.split('.').map(str::trim).collect();
+        let name = if from || aliased { parts.last() } else { parts.first() };
+        names.extend(name.map(|n| (*n).to_owned()));
+    }
+    names
 }
 
 #[cfg(test)]
@@ -1932,6 +1955,42 @@ mod tests {
         );
         // The chain's own **kw passed on is flow, not a finding.
         assert!(keywords(&p, dir.path(), "pkg/common.py").is_empty());
+    }
+
+    #[test]
+    fn only_a_local_import_that_reaches_the_builder_or_its_module_is_a_reason() {
+        let common =
+            "def ok(t, **e):\n    return {'status': 'success', 'content': [], **e}\ndef parse(p):\n    return p\n";
+        let reasons = |body: &str| {
+            let user = format!("def f():\n    {body}\n");
+            let (dir, p) = project(&[("pkg/__init__.py", ""), ("pkg/common.py", common), ("app.py", &user)]);
+            let specs = p.builder_specs(&dir.path().join("pkg/common.py"));
+            let ok = specs.iter().find(|s| s.name == "ok").expect("ok is a builder");
+            ok.call_reasons.iter().filter(|r| r.contains("inside a function")).count()
+        };
+        // Through these, calls of `ok` go where toolshape does not look.
+        for body in [
+            "from pkg.common import ok",
+            "from pkg.common import ok as good",
+            "from pkg import common; common.ok('a', **m)",
+            "from pkg import common as c; c.ok('a', **m)",
+            "import pkg.common as c; c.ok('a', **m)",
+            "import common; common.ok('a', **m)",
+            "from .common import parse, ok",
+        ] {
+            assert_eq!(reasons(body), 1, "{body}");
+        }
+        // These bind neither `ok` nor its module (`import pkg.common` binds
+        // `pkg`: `pkg.common.ok(...)` is a dotted attribute, a reason of
+        // its own).
+        for body in [
+            "from pkg.common import parse; ok = 1",
+            "from pkg.common import parse as ok2; ok = 1",
+            "import pkg.common; ok = 1",
+            "import os; ok = 1",
+        ] {
+            assert_eq!(reasons(body), 0, "{body}");
+        }
     }
 
     #[test]
