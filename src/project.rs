@@ -540,6 +540,10 @@ impl Projects {
                                         "{path}:{} hands on the result of `{}`: toolshape cannot follow it",
                                         r.start.line, r.text
                                     ),
+                                    ReadForm::Escape if why == crate::semantic::project::UNRESOLVED => format!(
+                                        "{path}:{} calls `{}`, which toolshape cannot resolve: its result may be read there",
+                                        r.start.line, r.text
+                                    ),
                                     ReadForm::Escape => format!(
                                         "{path}:{} uses `{}` as a value: its results go where toolshape cannot follow",
                                         r.start.line, r.text

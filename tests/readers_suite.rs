@@ -124,6 +124,60 @@ fn a_front_end_reading_message_tool_results_keeps_its_suite_green() {
     suite_of_at_least(&python, dir.path(), "after `fix`", 1);
 }
 
+/// Tests that reach a producer through a call toolshape cannot resolve (an
+/// import inside the test, a dotted path, a module alias, an inherited
+/// method): each such call is an `escape` read, so `fix` leaves the fixes
+/// and the suite stays green; applied anyway (`--unsafe-fixes`), they turn
+/// it red, so the reads were real (`docs/rules.md`, "Calls toolshape cannot
+/// resolve").
+#[test]
+fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
+    let Some(python) = pytest_or_skip("calls_toolshape_cannot_resolve_keep_their_fixes_unsafe") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&manifest_dir().join("tests/fixtures/projects/unresolved_calls"), dir.path());
+    suite_of_at_least(&python, dir.path(), "before the fix", 7);
+    let tests = std::fs::read_to_string(dir.path().join("tests/test_probes.py")).unwrap();
+    let line = |needle: &str| tests.lines().position(|l| l.contains(needle)).map(|i| i + 1).unwrap();
+    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let findings = check.json();
+    let escapes = |key: &str| -> Vec<u64> {
+        let f = findings.iter().find(|f| f["key"] == key).unwrap_or_else(|| panic!("{check:?}"));
+        assert_eq!(f["fixable"], "unsafe", "{check:?}");
+        f["reads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                assert_eq!((r["form"].as_str(), r["path"].as_str()), (Some("escape"), Some("./tests/test_probes.py")));
+                r["line"].as_u64().unwrap()
+            })
+            .collect()
+    };
+    let frames: Vec<u64> =
+        ["assert probe()", "assert probes.probe()", "meters.probes.probe()[", "probes_alias.probe()", "return probe()"]
+            .iter()
+            .map(|n| line(n) as u64)
+            .collect();
+    assert_eq!(escapes("frames"), frames, "{check:?}");
+    assert_eq!(escapes("depth"), [line("self.measure()") as u64], "{check:?}");
+    let before = snapshot_tree(dir.path());
+    let fix = toolshape(dir.path(), &["fix", "."]);
+    assert_eq!(snapshot_tree(dir.path()), before, "an unsafe fix was applied: {fix:?}");
+    suite_of_at_least(&python, dir.path(), "after `fix`", 7);
+    toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
+    let mut pytest = Command::new(&python);
+    pytest.current_dir(dir.path()).env("PYTHONDONTWRITEBYTECODE", "1").args([
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    ]);
+    let out = run(&mut pytest);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && stdout.contains("6 failed"), "the unsafe fixes broke no read:\n{stdout}");
+}
+
 /// With `json-accessor` configured, reads go through the project's own
 /// accessor, imported once in each file that needs it.
 #[test]

@@ -30,7 +30,7 @@ use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{not_json_serializable, operand, unparenthesize};
-pub use reads::{FindingReads, HANDED_ON, ReadSite};
+pub use reads::{FindingReads, HANDED_ON, ReadSite, UNRESOLVED};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
 /// How a module-level name is bound, when it is bound exactly once.
@@ -163,6 +163,10 @@ struct Usage {
     dotted: Vec<(String, usize, String)>,
     /// `from M import *`: the level, the module and the line.
     star_imports: Vec<(usize, String, usize)>,
+    /// The calls whose callee's last name is a builder's (`n(...)`,
+    /// `X.n(...)`): that name, the callee when it is one toolshape may
+    /// resolve, and the line.
+    named_calls: Vec<(String, Option<Callee>, usize)>,
     /// Import statements inside functions or classes: the names they
     /// import or bind a module as ([`imported_names`]) and their line;
     /// calls through them are not followed.
@@ -565,6 +569,25 @@ impl Project {
                     );
                 }
             }
+            // A call named like a function builder that resolves to no
+            // function of the project, and to nothing outside it.
+            for (name, callee, line) in &facts.named_calls {
+                let resolved = callee
+                    .as_ref()
+                    .is_some_and(|c| self.resolve_function(i, c).is_some() || self.resolved_elsewhere(i, c));
+                if resolved {
+                    continue;
+                }
+                for key in self.builders.iter().filter(|k| k.1.is_none() && &k.2 == name) {
+                    add(
+                        key,
+                        format!(
+                            "{}:{line} calls `{name}()` through a name toolshape cannot resolve, so it cannot see what that call passes",
+                            rel(i)
+                        ),
+                    );
+                }
+            }
             for (words, line) in &facts.local_imports {
                 for key in &self.builders {
                     let module = &self.modules[key.0].name;
@@ -839,6 +862,37 @@ impl Project {
         })
     }
 
+    /// Whether `callee`, called in module `from`, is the project's to
+    /// follow no further (`docs/rules.md`, "Calls toolshape cannot
+    /// resolve"): a class (a constructor call), or a module-level name, or
+    /// `A.name` of a module-level name `A`, imported from a module outside
+    /// the project (the standard library's, an installed package's).
+    fn resolved_elsewhere(&self, from: usize, callee: &Callee) -> bool {
+        // No module of the project has `dotted` among the parts of its own
+        // dotted name (a namespace package has no module of its own).
+        let foreign = |dotted: &str| {
+            !self.modules.iter().any(|m| {
+                let name = m.name.as_str();
+                name == dotted
+                    || name.strip_suffix(dotted).is_some_and(|p| p.ends_with('.'))
+                    || name.strip_prefix(dotted).is_some_and(|q| q.starts_with('.'))
+                    || name.contains(&format!(".{dotted}."))
+            })
+        };
+        let outside = |name: &str| match self.modules[from].facts.as_ref().and_then(|f| f.bindings.get(name)) {
+            Some(Bound::From { level: 0, module, .. } | Bound::Import { module }) => foreign(module),
+            _ => false,
+        };
+        let class = |m: usize, name: &str| matches!(self.export(m, name, 0), Some(Target::Class(..)));
+        match callee {
+            Callee::Name(name) => outside(name) || class(from, name),
+            Callee::Attribute(base, name) => {
+                outside(base) || matches!(self.export(from, base, 0), Some(Target::Module(m)) if class(m, name))
+            }
+            Callee::Method { .. } | Callee::Instance { .. } => false,
+        }
+    }
+
     /// What the module-level name `name` of module `m` is: a function
     /// defined there or imported, or a module.
     fn export(&self, m: usize, name: &str, depth: usize) -> Option<Target> {
@@ -1092,6 +1146,17 @@ fn root_line(root: Node<'_>, at: usize) -> usize {
     root.descendant_for_byte_range(at, at).map_or(0, |n| n.start_position().row + 1)
 }
 
+/// The last name of `call`'s callee (parentheses seen through): `N` of
+/// `N(...)` and of `X.N(...)`.
+pub(crate) fn last_name<'s>(call: Node<'_>, text: &'s str) -> Option<&'s str> {
+    let function = unparenthesize(call.field("function")?);
+    match function.kind_name() {
+        "identifier" => Some(&text[function.byte_range()]),
+        "attribute" => Some(&text[function.field("attribute")?.byte_range()]),
+        _ => None,
+    }
+}
+
 /// The [`Usage`] of `src` for the builder `names`.
 fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
     let tree = syntax::parse(src);
@@ -1100,6 +1165,14 @@ fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
     let facts = facts_of(root, src, &model);
     let mut usage = Usage { calls: calls(root, src, &model), ..Usage::default() };
     uses_of(root, src, &model, &facts, names, &mut usage);
+    syntax::for_each_node(root, |node| {
+        if node.kind_name() == "call"
+            && let Some(name) = last_name(node, src).filter(|n| names.contains(*n))
+        {
+            let callee = callee_of(node, src, &model);
+            usage.named_calls.push((name.to_owned(), callee, node.start_position().row + 1));
+        }
+    });
     usage
 }
 
@@ -1494,6 +1567,8 @@ fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee>
 /// What [`callee_of`] gives a call whose callee is `function` (a call's
 /// callee, or an expression that would be one where it stands).
 fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
+    // `(f)(...)` calls `f`.
+    let function = unparenthesize(function);
     let module_level = |name: &str, at: usize| {
         matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
     };
@@ -1529,7 +1604,7 @@ fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<C
 
 /// What [`instance_callee`] gives a call whose callee is `function`.
 fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    let function = Some(function).filter(|f| f.kind_name() == "attribute")?;
+    let function = Some(unparenthesize(function)).filter(|f| f.kind_name() == "attribute")?;
     let name = src[function.field("attribute")?.byte_range()].to_owned();
     let object = crate::syntax::tree::unparenthesize(function.field("object")?);
     let module_level = |name: &str, at: usize| {
@@ -1957,16 +2032,24 @@ mod tests {
         assert!(keywords(&p, dir.path(), "pkg/common.py").is_empty());
     }
 
+    /// How many call reasons of the builder `ok` that `common` (as
+    /// `pkg/common.py`) defines hold `marker`, with `files` beside it.
+    fn reasons_of_ok(common: &str, files: &[(&str, &str)], marker: &str) -> usize {
+        let all: Vec<(&str, &str)> =
+            [("pkg/__init__.py", ""), ("pkg/common.py", common)].into_iter().chain(files.iter().copied()).collect();
+        let (dir, p) = project(&all);
+        let specs = p.builder_specs(&dir.path().join("pkg/common.py"));
+        let ok = specs.iter().find(|s| s.name == "ok").expect("ok is a builder");
+        ok.call_reasons.iter().filter(|r| r.contains(marker)).count()
+    }
+
     #[test]
     fn only_a_local_import_that_reaches_the_builder_or_its_module_is_a_reason() {
         let common =
             "def ok(t, **e):\n    return {'status': 'success', 'content': [], **e}\ndef parse(p):\n    return p\n";
         let reasons = |body: &str| {
             let user = format!("def f():\n    {body}\n");
-            let (dir, p) = project(&[("pkg/__init__.py", ""), ("pkg/common.py", common), ("app.py", &user)]);
-            let specs = p.builder_specs(&dir.path().join("pkg/common.py"));
-            let ok = specs.iter().find(|s| s.name == "ok").expect("ok is a builder");
-            ok.call_reasons.iter().filter(|r| r.contains("inside a function")).count()
+            reasons_of_ok(common, &[("app.py", &user)], "inside a function")
         };
         // Through these, calls of `ok` go where toolshape does not look.
         for body in [
@@ -1990,6 +2073,35 @@ mod tests {
             "import os; ok = 1",
         ] {
             assert_eq!(reasons(body), 0, "{body}");
+        }
+    }
+
+    #[test]
+    fn a_call_named_like_a_builder_that_toolshape_cannot_resolve_is_a_reason() {
+        let common = "def ok(t, **e):\n    return {'status': 'success', 'content': [], **e}\n";
+        let reasons = |user: &str| {
+            let files = [("pkg/other.py", "def ok(x):\n    return x\n"), ("app.py", user)];
+            reasons_of_ok(common, &files, "cannot resolve")
+        };
+        // An alias of the module, a dotted path, a parameter, any object.
+        for user in [
+            "import pkg.common\nc = pkg.common\ndef f():\n    return c.ok('a', status='error')\n",
+            "import pkg.common\ndef f():\n    return pkg.common.ok('a', status='error')\n",
+            "def f(ok):\n    return ok('a', status='error')\n",
+            "def f(x):\n    return x.helpers.ok('a')\n",
+        ] {
+            assert_eq!(reasons(user), 1, "{user}");
+        }
+        // Resolved: to the builder, to another function of the project, or
+        // to a module outside it.
+        for user in [
+            "from pkg.common import ok\ndef f():\n    return ok('a', frames=1)\n",
+            "from pkg import common\ndef f():\n    return common.ok('a')\n",
+            "from pkg.other import ok\ndef f():\n    return ok(1)\n",
+            "import requests\ndef f():\n    return requests.ok(1)\n",
+            "from requests import ok\ndef f():\n    return ok(1)\n",
+        ] {
+            assert_eq!(reasons(user), 0, "{user}");
         }
     }
 

@@ -243,6 +243,14 @@ class Prog:
         # on.**"; see base_handed_on); call_scope names the function written
         self.base_calls = []
         self.call_scope = None
+        # the calls written to be judged so (docs/rules.md "**Calls toolshape
+        # cannot resolve.**"), as (rel, position, construct, "unresolved" /
+        # "resolved" / "exempt" / None: named otherwise); the generator's
+        # judgement of every call named like a producer, (rel, line, column) ->
+        # that word; the positions of the unresolved calls with a read
+        self.unresolved_intents = []
+        self.unresolved_judged = {}
+        self.unresolved_read_at = set()
 
     def fresh(self, stem):
         self.uid += 1
@@ -887,8 +895,13 @@ def write_common(p, pkg, has_class):
         # callers through self / cls
         w.lineof("    def run(self, query, extra):")
         p.call_scope = (rel, "Base.run")
+        # Base.run and Base.make are producers when they return a builder
+        # call with keys (docs/rules.md, case 3): calls named like them are
+        # judged (unresolved_reads); nothing else calls them
+        prod = p.producer("run", rel)
         for mb_ in [m for m in methods if m.method in ("self", "static")]:
-            write_call_stmt(p, rel, w, "        ", "self." + mb_.name, mb_, "call-self")
+            note_returned(p, rel, prod, mb_, write_call_stmt(p, rel, w, "        ", "self." + mb_.name, mb_,
+                                                             "call-self"))
         w.lineof("        return None")
         by_cls = [m for m in methods if m.method == "cls"]
         if by_cls:
@@ -896,8 +909,10 @@ def write_common(p, pkg, has_class):
             w.lineof("    @classmethod")
             w.lineof("    def make(cls, query, extra):")
             p.call_scope = (rel, "Base.make")
+            prod = p.producer("make", rel)
             for mb_ in by_cls:
-                write_call_stmt(p, rel, w, "        ", "cls." + mb_.name, mb_, "call-cls")
+                note_returned(p, rel, prod, mb_, write_call_stmt(p, rel, w, "        ", "cls." + mb_.name, mb_,
+                                                                 "call-cls"))
             w.lineof("        return None")
         w.end()
         w.end()
@@ -905,6 +920,16 @@ def write_common(p, pkg, has_class):
         if not hasattr(b, "is_async"):
             b.is_async = False
     return rel, builders, decoys, methods
+
+
+def note_returned(p, rel, prod, builder, written):
+    """A call statement written in producer ``prod``: `return CALL` (not
+    awaited) in its own scope carries the call's keys (case 3, 4 through a chain)."""
+    lead, call_pos, awaited = written
+    if lead == "return " and not awaited:
+        prod.tags.append(("c", rel, call_pos))
+        if builder is not None and builder.producer is not None:
+            prod.via.append(builder.producer)
 
 
 # --------------------------------------------------------------------------
@@ -1679,6 +1704,9 @@ def generate_program(seed, index, outrel, with_readers=False):
         # the uses of producers as values (escapes) last, from a stream of their own too
         p.rng = rd.rng = random.Random("%d/%d/escapes" % (seed, index))
         write_escapes(rd)
+        # the calls toolshape cannot resolve last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/unresolved" % (seed, index))
+        write_unresolved(rd)
     return p
 
 
@@ -5371,6 +5399,210 @@ def write_escapes(rd):
             write_escape_test(rd)
 
 
+# --------------------------------------------------------------------------
+# calls toolshape cannot resolve (--with-readers; docs/rules.md "**Calls
+# toolshape cannot resolve.**")
+#
+# Most programs also get `tests/test_unresolved.py` (and `PKG/shell.py`, two
+# producers named like functions of the standard library, `run` and `join`),
+# calling producers of probes.py so that nothing resolves the call: imported
+# inside the test function, through a dotted path `PKG.probes.NAME(...)`, a
+# module alias (`t = PKG.probes` in the function, or bound at module level by
+# an assignment), a parameter named like the producer, an inherited method
+# (`self.m(...)` in a subclass of Station defining no `m`, `Sub().m(...)`,
+# `Sub.m(...)`), `subprocess.run(...)` after an import inside the function;
+# each result read (no read is followed), dropped or returned: one escape
+# read, span the call.  Next to decoys giving no read: `subprocess.run(...)`,
+# `sp.run(...)` and `join(...)` imported once at module level from outside
+# the project, a name bound by the module's own `def` or `class`, an import
+# under another name, `fn = t.NAME` and `getattr(t, "NAME")(...)`.  Every
+# call above is also judged by the generator's own walk of the text
+# (unresolved_reads): what each construct means to be is checked against it.
+# Written last, from a random stream of their own.
+
+# the callees of the unresolved calls (the receiver label is "unresolved:" + callee)
+UNRESOLVED_CALLEES = ["name", "attribute", "dotted", "instance", "self"]
+UNRESOLVED_CONSTRUCTS = ["reads-unresolved-" + k for k in (
+    "local-import", "dotted", "alias-local", "alias-module", "parameter", "inherited-self", "inherited-instance",
+    "inherited-class", "local-external", "dropped", "returned", "tool")]
+UNRESOLVED_DECOYS = ["reads-unresolved-decoy-" + k for k in (
+    "external", "external-alias", "external-from", "own-def", "constructor", "other-name", "value", "getattr")]
+
+
+def write_shell(rd):
+    """`PKG/shell.py`: producers named `run` and `join`."""
+    p = rd.p
+    rel = "%s/%s/shell.py" % (p.outrel, rd.pkg)
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Shell helpers: tool results."""')
+    w.end()
+    w.end()
+    made = []
+    for name in ("run", "join"):
+        w.lineof("def %s(query):" % name)
+        prod = p.producer(name, rel)
+        rd.display_return(rel, w, "    ", prod, extras=rd.rng.sample(READ_KEYS, rd.rng.randint(1, 2)))
+        made.append(prod)
+        w.end()
+        w.end()
+    return rel
+
+
+def write_unresolved(rd):
+    p, rng = rd.p, rd.rng
+    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
+    if not probes or rng.random() < 0.1:
+        return
+    shell = rng.random() < 0.7
+    if shell:
+        write_shell(rd)
+    rel = "%s/tests/test_unresolved.py" % p.outrel
+    w = W()
+    p.modules[rel] = w
+    mod = module_of(p, rd.probes_rel)
+    intents = p.unresolved_intents
+
+    def call(ind, lead, callee, args, trail, construct, want):
+        w.put(ind + lead)
+        pos, _ = w.put(callee + args)
+        w.lineof(trail)
+        intents.append((rel, pos, construct, want))
+
+    def key_of(prod):
+        return json.dumps(rng.choice(sorted(rd.pool(prod))))
+
+    w.lineof('"""Tests calling producers through names toolshape does not resolve."""')
+    w.lineof("import %s" % mod)
+    if shell:
+        w.lineof("import subprocess")
+        w.lineof("import subprocess as sp")
+        w.lineof("from os.path import join")
+    station = rd.station and rng.random() < 0.8
+    if station:
+        w.lineof("from %s import Station" % mod)
+    own = []  # names bound by this module's own def / class
+    names = sorted({prod.name for _, prod in probes})
+    if len(names) > 1 and rng.random() < 0.6:
+        own = rng.sample(names, 2)
+    alias_mod = p.fresh("probes_mod")
+    w.lineof("%s = %s" % (alias_mod, mod))
+    w.end()
+    w.end()
+    if own:
+        w.lineof("def %s(query):" % own[0])
+        w.lineof("    return None")
+        w.end()
+        w.end()
+        w.lineof("class %s:" % own[1])
+        w.lineof("    def __init__(self, query):")
+        w.lineof("        self.query = query")
+        w.end()
+        w.end()
+    for _ in range(rng.randint(2, 5)):
+        rel_t, prod = rng.choice(probes)
+        N = prod.name
+        k = key_of(prod)
+        kind = rng.choice(["local-import", "dotted", "alias-local", "alias-module", "parameter", "dropped",
+                           "returned"])
+        fn = p.fresh("test_unresolved")
+        if kind == "parameter":
+            w.lineof("def %s(%s, other=None):" % (fn, N))
+            call("    ", "r = ", N, '("q")', "", "parameter", "unresolved")
+            w.lineof("    assert r[%s] is not None" % k)
+        else:
+            w.lineof("def %s():" % fn)
+            if kind == "local-import":
+                w.lineof("    from %s import %s" % (mod if rng.random() < 0.5 else module_of(p, rel_t), N))
+                callee = N
+            elif kind == "alias-local":
+                t = p.fresh("t")
+                w.lineof("    %s = %s" % (t, mod))
+                callee = t + "." + N
+            elif kind == "alias-module":
+                callee = alias_mod + "." + N
+            else:
+                callee = mod + "." + N
+            if kind == "dropped":
+                call("    ", "", callee, '("q")', "", "dropped", "unresolved")
+            elif kind == "returned":
+                call("    ", "return ", callee, '("q")', "", "returned", "unresolved")
+            else:
+                lead, trail = rng.choice([("r = ", ""), ("assert ", "[%s]" % k), ("v = ", ".get(%s)" % k),
+                                          ("assert %s in " % k, "")])
+                call("    ", lead, callee, '("q")', trail, kind, "unresolved")
+        w.end()
+        w.end()
+        if prod.decorated:
+            intents.append((rel, intents[-1][1], "tool", "unresolved"))
+    # inherited methods
+    if station:
+        m, _ = rng.choice(rd.station)
+        sub = p.fresh("Sub")
+        w.lineof("class %s(Station):" % sub)
+        w.lineof("    def go(self):")
+        call("        ", "r = ", "self." + m.name, '("q")', "", "inherited-self", "unresolved")
+        w.lineof("        return r")
+        w.end()
+        w.end()
+        w.lineof("def %s():" % p.fresh("test_inherited"))
+        call("    ", "x = ", sub + "()." + m.name, '("q")', "", "inherited-instance", "unresolved")
+        call("    ", "y = ", sub + "." + m.name, '(None, "q")', "", "inherited-class", "unresolved")
+        w.end()
+        w.end()
+    else:
+        rel_t, prod = rng.choice(probes)
+        sub = p.fresh("Local")
+        w.lineof("class %s:" % sub)
+        w.lineof("    def go(self):")
+        call("        ", "return ", "self." + prod.name, '("q")', "", "inherited-self", "unresolved")
+        w.end()
+        w.end()
+    # decoys
+    rel_t, prod = rng.choice(probes)
+    w.lineof("def %s():" % p.fresh("test_decoys"))
+    other = p.fresh("other")
+    w.lineof("    from %s import %s as %s" % (mod, prod.name, other))
+    call("    ", "x = ", other, '("q")', "", "decoy-other-name", None)
+    p.forms["reads-unresolved-decoy-other-name"] += 1
+    w.lineof("    fn = %s.%s" % (alias_mod, prod.name))
+    p.forms["reads-unresolved-decoy-value"] += 1
+    w.lineof('    y = getattr(%s, "%s")("q")' % (alias_mod, prod.name))
+    p.forms["reads-unresolved-decoy-getattr"] += 1
+    if own:
+        call("    ", "a = ", own[0], '("q")', "", "decoy-own-def", "resolved")
+        call("    ", "b = ", own[1], '("q")', "", "decoy-constructor", "resolved")
+    if shell:
+        call("    ", "c = ", "subprocess.run", '(["true"], check=False)', "", "decoy-external", "exempt")
+        call("    ", "", "sp.run", '(["true"])', "", "decoy-external-alias", "exempt")
+        call("    ", "d = ", "join", '("a", "b")', "", "decoy-external-from", "exempt")
+    w.lineof("    return fn, y")
+    w.end()
+    w.end()
+    if shell:
+        # the same module, imported inside a function: nothing resolves it
+        w.lineof("def %s():" % p.fresh("test_local_external"))
+        w.lineof("    import subprocess")
+        call("    ", "return ", "subprocess.run", '(["true"])', "", "local-external", "unresolved")
+        w.end()
+        w.end()
+
+
+def check_unresolved(p):
+    """What each construct of write_unresolved means to be, against the
+    generator's own judgement of the call (unresolved_reads); a construct
+    counts when it holds (an unresolved call: when it has a read)."""
+    for rel, (line, col), construct, want in p.unresolved_intents:
+        got = p.unresolved_judged.get((rel, line, col))
+        if got is None:
+            # a producer whose keys are all suppressed: no call named so is judged
+            continue
+        if want is None or got != want:
+            raise AssertionError("%s:%d:%d: %s judged %s, not %s" % (rel, line, col, construct, got, want))
+        if want != "unresolved" or (rel, line, col) in p.unresolved_read_at:
+            p.forms["reads-unresolved-" + construct] += 1
+
+
 def is_content_subscript(text):
     """Is ``text`` one subscript ``E["content"]`` (any constant spelling)?"""
     try:
@@ -5430,6 +5662,344 @@ def base_handed_on(p):
             p.forms["reads-handed-on-base-" + lead.strip(" =(")] += 1
         elif lead == "reply = " and replies[scope] > 1:
             p.forms["reads-sequence-base-reply"] += 1
+
+
+# --------------------------------------------------------------------------
+# calls toolshape cannot resolve (docs/rules.md "**Calls toolshape cannot
+# resolve.**"): the generator's own judgement of every call named like a
+# producer, from the text it wrote (an AST walk of its own, not scan.py's):
+# the scopes of each module, the module-level names and what they are bound
+# to, followed across the program's modules as a builder call's callee is.
+
+class _Scope:
+    def __init__(self, kind, node, parent):
+        self.kind = kind      # module / class / function / lambda / comp / annotation
+        self.node = node
+        self.parent = parent
+        self.binds = {}       # name -> [binding record]
+        self.globals = set()
+        self.nonlocals = set()
+
+    def bind(self, name, rec):
+        self.binds.setdefault(name, []).append(rec)
+
+    def root(self):
+        s = self
+        while s.parent is not None:
+            s = s.parent
+        return s
+
+
+_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _scopes(tree):
+    """The module scope of ``tree`` (its bindings, those of every nested
+    scope) and its calls as (Call, scope the call stands in)."""
+    module = _Scope("module", tree, None)
+    calls = []
+    funcs = []
+
+    def bind_params(scope, args):
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]:
+            scope.bind(a.arg, ("param",))
+
+    def annotation(node, scope):
+        # docs/rules.md "**Annotations.**": a load there stands in a scope
+        # nested in the one where the annotation stands
+        visit(node, _Scope("annotation", node, scope))
+
+    def outer_args(args, scope, annotations):
+        for d in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            visit(d, scope)
+        if annotations:
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [x for x in (args.vararg, args.kwarg) if x]:
+                if a.annotation is not None:
+                    annotation(a.annotation, scope)
+
+    def visit(node, scope):
+        t = type(node)
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            scope.bind(node.name, ("def", node))
+            for d in node.decorator_list:
+                visit(d, scope)
+            outer_args(node.args, scope, True)
+            if node.returns is not None:
+                annotation(node.returns, scope)
+            fs = _Scope("function", node, scope)
+            bind_params(fs, node.args)
+            for s in node.body:
+                visit(s, fs)
+            funcs.append(fs)
+            return
+        if t is ast.ClassDef:
+            scope.bind(node.name, ("class", node))
+            for d in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+                visit(d, scope)
+            cs = _Scope("class", node, scope)
+            for s in node.body:
+                visit(s, cs)
+            return
+        if t is ast.Lambda:
+            outer_args(node.args, scope, False)
+            ls = _Scope("lambda", node, scope)
+            bind_params(ls, node.args)
+            visit(node.body, ls)
+            funcs.append(ls)
+            return
+        if t in _COMPS:
+            visit(node.generators[0].iter, scope)
+            cs = _Scope("comp", node, scope)
+            for i, g in enumerate(node.generators):
+                visit(g.target, cs)
+                if i:
+                    visit(g.iter, cs)
+                for c in g.ifs:
+                    visit(c, cs)
+            for part in ((node.key, node.value) if t is ast.DictComp else (node.elt,)):
+                visit(part, cs)
+            return
+        if t is ast.NamedExpr:
+            s = scope
+            while s.kind == "comp":
+                s = s.parent
+            s.bind(node.target.id, ("other",))
+            visit(node.value, scope)
+            return
+        if t is ast.Import:
+            for a in node.names:
+                if a.asname:
+                    scope.bind(a.asname, ("import", a.name, True))
+                else:
+                    scope.bind(a.name.split(".")[0], ("import", a.name, False))
+            return
+        if t is ast.ImportFrom:
+            for a in node.names:
+                if a.name != "*":
+                    scope.bind(a.asname or a.name, ("from", node.level, node.module, a.name))
+            return
+        if t is ast.Global:
+            scope.globals.update(node.names)
+            return
+        if t is ast.Nonlocal:
+            scope.nonlocals.update(node.names)
+            return
+        if t is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            scope.bind(node.targets[0].id, ("assign", node.value))
+            visit(node.value, scope)
+            return
+        if t is ast.AnnAssign:
+            visit(node.target, scope)
+            annotation(node.annotation, scope)
+            if node.value is not None:
+                visit(node.value, scope)
+            return
+        if t is ast.Name:
+            if type(node.ctx) is not ast.Load:
+                scope.bind(node.id, ("other",))
+            return
+        if t is ast.ExceptHandler and node.name:
+            scope.bind(node.name, ("other",))
+        if t in (ast.MatchAs, ast.MatchStar) and node.name:
+            scope.bind(node.name, ("other",))
+        if t is ast.MatchMapping and node.rest:
+            scope.bind(node.rest, ("other",))
+        if t is ast.Call:
+            calls.append((node, scope))
+        for child in ast.iter_child_nodes(node):
+            visit(child, scope)
+
+    for s in tree.body:
+        visit(s, module)
+    # `global N` in a function: its bindings of N are the module's
+    for fs in funcs:
+        for name in fs.globals & set(fs.binds):
+            for rec in fs.binds.pop(name):
+                module.bind(name, ("other",))
+    return module, calls
+
+
+def _lookup(scope, name):
+    """The scope owning ``name`` loaded in ``scope`` (the module's if none)."""
+    s, first = scope, True
+    while s.kind != "module":
+        if s.kind == "class" and not first:
+            s = s.parent
+            continue
+        if name in s.globals:
+            return s.root()
+        if name not in s.nonlocals and name in s.binds:
+            return s
+        s, first = s.parent, False
+    return s
+
+
+class _Mod:
+    def __init__(self, name, is_pkg, tree):
+        self.name = name
+        self.package = name if is_pkg else name.rpartition(".")[0]
+        self.scope, self.calls = _scopes(tree)
+
+
+class UnresolvedJudge:
+    """The calls of one program's modules named like a producer, judged."""
+
+    def __init__(self, p, texts):
+        self.mods = {}   # module name -> _Mod
+        self.by_rel = {}
+        for rel, text in texts.items():
+            name = module_of(p, rel)
+            is_pkg = name.endswith(".__init__") or name == "__init__"
+            if is_pkg:
+                name = name[:-len(".__init__")]
+            m = _Mod(name, is_pkg, ast.parse(text))
+            self.mods[name] = m
+            self.by_rel[rel] = m
+
+    def absolute(self, dotted):
+        hits = [m for n, m in self.mods.items() if n == dotted or n.endswith("." + dotted)]
+        return hits[0] if len(hits) == 1 else None
+
+    def external(self, dotted):
+        """No project module is named ``dotted`` or has it among its parts."""
+        want = dotted.split(".")
+        for n in self.mods:
+            parts = n.split(".")
+            if any(parts[i:i + len(want)] == want for i in range(len(parts) - len(want) + 1)):
+                return False
+        return True
+
+    def relative(self, mod, level, name):
+        """The dotted name `from .NAME` (``level`` dots) names in ``mod``, else None."""
+        pkg = mod.package.split(".") if mod.package else []
+        if level - 1 > len(pkg):
+            return None
+        base = pkg[:len(pkg) - (level - 1)]
+        return ".".join(base + (name.split(".") if name else []))
+
+    def value(self, mod, name, seen=()):
+        """What module-level ``name`` of ``mod`` is: ("func",), ("class",
+        ClassDef), ("module", _Mod), ("instance", ClassDef), ("external",) or
+        ("none",)."""
+        if (mod.name, name) in seen:
+            return ("none",)
+        seen = seen + ((mod.name, name),)
+        recs = mod.scope.binds.get(name, [])
+        if len(recs) != 1:
+            return ("none",)
+        rec = recs[0]
+        if rec[0] == "def":
+            return ("func",)
+        if rec[0] == "class":
+            return ("class", rec[1])
+        if rec[0] == "import":
+            dotted, aliased = rec[1], rec[2]
+            if aliased or "." not in dotted:
+                q = self.absolute(dotted)
+                if q is not None:
+                    return ("module", q)
+            return ("external",) if self.external(dotted) else ("none",)
+        if rec[0] == "from":
+            # `from P import A`: A of module P, else module P.A (a package
+            # needs no __init__.py)
+            level, dotted, attr = rec[1], rec[2], rec[3]
+            if level:
+                base = self.relative(mod, level, dotted)
+                if base is None:
+                    return ("none",)
+                q = self.mods.get(base)
+                sub = self.mods.get(base + "." + attr if base else attr)
+            else:
+                q = self.absolute(dotted)
+                sub = self.absolute(dotted + "." + attr)
+            if q is not None and attr in q.scope.binds:
+                return self.value(q, attr, seen)
+            if sub is not None:
+                return ("module", sub)
+            if not level and self.external(dotted):
+                return ("external",)
+            return ("none",)
+        if rec[0] == "assign" and type(rec[1]) is ast.Call:
+            k = self.klass(mod, rec[1].func, mod.scope)
+            if k is not None:
+                return ("instance", k)
+        return ("none",)
+
+    def klass(self, mod, node, scope):
+        """The class ``node`` names as a builder call's callee would (a
+        module-level name, `A.K` of an imported module), else None."""
+        if type(node) is ast.Name and _lookup(scope, node.id).kind == "module":
+            v = self.value(mod, node.id)
+        elif type(node) is ast.Attribute and type(node.value) is ast.Name \
+                and _lookup(scope, node.value.id).kind == "module":
+            a = self.value(mod, node.value.id)
+            if a[0] != "module":
+                return None
+            v = self.value(a[1], node.attr)
+        else:
+            return None
+        return v[1] if v[0] == "class" else None
+
+    @staticmethod
+    def defines(cls, name):
+        return any(type(s) in (ast.FunctionDef, ast.AsyncFunctionDef) and s.name == name for s in cls.body)
+
+    def judge(self, mod, call, scope):
+        """"resolved", "unresolved" or "exempt" (a direct tool call, an
+        external name) for a call with a name or attribute callee."""
+        f = call.func
+        if type(f) is ast.Name:
+            owner = _lookup(scope, f.id)
+            if owner.kind != "module":
+                return "unresolved"
+            v = self.value(mod, f.id)
+            return {"func": "resolved", "class": "resolved", "external": "exempt"}.get(v[0], "unresolved")
+        N, X = f.attr, f.value
+        if type(X) is ast.Attribute and X.attr == "tool":
+            return "exempt"
+        cls = None
+        if type(X) is ast.Name:
+            owner = _lookup(scope, X.id)
+            if X.id in ("self", "cls"):
+                s = scope
+                while s.kind in ("comp", "lambda", "annotation"):  # inside the method
+                    s = s.parent
+                if s.kind == "function" and s.parent.kind == "class" and s.parent.parent.kind == "module":
+                    return "resolved" if self.defines(s.parent.node, N) else "unresolved"
+            if owner.kind == "module":
+                v = self.value(mod, X.id)
+                if v[0] == "module":
+                    w = self.value(v[1], N)
+                    return "resolved" if w[0] in ("func", "class") else "unresolved"
+                if v[0] == "external":
+                    return "exempt"
+                # an instance name is followed in the scope owning it only
+                if v[0] == "class" or (v[0] == "instance" and owner is scope):
+                    cls = v[1]
+            elif owner is scope:
+                recs = owner.binds.get(X.id, [])
+                if len(recs) == 1 and recs[0][0] == "assign" and type(recs[0][1]) is ast.Call:
+                    cls = self.klass(mod, recs[0][1].func, owner)
+        elif type(X) is ast.Call:
+            cls = self.klass(mod, X.func, scope)
+        elif type(X) is ast.Attribute:
+            cls = self.klass(mod, X, scope)
+        if cls is not None and self.defines(cls, N):
+            return "resolved"
+        return "unresolved"
+
+    def calls(self, rel, names):
+        """(Call, judgement) of the calls of ``rel`` whose callee's last name is in ``names``."""
+        mod = self.by_rel[rel]
+        for call, scope in mod.calls:
+            f = call.func
+            n = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+            if n in names:
+                yield call, n, self.judge(mod, call, scope)
+
+
+def char_col(line, col):
+    return len(line.encode("utf-8")[:col].decode("utf-8")) + 1
 
 
 def expected_reads(p, suppressed):
@@ -5502,6 +6072,14 @@ def expected_reads(p, suppressed):
         records.append((rec, "escape:" + kind))
         for f in targets:
             f["reads"].append(rec)
+    # calls toolshape cannot resolve (docs/rules.md "**Calls toolshape cannot
+    # resolve.**"): a call named like a producer with keys (its callee's last
+    # name) that resolves to no function, method or class of the program, is
+    # no direct tool call, no call of a builder with TS003 key findings and no
+    # name (or `A.N`) imported once, at module level, from outside the project:
+    # one escape read, span the call, of every origin of every producer so named
+    unresolved_reads(p, by_tag, prod_keys, records)
+    check_unresolved(p)
     # possible reads: every finding (not suppressed) of their key
     by_key = {}
     for rel, f in p.findings:
@@ -5523,6 +6101,52 @@ def expected_reads(p, suppressed):
     for rel, f in p.findings:
         f["reads"].sort(key=read_sort_key)
     return records
+
+
+def unresolved_reads(p, by_tag, prod_keys, records):
+    texts = {rel: w.text() for rel, w in p.modules.items()}
+    named = {}  # NAME -> the origins of the producers named NAME
+    for prod in p.producers:
+        for k, t in prod_keys(prod):
+            named.setdefault(prod.name, set()).add(t)
+    at_builder = {(rel, f["dict_line"], f["dict_column"]) for rel, f in p.findings
+                  if f["code"] == "TS003" and f["key"] is not None and tag_of(rel, f) in by_tag}
+    judge = UnresolvedJudge(p, texts)
+    # a span already read as an escape: the generator took the call for a receiver
+    escapes = {(r["path"], r["line"], r["column"], r["end_line"], r["end_column"])
+               for r, _ in records if r["form"] == "escape"}
+    for rel in sorted(texts):
+        lines = texts[rel].split("\n")
+        for call, name, how in judge.calls(rel, named):
+            line, col = call.lineno, char_col(lines[call.lineno - 1], call.col_offset)
+            eline, ecol = call.end_lineno, char_col(lines[call.end_lineno - 1], call.end_col_offset)
+            if how == "unresolved" and (rel, line, col) in at_builder:
+                how = "exempt"
+            p.unresolved_judged[(rel, line, col)] = how
+            if how != "unresolved":
+                continue
+            targets = [f for t in sorted(named[name]) for f in by_tag.get(t, ())]
+            if not targets:
+                continue
+            f = call.func
+            if type(f) is ast.Name:
+                kind = "name"
+            elif type(f.value) is ast.Name:
+                kind = "self" if f.value.id in ("self", "cls") else "attribute"
+            elif type(f.value) is ast.Call:
+                kind = "instance"
+            elif type(f.value) is ast.Attribute:
+                kind = "dotted"
+            else:
+                kind = "other"
+            if (rel, line, col, eline, ecol) in escapes:
+                raise AssertionError("%s:%d:%d: a receiver judged unresolved" % (rel, line, col))
+            rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol,
+                   "form": "escape", "key": None, "rewritable": False, "possible": False}
+            records.append((rec, "unresolved:" + kind))
+            p.unresolved_read_at.add((rel, line, col))
+            for f in targets:
+                f["reads"].append(rec)
 
 
 def read_sort_key(r):
@@ -5758,9 +6382,11 @@ def verify(outdir, manifest):
         # the corpus must hold every read form and receiver kind, and the decoys
         for what, names in (("reads_by_form", READ_FORMS),
                             ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS
-                             + ["escape:" + t for t in ESCAPE_TARGETS]),
+                             + ["escape:" + t for t in ESCAPE_TARGETS]
+                             + ["unresolved:" + t for t in UNRESOLVED_CALLEES]),
                             ("escapes_by_use", ESCAPE_USES),
-                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS)):
+                            ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS
+                             + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

@@ -440,10 +440,15 @@ def test_direct(agent):
 TA = "tests/test_agent.py"
 DIRECT_EXPECT = {
     # two producers named battery: a direct tool call reaches both
+    # `agent.tools.battery()`, `tool.battery()`: no direct tool calls, and
+    # they resolve to nothing: unresolved calls of both producers named
+    # battery ("**Calls toolshape cannot resolve.**"), their reads not listed
     ("pkg/agent_tools.py", "battery", "TS001", "level"): [
-        (TA, "a1", 'agent.tool.battery(device="d")["level"]', "subscript", "level")],
+        (TA, "a1", 'agent.tool.battery(device="d")["level"]', "subscript", "level"),
+        (TA, "a7", "agent.tools.battery()", "escape", None), (TA, "a8", "tool.battery()", "escape", None)],
     ("pkg/more_tools.py", "battery2", "TS004", "level"): [
-        (TA, "a1", 'agent.tool.battery(device="d")["level"]', "subscript", "level")],
+        (TA, "a1", 'agent.tool.battery(device="d")["level"]', "subscript", "level"),
+        (TA, "a7", "agent.tools.battery()", "escape", None), (TA, "a8", "tool.battery()", "escape", None)],
     ("pkg/agent_tools.py", "thermal", "TS001", "celsius"): [(TA, "a2", 'r["celsius"]', "subscript", "celsius")],
     ("pkg/agent_tools.py", "uptime", "TS001", "seconds"): [
         (TA, "a4", 'agent.tool.uptime()["seconds"]', "subscript", "seconds"),
@@ -452,7 +457,7 @@ DIRECT_EXPECT = {
     ("pkg/agent_tools.py", "voltage", "TS001", "volts"): [
         (TA, "a9", 'self.agent.tool.voltage()["volts"]', "subscript", "volts")],
 }
-DIRECT_FORMS = {"subscript": 4, "whole": 1}
+DIRECT_FORMS = {"subscript": 4, "whole": 1, "escape": 2}
 
 DECOYS = {
     "pyproject.toml": "",
@@ -1769,7 +1774,7 @@ def test_shadow(job):
 
 
 def test_local():
-    relay = make()
+    relay = make()  # @u_make
     return relay  # @d_local
 
 
@@ -1808,9 +1813,12 @@ ESCAPES_EXPECT = {
     (TJ, "later", "TS001", "eta"): [_esc(TT, "e_kw", "later")],
     (TJ, "cached", "TS001", "hits"): [_esc(TT, "e_memo", "cached")],
     (TJ, "task", "TS001", "task"): [_esc(TJ, "e_self", "self.run_task"), _esc(TT, "e_inst_name", "r.run_task")],
-    (TJ, "made", "TS001", "made"): [_esc(TJ, "e_cls", "cls.make"), _esc(TT, "e_inst_call", "Runner().make")],
+    # `make()` in a test: a name bound nowhere, named like the producer
+    # Runner.make: an unresolved call ("**Calls toolshape cannot resolve.**")
+    (TJ, "made", "TS001", "made"): [_esc(TJ, "e_cls", "cls.make"), _esc(TT, "e_inst_call", "Runner().make"),
+                                    _esc(TT, "u_make", "make()")],
 }
-ESCAPES_FORMS = {"escape": 18, "subscript": 1}
+ESCAPES_FORMS = {"escape": 19, "subscript": 1}
 
 
 # results handed on (docs/rules.md "**Results handed on.**"): a receiver call
@@ -2799,8 +2807,12 @@ WHERE_EXPECT = {
     ],
     ("pkg/t.py", "poll", "TS001", "amps"): [
         # `st.poll(...)` in an annotation (a def's, a variable's): `st` read in
-        # a nested scope, no call on an instance; in a default it is one;
-        # `Station().poll(...)` in an annotation is one, handed on
+        # a nested scope, no call on an instance: it resolves to nothing, an
+        # unresolved call ("**Calls toolshape cannot resolve.**", anywhere in
+        # the project); in a default it is one; `Station().poll(...)` in an
+        # annotation is one, handed on
+        (TW, "n_inst", 'st.poll("a")', "escape", None),
+        (TW, "n_instv", 'st.poll("d")', "escape", None),
         (TW, "inst_r", 'st.poll("b")["amps"]', "subscript", "amps"),
         handed(TW, "inst_k", 'Station().poll("c")'),
         # escapes: `st.poll` in a default is a use as a value, in an
@@ -2810,7 +2822,7 @@ WHERE_EXPECT = {
         (TW, "escv", "Station().poll", "escape", None),
     ],
 }
-WHERE_FORMS = {"escape": 38, "subscript": 19, "get": 6, "whole": 2, "store": 1}
+WHERE_FORMS = {"escape": 40, "subscript": 19, "get": 6, "whole": 2, "store": 1}
 
 # Python 3.12+ (PEP 695): the value of `type X = ...` and the bounds and
 # constraints of type parameters (a def's, a class's, a type alias's) are
@@ -3077,6 +3089,241 @@ ASSERT_MESSAGES_EXPECT = {
 ASSERT_MESSAGES_FORMS = {"escape": 19, "subscript": 29, "get": 2, "in": 2, "whole": 1}
 
 
+# calls toolshape cannot resolve (docs/rules.md "**Calls toolshape cannot
+# resolve.**"): a call whose callee is a name `N` or an attribute `X.N`, `N`
+# the name of a producer, that is no direct tool call and resolves to
+# nothing a module defines has one escape read (span the call, not its
+# `await`) of every origin a call of each producer named N reaches (chains
+# followed, no dispatch), and no other reads: an import inside the test (a
+# name, a module, `import M as x`), a dotted path, a module alias, an unknown
+# object, an inherited method (`self.N`, `cls.N`, `Sub().N`, `s.N`), `K.N`
+# on the class, a parameter, a local variable, a nested def, a parenthesized
+# callee, an awaited call, a name of a namespace package's import, an
+# external name imported inside a function, `os.path.join` (no `A.N`); next
+# to the calls that resolve or are exempt: module-level imports of project
+# modules (keyed reads), calls on an instance of a class defining the method,
+# a method a subclass overrides, a constructor named like a producer, a
+# direct tool call, a name or attribute of no producer, module-level names
+# and `A.N` imported from the standard library.
+UNRESOLVED = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "ns/sub.py": "X = 1\n",
+    "pkg/tools.py": """\
+from strands import tool
+
+
+def probe(q=None):
+    return {"status": "success", "content": [], "frames": 3}  # @frames
+
+
+def relay(q=None):
+    return probe(q)
+
+
+def run(cmd=None):
+    return {"status": "success", "content": [], "pid": 1}  # @pid
+
+
+def join(*parts):
+    return {"status": "success", "content": [], "joined": 1}  # @joined
+
+
+def pick(action):
+    if action == "a":
+        return {"status": "success", "content": [], "alpha": 1}  # @alpha
+    return {"status": "success", "content": [], "beta": 2}  # @beta
+
+
+async def later(q=None):
+    return {"status": "success", "content": [], "eta": 3}  # @eta
+
+
+@tool
+def scan(q):
+    return {"status": "success", "content": [], "hits": 2}  # @hits
+
+
+def plain(q=None):
+    return {"status": "success", "content": []}
+
+
+class Meter:
+    def measure(self):
+        return {"status": "success", "content": [], "depth": 2}  # @depth
+
+
+class Probe:
+    def __init__(self, q=None):
+        self.q = q
+""",
+    "pkg/other.py": """\
+def measure():
+    return {"status": "success", "content": [], "level": 1}  # @level
+
+
+def Probe():
+    return {"status": "success", "content": [], "volts": 5}  # @volts
+""",
+    "tests/test_unresolved.py": """\
+import os.path
+import subprocess
+from os.path import join
+
+import pkg.tools
+import pkg.tools as T
+from pkg import tools as tools_mod
+from pkg.tools import Meter, Probe, probe as probe_top
+
+t = pkg.tools
+
+
+def test_local_import():
+    from pkg.tools import probe
+    assert probe()["frames"] == 3  # @u1
+
+
+def test_local_module():
+    from pkg import tools
+    r = tools.probe()  # @u2
+    assert r["frames"] == 3
+
+
+def test_local_as():
+    import pkg.tools as lt
+    lt.relay()["frames"]  # @u3
+
+
+def test_dotted():
+    pkg.tools.probe("d")["frames"]  # @u4
+
+
+def test_alias():
+    t.probe()  # @u5
+    (t.probe)()["frames"]  # @u15
+    t.pick(action="a")["alpha"]  # @u16
+
+
+async def test_await():
+    r = await t.later()  # @u14
+    return r["eta"]
+
+
+def test_unknown(obj):
+    obj.measure()["depth"]  # @u6
+
+
+class Sub(Meter):
+    def check(self):
+        return self.measure()["depth"]  # @u7
+
+    @classmethod
+    def make(cls):
+        return cls.measure()  # @u8
+
+
+class Own(Meter):
+    def measure(self):
+        return {"depth": 0}
+
+    def check(self):
+        return self.measure()["depth"]
+
+
+def test_instances():
+    Sub().measure()["depth"]  # @u9
+    s = Sub()
+    s.measure()  # @u10
+    m = Meter()
+    m.measure()["depth"]  # @r_inst
+    Meter().measure()["depth"]  # @r_inst2
+    Meter.measure(m)  # @u13
+    Own().measure()["depth"]
+
+
+def test_param(probe):
+    return probe()  # @u11
+
+
+def test_local_var():
+    run = make_runner()
+    return run()  # @u12
+
+
+def test_nested():
+    def probe():
+        return {}
+    return probe()  # @u17
+
+
+def test_local_class():
+    from pkg.other import Probe
+    return Probe()  # @u18
+
+
+def test_resolved(agent):
+    probe_top()["frames"]  # @r1
+    T.probe()["frames"]  # @r2
+    tools_mod.probe()["frames"]  # @r3
+    Probe()
+    agent.tool.scan(q="x")["hits"]  # @r4
+    t.helper()
+    t.plain()
+    subprocess.run(["true"])
+    join("a", "b")["joined"]
+    os.path.join("a")  # @u20
+""",
+    "tests/test_ns.py": """\
+from ns import probe
+
+
+def test_ns():
+    return probe()  # @u19
+""",
+    "tests/test_external.py": """\
+import subprocess
+from shutil import which as probe
+
+
+def test_external():
+    probe("ls")
+    subprocess.run(["true"]).returncode
+
+
+def test_inside():
+    from subprocess import run
+    return run(["true"])  # @u21
+""",
+}
+TU = "tests/test_unresolved.py"
+_U_MEASURE = [handed(TU, tag, text) for tag, text in (
+    ("u6", "obj.measure()"), ("u7", "self.measure()"), ("u8", "cls.measure()"), ("u9", "Sub().measure()"),
+    ("u10", "s.measure()"), ("u13", "Meter.measure(m)"))]
+_U_PICK = [handed(TU, "u16", 't.pick(action="a")')]
+UNRESOLVED_EXPECT = {
+    ("pkg/tools.py", "frames", "TS001", "frames"): [handed(TU, tag, text) for tag, text in (
+        ("u1", "probe()"), ("u2", "tools.probe()"), ("u3", "lt.relay()"), ("u4", 'pkg.tools.probe("d")'),
+        ("u5", "t.probe()"), ("u15", "(t.probe)()"), ("u11", "probe()"), ("u17", "probe()"))] + [
+        handed("tests/test_ns.py", "u19", "probe()"),
+        (TU, "r1", 'probe_top()["frames"]', "subscript", "frames"),
+        (TU, "r2", 'T.probe()["frames"]', "subscript", "frames"),
+        (TU, "r3", 'tools_mod.probe()["frames"]', "subscript", "frames")],
+    ("pkg/tools.py", "pid", "TS001", "pid"): [handed(TU, "u12", "run()"),
+                                            handed("tests/test_external.py", "u21", 'run(["true"])')],
+    ("pkg/tools.py", "joined", "TS001", "joined"): [handed(TU, "u20", 'os.path.join("a")')],
+    ("pkg/tools.py", "alpha", "TS001", "alpha"): _U_PICK,
+    ("pkg/tools.py", "beta", "TS001", "beta"): _U_PICK,
+    ("pkg/tools.py", "eta", "TS001", "eta"): [handed(TU, "u14", "t.later()")],
+    ("pkg/tools.py", "hits", "TS001", "hits"): [(TU, "r4", 'agent.tool.scan(q="x")["hits"]', "subscript", "hits")],
+    ("pkg/tools.py", "depth", "TS001", "depth"): _U_MEASURE + [
+        (TU, "r_inst", 'm.measure()["depth"]', "subscript", "depth"),
+        (TU, "r_inst2", 'Meter().measure()["depth"]', "subscript", "depth")],
+    ("pkg/other.py", "level", "TS001", "level"): _U_MEASURE,
+    ("pkg/other.py", "volts", "TS001", "volts"): [handed(TU, "u18", "Probe()")],
+}
+UNRESOLVED_FORMS = {"escape": 21, "subscript": 6}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -3098,6 +3345,7 @@ CASES = [
     ("sequence", SEQUENCE, [], SEQUENCE_EXPECT, SEQUENCE_FORMS),
     ("where", WHERE, [], WHERE_EXPECT, WHERE_FORMS),
     ("assert_messages", ASSERT_MESSAGES, [], ASSERT_MESSAGES_EXPECT, ASSERT_MESSAGES_FORMS),
+    ("unresolved_calls", UNRESOLVED, [], UNRESOLVED_EXPECT, UNRESOLVED_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
      if sys.version_info >= (3, 12) else [])
 
@@ -4069,8 +4317,103 @@ def mutants(scan):
                               ann_nodes(without(lambda n, a: n.__class__ in type_param_nodes
                                                  and a is getattr(n, "default_value", None)))))
 
+    # calls toolshape cannot resolve ("**Calls toolshape cannot resolve.**")
+    orig_unres_reads = scan.unresolved_reads
+    orig_unres_name = scan.unresolved_name
+    orig_unres_target = scan.unresolved_target
+    orig_unres_span = scan.unresolved_span
+    orig_external = scan.external_import
+    orig_project_module = scan.project_module
+    orig_module_binding = scan.module_binding
+
+    def direct_tool_unresolved(f):
+        if f.__class__ is ast_.Attribute:
+            return f.attr
+        return orig_unres_name(f)
+
+    def names_only(f):
+        return orig_unres_name(f) if f.__class__ is ast_.Name else None
+
+    def attributes_only(f):
+        return orig_unres_name(f) if f.__class__ is ast_.Attribute else None
+
+    def self_resolved(proj, m, C, sc, instances):
+        # `self.N` / `cls.N`: taken for the class's own method, defined or not
+        f = C.func
+        if f.__class__ is ast_.Attribute and f.value.__class__ is ast_.Name and f.value.id in ("self", "cls"):
+            return False
+        return orig_unres_target(proj, m, C, sc, instances)
+
+    def no_instance_resolution(proj, m, C, sc, instances):
+        saved = scan.instance_attribute
+        scan.instance_attribute = lambda *a: None
+        try:
+            return orig_unres_target(proj, m, C, sc, instances)
+        finally:
+            scan.instance_attribute = saved
+
+    def constructors_unresolved(proj, m, C, sc, instances):
+        saved = scan.Project.resolve_class
+        scan.Project.resolve_class = lambda self, mod, call, scope: None
+        try:
+            return orig_unres_target(proj, m, C, sc, instances)
+        finally:
+            scan.Project.resolve_class = saved
+
+    def instance_calls_unresolved(proj, m, C, sc, instances):
+        # any `O.N(...)` that the builder rules do not resolve
+        if C.func.__class__ is ast_.Attribute and proj.resolve_call(m, C, sc) is None:
+            return True
+        return orig_unres_target(proj, m, C, sc, instances)
+
+    def await_span(C, par):
+        return par if par.__class__ is ast_.Await else C
+
+    def first_producer_only(proj, m, named, *rest):
+        return orig_unres_reads(proj, m, {k: v[:1] for k, v in named.items()}, *rest)
+
+    def any_import_exempt(proj, b):
+        return b.kind in ("import", "importfrom")
+
+    def exact_project_modules(proj, name):
+        return name in proj.by_name
+
+    def local_names_resolved(mod, scope, name):
+        # the binding the name resolves to, in a function too (an import inside a test)
+        return scan.sole_binding(mod, scope, name)
+
+    def local_external_exempt(proj, m, C, sc, instances):
+        # a name bound by an import of the standard library inside a function: exempt too
+        f = C.func
+        if f.__class__ is ast_.Name:
+            b = scan.sole_binding(m, sc, f.id)
+            if b is not None and orig_external(proj, b):
+                return False
+        return orig_unres_target(proj, m, C, sc, instances)
+
+    unresolved_setters = [
+        ("no unresolved calls", "unresolved_reads", lambda *a: None),
+        ("unresolved calls of the first producer of a name only", "unresolved_reads", first_producer_only),
+        ("direct tool calls unresolved", "unresolved_name", direct_tool_unresolved),
+        ("unresolved callees: names only", "unresolved_name", names_only),
+        ("unresolved callees: attributes only", "unresolved_name", attributes_only),
+        ("every call named like a producer unresolved", "unresolved_target", lambda *a: True),
+        ("no call unresolved", "unresolved_target", lambda *a: False),
+        ("self / cls calls resolved whatever the class defines", "unresolved_target", self_resolved),
+        ("calls on an instance unresolved", "unresolved_target", no_instance_resolution),
+        ("any O.N(...) unresolved", "unresolved_target", instance_calls_unresolved),
+        ("constructors unresolved", "unresolved_target", constructors_unresolved),
+        ("external imports inside functions exempt", "unresolved_target", local_external_exempt),
+        ("unresolved spans with their await", "unresolved_span", await_span),
+        ("no import exempt", "external_import", lambda proj, b: False),
+        ("every import exempt", "external_import", any_import_exempt),
+        ("project modules by their exact name", "project_module", exact_project_modules),
+        ("imports inside functions resolved", "module_binding", local_names_resolved),
+    ]
+
     setters = [
         *where_setters,
+        *unresolved_setters,
         ("no assertion messages", "assertion_message", lambda node, par, parents: False),
         ("any load in an assertion message", "assertion_message", message_anywhere),
         ("format spec and nested f-string fields in messages", "assertion_message", spec_fields_too),
@@ -4206,7 +4549,11 @@ def mutants(scan):
                  "sequence_names": orig_seq_names, "sequence_binding": orig_seq_binding,
                  "seen_statement": orig_seen, "sequence_seen": orig_seq_seen, "sequence_kept": orig_seq_kept,
                  "statement_call": orig_stmt_call, "stands_in": orig_stands, "assertion_message": orig_msg,
-                 "annotation_nodes": orig_ann_nodes, "instance_attribute": orig_instance_attr}
+                 "annotation_nodes": orig_ann_nodes, "instance_attribute": orig_instance_attr,
+                 "unresolved_reads": orig_unres_reads, "unresolved_name": orig_unres_name,
+                 "unresolved_target": orig_unres_target, "unresolved_span": orig_unres_span,
+                 "external_import": orig_external, "project_module": orig_project_module,
+                 "module_binding": orig_module_binding}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -696,6 +696,16 @@ def sole_binding(mod, scope, name):
     return bs[0] if len(bs) == 1 else None
 
 
+def module_binding(mod, scope, name):
+    """The one binding of ``name`` when a load of it in ``scope`` resolves to
+    the module scope (None: a builtin, a name of a function's or a class
+    body's own, or bound not exactly once in the module)."""
+    if lookup(scope, name, mod.module_scope) is not mod.module_scope:
+        return None
+    bs = mod.module_scope.owned.get(name, ())
+    return bs[0] if len(bs) == 1 else None
+
+
 def result_names(scope):
     """{name: [assign Bindings in source order]} of the result names of ``scope``."""
     out = {}
@@ -1100,8 +1110,13 @@ class Project:
         return None
 
     def _resolve_callee(self, mod, func, scope, classes=False):
+        # a module-level name, `A.name` with `A` a module-level name: a name
+        # that resolves to a function's own binding (an import inside a
+        # function) resolves nothing (docs/rules.md TS003, "a name bound
+        # exactly once in the module scope"; "**Calls toolshape cannot
+        # resolve.**": an import inside the test function is not resolved)
         if func.__class__ is ast.Name:
-            b = sole_binding(mod, scope, func.id)
+            b = module_binding(mod, scope, func.id)
             return None if b is None else self.binding_target(mod, b, set(), classes)
         if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Name:
             return None
@@ -1116,7 +1131,7 @@ class Project:
             if len(bs) != 1 or bs[0].kind != "def":
                 return None
             return mod.candidates.get(id(bs[0].node))
-        b = sole_binding(mod, scope, base)
+        b = module_binding(mod, scope, base)
         if b is None:
             return None
         if b.kind == "import":
@@ -2526,6 +2541,11 @@ def project_reads(proj, reads_of):
     # escapes: the producers that are no tools, used as values; the tools
     # only when called through a wrapper, `W(X)(...)`
     escaping = escaping_producers(cands, keys)
+    # unresolved calls: the producers by name
+    named = {}
+    for c in cands:
+        if keys[id(c.node)]:
+            named.setdefault(c.node.name, []).append(c)
 
     # receivers and their reads
     for m in mods:
@@ -2535,6 +2555,8 @@ def project_reads(proj, reads_of):
         instances = instance_names(proj, m)
         if escaping or tools:
             escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of)
+        if named:
+            unresolved_reads(proj, m, named, keys, keyed, by_origin, instances, reads_of)
         for S in m.scopes:
             for C in S.calls:
                 k = keyed(("call", id(C)))
@@ -2818,6 +2840,111 @@ def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
         for o in escape_origins(t, keys):
             for f in by_origin[o]:
                 reads_of.setdefault(id(f), []).append(rec)
+
+
+def project_module(proj, name):
+    """Is the absolute module ``name`` a project module: a project module
+    named ``name`` or ending with ``.name`` (as imports resolve, one or
+    several), or a package holding one (a project module whose name starts
+    with ``name.`` or holds ``.name.``: a namespace package without
+    ``__init__.py`` too)?  The most cautious reading: a module that may be
+    the project's is never taken for the standard library's."""
+    if not name:
+        return False
+    tail, head, mid = "." + name, name + ".", "." + name + "."
+    return any(n == name or n.endswith(tail) or n.startswith(head) or mid in n for n in proj.by_name)
+
+
+def external_import(proj, b):
+    """Is the binding ``b`` an import of a module that is not a project
+    module (docs/rules.md "**Calls toolshape cannot resolve.**": `import
+    subprocess`, `from os.path import join`)?  `import a.b [as x]`: the
+    module ``a.b`` (and its package ``a``); `from P import A`: ``P`` and
+    ``P.A`` (``A`` may be a submodule); a relative import is the project's."""
+    if b.kind == "import":
+        name = b.node.name
+        return not (project_module(proj, name) or project_module(proj, name.partition(".")[0]))
+    if b.kind == "importfrom":
+        st = b.stmt
+        if st.level or not st.module:
+            return False
+        return not (project_module(proj, st.module) or project_module(proj, st.module + "." + b.node.name))
+    return False
+
+
+def unresolved_target(proj, m, C, sc, instances):
+    """Does the call ``C`` (standing where its names resolve in scope ``sc``)
+    resolve to nothing a module defines (docs/rules.md "**Calls toolshape
+    cannot resolve.**")?  Resolved: its callee resolves as a builder call's
+    callee (a module-level name, ``A.name``, ``self.name`` / ``cls.name``
+    in a method: Project._resolve_callee), to a method as a call on an
+    instance (instance_attribute), or to a module-level class (a
+    constructor); or its callee is a module-level name, or ``A.N`` with
+    ``A`` a module-level name, bound once by an import of a module that is
+    not a project module (the standard library's, an installed package's).
+    ``self.N`` / ``cls.N`` / ``K(...).N`` / ``N.m`` of a class whose body
+    defines no ``def N`` (inherited) resolve to nothing."""
+    f = C.func
+    if proj.resolve_call(m, C, sc) is not None:
+        return False
+    if f.__class__ is ast.Attribute and instance_attribute(proj, m, f, sc, instances) is not None:
+        return False
+    if proj.resolve_class(m, C, sc) is not None:
+        return False
+    base = f if f.__class__ is ast.Name else f.value if f.value.__class__ is ast.Name else None
+    if base is not None:
+        b = module_binding(m, sc, base.id)
+        if b is not None and external_import(proj, b):
+            return False
+    return True
+
+
+def unresolved_name(f):
+    """The name ``N`` of the callee ``f`` of a call that may be unresolved:
+    a name ``N`` or an attribute ``X.N`` (any ``X``), not the callee of a
+    direct tool call (``X.tool.N``); else None."""
+    if f.__class__ is ast.Name:
+        return f.id
+    if f.__class__ is ast.Attribute:
+        if f.value.__class__ is ast.Attribute and f.value.attr == "tool":
+            return None  # a direct tool call
+        return f.attr
+    return None
+
+
+def unresolved_span(C, par):
+    """The span of an unresolved call's read: the call itself (an awaited
+    call's too, not its ``await``)."""
+    return C
+
+
+def unresolved_reads(proj, m, named, keys, keyed, by_origin, instances, reads_of):
+    """The unresolved calls of module ``m`` (docs/rules.md "**Calls toolshape
+    cannot resolve.**"): a call whose callee is a name ``N`` or an attribute
+    ``X.N`` (parentheses are no nodes), ``N`` the name of producers
+    (``named``: N -> [Candidate with keys]), that is no direct tool call
+    (``X.tool.N(...)``), no builder call with TS003 key findings at that call,
+    and resolves to nothing (unresolved_target), has one read of form
+    ``escape`` (no key), span the call, of every origin a receiver call of
+    each such producer without arguments reaches (escape_origins), given once
+    to every finding of those origins.  Anywhere in the module (an
+    annotation too: "anywhere in the project")."""
+    for node, par, sc in module_nodes(m):
+        if node.__class__ is not ast.Call:
+            continue
+        N = unresolved_name(node.func)
+        fs = named.get(N) if N is not None else None
+        if not fs or keyed(("call", id(node))):
+            continue
+        if not unresolved_target(proj, m, node, sc, instances):
+            continue
+        origins = set()
+        for t in fs:
+            origins |= escape_origins(t, keys)
+        rec = read_record(m, unresolved_span(node, par), "escape", None, False)
+        for o in origins:
+            for fd in by_origin[o]:
+                reads_of.setdefault(id(fd), []).append(rec)
 
 
 def searched_for_possible(m, keys):

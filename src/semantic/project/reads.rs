@@ -14,7 +14,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use tree_sitter::Node;
 
-use super::{BuilderKey, Callee, Project, SharedText, callee_of, module_bindings};
+use super::{BuilderKey, Callee, Project, SharedText, callee_of, last_name, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
 use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
@@ -175,6 +175,11 @@ struct Receiver {
     /// A use as a value called through a wrapper, `W(X)(...)`: an escape
     /// even of a tool.
     through_wrapper: bool,
+    /// A call whose callee's last name `N` names a producer: `N`, with the
+    /// `escape` read at the call it has when the project resolves the
+    /// callee to no function (`docs/rules.md`, "Calls toolshape cannot
+    /// resolve").
+    unresolved: Option<(String, ReadSite)>,
 }
 
 /// The keys of every origin, and the keyed write origins (TS004) by the
@@ -296,6 +301,8 @@ impl Outlined {
 pub const USED_AS_A_VALUE: &str = "the function is used as a value there: its results go where toolshape cannot follow";
 /// Why an `escape` read of a result handed on is left.
 pub const HANDED_ON: &str = "the result is handed on there: toolshape cannot follow it";
+/// Why the `escape` read of a call toolshape cannot resolve is left.
+pub const UNRESOLVED: &str = "toolshape cannot resolve the call there: its result may be the function's";
 
 /// A file's tree with its semantic model.
 struct Parsed {
@@ -534,6 +541,30 @@ impl Project {
                 if r.value_use && function.as_ref().is_none_or(|key| !r.through_wrapper && shaper.is_tool(key)) {
                     continue;
                 }
+                let here: OriginId = origin(r.module, &r.call);
+                if let Some((name, escape)) = &r.unresolved
+                    && r.tool_name.is_none()
+                    && !keyed.contains_key(&here)
+                    && self.unresolved(r, function.as_ref(), &scanned, &shaper)
+                {
+                    let mut escape = escape.clone();
+                    escape.rewrite = Err(UNRESOLVED.into());
+                    let reached: BTreeSet<&OriginId> = shaper
+                        .named(name)
+                        .into_iter()
+                        .flat_map(|key| shaper.reached(key, &[], &keys))
+                        .map(|(_, o)| o)
+                        .collect::<BTreeSet<OriginId>>()
+                        .iter()
+                        .filter_map(|o| at_origin.get_key_value(o).map(|(o, _)| o))
+                        .collect();
+                    for o in reached {
+                        for &(g, i) in &at_origin[o] {
+                            out[g][i].reads.push(escape.clone());
+                        }
+                    }
+                    continue;
+                }
                 if let Some(key) = function {
                     let from = shaper.reached(&key, &r.keywords, &keys);
                     if !from.is_empty() {
@@ -541,7 +572,6 @@ impl Project {
                     }
                     reached.extend(from);
                 }
-                let here: OriginId = origin(r.module, &r.call);
                 if let Some(ks) = keyed.get(&here) {
                     shapes.push(shaper.of_builder_call(here, r.callee.as_ref()));
                     reached.extend(ks.iter().map(|k| (k.clone(), here)));
@@ -671,6 +701,29 @@ impl Project {
     /// The function `callee`, called in module `from`, resolves to.
     fn function_of(&self, from: usize, callee: &Callee) -> Option<BuilderKey> {
         self.resolve_function(from, callee)
+    }
+
+    /// Whether the call receiver `r` (its callee resolved to `function`) is
+    /// a call toolshape cannot resolve (`docs/rules.md`, "Calls toolshape
+    /// cannot resolve"): its callee resolves to no function or class of
+    /// the project, and is no name imported from outside the project; or
+    /// it resolves to a method that its class does not define (an
+    /// inherited one), in a module scanned whole.
+    fn unresolved(
+        &self,
+        r: &Receiver,
+        function: Option<&BuilderKey>,
+        scanned: &HashMap<usize, Scanned>,
+        shaper: &Shaper<'_>,
+    ) -> bool {
+        match (&r.callee, function) {
+            (None, _) => true,
+            (Some(callee), None) => !self.resolved_elsewhere(r.module, callee),
+            (Some(Callee::Method { .. } | Callee::Instance { .. }), Some(key)) => {
+                scanned.get(&key.0).is_some_and(|s| !s.partial) && !shaper.functions.contains_key(key)
+            }
+            (Some(_), Some(_)) => false,
+        }
     }
 }
 
@@ -1167,6 +1220,13 @@ impl<'a> Shaper<'a> {
         self.functions.get(key).is_some_and(|p| p.tool)
     }
 
+    /// The producers (tools or not, functions or methods) named `name`.
+    fn named(&self, name: &str) -> Vec<&'a BuilderKey> {
+        let mut keys: Vec<&BuilderKey> = self.functions.keys().copied().filter(|k| k.2 == name).collect();
+        keys.sort();
+        keys
+    }
+
     /// The tools named `name`.
     fn tools_named(&self, name: &str) -> Vec<&'a BuilderKey> {
         let mut keys: Vec<&BuilderKey> =
@@ -1517,15 +1577,44 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
     let (root, model) = (parsed.tree.root_node(), &parsed.model);
     let index = LineIndex::new(text);
     let mut receivers = Vec::new();
-    for cr in call_reads(root, text, model) {
+    let mut calls = call_reads(root, text, model);
+    // A call whose result is dropped or returned has no reads, but named
+    // like a producer it may be a call toolshape cannot resolve.
+    let mut read: Vec<(usize, usize)> = calls.iter().map(|c| (c.call.start, c.call.end)).collect();
+    read.sort_unstable();
+    syntax::for_each_node(root, |node| {
+        if node.kind_name() == "call"
+            && read.binary_search(&(node.start_byte(), node.end_byte())).is_err()
+            && last_name(node, text).is_some_and(|n| names.contains(n))
+        {
+            calls.push(crate::semantic::reads::CallReads {
+                call: node.byte_range(),
+                reads: Vec::new(),
+                exclusive: true,
+            });
+        }
+    });
+    for cr in calls {
         let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind_name() == "call")
         else {
             continue;
         };
         let callee = super::instance_callee(call, text, model).or_else(|| callee_of(call, text, model));
         let tool_name = direct_tool_name(call, text);
-        // A call that resolves to nothing is no receiver.
-        if callee.is_none() && tool_name.is_none() {
+        let unresolved = last_name(call, text).filter(|n| names.contains(*n)).map(|n| {
+            let escape = Read {
+                form: ReadForm::Escape,
+                key: None,
+                range: call.byte_range(),
+                receiver: call.byte_range(),
+                quote: '"',
+                block: None,
+            };
+            (n.to_owned(), ReadSite::of(m, text, &index, &escape))
+        });
+        // A call that resolves to nothing is no receiver, unless it is
+        // named like a producer.
+        if callee.is_none() && tool_name.is_none() && unresolved.is_none() {
             continue;
         }
         let reads = cr.reads.iter().map(|r| ReadSite::of(m, text, &index, r)).collect();
@@ -1539,6 +1628,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             keywords: constant_keywords(call, text),
             value_use: false,
             through_wrapper: false,
+            unresolved,
         });
     }
     // A producer used as a value: a receiver that reads every key where
@@ -1568,6 +1658,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             keywords: Vec::new(),
             value_use: true,
             through_wrapper: crate::semantic::reads::called_through_wrapper(node),
+            unresolved: None,
         });
     }
     receivers
