@@ -29,7 +29,7 @@ mod tool_returns;
 use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
-use crate::syntax::tree::{not_json_serializable, operand, unparenthesize};
+use crate::syntax::tree::{constant_str, not_json_serializable, operand, unparenthesize};
 pub use reads::{FindingReads, HANDED_ON, ReadSite, UNRESOLVED};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
@@ -108,6 +108,10 @@ pub struct Call {
     /// `**m` arguments: the argument's range and `m`'s text; whether it
     /// passes the enclosing builder's own `**kwargs` on (not reported).
     pub spreads: Vec<(Range<usize>, String, Option<String>)>,
+    /// For each of `spreads`, the keys `m` can only hold, when it is a
+    /// display that spells them ([`spread_keys`]), each with why its value
+    /// evidently cannot go through `json.dumps`.
+    spread_keys: Vec<Option<SpelledKeys>>,
     /// Positional arguments before any `*args`, by range.
     positional: Vec<Range<usize>>,
     /// The function the call stands in (class, name), and whether that
@@ -530,8 +534,29 @@ impl Project {
                 // A `**m` could hold anything; a builder's own `**kw` passed
                 // on is fine only from a function toolshape follows as a
                 // chain of builders, and untouched there.
-                for (_, text, passes_own) in &call.spreads {
+                for ((_, text, passes_own), known) in call.spreads.iter().zip(&call.spread_keys) {
                     let from = call.enclosing.as_ref().map(|(c, n)| (i, c.clone(), n.clone()));
+                    // A display that spells its keys is judged key by key,
+                    // as keywords are.
+                    if let (None, Some(keys)) = (passes_own, known) {
+                        for (k, what) in keys.iter().filter(|(k, _)| !f.named.contains(k)) {
+                            let kept = crate::contract::ALLOWED_KEYS.contains(&k.as_str()) || allowed.contains(k);
+                            let why = match what {
+                                _ if k == "cancelled" => {
+                                    "it holds cancelled, which the Strands SDK reads at the top level".to_owned()
+                                }
+                                _ if kept => format!(
+                                    "it holds {k}, which the fixed builder would no longer put at the top level"
+                                ),
+                                Some(what) => {
+                                    format!("its {k} is {what}, which json.dumps cannot serialize in a json block")
+                                }
+                                None => continue,
+                            };
+                            add(&key, format!("{at} passes `**{text}` to `{}()`: {why}", f.name));
+                        }
+                        continue;
+                    }
                     let why = if passes_own.is_none() {
                         "which could hold \"status\", \"content\" or \"toolUseId\""
                     } else if call.touched {
@@ -1698,6 +1723,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
         };
         let mut keywords = Vec::new();
         let mut spreads = Vec::new();
+        let mut spread_keys = Vec::new();
         let mut unserializable = Vec::new();
         let mut positional = Vec::new();
         let mut splatted = false;
@@ -1727,6 +1753,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
                         v.kind_name() == "identifier" && &src[v.byte_range()] == k.as_str() && is_returned(node)
                     });
                     spreads.push((arg.byte_range(), text, passes_own.cloned()));
+                    spread_keys.push(spread_keys_of(value, src));
                 }
                 _ => {}
             }
@@ -1742,12 +1769,62 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
             unserializable,
             keywords,
             spreads,
+            spread_keys,
             positional,
             enclosing,
             touched,
         });
     });
     out
+}
+
+/// The keys a `**m` argument spells, each with why its value evidently
+/// cannot go through `json.dumps` ([`spread_keys_of`]).
+type SpelledKeys = Vec<(String, Option<&'static str>)>;
+
+/// The keys a `**m` argument can only hold (`docs/rules.md`, "TS003: a
+/// builder is fixed once"), each with why its value evidently cannot go
+/// through `json.dumps`: `m` (parentheses seen through) a dict display
+/// whose every entry is a pair with a constant string key, or a dict
+/// comprehension `{k: v for k in (...)}` with one `for` clause whose
+/// target is the name `k`, whose iterable is a tuple, list or set display
+/// of constant strings, and whose key is `k` (its `if` clauses only leave
+/// keys out). `None` for anything else.
+fn spread_keys_of(value: Node<'_>, src: &str) -> Option<SpelledKeys> {
+    let value = unparenthesize(value);
+    let mut cursor = value.walk();
+    let children: Vec<Node<'_>> = value.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
+    match value.kind_name() {
+        "dictionary" => children
+            .iter()
+            .map(|pair| {
+                let key = Some(*pair).filter(|p| p.kind_name() == "pair")?.field("key")?;
+                let unserializable = pair.field("value").and_then(|v| not_json_serializable(v, src));
+                Some((constant_str(key, src)?, unserializable))
+            })
+            .collect(),
+        "dictionary_comprehension" => {
+            let body = value.field("body").filter(|b| b.kind_name() == "pair")?;
+            let clauses: Vec<&Node<'_>> = children.iter().filter(|c| c.kind_name() == "for_in_clause").collect();
+            let [clause] = clauses.as_slice() else { return None };
+            let target = clause.field("left").filter(|t| t.kind_name() == "identifier")?;
+            let key = unparenthesize(body.field("key")?);
+            if key.kind_name() != "identifier" || src[key.byte_range()] != src[target.byte_range()] {
+                return None;
+            }
+            let iterable = unparenthesize(clause.field("right")?);
+            if !matches!(iterable.kind_name(), "tuple" | "list" | "set") {
+                return None;
+            }
+            let mut c = iterable.walk();
+            iterable
+                .named_children(&mut c)
+                .filter(|e| e.kind_name() != "comment")
+                .map(|e| Some((constant_str(e, src)?, None)))
+                .collect()
+        }
+        _ => None,
+    }
 }
 
 /// What the arguments of `call` bound to the dict parameters of `f` add
@@ -2043,6 +2120,13 @@ mod tests {
         ok.call_reasons.iter().filter(|r| r.contains(marker)).count()
     }
 
+    /// Asserts that `reasons` counts `want` for each of `cases`.
+    fn expect_reasons(reasons: &dyn Fn(&str) -> usize, cases: &[&str], want: usize) {
+        for case in cases {
+            assert_eq!(reasons(case), want, "{case}");
+        }
+    }
+
     #[test]
     fn only_a_local_import_that_reaches_the_builder_or_its_module_is_a_reason() {
         let common =
@@ -2052,28 +2136,32 @@ mod tests {
             reasons_of_ok(common, &[("app.py", &user)], "inside a function")
         };
         // Through these, calls of `ok` go where toolshape does not look.
-        for body in [
-            "from pkg.common import ok",
-            "from pkg.common import ok as good",
-            "from pkg import common; common.ok('a', **m)",
-            "from pkg import common as c; c.ok('a', **m)",
-            "import pkg.common as c; c.ok('a', **m)",
-            "import common; common.ok('a', **m)",
-            "from .common import parse, ok",
-        ] {
-            assert_eq!(reasons(body), 1, "{body}");
-        }
+        expect_reasons(
+            &reasons,
+            &[
+                "from pkg.common import ok",
+                "from pkg.common import ok as good",
+                "from pkg import common; common.ok('a', **m)",
+                "from pkg import common as c; c.ok('a', **m)",
+                "import pkg.common as c; c.ok('a', **m)",
+                "import common; common.ok('a', **m)",
+                "from .common import parse, ok",
+            ],
+            1,
+        );
         // These bind neither `ok` nor its module (`import pkg.common` binds
         // `pkg`: `pkg.common.ok(...)` is a dotted attribute, a reason of
         // its own).
-        for body in [
-            "from pkg.common import parse; ok = 1",
-            "from pkg.common import parse as ok2; ok = 1",
-            "import pkg.common; ok = 1",
-            "import os; ok = 1",
-        ] {
-            assert_eq!(reasons(body), 0, "{body}");
-        }
+        expect_reasons(
+            &reasons,
+            &[
+                "from pkg.common import parse; ok = 1",
+                "from pkg.common import parse as ok2; ok = 1",
+                "import pkg.common; ok = 1",
+                "import os; ok = 1",
+            ],
+            0,
+        );
     }
 
     #[test]
@@ -2084,25 +2172,67 @@ mod tests {
             reasons_of_ok(common, &files, "cannot resolve")
         };
         // An alias of the module, a dotted path, a parameter, any object.
-        for user in [
-            "import pkg.common\nc = pkg.common\ndef f():\n    return c.ok('a', status='error')\n",
-            "import pkg.common\ndef f():\n    return pkg.common.ok('a', status='error')\n",
-            "def f(ok):\n    return ok('a', status='error')\n",
-            "def f(x):\n    return x.helpers.ok('a')\n",
-        ] {
-            assert_eq!(reasons(user), 1, "{user}");
-        }
+        expect_reasons(
+            &reasons,
+            &[
+                "import pkg.common\nc = pkg.common\ndef f():\n    return c.ok('a', status='error')\n",
+                "import pkg.common\ndef f():\n    return pkg.common.ok('a', status='error')\n",
+                "def f(ok):\n    return ok('a', status='error')\n",
+                "def f(x):\n    return x.helpers.ok('a')\n",
+            ],
+            1,
+        );
         // Resolved: to the builder, to another function of the project, or
         // to a module outside it.
-        for user in [
-            "from pkg.common import ok\ndef f():\n    return ok('a', frames=1)\n",
-            "from pkg import common\ndef f():\n    return common.ok('a')\n",
-            "from pkg.other import ok\ndef f():\n    return ok(1)\n",
-            "import requests\ndef f():\n    return requests.ok(1)\n",
-            "from requests import ok\ndef f():\n    return ok(1)\n",
-        ] {
-            assert_eq!(reasons(user), 0, "{user}");
-        }
+        expect_reasons(
+            &reasons,
+            &[
+                "from pkg.common import ok\ndef f():\n    return ok('a', frames=1)\n",
+                "from pkg import common\ndef f():\n    return common.ok('a')\n",
+                "from pkg.other import ok\ndef f():\n    return ok(1)\n",
+                "import requests\ndef f():\n    return requests.ok(1)\n",
+                "from requests import ok\ndef f():\n    return ok(1)\n",
+            ],
+            0,
+        );
+    }
+
+    #[test]
+    fn a_spread_that_spells_its_keys_is_judged_key_by_key() {
+        let common = "def ok(t, **e):\n    return {'status': 'success', 'content': [], **e}\n";
+        let reasons = |argument: &str| {
+            let user =
+                format!("from pkg.common import ok\ndef f(s, m, keys, name, y):\n    return ok('a', {argument})\n");
+            reasons_of_ok(common, &[("app.py", &user)], "passes `**")
+        };
+        // Keys it spells, none of them reserved: the keywords they are.
+        expect_reasons(
+            &reasons,
+            &[
+                "**{'ssid': s}",
+                "**({'a': s, \"b\": 1})",
+                "**{k: s.get(k) for k in ('a', 'b') if k}",
+                "**{k: s for k in ['a']}",
+            ],
+            0,
+        );
+        expect_reasons(
+            &reasons,
+            &[
+                "**{'status': s}",
+                "**{k: s for k in ('a', 'toolUseId')}",
+                "**{'cancelled': True}",
+                "**{'x': {1, 2}}",
+                "**{k: s for k in keys}",
+                "**{k.upper(): s for k in ('a',)}",
+                "**{name: s for k in ('a',)}",
+                "**{k: s for k in ('a',) for j in y}",
+                "**{**m}",
+                "**{name: s}",
+                "**m",
+            ],
+            1,
+        );
     }
 
     #[test]
