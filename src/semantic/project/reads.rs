@@ -1229,10 +1229,7 @@ impl<'a> Shaper<'a> {
 
     /// The tools named `name`.
     fn tools_named(&self, name: &str) -> Vec<&'a BuilderKey> {
-        let mut keys: Vec<&BuilderKey> =
-            self.functions.values().filter(|p| p.tool && p.key.2 == name).map(|p| &p.key).collect();
-        keys.sort();
-        keys
+        self.named(name).into_iter().filter(|key| self.is_tool(key)).collect()
     }
 
     /// The keyed origins a call of the function `key` passing `keywords`
