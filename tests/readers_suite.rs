@@ -44,6 +44,19 @@ fn suite_of_at_least(python: &str, dir: &Path, when: &str, least: usize) -> usiz
     passed
 }
 
+/// Runs the suite in `dir`, which must fail exactly `failed` tests: the
+/// unsafe fixes broke reads that were real.
+fn suite_fails(python: &str, dir: &Path, failed: usize) {
+    let mut pytest = Command::new(python);
+    pytest.current_dir(dir).env("PYTHONDONTWRITEBYTECODE", "1").args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
+    let out = run(&mut pytest);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && stdout.contains(&format!("{failed} failed")),
+        "the unsafe fixes broke no read:\n{stdout}"
+    );
+}
+
 /// `line` without the accessors `["content"][i]["json"]` that rewritten
 /// reads gain (`i` an integer); panics if there is none.
 fn without_accessors(line: &str) -> String {
@@ -165,17 +178,64 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
     assert_eq!(snapshot_tree(dir.path()), before, "an unsafe fix was applied: {fix:?}");
     suite_of_at_least(&python, dir.path(), "after `fix`", 7);
     toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
-    let mut pytest = Command::new(&python);
-    pytest.current_dir(dir.path()).env("PYTHONDONTWRITEBYTECODE", "1").args([
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-    ]);
-    let out = run(&mut pytest);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success() && stdout.contains("6 failed"), "the unsafe fixes broke no read:\n{stdout}");
+    suite_fails(&python, dir.path(), 6);
+}
+
+/// A decorator hands the function to code toolshape does not follow: a
+/// pytest fixture returning a tool's result gives it to every test that
+/// names the fixture. The fixes of decorated producers stay unsafe (the
+/// static method's is safe and keeps the suite green), and applying them
+/// anyway turns the suite red, so the reads were real (`docs/rules.md`,
+/// "Decorators").
+#[test]
+fn decorated_producers_keep_their_fixes_unsafe() {
+    let Some(python) = pytest_or_skip("decorated_producers_keep_their_fixes_unsafe") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&manifest_dir().join("tests/fixtures/projects/decorators"), dir.path());
+    // (Not in the fixture project: its snapshot checks each file alone,
+    // where a read in another file keeps a fix unsafe.)
+    std::fs::write(
+        dir.path().join("tests/test_static.py"),
+        "from gauges.tools import Gauge\n\n\ndef test_a_static_method():\n    assert Gauge().zero()[\"offset\"] == 0\n",
+    )
+    .unwrap();
+    suite_of_at_least(&python, dir.path(), "before the fix", 5);
+    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let findings = check.json();
+    // Each key's fixability and the decorators its escapes stand at.
+    let decorated = |key: &str| -> (String, Vec<String>) {
+        let f = findings.iter().find(|f| f["key"] == key).unwrap_or_else(|| panic!("{key}: {check:?}"));
+        let tools = std::fs::read_to_string(dir.path().join(f["path"].as_str().unwrap())).unwrap();
+        let escapes = f["reads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["form"] == "escape" && r["line"] == r["end_line"])
+            .map(|r| {
+                let path = dir.path().join(r["path"].as_str().unwrap());
+                let text = if path.ends_with("gauges/tools.py") {
+                    tools.clone()
+                } else {
+                    std::fs::read_to_string(path).unwrap()
+                };
+                let line = text.lines().nth(r["line"].as_u64().unwrap() as usize - 1).unwrap();
+                let (from, to) =
+                    (r["column"].as_u64().unwrap() as usize - 1, r["end_column"].as_u64().unwrap() as usize - 1);
+                line[from..to].to_owned()
+            })
+            .collect();
+        (f["fixable"].as_str().unwrap().to_owned(), escapes)
+    };
+    let unsafe_at = |at: &[&str]| ("unsafe".to_owned(), at.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(decorated("echo"), unsafe_at(&["pytest.fixture"]), "{check:?}");
+    assert_eq!(decorated("frames"), unsafe_at(&["log_calls"]), "{check:?}");
+    assert_eq!(decorated("scale"), unsafe_at(&["functools.lru_cache(maxsize=4)"]), "{check:?}");
+    assert_eq!(decorated("level"), unsafe_at(&["property", "Gauge().reading"]), "{check:?}");
+    assert_eq!(decorated("offset"), ("safe".to_owned(), Vec::new()), "{check:?}");
+    toolshape(dir.path(), &["fix", "."]);
+    suite_of_at_least(&python, dir.path(), "after `fix`", 5);
+    toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
+    suite_fails(&python, dir.path(), 2);
 }
 
 /// With `json-accessor` configured, reads go through the project's own

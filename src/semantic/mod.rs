@@ -640,19 +640,60 @@ pub fn is_strands_tool(def: Node<'_>, src: &str) -> bool {
 /// Whether the function `def` has a decorator that is one of `decorators`
 /// (dotted names, as written), or a call of one.
 pub fn decorated_as(def: Node<'_>, src: &str, decorators: &[&str]) -> bool {
-    let Some(decorated) = def.parent().filter(|p| p.kind_name() == "decorated_definition") else { return false };
-    let mut cursor = decorated.walk();
-    decorated.children(&mut cursor).filter(|c| c.kind_name() == "decorator").any(|d| {
-        let Some(mut expr) = d.named_child(0) else { return false };
-        if expr.kind_name() == "call" {
-            match expr.field("function") {
-                Some(function) => expr = function,
-                None => return false,
-            }
-        }
-        let name: String = src[expr.byte_range()].split_whitespace().collect();
-        matches!(expr.kind_name(), "identifier" | "attribute") && decorators.contains(&name.as_str())
+    decorators_of(def).any(|d| decorator_is(d, src, decorators, true))
+}
+
+/// The decorators that leave a function as its callers call it, as written
+/// and not called (`docs/rules.md`, "Decorators").
+pub const TRANSPARENT_DECORATORS: [&str; 7] = [
+    "staticmethod",
+    "classmethod",
+    "abstractmethod",
+    "override",
+    "abc.abstractmethod",
+    "typing.override",
+    "typing_extensions.override",
+];
+
+/// The decorators of `def` (the expressions after `@`) that hand it to
+/// code toolshape does not follow: every one but the tool decorators
+/// (called or not) and [`TRANSPARENT_DECORATORS`] (`docs/rules.md`,
+/// "Decorators").
+pub fn opaque_decorators<'t>(def: Node<'t>, src: &str) -> Vec<Node<'t>> {
+    decorators_of(def)
+        .filter(|&d| {
+            !decorator_is(d, src, &TOOL_DECORATORS, true) && !decorator_is(d, src, &TRANSPARENT_DECORATORS, false)
+        })
+        .collect()
+}
+
+/// The decorator expressions of the function definition `def`, in order.
+fn decorators_of(def: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    let decorated = def.parent().filter(|p| p.kind_name() == "decorated_definition");
+    decorated.into_iter().flat_map(|decorated| {
+        let mut cursor = decorated.walk();
+        let decorators: Vec<Node<'_>> = decorated
+            .children(&mut cursor)
+            .filter(|c| c.kind_name() == "decorator")
+            .filter_map(|d| d.named_children(&mut d.walk()).find(|e| e.kind_name() != "comment"))
+            .collect();
+        decorators
     })
+}
+
+/// Whether the decorator expression `expr` (parentheses seen through) is
+/// one of the dotted names `names` as written, or, when `called`, a call
+/// of one.
+fn decorator_is(expr: Node<'_>, src: &str, names: &[&str], called: bool) -> bool {
+    let mut expr = unparenthesize(expr);
+    if called && expr.kind_name() == "call" {
+        match expr.field("function") {
+            Some(function) => expr = unparenthesize(function),
+            None => return false,
+        }
+    }
+    let name: String = src[expr.byte_range()].split_whitespace().collect();
+    matches!(expr.kind_name(), "identifier" | "attribute") && names.contains(&name.as_str())
 }
 
 /// The innermost function holding `node` (in its own scope), with the
@@ -690,6 +731,50 @@ pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The opaque decorators of each `def` of `src`, as written.
+    fn opaque(src: &str) -> Vec<Vec<String>> {
+        let tree = syntax::parse(src);
+        let mut out = Vec::new();
+        syntax::for_each_node(tree.root_node(), |n| {
+            if n.kind_name() == "function_definition" {
+                out.push(opaque_decorators(n, src).iter().map(|d| src[d.byte_range()].to_owned()).collect());
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn decorators_hand_the_function_on_unless_tool_or_transparent() {
+        let src = "@tool\n@strands.tool(name='x')\n@strands . tools.tool\ndef a(): pass\n\
+                   @staticmethod\n@classmethod\n@abstractmethod\n@override\n@abc.abstractmethod\n\
+                   @typing.override\n@typing_extensions.override\n@(staticmethod)\ndef b(): pass\n\
+                   @pytest.fixture\n@property\n@log_calls\n@functools.lru_cache(maxsize=2)\ndef c(): pass\n\
+                   @staticmethod()\n@override(1)\n@abc.override\n@tools.tool\n@Tool\ndef d(): pass\n\
+                   def e(): pass\n";
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            opaque(src),
+            [
+                none.clone(),
+                none.clone(),
+                vec![
+                    "pytest.fixture".into(),
+                    "property".into(),
+                    "log_calls".into(),
+                    "functools.lru_cache(maxsize=2)".into()
+                ],
+                vec![
+                    "staticmethod()".into(),
+                    "override(1)".into(),
+                    "abc.override".into(),
+                    "tools.tool".into(),
+                    "Tool".into()
+                ],
+                none,
+            ]
+        );
+    }
 
     fn returned(src: &str) -> bool {
         let at = src.find("{'status'").expect("a result in the test source");

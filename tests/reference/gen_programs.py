@@ -57,7 +57,13 @@ compares the reads too (each with its "possible" flag: the front ends also
 read results the SDK hands on, see "possible reads" below; dispatchers
 selecting their returns by a constant keyword are called with and without
 one, see "dispatchers" below; producers used as values are escapes, see
-"escapes" below; a receiver call whose result is handed on, docs/rules.md
+"escapes" below; so are the decorators of producers, docs/rules.md
+"**Decorators.**", but the tool decorators and the exempt names and
+attributes as written (`@staticmethod`, `@classmethod`, `@abstractmethod`,
+`@override`, `@abc.abstractmethod`, `@typing.override`,
+`@typing_extensions.override`), see "decorators" below: fixtures,
+`@property`, caches, project decorators, stacks of them on functions and
+methods, next to decoys; a receiver call whose result is handed on, docs/rules.md
 "**Results handed on.**", has a read of form escape: a call written where
 it is no receiver of a read, a name bound to it that is bound twice
 otherwise than in sequence, annotated, chained, deleted, read in a nested
@@ -210,8 +216,33 @@ class Producer:
         self.tags = list(tags)
         self.via = [v for v in via if v is not None]
         self.decorated = decorated  # @tool / @strands.tool / @strands.tools.tool
+        # the decorators of its def (docs/rules.md "**Decorators.**"), as written
+        # by put_decorators: (rel, span of D, D's text, exempt?, label)
+        self.decorators = []
+        # decorated.py / the fixtures: where the def stands and what its body returns
+        self.site = None
+        self.body_kind = None
         # a dispatcher's Dispatch (its returns and the parameters that narrow it), else None
         self.dispatch = None
+
+
+def put_decorators(p, rel, w, ind, decs):
+    """Write one decorator line `IND@D` for each (D text, exempt?, label) of
+    ``decs``; return what Producer.decorators holds of them (the span of D,
+    the expression after `@`)."""
+    out = []
+    for text, exempt, label in decs:
+        w.put(ind + "@")
+        span = w.put(text)
+        w.end()
+        out.append((rel, span, text, exempt, label))
+    return out
+
+
+def listed_decorator(dec, is_tool):
+    """A DECORATORS / DISPATCH_DECORATORS entry as put_decorators takes it:
+    exempt when it is a tool decorator; the label is its text."""
+    return [] if not dec else [(dec[1:], is_tool, dec[1:])]
 
 
 class Prog:
@@ -1707,6 +1738,9 @@ def generate_program(seed, index, outrel, with_readers=False):
         # the calls toolshape cannot resolve last, from a stream of their own too
         p.rng = rd.rng = random.Random("%d/%d/unresolved" % (seed, index))
         write_unresolved(rd)
+        # the decorated producers last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/decorators" % (seed, index))
+        write_decorated(rd)
     return p
 
 
@@ -1717,7 +1751,8 @@ def generate_program(seed, index, outrel, with_readers=False):
 # Each program also gets `PKG/probes.py` (producers of every case: a shaped
 # display returned, a result name with later writes, a builder call returned,
 # a chain onto another producer, methods through self / cls; decorated with
-# @tool in every spelling or with a decorator that is no tool), often
+# @tool in every spelling or with a decorator that is no tool, whose
+# decorator then hands its results on: "decorators" below), often
 # `PKG/facade.py` (chains across modules, onto probes and onto the base
 # program's own producers: tool_N functions returning builder calls, ping(),
 # retry(), builder chains with an extra keyword), and consumers:
@@ -2107,10 +2142,10 @@ class Readers:
         for name in rng.sample(PROBE_NAMES, rng.randint(3, 6)):
             kind = rng.choice(kinds + (["chain"] if made else []))
             dec, is_tool = rng.choice(DECORATORS)
-            if dec:
-                w.lineof(dec)
+            decs = put_decorators(p, rel, w, "", listed_decorator(dec, is_tool))
             w.lineof("def %s(query):" % name)
             prod = p.producer(name, rel, decorated=is_tool)
+            prod.decorators = decs
             kind = self.producer_body(rel, w, "    ", prod, kind, made)
             p.forms["reads-producer-" + kind] += 1
             p.forms["reads-decorator-" + (dec or "none")] += 1
@@ -2133,10 +2168,10 @@ class Readers:
             if any(m.name == name for m, _ in methods):
                 continue
             dec, is_tool = rng.choice(DECORATORS)
-            if dec:
-                w.lineof("    " + dec)
+            decs = put_decorators(p, rel, w, "    ", listed_decorator(dec, is_tool))
             w.lineof("    def %s(self, query):" % name)
             prod = p.producer(name, rel, decorated=is_tool)
+            prod.decorators = decs
             kind = self.producer_body(rel, w, "        ", prod, rng.choice(["literal", "result", "builder"]
                                                                            if self.kbuilders else
                                                                            ["literal", "result"]), [])
@@ -2145,16 +2180,18 @@ class Readers:
             w.end()
         made_cls = []  # make(), defined in the body too (build() reaches it through cls)
         if rng.random() < 0.6:
-            w.lineof("    @classmethod")
+            decs = put_decorators(p, rel, w, "    ", [("classmethod", True, "classmethod")])
             w.lineof("    def make(cls, query):")
             prod = p.producer("make", rel)
+            prod.decorators = decs
             self.display_return(rel, w, "        ", prod)
             made_cls.append((prod, "cls"))
             w.end()
-            w.lineof("    @classmethod")
+            decs = put_decorators(p, rel, w, "    ", [("classmethod", True, "classmethod")])
             w.lineof("    def build(cls, query):")
             w.lineof("        return cls.make(query)")
             methods.append((p.producer("build", rel, via=[prod]), "cls"))
+            methods[-1][0].decorators = decs
             p.forms["reads-method-classmethod-chain"] += 1
             w.end()
         w.lineof("    def relay(self, query):")
@@ -2254,11 +2291,11 @@ class Readers:
             # often the name of the tool it wraps: a direct tool call reaches both
             name = prod.name if (is_tool and rng.random() < 0.4 and prod.name not in bound) else p.fresh("via")
             bound.add(name)
-            if dec:
-                w.lineof(dec)
+            decs = put_decorators(p, rel, w, "", listed_decorator(dec, is_tool))
             w.lineof("def %s(query):" % name)
             w.lineof("    return %s%s" % (a, args.replace('"q"', "query")))
             fprod = p.producer(name, rel, via=[prod], decorated=is_tool)
+            fprod.decorators = decs
             self.probes.append((rel, fprod, '("q")'))
             p.forms["reads-facade-chain"] += 1
             w.end()
@@ -2584,10 +2621,10 @@ class DispatchWriter(ModuleWriter):
         consts = {P: rng.sample(DISPATCH_CONSTS, rng.randint(2, 4)), "mode": rng.sample(MODE_CONSTS, 2),
                   "query": ["q", rng.choice(["all", "none"])]}
         d = Dispatch(P, dparams, consts)
-        if dec:
-            w.lineof(dec)
+        decs = put_decorators(p, self.rel, w, "", listed_decorator(dec, is_tool))
         w.lineof("def %s(%s):" % (name, head))
         prod = p.producer(name, self.rel, decorated=is_tool)
+        prod.decorators = decs
         if sig == "rebound":
             w.lineof("    %s = %s.strip()" % (P, P))
         elif sig == "rebound-aug":
@@ -5295,9 +5332,10 @@ def write_escape_module(rd):
     # a tool: exempt, what it is for is being handed to an agent
     dec, _ = rng.choice([d for d in DECORATORS if d[1]])
     tname = p.fresh("tool_fn")
-    w.lineof(dec)
+    decs = put_decorators(p, rel, w, "", listed_decorator(dec, True))
     w.lineof("def %s(query):" % tname)
     tprod = p.producer(tname, rel, decorated=True)
+    tprod.decorators = decs
     rd.display_return(rel, w, "    ", tprod)
     w.end()
     w.end()
@@ -5314,17 +5352,18 @@ def write_escape_module(rd):
     for _ in range(rng.randint(1, 2)):
         dec, is_tool = rng.choice(DECORATORS[:1] + DECORATORS[7:])
         name = p.fresh("run_task")
-        if dec:
-            w.lineof("    " + dec)
+        decs = put_decorators(p, rel, w, "    ", listed_decorator(dec, is_tool))
         w.lineof("    def %s(self, query):" % name)
         prod = p.producer(name, rel, decorated=is_tool)
+        prod.decorators = decs
         rd.display_return(rel, w, "        ", prod)
         methods.append(prod)
         w.end()
-    w.lineof("    @classmethod")
+    decs = put_decorators(p, rel, w, "    ", [("classmethod", True, "classmethod")])
     mname = p.fresh("make")
     w.lineof("    def %s(cls, query):" % mname)
     make = p.producer(mname, rel)
+    make.decorators = decs
     rd.display_return(rel, w, "        ", make)
     w.end()
     w.lineof("    def submit_all(self, executor):")
@@ -5588,6 +5627,376 @@ def write_unresolved(rd):
         w.end()
 
 
+# --------------------------------------------------------------------------
+# decorators (--with-readers; docs/rules.md "**Decorators.**")
+#
+# Besides the decorators of the producers above (probes, Station methods,
+# facades, dispatchers, the escapes module's tools and Runner methods, each
+# recorded as written: put_decorators), most programs get `PKG/decos.py`
+# (decorators of the project: `log_calls(fn)`, `override(level)` returning
+# a decorator, `abstractmethod(fn)`), `PKG/decorated.py` (functions, an
+# `async def` too, and the methods of a class `Decorated_N`, each under a
+# stack of one to three decorators) and often `tests/conftest.py` with
+# pytest-style fixtures (`@pytest.fixture`, `@pytest.fixture(scope=...)`,
+# `@fixture`) returning a probe's or a facade's call (a producer by a chain)
+# or a display, next to a test naming the fixtures as parameters (no read).
+# Each decorator of a producer that is neither a tool decorator nor one of
+# `staticmethod`, `classmethod`, `abstractmethod`, `override`,
+# `abc.abstractmethod`, `typing.override`, `typing_extensions.override` as
+# written (not called) is a read of form escape (no key), span the decorator's
+# expression, of every origin the producer reaches (chains followed whole, no
+# dispatch); the exempt ones and the tool decorators give nothing (`@override`
+# bound to the project's own `override` too), while `@override(1)`,
+# `@decos.abstractmethod`, `@builtins.staticmethod` and
+# `@typing.no_type_check` are no exemptions.  Decoys whose decorators give
+# nothing: a decorated function that is no producer (returning None, a
+# compliant result, or holding a finding it does not return, or returning a
+# call on an instance: no chain), a decorated def nested in a function, a
+# decorated class (its method a producer), a decorated method of a nested
+# class.  Written last, from a random stream of their own.
+
+# (D text, exempt?, label, where it may stand: "function", "method" or "both")
+DECORATED_CATALOG = [
+    # tool decorators (exempt)
+    ("tool", True, "tool", "both"), ('strands.tool(name="x")', True, "strands.tool-call", "both"),
+    ("strands.tools.tool()", True, "strands.tools.tool-call", "both"),
+    # the exempt names and attributes, as written
+    ("staticmethod", True, "staticmethod", "method"), ("classmethod", True, "classmethod", "method"),
+    ("abstractmethod", True, "abstractmethod", "both"), ("override", True, "override", "both"),
+    ("abc.abstractmethod", True, "abc.abstractmethod", "both"), ("typing.override", True, "typing.override", "both"),
+    ("typing_extensions.override", True, "typing_extensions.override", "both"),
+    # the others hand the producer on
+    ("pytest.fixture", False, "fixture", "both"), ('pytest.fixture(scope="module")', False, "fixture-call", "both"),
+    ("fixture", False, "fixture-name", "both"), ("functools.lru_cache(maxsize=2)", False, "lru-cache-call", "both"),
+    ("lru_cache", False, "lru-cache", "both"), ("functools.cache", False, "functools.cache", "both"),
+    ("property", False, "property", "method"), ("log_calls", False, "project", "both"),
+    ("decos.log_calls", False, "project-attribute", "both"), ("override(1)", False, "exempt-called", "both"),
+    ("decos.abstractmethod", False, "exempt-other-module", "both"),
+    ("builtins.staticmethod", False, "exempt-builtins", "method"),
+    ("typing.no_type_check", False, "typing-other", "both"),
+]
+# the fixtures' decorators (tests/conftest.py, tests/test_fixtures.py)
+FIXTURE_CATALOG = [d for d in DECORATED_CATALOG if d[2] in ("fixture", "fixture-call", "fixture-name")]
+# the labels of the escapes (reads_by_receiver "decorator:" + label) the corpus must hold
+DECORATOR_KINDS = ["decorator:" + d[2] for d in DECORATED_CATALOG if not d[1]]
+# the exempt decorators on a producer with keys, the stacks, the sites and
+# the decoys the corpus must hold
+DECORATOR_CONSTRUCTS = (["reads-decorator-exempt-" + d[2] for d in DECORATED_CATALOG if d[1]]
+                        + ["reads-decorator-stack-" + k for k in ("tool-and-other", "exempt-and-other",
+                                                                   "two-escaping")]
+                        + ["reads-decorator-site-" + k for k in ("function", "async", "method", "conftest",
+                                                                  "test-module")]
+                        + ["reads-decorator-body-" + k for k in ("literal", "result", "branches", "builder",
+                                                                  "chain-probe", "chain-local")]
+                        + ["reads-decorator-decoy-" + k for k in ("none", "clean", "finding-not-returned",
+                                                                   "instance-chain", "nested-def", "class",
+                                                                   "nested-class", "fixture-param")])
+
+
+def write_decos(rd):
+    """`PKG/decos.py`: the project's decorators (no producers)."""
+    p = rd.p
+    rel = "%s/%s/decos.py" % (p.outrel, rd.pkg)
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Decorators of the project."""')
+    w.lineof("import functools")
+    w.end()
+    w.end()
+    w.lineof("def log_calls(fn):")
+    w.lineof("    @functools.wraps(fn)")
+    w.lineof("    def wrapper(*args, **kwargs):")
+    w.lineof("        return fn(*args, **kwargs)")
+    w.lineof("    return wrapper")
+    w.end()
+    w.end()
+    w.lineof("def override(level):")
+    w.lineof("    def wrap(fn):")
+    w.lineof("        return fn")
+    w.lineof("    return wrap")
+    w.end()
+    w.end()
+    w.lineof("def abstractmethod(fn):")
+    w.lineof("    return fn")
+    return rel
+
+
+def decorated_imports(rd, w, relative, bound):
+    """The imports every decorator of DECORATED_CATALOG needs."""
+    for line in ("import abc", "import builtins", "import functools", "import typing", "import typing_extensions",
+                 "from abc import abstractmethod", "from functools import lru_cache", "", "import pytest",
+                 "import strands", "from pytest import fixture", "from strands import tool"):
+        w.lineof(line)
+    if relative:
+        w.lineof("from . import decos")
+        w.lineof("from .decos import log_calls, override")
+    else:
+        w.lineof("from %s import decos" % rd.pkg)
+        w.lineof("from %s.decos import log_calls, override" % rd.pkg)
+    bound |= {"abc", "builtins", "functools", "typing", "typing_extensions", "abstractmethod", "lru_cache",
+              "pytest", "strands", "fixture", "tool", "decos", "log_calls", "override", "query", "self", "cls"}
+
+
+def decorator_stack(rng, where, catalog=DECORATED_CATALOG):
+    """One to three decorators (put_decorators entries) that may stand on a
+    def ``where`` ("function" / "method"), none twice."""
+    pool = [d for d in catalog if d[3] in (where, "both")]
+    n = rng.choice([1, 1, 2, 2, 3])
+    return [(text, exempt, label) for text, exempt, label, _ in rng.sample(pool, min(n, len(pool)))]
+
+
+# the labels of the exempt decorators that are no tool decorators
+EXEMPT_NAME_LABELS = ("staticmethod", "classmethod", "abstractmethod", "override", "abc.abstractmethod",
+                      "typing.override", "typing_extensions.override")
+
+
+def is_tool_stack(decs):
+    """Does the stack ``decs`` (put_decorators entries) hold a tool decorator?"""
+    return any(exempt and label not in EXEMPT_NAME_LABELS for _, exempt, label in decs)
+
+
+class DecoratedWriter(ModuleWriter):
+    """Writes decorated producers and their decoys into one module."""
+
+    def __init__(self, rd, rel, w, chains, builders, instance):
+        super().__init__(rd, rel, w)
+        self.chains = chains      # (callee text, Producer, argument text) of other modules' producers
+        self.builders = builders  # the builders imported (a body may return a call of one)
+        self.instance = instance  # (Station text, [method Producer]) or None
+        self.made = []            # (Producer, args, is a method) of this module: local chains
+
+    def producer(self, ind, name, head, decs, site, method=False, is_async=False, fixture=False):
+        """A decorated producer `def NAME(HEAD):` at ``ind`` (its decorators
+        ``decs``), a body of one of the producer kinds."""
+        p, rng, w = self.p, self.rng, self.w
+        written = put_decorators(p, self.rel, w, ind, decs)
+        w.lineof(ind + "%sdef %s(%s):" % ("async " if is_async else "", name, head))
+        prod = p.producer(name, self.rel, decorated=is_tool_stack(decs))
+        prod.decorators = written
+        prod.site = site
+        body = ind + "    "
+        if fixture:
+            w.lineof(body + 'query = "q"')
+        kinds = ["literal", "literal", "result", "branches"]
+        if self.builders:
+            kinds.append("builder")
+        if self.chains and not is_async:
+            kinds += ["chain-probe", "chain-probe"]
+        local = [m for m in self.made if m[2] == method]
+        if local and not is_async:
+            kinds.append("chain-local")
+        kind = rng.choice(kinds)
+        if kind == "chain-probe":
+            callee, g, args = rng.choice(self.chains)
+            w.lineof(body + "return %s%s" % (callee, args.replace('"q"', "query")))
+            prod.via.append(g)
+        elif kind == "chain-local":
+            g = rng.choice(local)
+            w.lineof(body + "return %s%s(query)" % ("self." if method else "", g[0].name))
+            prod.via.append(g[0])
+        else:
+            if kind == "builder":
+                # producer_body picks from the readers' builders: the ones imported here
+                keep = self.rd.kbuilders, self.rd.dbuilders
+                self.rd.kbuilders = [b for b in self.builders if b in keep[0]]
+                self.rd.dbuilders = [b for b in self.builders if b in keep[1]]
+                try:
+                    self.rd.producer_body(self.rel, w, body, prod, "builder", [])
+                finally:
+                    self.rd.kbuilders, self.rd.dbuilders = keep
+            else:
+                self.rd.producer_body(self.rel, w, body, prod, kind, [])
+        prod.body_kind = kind
+        if not is_async:
+            self.made.append((prod, "(query)", method))
+        w.end()
+        if not method:
+            w.end()
+        return prod
+
+    def decoy(self, ind, kind, where):
+        """A decorated def that is no producer: its decorators give nothing."""
+        p, rng, w = self.p, self.rng, self.w
+        decs = [d for d in decorator_stack(rng, where) if not d[1]] or [("log_calls", False, "project")]
+        method = where == "method"
+        name = p.fresh("plain_" + kind.replace("-", "_"))
+        put_decorators(p, self.rel, w, ind, decs)
+        w.lineof(ind + "def %s(%s):" % (name, "self, query" if method else "query"))
+        body = ind + "    "
+        if kind == "none":
+            w.lineof(body + "return None")
+        elif kind == "clean":
+            w.put(body + "return ")
+            p.display(self.rel, w, p.shaped_entries("query"))
+            w.end()
+        elif kind == "finding-not-returned":
+            w.put(body + "RESULTS.append(")
+            p.display(self.rel, w, p.shaped_entries("query", [("key", rng.choice(READ_KEYS), "1", False)]))
+            w.put(")")
+            w.end()
+            w.lineof(body + "return None")
+        else:  # instance-chain: calls on an instance are receivers only, no chain
+            cls, methods = self.instance
+            w.lineof(body + "return %s().%s(query)" % (cls, rng.choice(methods).name))
+        p.producer(name, self.rel)  # no keys
+        p.forms["reads-decorator-decoy-" + kind] += 1
+        w.end()
+        if not method:
+            w.end()
+
+    def nested_def(self):
+        """A decorated def nested in a function: no producer."""
+        p, w = self.p, self.w
+        w.lineof("def %s(query):" % p.fresh("outer"))
+        put_decorators(p, self.rel, w, "    ", decorator_stack(self.rng, "function"))
+        w.lineof("    def inner(q):")
+        w.put("        return ")
+        p.display(self.rel, w, p.shaped_entries("q", [("key", self.rng.choice(READ_KEYS), "1", False)]))
+        w.end()
+        w.lineof("    return inner")
+        p.forms["reads-decorator-decoy-nested-def"] += 1
+        w.end()
+        w.end()
+
+    def decorated_class(self):
+        """A decorated class: its decorators are no def's; its method is a
+        producer (nothing reads it)."""
+        p, w = self.p, self.w
+        put_decorators(p, self.rel, w, "", [d for d in decorator_stack(self.rng, "function") if not d[1]]
+                       or [("log_calls", False, "project")])
+        w.lineof("class %s:" % p.fresh("Boxed"))
+        name = p.fresh("unpack")
+        w.lineof("    def %s(self, query):" % name)
+        prod = p.producer(name, self.rel)
+        self.rd.display_return(self.rel, w, "        ", prod)
+        p.forms["reads-decorator-decoy-class"] += 1
+        w.end()
+        w.end()
+
+    def nested_class(self):
+        """A decorated method of a class nested in a class: no producer."""
+        p, w = self.p, self.w
+        w.lineof("class %s:" % p.fresh("Outer"))
+        w.lineof("    class Inner:")
+        put_decorators(p, self.rel, w, "        ", decorator_stack(self.rng, "method"))
+        w.lineof("        def value(self, query):")
+        w.put("            return ")
+        p.display(self.rel, w, p.shaped_entries("query", [("key", self.rng.choice(READ_KEYS), "1", False)]))
+        w.end()
+        p.forms["reads-decorator-decoy-nested-class"] += 1
+        w.end()
+        w.end()
+
+
+def decorated_chains(rd, w, relative, bound):
+    """Imports of some probes / facades / base producers a body may chain onto."""
+    rng = rd.rng
+    chains = []
+    pool = list(rd.probes) + list(rd.base)
+    for rel_t, prod, args in rng.sample(pool, min(len(pool), rng.randint(1, 3))):
+        chains.append((access(rd, rel_t, prod.name, bound, relative, w), prod, args))
+    return chains
+
+
+def decorated_builders(rd, w, relative, bound):
+    """Imports of the readers' builders (a body may return a call of one)."""
+    out = []
+    for b in rd.kbuilders + rd.dbuilders:
+        if b.name in bound or b in out:
+            continue
+        bound.add(b.name)
+        mod = b.rel.rsplit("/", 1)[1][:-3]
+        if relative:
+            w.lineof("from .%s import %s" % (mod, b.name))
+        else:
+            w.lineof("from %s.%s import %s" % (rd.pkg, mod, b.name))
+        out.append(b)
+    return out
+
+
+def write_decorated_module(rd):
+    """`PKG/decorated.py`: decorated functions and methods, and the decoys."""
+    p, rng = rd.p, rd.rng
+    rel = "%s/%s/decorated.py" % (p.outrel, rd.pkg)
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Producers under decorators."""')
+    bound = {"RESULTS"}
+    decorated_imports(rd, w, True, bound)
+    chains = decorated_chains(rd, w, True, bound)
+    builders = decorated_builders(rd, w, True, bound)
+    instance = None
+    if rd.station:
+        cls = access(rd, rd.probes_rel, "Station", bound, True, w)
+        instance = (cls, [m for m, _ in rd.station])
+    w.end()
+    w.lineof("RESULTS = []")
+    w.end()
+    w.end()
+    dw = DecoratedWriter(rd, rel, w, chains, builders, instance)
+    for _ in range(rng.randint(2, 4)):
+        is_async = rng.random() < 0.15
+        dw.producer("", p.fresh("deco"), "query", decorator_stack(rng, "function"),
+                    "async" if is_async else "function", is_async=is_async)
+    decoys = ["none", "clean", "finding-not-returned"] + (["instance-chain"] if instance else [])
+    for kind in rng.sample(decoys, rng.randint(1, 2)):
+        dw.decoy("", kind, "function")
+    w.lineof("class %s:" % p.fresh("Decorated"))
+    for _ in range(rng.randint(1, 4)):
+        dw.producer("    ", p.fresh("method"), "self, query", decorator_stack(rng, "method"), "method", method=True)
+    if rng.random() < 0.5:
+        dw.decoy("    ", rng.choice(decoys), "method")
+    w.end()
+    w.end()
+    for write in rng.sample([dw.nested_def, dw.decorated_class, dw.nested_class], rng.randint(1, 3)):
+        write()
+    return rel
+
+
+def write_fixtures(rd, rel, conftest):
+    """`tests/conftest.py` / `tests/test_fixtures.py`: fixtures returning a
+    producer's call or a display, and a test naming them as parameters."""
+    p, rng = rd.p, rd.rng
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Fixtures handing results to the tests."""')
+    bound = set()
+    decorated_imports(rd, w, False, bound)
+    chains = decorated_chains(rd, w, False, bound)
+    builders = decorated_builders(rd, w, False, bound)
+    w.end()
+    w.end()
+    dw = DecoratedWriter(rd, rel, w, chains, builders, None)
+    names = []
+    for _ in range(rng.randint(1, 3)):
+        decs = decorator_stack(rng, "function", FIXTURE_CATALOG)[:1]
+        if rng.random() < 0.3:
+            decs += [d for d in decorator_stack(rng, "function") if d[2] not in ("fixture", "fixture-call",
+                                                                                  "fixture-name")][:1]
+        prod = dw.producer("", p.fresh("probed"), "", decs, "conftest" if conftest else "test-module",
+                           fixture=True)
+        names.append(prod.name)
+    # a test naming the fixtures: a parameter is no receiver
+    w.lineof("def %s(%s):" % (p.fresh("test_fixtures"), ", ".join(names)))
+    for n in names:
+        w.lineof("    assert %s is not None" % n)
+        w.lineof('    assert %s.get("status") == "success"' % n)
+    p.forms["reads-decorator-decoy-fixture-param"] += 1
+    return rel
+
+
+def write_decorated(rd):
+    p, rng = rd.p, rd.rng
+    if rng.random() < 0.15:
+        return
+    write_decos(rd)
+    write_decorated_module(rd)
+    if rng.random() < 0.7:
+        write_fixtures(rd, "%s/tests/conftest.py" % p.outrel, True)
+    if rng.random() < 0.5:
+        write_fixtures(rd, "%s/tests/test_fixtures.py" % p.outrel, False)
+
+
 def check_unresolved(p):
     """What each construct of write_unresolved means to be, against the
     generator's own judgement of the call (unresolved_reads); a construct
@@ -5638,6 +6047,12 @@ def check_reads(p, texts):
               "block": key is None and is_content_subscript(text)}[form]
         if not ok:
             raise AssertionError("%s:%d:%d: read %s %r spans %r" % (rel, line, col, form, key, text))
+    for prod in p.producers:
+        # a decorator spans the expression after its `@`, the rest of its line
+        for rel, ((line, col), (eline, ecol)), want, _, _ in prod.decorators:
+            text = texts[rel].split("\n")[line - 1]
+            if line != eline or text[col - 1:ecol - 1] != want or text[:col - 1].strip() != "@" or text[ecol - 1:]:
+                raise AssertionError("%s:%d:%d: decorator spans %r, not %r" % (rel, line, col, text, want))
     for rel, prod, kind, ((line, col), (eline, ecol)), want in p.escapes:
         # an escape spans the expression written for the producer, its parentheses left out
         text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
@@ -6072,6 +6487,39 @@ def expected_reads(p, suppressed):
         records.append((rec, "escape:" + kind))
         for f in targets:
             f["reads"].append(rec)
+    # decorators (docs/rules.md "**Decorators.**"): each decorator D of the def
+    # of a producer, tool or not, that is no tool decorator nor one of the
+    # exempt names / attributes as written, reads every origin the producer
+    # reaches (chains followed whole, no dispatch), for every finding of those
+    # origins; span D
+    for prod in p.producers:
+        if not prod.decorators:
+            continue
+        origins = {t for k, t in prod_keys(prod)}
+        targets = [f for t in origins for f in by_tag[t]]
+        if not targets:
+            continue
+        escaping = [d for d in prod.decorators if not d[3]]
+        if escaping:
+            if prod.site is not None:
+                p.forms["reads-decorator-site-" + prod.site] += 1
+                p.forms["reads-decorator-body-" + prod.body_kind] += 1
+            if is_tool_stack([d[2:] for d in prod.decorators]):
+                p.forms["reads-decorator-stack-tool-and-other"] += 1
+            if any(d[3] and d[4] in EXEMPT_NAME_LABELS for d in prod.decorators):
+                p.forms["reads-decorator-stack-exempt-and-other"] += 1
+            if len(escaping) >= 2:
+                p.forms["reads-decorator-stack-two-escaping"] += 1
+        for rel, ((line, col), (eline, ecol)), text, exempt, label in prod.decorators:
+            if exempt:
+                # a producer's decorator that gives nothing: the decoy holds
+                p.forms["reads-decorator-exempt-" + label] += 1
+                continue
+            rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol,
+                   "form": "escape", "key": None, "rewritable": False, "possible": False}
+            records.append((rec, "decorator:" + label))
+            for f in targets:
+                f["reads"].append(rec)
     # calls toolshape cannot resolve (docs/rules.md "**Calls toolshape cannot
     # resolve.**"): a call named like a producer with keys (its callee's last
     # name) that resolves to no function, method or class of the program, is
@@ -6383,10 +6831,10 @@ def verify(outdir, manifest):
         for what, names in (("reads_by_form", READ_FORMS),
                             ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS
                              + ["escape:" + t for t in ESCAPE_TARGETS]
-                             + ["unresolved:" + t for t in UNRESOLVED_CALLEES]),
+                             + ["unresolved:" + t for t in UNRESOLVED_CALLEES] + DECORATOR_KINDS),
                             ("escapes_by_use", ESCAPE_USES),
                             ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS
-                             + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS)):
+                             + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS + DECORATOR_CONSTRUCTS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

@@ -12,7 +12,8 @@ modules and through `self`, direct tool calls `X.tool.NAME(...)`, whole-result
 uses, reads of the content list (`r["content"][0]`: block, `r["content"]`
 otherwise: content), and decoys that must give nothing (non-moved keys, names
 bound twice or not by a one-target plain assignment, reads in nested scopes,
-suppressed keys, undecorated or otherwise decorated tools, `agent.tools.NAME`,
+suppressed keys, undecorated or otherwise decorated tools (`@other.tool`: a
+decorator escape, below), `agent.tools.NAME`,
 `r["content"]` as a target), and the possible reads (`"possible": true`) on
 results the SDK hands on: every receiver kind (a marked name or attribute,
 `X["toolResult"]`, a parameter annotated `ToolResult`, `P.result` of an
@@ -98,7 +99,24 @@ parenthesized, in an implicit concatenation; a binding seen by a message
 alone) hands nothing on, next to `str(r)`, `(r, 1)`, `r or x`, `f"{r}" + s`,
 a format spec's field, a nested f-string, a lambda, the assert's test, a
 nested def's assert, `print(r)`, a module's name, a message before the first
-binding in sequence, and keyed reads written in a message.
+binding in sequence, and keyed reads written in a message; and decorators
+("**Decorators.**"): each decorator of a producer's def (a tool's too) is an
+`escape` read at the decorator of every origin a call of the producer
+reaches (chains followed, no dispatch): `@pytest.fixture` (with arguments
+too, in a conftest and a test module, on a fixture returning a tool's call
+or a chain onto one), `@property`, `@functools.lru_cache(maxsize=2)`,
+`@lru_cache`, `@functools.cache`, `@(log_calls)` (span without the
+parentheses), `@log_calls` under `@tool` or `@staticmethod`, two
+decorators, an async producer, a dispatcher, `@other.tool`, `@override(1)`
+(a project function called), `@builtins.staticmethod`,
+`@my_abc.abstractmethod`; next to the decorators that give nothing: the
+tool decorators, the exempt names and attributes as written
+(`@staticmethod`, `@classmethod`, `@abstractmethod`, `@abc.abstractmethod`,
+`@override` (also bound to a project function), `@typing.override`,
+`@typing_extensions.override`, `@(staticmethod)`), and the decorators of
+what is no producer (a function holding a finding but returning none, a
+compliant result or None, a nested def, a method of a nested class, a
+class).
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -402,7 +420,7 @@ def untagged(device):
     return {"status": "success", "content": [], "hidden_level": 1}  # @untagged
 
 
-@other.tool
+@other.tool  # @dd_shadow
 def shadow(device):
     return {"status": "success", "content": [], "shadow_key": 1}  # @shadow
 
@@ -456,8 +474,12 @@ DIRECT_EXPECT = {
     ],
     ("pkg/agent_tools.py", "voltage", "TS001", "volts"): [
         (TA, "a9", 'self.agent.tool.voltage()["volts"]', "subscript", "volts")],
+    # `@other.tool`: no tool decorator, so a decorator that hands shadow's
+    # results on ("**Decorators.**"); the tool decorators above give nothing
+    ("pkg/agent_tools.py", "shadow", "TS001", "shadow_key"): [
+        ("pkg/agent_tools.py", "dd_shadow", "other.tool", "escape", None)],
 }
-DIRECT_FORMS = {"subscript": 4, "whole": 1, "escape": 2}
+DIRECT_FORMS = {"subscript": 4, "whole": 1, "escape": 3}
 
 DECOYS = {
     "pyproject.toml": "",
@@ -1678,7 +1700,7 @@ def tool_d(q):
     return {"status": "success", "content": [], "td": 1}  # @tool_d
 
 
-@functools.cache
+@functools.cache  # @e_deco
 def cached(q):
     return {"status": "success", "content": [], "hits": 1}  # @cached
 
@@ -1811,14 +1833,15 @@ ESCAPES_EXPECT = {
     (TJ, "alpha", "TS001", "alpha"): ESCAPE_PICK,
     (TJ, "beta", "TS001", "beta"): ESCAPE_PICK,
     (TJ, "later", "TS001", "eta"): [_esc(TT, "e_kw", "later")],
-    (TJ, "cached", "TS001", "hits"): [_esc(TT, "e_memo", "cached")],
+    # and its decorator `@functools.cache` ("**Decorators.**")
+    (TJ, "cached", "TS001", "hits"): [_esc(TT, "e_memo", "cached"), _esc(TJ, "e_deco", "functools.cache")],
     (TJ, "task", "TS001", "task"): [_esc(TJ, "e_self", "self.run_task"), _esc(TT, "e_inst_name", "r.run_task")],
     # `make()` in a test: a name bound nowhere, named like the producer
     # Runner.make: an unresolved call ("**Calls toolshape cannot resolve.**")
     (TJ, "made", "TS001", "made"): [_esc(TJ, "e_cls", "cls.make"), _esc(TT, "e_inst_call", "Runner().make"),
                                     _esc(TT, "u_make", "make()")],
 }
-ESCAPES_FORMS = {"escape": 19, "subscript": 1}
+ESCAPES_FORMS = {"escape": 20, "subscript": 1}
 
 
 # results handed on (docs/rules.md "**Results handed on.**"): a receiver call
@@ -3324,6 +3347,266 @@ UNRESOLVED_EXPECT = {
 UNRESOLVED_FORMS = {"escape": 21, "subscript": 6}
 
 
+# decorators (docs/rules.md "**Decorators.**"): each decorator of the def of a
+# producer (a module-level function or a method directly in a module-level
+# class), tool or not, is one read of form escape (key null), span the
+# decorator's expression (parentheses around it not included), of every origin
+# a receiver call of the producer without arguments reaches (chains followed,
+# no dispatch), for every finding of those origins (a TS002 spread's too):
+# `@pytest.fixture` (with arguments too, in a conftest and in a test module,
+# on a fixture returning a tool's call or a chain onto it), `@property`,
+# `@functools.lru_cache(maxsize=2)`, `@lru_cache`, `@(log_calls)`, a
+# decorator beside a tool decorator or an exempt one, an async producer, a
+# dispatcher (both returns); `@override(1)` (a project function called),
+# `@builtins.staticmethod`, `@my_abc.abstractmethod` (other spellings); next
+# to the decorators that give nothing: the tool decorators (`@tool`,
+# `@strands.tool(name="x")`), the exempt names and attributes as written
+# (`@staticmethod`, `@classmethod`, `@abstractmethod`, `@abc.abstractmethod`,
+# `@override`, `@typing.override`, `@typing_extensions.override`,
+# `@(staticmethod)`, and `@override` bound to a project function), and the
+# decorators of what is no producer: a function holding a finding but
+# returning none, a compliant result or None, a nested def, a method of a
+# nested class, a class.  A fixture's parameter read in a test is no read.
+DECORATORS = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/util.py": """\
+import functools
+
+
+def log_calls(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+""",
+    "pkg/decos.py": """\
+def override(level):
+    def wrap(fn):
+        return fn
+    return wrap
+
+
+def abstractmethod(fn):
+    return fn
+""",
+    "pkg/tools.py": """\
+import abc
+import functools
+import typing
+import typing_extensions
+from abc import abstractmethod
+from functools import lru_cache
+from typing import override
+
+import strands
+from strands import tool
+
+from .util import log_calls
+
+RESULTS = []
+
+
+@tool
+def probe(q):
+    return {"status": "success", "content": [], "frames": 1}  # @probe
+
+
+def helper():
+    return probe("h")
+
+
+@tool
+@log_calls  # @d_log
+def logged(q):
+    return {"status": "success", "content": [], "lines": 1}  # @logged
+
+
+@strands.tool(name="x")
+def named(q):
+    return {"status": "success", "content": [], "named_key": 1}  # @named
+
+
+@log_calls  # @d_cached_log
+@functools.lru_cache(maxsize=2)  # @d_lru_call
+def cached(q):
+    return {"status": "success", "content": [], "hits": 1, **extra}  # @cached
+
+
+@lru_cache  # @d_lru
+def cached2(q):
+    return {"status": "success", "content": [], "hits2": 1}  # @cached2
+
+
+@(log_calls)  # @d_paren
+def pick(action):
+    if action == "a":
+        return {"status": "success", "content": [], "alpha": 1}  # @alpha
+    return {"status": "success", "content": [], "beta": 2}  # @beta
+
+
+@log_calls  # @d_async
+async def later(q):
+    return {"status": "success", "content": [], "eta": 3}  # @later
+
+
+@log_calls
+def side(q):
+    RESULTS.append({"status": "success", "content": [], "side_key": 1})  # @side
+
+
+@log_calls
+def compliant(q):
+    return {"status": "success", "content": [{"text": q}]}
+
+
+def outer():
+    @log_calls
+    def inner():
+        return {"status": "success", "content": [], "inner_key": 1}  # @inner
+    return inner
+
+
+@log_calls
+class Box:
+    def unpack(self):
+        return {"status": "success", "content": [], "boxed": 1}  # @boxed
+
+    class Inner:
+        @property
+        def value(self):
+            return {"status": "success", "content": [], "nested_key": 1}  # @nested
+
+
+class Meter:
+    @property  # @d_prop
+    def reading(self):
+        return {"status": "success", "content": [], "volts": 5}  # @volts
+
+    @staticmethod
+    def s_static(q):
+        return {"status": "success", "content": [], "st": 1}  # @st
+
+    @classmethod
+    def c_cls(cls, q):
+        return {"status": "success", "content": [], "cm": 1}  # @cm
+
+    @abstractmethod
+    def a_abs(self):
+        return {"status": "success", "content": [], "ab": 1}  # @ab
+
+    @abc.abstractmethod
+    def a_abs2(self):
+        return {"status": "success", "content": [], "ab2": 1}  # @ab2
+
+    @override
+    def o1(self):
+        return {"status": "success", "content": [], "o1": 1}  # @o1
+
+    @typing.override
+    def o2(self):
+        return {"status": "success", "content": [], "o2": 1}  # @o2
+
+    @typing_extensions.override
+    def o3(self):
+        return {"status": "success", "content": [], "o3": 1}  # @o3
+
+    @(staticmethod)
+    def s_paren(q):
+        return {"status": "success", "content": [], "sp": 1}  # @sp
+
+    @staticmethod
+    @log_calls  # @d_mixed
+    def mixed(q):
+        return {"status": "success", "content": [], "mx": 1}  # @mx
+""",
+    "pkg/custom.py": """\
+import builtins
+
+from . import decos as my_abc
+from .decos import override
+
+
+@override(1)  # @d_over_call
+def tuned(q):
+    return {"status": "success", "content": [], "tuned": 1}  # @tuned
+
+
+class Plain:
+    @builtins.staticmethod  # @d_builtins
+    def b_static(q):
+        return {"status": "success", "content": [], "bs": 1}  # @bs
+
+    @my_abc.abstractmethod  # @d_my_abc
+    def my_abs(self):
+        return {"status": "success", "content": [], "mab": 1}  # @mab
+
+    @override
+    def o_local(self):
+        return {"status": "success", "content": [], "ol": 1}  # @ol
+""",
+    "tests/conftest.py": """\
+import pytest
+
+from pkg.tools import helper, probe
+
+
+@pytest.fixture  # @d_fix1
+def probed():
+    return probe("a")
+
+
+@pytest.fixture(scope="module")  # @d_fix2
+def res():
+    return helper()
+
+
+@pytest.fixture
+def nothing():
+    return None
+""",
+    "tests/test_fixtures.py": """\
+import pytest
+
+from pkg.tools import probe
+
+
+@pytest.fixture  # @d_fix3
+def local_probed():
+    return probe("b")
+
+
+def test_x(probed, local_probed, res):
+    assert probed["frames"] == 1
+    assert local_probed.get("frames") == 1
+    assert "frames" in res
+""",
+}
+DT = "pkg/tools.py"
+DC = "pkg/custom.py"
+_D_PICK = [_esc(DT, "d_paren", "log_calls")]
+DECORATORS_EXPECT = {
+    (DT, "probe", "TS001", "frames"): [_esc("tests/conftest.py", "d_fix1", "pytest.fixture"),
+                                      _esc("tests/conftest.py", "d_fix2", 'pytest.fixture(scope="module")'),
+                                      _esc("tests/test_fixtures.py", "d_fix3", "pytest.fixture")],
+    (DT, "logged", "TS001", "lines"): [_esc(DT, "d_log", "log_calls")],
+    (DT, "cached", "TS001", "hits"): [_esc(DT, "d_cached_log", "log_calls"),
+                                      _esc(DT, "d_lru_call", "functools.lru_cache(maxsize=2)")],
+    (DT, "cached", "TS002", None): [_esc(DT, "d_cached_log", "log_calls"),
+                                    _esc(DT, "d_lru_call", "functools.lru_cache(maxsize=2)")],
+    (DT, "cached2", "TS001", "hits2"): [_esc(DT, "d_lru", "lru_cache")],
+    (DT, "alpha", "TS001", "alpha"): _D_PICK,
+    (DT, "beta", "TS001", "beta"): _D_PICK,
+    (DT, "later", "TS001", "eta"): [_esc(DT, "d_async", "log_calls")],
+    (DT, "volts", "TS001", "volts"): [_esc(DT, "d_prop", "property")],
+    (DT, "mx", "TS001", "mx"): [_esc(DT, "d_mixed", "log_calls")],
+    (DC, "tuned", "TS001", "tuned"): [_esc(DC, "d_over_call", "override(1)")],
+    (DC, "bs", "TS001", "bs"): [_esc(DC, "d_builtins", "builtins.staticmethod")],
+    (DC, "mab", "TS001", "mab"): [_esc(DC, "d_my_abc", "my_abc.abstractmethod")],
+}
+DECORATORS_FORMS = {"escape": 14}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -3346,6 +3629,7 @@ CASES = [
     ("where", WHERE, [], WHERE_EXPECT, WHERE_FORMS),
     ("assert_messages", ASSERT_MESSAGES, [], ASSERT_MESSAGES_EXPECT, ASSERT_MESSAGES_FORMS),
     ("unresolved_calls", UNRESOLVED, [], UNRESOLVED_EXPECT, UNRESOLVED_FORMS),
+    ("decorators", DECORATORS, [], DECORATORS_EXPECT, DECORATORS_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
      if sys.version_info >= (3, 12) else [])
 
@@ -3918,6 +4202,124 @@ def mutants(scan):
             start, end = start - 1, end + 1
         return orig_record(m, (start, end), form, key, possible)
 
+    # decorators ("**Decorators.**")
+    orig_deco_reads = scan.decorator_reads
+    orig_exempt = scan.is_exempt_decorator
+
+    def deco_reads(select=lambda c: True, decorators=lambda c: c.node.decorator_list,
+                   exempt=lambda c, d: scan.is_exempt_decorator(d), origins=None, span=lambda c, d: d,
+                   findings=lambda f: True):
+        """decorator_reads with one part changed (the defaults: as it is)."""
+        def run(cands, keys, by_origin, reads_of):
+            for c in cands:
+                if not keys[id(c.node)] or not select(c):
+                    continue
+                for d in decorators(c):
+                    if exempt(c, d):
+                        continue
+                    rec = scan.read_record(c.module, span(c, d), "escape", None, False)
+                    for o in (origins or scan.escape_origins)(c, keys):
+                        for f in by_origin[o]:
+                            if findings(f):
+                                reads_of.setdefault(id(f), []).append(rec)
+        return run
+
+    def is_tool_def(c):
+        return any(scan.is_tool_decorator(d) for d in c.node.decorator_list)
+
+    def called_exempt(d):
+        # `@staticmethod()`, `@override(x)` exempt too
+        return orig_exempt(d.func if d.__class__ is ast_.Call else d)
+
+    def exempt_by_attr_alone(d):
+        # `X.abstractmethod`, `X.override` of any X exempt
+        if d.__class__ is ast_.Attribute and d.attr in ("abstractmethod", "override"):
+            return True
+        return orig_exempt(d)
+
+    def exempt_by_last_name(d):
+        # any spelling ending in an exempt name: `builtins.staticmethod`, `my_abc.abstractmethod`
+        if d.__class__ is ast_.Attribute and d.attr in scan.EXEMPT_DECORATOR_NAMES:
+            return True
+        return orig_exempt(d)
+
+    def exempt_as_resolved(c, d):
+        # an exempt name bound by a relative import (the project's own) is no exemption
+        if d.__class__ is ast_.Name and d.id in scan.EXEMPT_DECORATOR_NAMES:
+            b = scan.module_binding(c.module, c.module.module_scope, d.id)
+            if b is not None and b.kind == "importfrom" and b.stmt.level:
+                return False
+        return orig_exempt(d)
+
+    def no_tool_exemption(d):
+        return orig_exempt(d) and not scan.is_tool_decorator(d)
+
+    def with_parentheses(c, d):
+        src = c.module.src
+        start = src.offset(d.lineno, d.col_offset)
+        end = src.offset(d.end_lineno, d.end_col_offset)
+        while start > 0 and src.text[start - 1] == "(" and src.text[end:end + 1] == ")":
+            start, end = start - 1, end + 1
+        return (start, end)
+
+    def def_span(c, d):
+        return c.node
+
+    def class_decorators_too(cands, keys, by_origin, reads_of):
+        # a class's decorators hand on the results of its methods
+        orig_deco_reads(cands, keys, by_origin, reads_of)
+        for c in cands:
+            if c.cls_scope is None or not keys[id(c.node)]:
+                continue
+            for d in c.cls_scope.node.decorator_list:
+                rec = scan.read_record(c.module, d, "escape", None, False)
+                for o in scan.escape_origins(c, keys):
+                    for f in by_origin[o]:
+                        reads_of.setdefault(id(f), []).append(rec)
+
+    def functions_with_findings(cands, keys, by_origin, reads_of):
+        # the decorators of a function that is no producer but holds findings
+        orig_deco_reads(cands, keys, by_origin, reads_of)
+        for c in cands:
+            n = c.node
+            if keys[id(c.node)]:
+                continue
+            inside = [f for fs in by_origin.values() for f in fs
+                      if f["path"] == c.module.path and n.lineno <= f["line"] <= n.end_lineno]
+            for d in n.decorator_list:
+                if orig_exempt(d):
+                    continue
+                rec = scan.read_record(c.module, d, "escape", None, False)
+                for f in inside:
+                    reads_of.setdefault(id(f), []).append(rec)
+
+    deco_setters = [
+        ("no decorator escapes", "decorator_reads", lambda *a: None),
+        ("no decorator exempt", "is_exempt_decorator", lambda d: False),
+        ("every decorator exempt", "is_exempt_decorator", lambda d: True),
+        ("only tool decorators exempt", "is_exempt_decorator", lambda d: scan.is_tool_decorator(d)),
+        ("tool decorators not exempt", "is_exempt_decorator", no_tool_exemption),
+        ("called exempt names exempt", "is_exempt_decorator", called_exempt),
+        ("exempt attributes by their name alone", "is_exempt_decorator", exempt_by_attr_alone),
+        ("exempt names under any module", "is_exempt_decorator", exempt_by_last_name),
+        ("exempt names as resolved, not as written", "decorator_reads", deco_reads(exempt=exempt_as_resolved)),
+        ("decorators of tools not looked at", "decorator_reads", deco_reads(select=lambda c: not is_tool_def(c))),
+        ("decorators of methods not looked at", "decorator_reads",
+         deco_reads(select=lambda c: c.cls_scope is None)),
+        ("decorators of async producers not looked at", "decorator_reads",
+         deco_reads(select=lambda c: c.node.__class__ is not ast_.AsyncFunctionDef)),
+        ("the first decorator only", "decorator_reads", deco_reads(decorators=lambda c: c.node.decorator_list[:1])),
+        ("the last decorator only", "decorator_reads", deco_reads(decorators=lambda c: c.node.decorator_list[-1:])),
+        ("decorator escapes reach keyed findings only", "decorator_reads",
+         deco_reads(findings=lambda f: f["key"] is not None)),
+        ("decorator escapes follow no chain", "decorator_reads", deco_reads(origins=chains_not_followed)),
+        ("decorator escapes narrowed to the first return", "decorator_reads", deco_reads(origins=first_return_only)),
+        ("decorator spans with their parentheses", "decorator_reads", deco_reads(span=with_parentheses)),
+        ("decorator spans the def", "decorator_reads", deco_reads(span=def_span)),
+        ("class decorators hand their methods' results on", "decorator_reads", class_decorators_too),
+        ("decorators of functions holding findings", "decorator_reads", functions_with_findings),
+    ]
+
     # results handed on ("**Results handed on.**")
     orig_handed = scan.handed_on
     orig_kept = scan.kept_names
@@ -4414,6 +4816,7 @@ def mutants(scan):
     setters = [
         *where_setters,
         *unresolved_setters,
+        *deco_setters,
         ("no assertion messages", "assertion_message", lambda node, par, parents: False),
         ("any load in an assertion message", "assertion_message", message_anywhere),
         ("format spec and nested f-string fields in messages", "assertion_message", spec_fields_too),
@@ -4553,7 +4956,8 @@ def mutants(scan):
                  "unresolved_reads": orig_unres_reads, "unresolved_name": orig_unres_name,
                  "unresolved_target": orig_unres_target, "unresolved_span": orig_unres_span,
                  "external_import": orig_external, "project_module": orig_project_module,
-                 "module_binding": orig_module_binding}
+                 "module_binding": orig_module_binding,
+                 "decorator_reads": orig_deco_reads, "is_exempt_decorator": orig_exempt}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))

@@ -88,7 +88,8 @@ block, escape; key null for whole, content, block and escape; rewritable
 always false; possible true for a possible read, a keyed read on a result the
 SDK hands on that no producer is traced to, in a file holding a marker and a
 quoted moved key; escape for a use as a value of a producer that is no tool,
-or of a tool called through a wrapper, `W(tool)(...)`, and for a receiver
+or of a tool called through a wrapper, `W(tool)(...)`, for a decorator of a
+producer's def that is no tool decorator nor exempt (`@staticmethod`...), and for a receiver
 call whose result is handed on: not read where it stands, dropped, returned,
 bound once to a function's name read by read forms only, or bound to a
 function's name bound in sequence whose loads that see it are read forms
@@ -1809,6 +1810,32 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    one origin), given to every finding of every origin (keyless TS002 /
 #    TS003 / TS004 findings of those origins too, as for whole reads).
 
+# Decorators ("**Decorators.**"): each decorator D of the def of a producer
+# F (a candidate: module level, or directly in a module-level class's body,
+# with keys(F) not empty; a tool too) is a read of form escape (no key), span
+# D, of every origin a receiver call of F without arguments reaches
+# (escape_origins), unless D is exempt.  Readings chosen:
+#  * D is the ast node of the def's decorator_list (parentheses are no
+#    nodes: `@(staticmethod)` is the name `staticmethod`, exempt, and the span
+#    of `@(log)` is `log`); one read per decorator and finding, so two
+#    decorators give two reads, the same decorator written twice two reads;
+#  * exempt: a tool decorator as is_tool_decorator sees it (`tool`,
+#    `strands.tool`, `strands.tools.tool`, called with any arguments or
+#    not), an ast.Name `staticmethod` / `classmethod` / `abstractmethod` /
+#    `override`, an ast.Attribute `abc.abstractmethod` / `typing.override` /
+#    `typing_extensions.override` whose value is the ast.Name written so;
+#    "as written": whatever those names are bound to (a project function
+#    named `override` too), and a call of one (`@staticmethod()`,
+#    `@override(x)`), a longer chain (`x.abc.abstractmethod`) or another
+#    spelling (`@builtins.staticmethod`, `@abc.abstractproperty`) is no
+#    exemption;
+#  * the decorators of a def that is no candidate (nested in a function, in
+#    a nested class, under an `if`) and of a class are never looked at; nor
+#    are the decorators of a producer's def read otherwise: a decorator that
+#    is itself a use as a value of a producer G (`@G`) is also G's escape
+#    ("**Escapes.**"), a read of its own, and a decorator call that is a
+#    receiver or an unresolved call has its reads as any call.
+
 READS = False
 _ORIGINS = {}  # id(finding) -> (finding, source): ("display", Dict) / ("call", Call) / ("write", node, S, N)
 
@@ -2541,6 +2568,8 @@ def project_reads(proj, reads_of):
     # escapes: the producers that are no tools, used as values; the tools
     # only when called through a wrapper, `W(X)(...)`
     escaping = escaping_producers(cands, keys)
+    # decorators of the producers, tools too, but the exempt ones
+    decorator_reads(cands, keys, by_origin, reads_of)
     # unresolved calls: the producers by name
     named = {}
     for c in cands:
@@ -2766,6 +2795,45 @@ def escaping_producers(cands, keys):
     producer that is not decorated as a tool (docs/rules.md "**Escapes.**")."""
     return {id(c.node) for c in cands
             if keys[id(c.node)] and not any(is_tool_decorator(d) for d in c.node.decorator_list)}
+
+
+# the decorators that leave a function as its callers call it (docs/rules.md
+# "**Decorators.**"): names, and attributes `A.N` of a name `A`, as written
+EXEMPT_DECORATOR_NAMES = ("staticmethod", "classmethod", "abstractmethod", "override")
+EXEMPT_DECORATOR_ATTRIBUTES = (("abc", "abstractmethod"), ("typing", "override"),
+                               ("typing_extensions", "override"))
+
+
+def is_exempt_decorator(d):
+    """Is the decorator ``d`` (the expression after ``@``) one that hands no
+    result on: a tool decorator (with or without arguments), or exactly one
+    of the names / attributes of EXEMPT_DECORATOR_* (not called)?"""
+    if is_tool_decorator(d):
+        return True
+    if d.__class__ is ast.Name:
+        return d.id in EXEMPT_DECORATOR_NAMES
+    if d.__class__ is ast.Attribute and d.value.__class__ is ast.Name:
+        return (d.value.id, d.attr) in EXEMPT_DECORATOR_ATTRIBUTES
+    return False
+
+
+def decorator_reads(cands, keys, by_origin, reads_of):
+    """The decorators of the producers (docs/rules.md "**Decorators.**"):
+    each decorator ``D`` of the def of a producer ``F`` (a candidate with
+    keys, tool or not) that is not exempt (is_exempt_decorator) is one read
+    of form ``escape`` (no key), span ``D``'s node, of every origin a
+    receiver call of ``F`` without arguments reaches (escape_origins), given
+    once to every finding of those origins."""
+    for c in cands:
+        if not keys[id(c.node)]:
+            continue
+        for d in c.node.decorator_list:
+            if is_exempt_decorator(d):
+                continue
+            rec = read_record(c.module, d, "escape", None, False)
+            for o in escape_origins(c, keys):
+                for f in by_origin[o]:
+                    reads_of.setdefault(id(f), []).append(rec)
 
 
 def escape_origins(t, keys):

@@ -171,15 +171,23 @@ struct Receiver {
     keywords: Vec<(String, String)>,
     /// Not a call: the producer used as a value (its one read is the
     /// `escape`).
-    value_use: bool,
-    /// A use as a value called through a wrapper, `W(X)(...)`: an escape
-    /// even of a tool.
-    through_wrapper: bool,
+    value_use: Option<ValueUse>,
     /// A call whose callee's last name `N` names a producer: `N`, with the
     /// `escape` read at the call it has when the project resolves the
     /// callee to no function (`docs/rules.md`, "Calls toolshape cannot
     /// resolve").
     unresolved: Option<(String, ReadSite)>,
+}
+
+/// How a producer is used as a value (`docs/rules.md`, "Escapes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueUse {
+    /// `X` anywhere a value stands: an escape unless it is a tool's.
+    Plain,
+    /// Called through a wrapper, `W(X)(...)`: an escape even of a tool.
+    ThroughWrapper,
+    /// Handed to a decorator of its `def`: an escape even of a tool.
+    Decorator,
 }
 
 /// The keys of every origin, and the keyed write origins (TS004) by the
@@ -299,6 +307,8 @@ impl Outlined {
 
 /// Why an `escape` read of a use as a value is left.
 pub const USED_AS_A_VALUE: &str = "the function is used as a value there: its results go where toolshape cannot follow";
+/// Why the `escape` read of a producer's decorator is left.
+pub const DECORATED: &str = "the function is decorated there: its results go where toolshape cannot follow";
 /// Why an `escape` read of a result handed on is left.
 pub const HANDED_ON: &str = "the result is handed on there: toolshape cannot follow it";
 /// Why the `escape` read of a call toolshape cannot resolve is left.
@@ -538,7 +548,9 @@ impl Project {
                 let function = r.callee.as_ref().and_then(|c| self.function_of(r.module, c));
                 // A tool is handed to an agent as a value: that is no escape,
                 // unless it is called through a wrapper there.
-                if r.value_use && function.as_ref().is_none_or(|key| !r.through_wrapper && shaper.is_tool(key)) {
+                if r.value_use.is_some()
+                    && function.as_ref().is_none_or(|key| r.value_use == Some(ValueUse::Plain) && shaper.is_tool(key))
+                {
                     continue;
                 }
                 let here: OriginId = origin(r.module, &r.call);
@@ -598,7 +610,8 @@ impl Project {
                 for read in &r.reads {
                     let mut read = read.clone();
                     read.rewrite = match &shapes {
-                        _ if r.value_use => Err(USED_AS_A_VALUE.into()),
+                        _ if r.value_use == Some(ValueUse::Decorator) => Err(DECORATED.into()),
+                        _ if r.value_use.is_some() => Err(USED_AS_A_VALUE.into()),
                         _ if read.form == ReadForm::Escape => Err(HANDED_ON.into()),
                         _ if !r.exclusive => {
                             Err("the result is used for more than reading keys there, so its shape is unknown".into())
@@ -1623,8 +1636,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             reads,
             exclusive: cr.exclusive,
             keywords: constant_keywords(call, text),
-            value_use: false,
-            through_wrapper: false,
+            value_use: None,
             unresolved,
         });
     }
@@ -1653,12 +1665,85 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             reads: vec![ReadSite::of(m, text, &index, &read)],
             exclusive: false,
             keywords: Vec::new(),
-            value_use: true,
-            through_wrapper: crate::semantic::reads::called_through_wrapper(node),
+            value_use: Some(match crate::semantic::reads::called_through_wrapper(node) {
+                true => ValueUse::ThroughWrapper,
+                false => ValueUse::Plain,
+            }),
+            unresolved: None,
+        });
+    }
+    // A producer handed to its decorators: the same.
+    for (decorator, callee) in decorated_functions(root, text, &names) {
+        let read = Read {
+            form: ReadForm::Escape,
+            key: None,
+            range: decorator.byte_range(),
+            receiver: decorator.byte_range(),
+            quote: '"',
+            block: None,
+        };
+        receivers.push(Receiver {
+            module: m,
+            call: decorator.byte_range(),
+            callee: Some(callee),
+            tool_name: None,
+            reads: vec![ReadSite::of(m, text, &index, &read)],
+            exclusive: false,
+            keywords: Vec::new(),
+            value_use: Some(ValueUse::Decorator),
             unresolved: None,
         });
     }
     receivers
+}
+
+/// The decorators that hand a function named one of `names` to code
+/// toolshape does not follow ([`crate::semantic::opaque_decorators`]), each
+/// with the function as a callee: a module-level `def` (`F`) or a method
+/// directly in a module-level class (`K.F`).
+fn decorated_functions<'t>(
+    root: Node<'t>,
+    text: &str,
+    names: &std::collections::HashSet<&str>,
+) -> Vec<(Node<'t>, Callee)> {
+    // The definition a statement holds, its decorators seen through.
+    let defined = |statement: Node<'t>| match statement.kind_name() {
+        "decorated_definition" => statement.field("definition"),
+        _ => Some(statement),
+    };
+    let mut out = Vec::new();
+    let mut found = |def: Node<'t>, class: Option<&str>| {
+        let Some(name) = def.field("name").map(|n| &text[n.byte_range()]) else { return };
+        if !names.contains(name) {
+            return;
+        }
+        for d in crate::semantic::opaque_decorators(def, text) {
+            let callee = match class {
+                None => Callee::Name(name.to_owned()),
+                Some(class) => Callee::Method { class: class.to_owned(), name: name.to_owned() },
+            };
+            out.push((d, callee));
+        }
+    };
+    let mut top = root.walk();
+    for statement in root.named_children(&mut top) {
+        let Some(def) = defined(statement) else { continue };
+        match def.kind_name() {
+            "function_definition" => found(def, None),
+            "class_definition" => {
+                let Some(class) = def.field("name").map(|n| &text[n.byte_range()]) else { continue };
+                let Some(body) = def.field("body") else { continue };
+                let mut members = body.walk();
+                for member in body.named_children(&mut members) {
+                    if let Some(method) = defined(member).filter(|d| d.kind_name() == "function_definition") {
+                        found(method, Some(class));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A search for the identifiers `names` in a text, in one pass: an
