@@ -544,6 +544,11 @@ impl Projects {
                                         "{path}:{} calls `{}`, which toolshape cannot resolve: its result may be read there",
                                         r.start.line, r.text
                                     ),
+                                    ReadForm::Escape if why == crate::semantic::project::UNRESOLVED_USE => format!(
+                                        "{path}:{} uses `{}`, which toolshape cannot resolve, as a value: its results \
+                                         may be read where toolshape cannot follow",
+                                        r.start.line, r.text
+                                    ),
                                     ReadForm::Escape if why == crate::semantic::project::DECORATED => format!(
                                         "{path}:{} decorates the function with `@{}`: its results go where toolshape \
                                          cannot follow",

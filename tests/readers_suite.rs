@@ -148,7 +148,7 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
     let Some(python) = pytest_or_skip("calls_toolshape_cannot_resolve_keep_their_fixes_unsafe") else { return };
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&manifest_dir().join("tests/fixtures/projects/unresolved_calls"), dir.path());
-    suite_of_at_least(&python, dir.path(), "before the fix", 7);
+    suite_of_at_least(&python, dir.path(), "before the fix", 10);
     let tests = std::fs::read_to_string(dir.path().join("tests/test_probes.py")).unwrap();
     let line = |needle: &str| tests.lines().position(|l| l.contains(needle)).map(|i| i + 1).unwrap();
     let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
@@ -166,22 +166,30 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
             })
             .collect()
     };
-    let frames: Vec<u64> =
-        ["assert probe()", "assert probes.probe()", "meters.probes.probe()[", "probes_alias.probe()", "return probe()"]
-            .iter()
-            .map(|n| line(n) as u64)
-            .collect();
+    let frames: Vec<u64> = [
+        "assert probe()",
+        "assert probes.probe()",
+        "meters.probes.probe()[",
+        "probes_alias.probe()[",
+        "return probe()",
+        "take = probe",
+        "unwrap(probes_alias.probe)",
+    ]
+    .iter()
+    .map(|n| line(n) as u64)
+    .collect();
     assert_eq!(escapes("frames"), frames, "{check:?}");
     assert_eq!(escapes("depth"), [line("self.measure()") as u64], "{check:?}");
     let before = snapshot_tree(dir.path());
     let fix = toolshape(dir.path(), &["fix", "."]);
     assert_eq!(snapshot_tree(dir.path()), before, "an unsafe fix was applied: {fix:?}");
-    suite_of_at_least(&python, dir.path(), "after `fix`", 7);
+    suite_of_at_least(&python, dir.path(), "after `fix`", 10);
     toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
-    suite_fails(&python, dir.path(), 6);
+    suite_fails(&python, dir.path(), 8);
 }
 
-/// A decorator hands the function to code toolshape does not follow: a
+/// A decorator hands the function to code toolshape does not follow, and
+/// so does a name a tool is called by (a fixture returning it, an alias): a
 /// pytest fixture returning a tool's result gives it to every test that
 /// names the fixture. The fixes of decorated producers stay unsafe (the
 /// static method's is safe and keeps the suite green), and applying them
@@ -199,7 +207,7 @@ fn decorated_producers_keep_their_fixes_unsafe() {
         "from gauges.tools import Gauge\n\n\ndef test_a_static_method():\n    assert Gauge().zero()[\"offset\"] == 0\n",
     )
     .unwrap();
-    suite_of_at_least(&python, dir.path(), "before the fix", 5);
+    suite_of_at_least(&python, dir.path(), "before the fix", 9);
     let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
     let findings = check.json();
     // Each key's fixability and the decorators its escapes stand at.
@@ -232,10 +240,12 @@ fn decorated_producers_keep_their_fixes_unsafe() {
     assert_eq!(decorated("scale"), unsafe_at(&["functools.lru_cache(maxsize=4)"]), "{check:?}");
     assert_eq!(decorated("level"), unsafe_at(&["property", "Gauge().reading"]), "{check:?}");
     assert_eq!(decorated("offset"), ("safe".to_owned(), Vec::new()), "{check:?}");
+    // A tool called by another name (`docs/rules.md`, "Escapes").
+    assert_eq!(decorated("rtt"), unsafe_at(&["ping", "ping"]), "{check:?}");
     toolshape(dir.path(), &["fix", "."]);
-    suite_of_at_least(&python, dir.path(), "after `fix`", 5);
+    suite_of_at_least(&python, dir.path(), "after `fix`", 9);
     toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
-    suite_fails(&python, dir.path(), 2);
+    suite_fails(&python, dir.path(), 4);
 }
 
 /// With `json-accessor` configured, reads go through the project's own

@@ -30,7 +30,7 @@ use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, not_json_serializable, operand, unparenthesize};
-pub use reads::{DECORATED, FindingReads, HANDED_ON, ReadSite, UNRESOLVED};
+pub use reads::{DECORATED, FindingReads, HANDED_ON, ReadSite, UNRESOLVED, UNRESOLVED_USE};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
 /// How a module-level name is bound, when it is bound exactly once.

@@ -102,11 +102,13 @@ pub struct CallReads {
 
 /// The expressions of the tree `root` (of `src`, its model `model`) that
 /// may stand for a function and are used as a value (`docs/rules.md`,
-/// "Escapes"): a name read where it means a module-level `def` or
-/// `from ... import` bound once, or an attribute whose attribute is one of
-/// `names`, where it is not the callee of a call, not the object of an
-/// attribute and not a target (parentheses seen through). Which of them
-/// stand for a producer is the project's to say.
+/// "Escapes" and "Calls toolshape cannot resolve"): a name read where it
+/// means a module-level `def` or `from ... import` bound once, or, when it
+/// is one of `names`, any binding of the module, an import of any scope or
+/// nothing; or an attribute whose attribute is one of `names`; where it is
+/// not the callee of a call, not the object of an attribute and not a
+/// target (parentheses seen through). Which of them stand for a producer
+/// is the project's to say.
 pub fn value_uses<'t>(
     root: Node<'t>,
     src: &str,
@@ -117,12 +119,23 @@ pub fn value_uses<'t>(
         .references
         .iter()
         .filter(|r| match model.resolve(&r.name, r.scope) {
+            Resolution::Bindings { scope: 0, .. } | Resolution::Builtin | Resolution::Unknown
+                if names.contains(r.name.as_str()) =>
+            {
+                true
+            }
             Resolution::Bindings { scope: 0, bindings } => match bindings.as_slice() {
                 [only] => {
                     matches!(model.bindings[*only].kind, BindingKind::FunctionDefinition | BindingKind::FromImport)
                 }
                 _ => false,
             },
+            Resolution::Bindings { bindings, .. } => {
+                names.contains(r.name.as_str())
+                    && bindings
+                        .iter()
+                        .all(|&b| matches!(model.bindings[b].kind, BindingKind::Import | BindingKind::FromImport))
+            }
             _ => false,
         })
         .map(|r| r.at.start)
@@ -168,6 +181,30 @@ pub fn called_through_wrapper(node: Node<'_>) -> bool {
     };
     let wrap = syntax::tree::parenthesized(wrap);
     wrap.parent().is_some_and(|call| call.kind_name() == "call" && call.field("function") == Some(wrap))
+}
+
+/// Whether the use as a value `node` gives the function another name to be
+/// called by: it is (parentheses seen through) the whole value of an
+/// assignment (`fn = f`, `fn: T = f`, `a = fn = f`, `fn := f`), of a
+/// `return` or a `yield` (not `yield from`), or of a pair of a dict display
+/// (`{"f": f}`, not a comprehension's) (`docs/rules.md`, "Escapes").
+pub fn gives_another_name(node: Node<'_>) -> bool {
+    let outer = syntax::tree::parenthesized(node);
+    let Some(parent) = outer.parent() else { return false };
+    match parent.kind_name() {
+        "assignment" => parent.field("right") == Some(outer),
+        "named_expression" => parent.field("value") == Some(outer),
+        // Of a display, not of a comprehension.
+        "pair" => {
+            parent.field("value") == Some(outer) && parent.parent().is_some_and(|d| d.kind_name() == "dictionary")
+        }
+        "return_statement" => true,
+        "yield" => {
+            let mut c = parent.walk();
+            !parent.children(&mut c).any(|t| t.kind_name() == "from")
+        }
+        _ => false,
+    }
 }
 
 /// Every call of the tree `root` (of `src`, its model `model`) whose result
@@ -1079,5 +1116,58 @@ def h(f=f):
                 (12, "f")
             ]
         );
+    }
+
+    #[test]
+    fn names_like_producers_are_uses_where_a_call_of_them_could_be_unresolved() {
+        let src = "\
+x = 1
+def t(p):
+    from q import f2
+    y = 2
+    g(f2, x, f3, y, p, z)
+";
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        let names: std::collections::HashSet<&str> = ["f2", "x", "f3", "y", "p"].into_iter().collect();
+        let found: Vec<&str> =
+            value_uses(tree.root_node(), src, &model, &names).into_iter().map(|n| &src[n.byte_range()]).collect();
+        // A local variable or a parameter is no use of a producer; a name
+        // not among `names` (`z`) is the project's to resolve.
+        assert_eq!(found, ["f2", "x", "f3"]);
+    }
+
+    #[test]
+    fn a_use_gives_another_name_as_an_assigned_returned_yielded_or_paired_value() {
+        let src = "\
+fn = f
+fn: T = (f)
+a = fn = f
+(fn := f)
+{'f': f}
+{k: f for k in ks}
+a, b = f, 1
+x += f
+[f]
+g(f)
+{f: 1}
+y: f = 1
+f = 1
+def h():
+    yield f
+    yield from f
+    return f
+    return f, 1
+";
+        let tree = syntax::parse(src);
+        let mut named = Vec::new();
+        syntax::for_each_node(tree.root_node(), |n| {
+            if n.kind_name() == "identifier" && &src[n.byte_range()] == "f" {
+                named.push((n.start_position().row + 1, gives_another_name(n)));
+            }
+        });
+        let lines: Vec<usize> = named.iter().filter(|(_, yes)| *yes).map(|(l, _)| *l).collect();
+        assert_eq!(lines, [1, 2, 3, 4, 5, 15, 17]);
+        assert_eq!(named.len(), 17);
     }
 }

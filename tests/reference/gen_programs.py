@@ -57,13 +57,22 @@ compares the reads too (each with its "possible" flag: the front ends also
 read results the SDK hands on, see "possible reads" below; dispatchers
 selecting their returns by a constant keyword are called with and without
 one, see "dispatchers" below; producers used as values are escapes, see
-"escapes" below; so are the decorators of producers, docs/rules.md
+"escapes" below, tools too when called through a wrapper or given another
+name to be called by (`fn = tool`, `return tool`, `yield tool`,
+`{"run": tool}`...), see "tools given other names" below, next to the uses
+that keep a tool exempt; so are the decorators of producers, docs/rules.md
 "**Decorators.**", but the tool decorators and the exempt names and
 attributes as written (`@staticmethod`, `@classmethod`, `@abstractmethod`,
 `@override`, `@abc.abstractmethod`, `@typing.override`,
 `@typing_extensions.override`), see "decorators" below: fixtures,
 `@property`, caches, project decorators, stacks of them on functions and
-methods, next to decoys; a receiver call whose result is handed on, docs/rules.md
+methods, next to decoys; calls and uses as values named like producers
+that resolve to nothing, docs/rules.md "**Calls toolshape cannot
+resolve.**" and "**Uses as a value toolshape cannot resolve**", see "calls
+toolshape cannot resolve" and "uses as a value toolshape cannot resolve"
+below (every call and use so named in the corpus judged by the generator's
+own walk of the text, UnresolvedJudge): a read of form escape, a use's
+(a tool's or not) only when wrapped or renamed; a receiver call whose result is handed on, docs/rules.md
 "**Results handed on.**", has a read of form escape: a call written where
 it is no receiver of a read, a name bound to it that is bound twice
 otherwise than in sequence, annotated, chained, deleted, read in a nested
@@ -101,7 +110,8 @@ return, a variable's, in a function, a module, a class body, `await C` in
 an `async def`), held by every read form, passed on, bare or in a
 comprehension: handed on, no read (`ST.m(...)` on an instance name: no
 receiver there); uses as values of producers in annotations
-(EscapeWriter.put_annotation: escapes, `N.m` none); and, in the front ends,
+(EscapeWriter.put_annotation: escapes, `N.m` none: it resolves to nothing
+there, but is neither wrapped nor renamed); and, in the front ends,
 a marked name or attribute, `X["toolResult"]`, an annotated parameter, a
 hook event or an alias read in an annotation (a nested def's, a
 variable's: no possible read) or in a default or an annotated assignment's
@@ -265,8 +275,10 @@ class Prog:
         # the possible reads written, as (rel, receiver kind, form, key, span)
         self.possible_reads = []
         # the uses as a value of producers written (docs/rules.md "**Escapes.**"),
-        # as (rel, Producer, kind, span, text): a read of form escape of each origin the
-        # producer reaches, unless it is a tool
+        # as (rel, Producer, kind, span, text, tool too): a read of form escape of each
+        # origin the producer reaches, unless it is a tool and the use is not one
+        # that escapes for a tool too (called through a wrapper, or giving the
+        # tool another name to be called by: "tool too" true)
         self.escapes = []
         # --with-readers: the builder calls of the base program, as (scope, lead,
         # rel, Recv, span of H): handed on unless returned, dropped or bound
@@ -282,6 +294,12 @@ class Prog:
         self.unresolved_intents = []
         self.unresolved_judged = {}
         self.unresolved_read_at = set()
+        # uses as a value toolshape cannot resolve: what each use written
+        # means to be, as (rel, position, construct, judgement wanted, read
+        # wanted), against the generator's own judgement {(rel, line, col):
+        # (judgement, read)}
+        self.unresolved_use_intents = []
+        self.unresolved_use_judged = {}
 
     def fresh(self, stem):
         self.uid += 1
@@ -1618,7 +1636,7 @@ def note_base_escape(p, rel, b, span, kind, text):
     whose returned call carries keys; else its Producer is None); the text is
     the same either way, and nothing is counted here (the corpus without
     readers, its manifest too, stays what it was)."""
-    p.escapes.append((rel, b.producer, "base/" + kind, span, text))
+    p.escapes.append((rel, b.producer, "base/" + kind, span, text, False))
 
 
 def write_helpers(p, pkg, builders):
@@ -1741,6 +1759,12 @@ def generate_program(seed, index, outrel, with_readers=False):
         # the decorated producers last, from a stream of their own too
         p.rng = rd.rng = random.Random("%d/%d/decorators" % (seed, index))
         write_decorated(rd)
+        # the tools given other names last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/tool-names" % (seed, index))
+        write_tool_names(rd)
+        # the uses as values toolshape cannot resolve last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/unresolved-uses" % (seed, index))
+        write_unresolved_uses(rd)
     return p
 
 
@@ -5026,16 +5050,27 @@ def write_frontends(rd):
 # module).  Each such use is a read of form `escape` (no key) of every origin
 # the producer reaches, unless the producer is a tool (decorated @tool /
 # @strands.tool / @strands.tools.tool, with or without arguments:
-# `Agent(tools=[tool_fn])`) and the use is not the wrapped one: a tool
-# unwrapped so is no longer exempt, but `raw(F, None)("q")`,
-# `raw(f=F)("q")` and `raw(*[F])("q")` (escapes of the other producers, as
-# an argument, a keyword, a list element) keep it exempt.  Decoys that give no escape read:
+# `Agent(tools=[tool_fn])`) and the use is neither the wrapped one nor one
+# giving the tool another name to be called by (ESCAPE_RENAMING: the whole
+# value of an assignment, plain, annotated or chained, parenthesized or not,
+# a dict display's pair's value; and a returned value): a tool unwrapped so
+# is no longer exempt, but `raw(F, None)("q")`, `raw(f=F)("q")` and
+# `raw(*[F])("q")` (escapes of the other producers, as an argument, a
+# keyword, a list element) keep it exempt, and so do the other uses (a list,
+# tuple or set element, `dict(run=F)`, a comparison's operand, a lambda
+# body, a default, an annotation).  Decoys that give no escape read:
 # calls `F(...)` and `(F)(...)`, `F.__name__`, the def names and imports
 # themselves, a name shadowed by a local binding or a parameter, a module-level
 # name bound twice (`try: from ... import F as G / except ImportError: G =
-# None`), `F = ...` in another scope, a function that is no producer, `K.m` on
-# the class itself, a method inherited by a subclass, the instance name read
-# in a nested def, bound twice or the target of `N.m = ...`.  The base
+# None`), `F = ...` in another scope, a function that is no producer, the
+# target of `N.m = ...`.  `K.m` on the class itself, a method inherited by a
+# subclass, the instance name read in a nested def or an annotation or bound
+# twice resolve to nothing: unresolved uses (docs/rules.md "**Uses as a value
+# toolshape cannot resolve**", ESCAPE_UNRESOLVED), escapes of a method, a
+# tool or not, only when renamed (`v = Runner.m`, `v = RunnerChild().m`,
+# `v = N.m` after `N` bound twice, `return N.m` in a nested def); the plain
+# ones (`[Runner.m, RunnerChild().m]`, `N.m` in an annotation) are not seen,
+# judged by the generator's walk (UnresolvedJudge.uses).  The base
 # program's builders passed as values (`handler = X`, `fn = X`,
 # `apply(X, ...)`, see plan_access) are escapes too when the builder is a
 # producer.  Written last, from a random stream of their own.
@@ -5050,8 +5085,14 @@ ESCAPE_USES = ["argument", "keyword", "list", "tuple", "set", "dict", "assign", 
 ESCAPE_DECOYS = ["escape-decoy-" + k for k in (
     "call", "call-parenthesized", "attribute", "tool", "tool-agent", "tool-unwrapped", "def-name", "import",
     "shadow-local",
-    "shadow-param", "twice", "target-other-scope", "not-producer", "class-attribute", "inherited",
-    "instance-nested", "instance-twice", "instance-target", "base-not-producer", "instance-annotation")]
+    "shadow-param", "twice", "target-other-scope", "not-producer", "instance-target", "base-not-producer")]
+# the uses of the escapes modules that resolve to nothing: unresolved uses
+# (docs/rules.md "**Uses as a value toolshape cannot resolve**"), judged by
+# UnresolvedJudge.uses, escapes of a method (a tool or not) when renamed; the
+# decoys: a plain one (a list element) and one in an annotation, no read
+ESCAPE_UNRESOLVED = ["escape-unresolved-" + k for k in (
+    "class-attribute", "inherited", "instance-nested", "instance-twice", "decoy-plain",
+    "decoy-instance-annotation")]
 # (text before, text after) the value, {v} a fresh name
 ESCAPE_TEMPLATES = {
     "argument": [("executor.submit(", ', "q")'), ("functools.partial(", ', "q")'), ("register(", ")"),
@@ -5070,6 +5111,21 @@ ESCAPE_TEMPLATES = {
     # the one argument of a wrapper called at once: an escape of a tool too
     "wrapped": [("raw(", ')("q")'), ("(raw)((", '))("q")'), ("{v} = raw(", ')("q")'), ("raw( (", ') )(None)')],
 }
+# the templates of ESCAPE_TEMPLATES whose value gives a tool another name to
+# be called by (docs/rules.md "**Escapes.**", parentheses seen through): the
+# whole value of an assignment (plain, annotated, chained), the value of a
+# dict display's pair; an escape of a tool too.  The others keep a tool
+# exempt: an element of a list, tuple or set, an argument or keyword
+# (`dict(run=F)` too), a comparison's operand, a lambda body, a
+# parenthesized list element or argument.
+ESCAPE_RENAMING = {
+    "assign": [("{v} = ", ""), ("{v}: object = ", ""), ("{v} = other = ", "")],
+    "dict": [('{v} = {"run": ', "}"), ("{v} = {1: None, 2: ", "}")],
+    "paren": [("{v} = (", ")"), ("{v} = ((", "))")],
+}
+assert all(t in ESCAPE_TEMPLATES[u] for u, ts in ESCAPE_RENAMING.items() for t in ts)
+# the constructs counting a tool given another name by an escapes module's use
+ESCAPE_TOOL_RENAMED = ["escape-tool-renamed-" + u for u in list(ESCAPE_RENAMING) + ["return"]]
 
 
 class EscapeWriter(ModuleWriter):
@@ -5082,12 +5138,18 @@ class EscapeWriter(ModuleWriter):
         # (class text, [method Producer]): classes whose instances a scope may name
         self.classes = classes
 
-    def record(self, span, text, prod, target, use):
+    def record(self, span, text, prod, target, use, tool_too=False):
+        """A use of ``prod`` as a value at ``span``; ``tool_too``: one that
+        escapes for a tool too (called through a wrapper, or given another
+        name to be called by: docs/rules.md "**Escapes.**")."""
         p = self.p
-        p.escapes.append((self.rel, prod, target + "/" + use, span, text))
+        p.escapes.append((self.rel, prod, target + "/" + use, span, text, tool_too))
         p.forms["escape-use-" + use] += 1
-        if prod.decorated and use != "wrapped":
-            p.forms["escape-decoy-tool"] += 1
+        if prod.decorated:
+            if not tool_too:
+                p.forms["escape-decoy-tool"] += 1
+            elif use != "wrapped":
+                p.forms["escape-tool-renamed-" + use] += 1
 
     def put_use(self, ind, text, prod, target, use):
         """One statement using ``text`` (which names ``prod``) as a value."""
@@ -5098,7 +5160,8 @@ class EscapeWriter(ModuleWriter):
         span = w.put(text)
         w.put(after.replace("{v}", v))
         w.end()
-        self.record(span, text, prod, target, use)
+        tool_too = use == "wrapped" or (before, after) in ESCAPE_RENAMING.get(use, ())
+        self.record(span, text, prod, target, use, tool_too)
         if prod.decorated and use != "wrapped" and "raw(" in before:
             p.forms["escape-decoy-tool-unwrapped"] += 1
 
@@ -5135,7 +5198,8 @@ class EscapeWriter(ModuleWriter):
         if spot != "variable":
             w.lineof(ind + "    return cb")
         if target == "instance-name":
-            p.forms["escape-decoy-instance-annotation"] += 1
+            # resolves to nothing, neither wrapped nor renamed: no read
+            p.forms["escape-unresolved-decoy-instance-annotation"] += 1
             return
         self.record(span, text, prod, target, "annotation-" + spot)
 
@@ -5177,8 +5241,9 @@ class EscapeWriter(ModuleWriter):
             w.lineof(ind + "%s = %s()" % (N, cls))
             m = rng.choice(methods)
             if decoy == "twice":
+                # resolves to nothing: an unresolved use, renamed
                 w.lineof(ind + "%s = %s()" % (N, cls))
-                w.lineof(ind + "%s = [%s.%s]" % (p.fresh("v"), N, m.name))
+                w.lineof(ind + "%s = %s.%s" % (p.fresh("v"), N, m.name))
             elif decoy == "target":
                 w.lineof(ind + "%s.%s = None" % (N, m.name))
             elif decoy == "nested":
@@ -5187,7 +5252,8 @@ class EscapeWriter(ModuleWriter):
             else:
                 values += [(N + "." + m2.name, m2, "instance-name") for m2 in methods]
             if decoy is not None:
-                p.forms["escape-decoy-instance-" + decoy] += 1
+                p.forms[("escape-decoy-instance-" if decoy == "target" else "escape-unresolved-instance-")
+                        + decoy] += 1
         for _ in range(rng.randint(1, most)):
             if not values:
                 break
@@ -5210,7 +5276,7 @@ class EscapeWriter(ModuleWriter):
                 w.put(ind + "return ")
                 span = w.put(text)
                 w.end()
-                self.record(span, text, prod, target, "return")
+                self.record(span, text, prod, target, "return", True)
             else:
                 w.lineof(ind + "return None")
 
@@ -5390,9 +5456,13 @@ def write_escape_module(rd):
     w.lineof("%s = Agent(tools=[%s])" % (p.fresh("agent"), tname))
     p.forms["escape-decoy-tool-agent"] += 1
     m = rng.choice(methods + [make])
+    # resolving to nothing: plain (list elements), no read; renamed, a read
     w.lineof("%s = [Runner.%s, RunnerChild().%s]" % (p.fresh("v"), m.name, m.name))
-    p.forms["escape-decoy-class-attribute"] += 1
-    p.forms["escape-decoy-inherited"] += 1
+    p.forms["escape-unresolved-decoy-plain"] += 1
+    w.lineof("%s = Runner.%s" % (p.fresh("v"), m.name))
+    w.lineof("%s = RunnerChild().%s" % (p.fresh("v"), m.name))
+    p.forms["escape-unresolved-class-attribute"] += 1
+    p.forms["escape-unresolved-inherited"] += 1
     ew.site("", False)
     w.end()
     w.end()
@@ -5439,6 +5509,183 @@ def write_escapes(rd):
 
 
 # --------------------------------------------------------------------------
+# tools given other names (--with-readers; docs/rules.md "**Escapes.**")
+#
+# A use as a value of a tool is exempt, but not when it gives the tool another
+# name to be called by.  Most programs also get `tests/test_tool_names.py`,
+# which imports the program's tools (probes and dispatchers decorated as tools
+# in every spelling, escapes.py's tool, tool methods of Runner / Station as
+# `K().m`) and now and then producers that are no tools, in every import form
+# (a name, `A.name`), and uses each as a value, at module level, in test
+# functions, in pytest fixtures, in generators and in an `async def`, in the
+# forms that give a tool another name (TOOL_NAME_FORMS: the whole value of an
+# assignment, plain, annotated, chained, to an attribute or a subscript, a
+# walrus; the value of a `return` (a fixture's too) or a `yield`
+# (`v = yield F` too); the value of a dict display's pair; each parenthesized
+# now and then, the span leaving the parentheses out): an escape of the tool
+# too; and in the forms that keep a tool exempt (TOOL_NAME_DECOYS: an element
+# of a tuple or an unpacked tuple, `return F, 1`, `yield F, None`,
+# `yield from F`, a dict display's key, `{**F}`, a dict comprehension's
+# value, `v += F`, an argument, `tools=[F]`, a keyword, an operand, a
+# conditional, a lambda body).  A producer that is no tool escapes in every one
+# of them.  Each escape read is labelled "escape:TARGET/tool-name-FORM" for a
+# tool (escapes_by_use: every form of TOOL_NAME_FORMS must be read so) and
+# "escape:TARGET/value-FORM" for a producer that is no tool; each tool put in a
+# decoy form counts the construct "tool-name-decoy-FORM".  Written last, from
+# a random stream of their own (the files written before stay as they were).
+
+# form -> (scopes it may stand in, [(text before, text after)]), {v} / {w}
+# fresh names; the scopes: module, function (a test, a fixture, a generator,
+# an async def), generator (a generator's body only), fixture (a fixture's
+# `return` only), return (a function's `return`)
+TOOL_NAME_FORMS = {
+    "assign": ("module function", [("{v} = ", "")]),
+    "annotated": ("module function", [("{v}: Callable = ", ""), ("{v}: object = ", "")]),
+    "chained": ("module function", [("{v} = {w} = ", "")]),
+    "target": ("function", [("agent.{v} = ", ""), ('registry["{v}"] = ', "")]),
+    "walrus": ("module function", [("({v} := ", ")"), ("{w} = [({v} := ", ")]"), ("assert ({v} := ", ")")]),
+    "return": ("return", [("return ", "")]),
+    "fixture": ("fixture", [("return ", "")]),
+    "yield": ("generator", [("yield ", ""), ("{v} = yield ", ""), ("{v} = (yield ", ")")]),
+    "dict": ("module function", [('{v} = {"run": ', "}"), ('{v} = {"a": None, "run": ', ", **other}"),
+                                 ('register_tool({"run": ', "})")]),
+}
+TOOL_NAME_DECOY_FORMS = {
+    "tuple": ("module function", [("{v} = (", ",)"), ("{v} = ", ", None")]),
+    "unpack": ("module function", [("{v}, {w} = ", ", 1")]),
+    "return-tuple": ("return fixture", [("return ", ", 1")]),
+    "yield-tuple": ("generator", [("yield ", ", None")]),
+    "yield-from": ("generator", [("yield from ", "")]),
+    "dict-key": ("module function", [("{v} = {", ": 1}")]),
+    "dict-spread": ("module function", [("{v} = {**", "}")]),
+    "dict-comp": ("module function", [("{v} = {k: ", ' for k in "ab"}')]),
+    "augmented": ("module function", [("{v} += ", "")]),
+    "argument": ("module function", [("register_tool(", ")"), ("assert callable(", ")")]),
+    "agent": ("module function", [("{v} = Agent(tools=[", "])")]),
+    "keyword": ("module function", [("{v} = dict(run=", ")")]),
+    "operand": ("module function", [("assert ", " is not None"), ("{v} = ", " or other")]),
+    "conditional": ("module function", [("{v} = ", " if flag else None")]),
+    "lambda": ("module function", [("{v} = lambda: ", "")]),
+}
+TOOL_NAME_USES = ["tool-name-" + f for f in TOOL_NAME_FORMS]
+TOOL_NAME_DECOYS = ["tool-name-decoy-" + f for f in TOOL_NAME_DECOY_FORMS] + ["tool-name-parenthesized"]
+
+
+class ToolNameWriter(ModuleWriter):
+    """Writes uses as values of tools (and of producers that are none) into
+    tests/test_tool_names.py."""
+
+    def __init__(self, rd, rel, w, tools, others):
+        super().__init__(rd, rel, w)
+        self.tools = tools    # (text, Producer, target kind) of tools
+        self.others = others  # (text, Producer, target kind) of producers that are no tools
+
+    def put(self, ind, scope):
+        """One use at ``ind`` of a form that may stand in ``scope``."""
+        p, rng, w = self.p, self.rng, self.w
+        escaping = rng.random() < 0.55
+        table = TOOL_NAME_FORMS if escaping else TOOL_NAME_DECOY_FORMS
+        forms = [f for f, (scopes, _) in table.items() if scope in scopes.split()]
+        assert forms, scope
+        form = rng.choice(forms)
+        before, after = rng.choice(table[form][1])
+        text, prod, target = rng.choice(self.tools if not self.others or rng.random() < 0.75 else self.others)
+        lead = trail = ""
+        if escaping and rng.random() < 0.3:
+            lead, trail = rng.choice([("(", ")"), ("((", "))"), ("( ", " )")])
+        v, x = p.fresh("v"), p.fresh("w")
+        w.put(ind + before.replace("{v}", v).replace("{w}", x) + lead)
+        span = w.put(text)
+        w.put(trail + after.replace("{v}", v).replace("{w}", x))
+        w.end()
+        if prod.decorated:
+            use = "tool-name-" + form
+            if escaping:
+                if lead:
+                    p.forms["tool-name-parenthesized"] += 1
+            else:
+                p.forms["tool-name-decoy-" + form] += 1
+        else:
+            use = "value-" + form
+        p.escapes.append((self.rel, prod, target + "/" + use, span, text, escaping))
+
+
+def write_tool_names(rd):
+    """`tests/test_tool_names.py` (see above)."""
+    p, rng = rd.p, rd.rng
+    pool = [(rel_t, prod, "imported") for rel_t, prod, _ in rd.probes if prod.decorated]
+    pool += [(rel_t, prod, "dispatcher") for rel_t, prod in rd.dispatchers if prod.decorated]
+    escapes_rel = getattr(rd, "escapes_rel", None)
+    if escapes_rel is not None:
+        pool += [(escapes_rel, prod, "imported") for prod, _ in rd.escape_producers if prod.decorated]
+    classes = []
+    if rd.station and any(m.decorated for m, _ in rd.station):
+        classes.append((rd.probes_rel, "Station", [m for m, _ in rd.station]))
+    if escapes_rel is not None and any(m.decorated for m in rd.runner_methods):
+        classes.append((escapes_rel, "Runner", rd.runner_methods))
+    if not (pool or classes) or rng.random() < 0.15:
+        return
+    rel = "%s/tests/test_tool_names.py" % p.outrel
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Tests naming tools."""')
+    w.lineof("from typing import Callable")
+    w.end()
+    w.lineof("import pytest")
+    w.lineof("from strands import Agent")
+    bound = {"Callable", "pytest", "Agent", "register_tool", "other", "flag", "agent", "registry", "k"}
+    tools, others = [], []
+    for rel_t, prod, kind in rng.sample(pool, min(len(pool), rng.randint(1, 4))):
+        text = access(rd, rel_t, prod.name, bound, False, w)
+        tools.append((text, prod, "module" if "." in text and kind == "imported" else kind))
+    for rel_t, cname, methods in classes:
+        if rng.random() < 0.7 or not pool:
+            cls = access(rd, rel_t, cname, bound, False, w)
+            for m in methods:
+                (tools if m.decorated else others).append(("%s().%s" % (cls, m.name), m, "instance-call"))
+    plain = [(rel_t, prod) for rel_t, prod, _ in rd.probes + rd.base if not prod.decorated]
+    for rel_t, prod in rng.sample(plain, min(len(plain), rng.randint(0, 2))):
+        text = access(rd, rel_t, prod.name, bound, False, w)
+        others.append((text, prod, "module" if "." in text else "imported"))
+    if not tools:
+        # every class left out: its tool methods through the first one
+        rel_t, cname, methods = classes[0]
+        cls = access(rd, rel_t, cname, bound, False, w)
+        tools = [("%s().%s" % (cls, m.name), m, "instance-call") for m in methods if m.decorated]
+    w.end()
+    w.end()
+    tw = ToolNameWriter(rd, rel, w, tools, others)
+    for _ in range(rng.randint(1, 4)):
+        tw.put("", "module")
+    w.end()
+    w.end()
+    for _ in range(rng.randint(1, 2)):
+        w.lineof("@pytest.fixture")
+        w.lineof("def %s():" % p.fresh("named_tool"))
+        tw.put("    ", rng.choice(["fixture", "fixture", "return"]))
+        w.end()
+        w.end()
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.choice(["test", "test", "generator", "async"])
+        if kind == "generator":
+            w.lineof("def %s(flag, other):" % p.fresh("gen_tools"))
+            for _ in range(rng.randint(1, 4)):
+                tw.put("    ", rng.choice(["generator", "generator", "function"]))
+            w.lineof("    yield None")
+        else:
+            w.lineof("%sdef %s(agent, registry, flag, other):" % ("async " if kind == "async" else "",
+                                                                  p.fresh("test_tool_names")))
+            for _ in range(rng.randint(1, 5)):
+                tw.put("    ", "function")
+            if rng.random() < 0.6:
+                tw.put("    ", "return")
+            else:
+                w.lineof("    return None")
+        w.end()
+        w.end()
+
+
+# --------------------------------------------------------------------------
 # calls toolshape cannot resolve (--with-readers; docs/rules.md "**Calls
 # toolshape cannot resolve.**")
 #
@@ -5454,9 +5701,12 @@ def write_escapes(rd):
 # read, span the call.  Next to decoys giving no read: `subprocess.run(...)`,
 # `sp.run(...)` and `join(...)` imported once at module level from outside
 # the project, a name bound by the module's own `def` or `class`, an import
-# under another name, `fn = t.NAME` and `getattr(t, "NAME")(...)`.  Every
-# call above is also judged by the generator's own walk of the text
-# (unresolved_reads): what each construct means to be is checked against it.
+# under another name and `getattr(t, "NAME")(...)`; `fn = t.NAME` is an
+# unresolved use (docs/rules.md "**Uses as a value toolshape cannot
+# resolve**", see "uses as a value toolshape cannot resolve" below: one
+# escape read, span `t.NAME`).  Every call above is also judged by the
+# generator's own walk of the text (unresolved_reads): what each construct
+# means to be is checked against it.
 # Written last, from a random stream of their own.
 
 # the callees of the unresolved calls (the receiver label is "unresolved:" + callee)
@@ -5465,7 +5715,7 @@ UNRESOLVED_CONSTRUCTS = ["reads-unresolved-" + k for k in (
     "local-import", "dotted", "alias-local", "alias-module", "parameter", "inherited-self", "inherited-instance",
     "inherited-class", "local-external", "dropped", "returned", "tool")]
 UNRESOLVED_DECOYS = ["reads-unresolved-decoy-" + k for k in (
-    "external", "external-alias", "external-from", "own-def", "constructor", "other-name", "value", "getattr")]
+    "external", "external-alias", "external-from", "own-def", "constructor", "other-name", "getattr")]
 
 
 def write_shell(rd):
@@ -5604,8 +5854,13 @@ def write_unresolved(rd):
     w.lineof("    from %s import %s as %s" % (mod, prod.name, other))
     call("    ", "x = ", other, '("q")', "", "decoy-other-name", None)
     p.forms["reads-unresolved-decoy-other-name"] += 1
-    w.lineof("    fn = %s.%s" % (alias_mod, prod.name))
-    p.forms["reads-unresolved-decoy-value"] += 1
+    # a use as a value through the module alias: an unresolved use
+    # ("**Uses as a value toolshape cannot resolve**"), the whole value of an
+    # assignment (an escape of a tool too)
+    w.put("    fn = ")
+    pos, _ = w.put("%s.%s" % (alias_mod, prod.name))
+    w.end()
+    p.unresolved_use_intents.append((rel, pos, prod, True, "alias-module-value", "unresolved"))
     w.lineof('    y = getattr(%s, "%s")("q")' % (alias_mod, prod.name))
     p.forms["reads-unresolved-decoy-getattr"] += 1
     if own:
@@ -5625,6 +5880,278 @@ def write_unresolved(rd):
         call("    ", "return ", "subprocess.run", '(["true"])', "", "local-external", "unresolved")
         w.end()
         w.end()
+
+
+# --------------------------------------------------------------------------
+# uses as a value toolshape cannot resolve (--with-readers; docs/rules.md
+# "**Uses as a value toolshape cannot resolve**")
+#
+# Most programs also get `tests/test_unresolved_uses.py` (and often
+# `tests/test_star_uses.py`), using producers of probes.py (tools and
+# producers that are none) as values through what toolshape does not
+# resolve: a name imported inside the test function (`from MOD import N`), an
+# attribute of a module imported inside it (`from PKG import probes`,
+# `probes.N`), a dotted path (`import PKG.probes` at module level,
+# `PKG.probes.N`), a module alias bound by an assignment at module level
+# (`t = PKG.probes`, `t.N`), a direct tool call's callee (`agent.tool.N`), a
+# name of the test module bound by an assignment (`N = make_other()`) or
+# twice (`try: from MOD import N / except ImportError: N = None`), a name of
+# a star import (`from MOD import *`), `subprocess.run` after `import
+# subprocess` inside the function (shell.py's `run`), `self.m` in a class
+# that does not define `m` (a subclass of Station, or a class of its own);
+# each use in a form giving the producer another name (USE_FORMS "renamed":
+# the whole value of an assignment, plain, annotated, chained, a walrus, a
+# dict display's pair), as the one argument of a wrapper called at once
+# ("wrapped") or a plain one ("plain", PLAIN_USE_LABELS: an argument, a list
+# or tuple element, an operand, `len(X)`, `for v in X`, `print(X)`),
+# parenthesized now and then.  Each renamed or wrapped use is one escape read
+# (span the use without its parentheses) of every origin of every producer
+# so named, a tool or not; the plain uses, of tools ("-tool-plain") and of
+# producers that are none ("-plain", and "decoy-plain-FORM" per form), are
+# decoys: no read.  Next to decoys judged otherwise: `subprocess.run` with `import
+# subprocess` at module level (exempt), a parameter or a local variable named
+# like a producer and a name bound inside the function by an import and by
+# an assignment (not judged), a name bound by the module's own `def` or
+# `class` (resolved).  What each construct means to be is checked against
+# the generator's own judgement (UnresolvedJudge.uses); the reads are that
+# judgement's.  Written last, from a random stream of their own.
+
+# category -> [(text before, text after)], {v} / {w} fresh names
+USE_FORMS = {
+    "renamed": [("{v} = ", ""), ("{v}: object = ", ""), ("{v} = {w} = ", ""), ('{v} = {"run": ', "}"),
+                ("assert ({v} := ", ")")],
+    "wrapped": [("raw(", ')("q")'), ("{v} = raw(", ')("q")')],
+    "plain": [("check_value(", ")"), ("{v} = [", ", None]"), ("assert ", " is not None"), ("{v} = (", ", 1)"),
+              ("assert len(", ") >= 0"), ("for {v} in ", ": pass"), ("print(", ")")],
+}
+# the plain forms, labelled (the constructs "reads-unresolved-use-decoy-plain-LABEL",
+# counted for producers that are no tools: no read, as for a tool)
+PLAIN_USE_LABELS = dict(zip(USE_FORMS["plain"], ["argument", "list", "operand", "tuple", "len", "for", "print"]))
+# the receiver labels of the unresolved uses ("unresolved-use:" + kind)
+UNRESOLVED_USE_KINDS = ["name", "attribute", "dotted", "tool-callee", "self", "instance"]
+# the constructs: read ("reads-unresolved-use-C", "-tool" too for a tool's,
+# "-other" for a producer's that is none),
+# a plain use, of a tool ("...-decoy-C-tool-plain") or not ("...-decoy-C-plain",
+# "...-decoy-plain-FORM"), the decoys ("...-decoy-C")
+UNRESOLVED_USE_CONSTRUCTS = (
+    ["reads-unresolved-use-" + k for k in (
+        "local-import", "local-module", "dotted", "alias", "tool-callee", "module-assigned", "module-twice",
+        "star", "local-external", "inherited-self", "alias-module-value", "renamed", "wrapped",
+        "parenthesized")]
+    + ["reads-unresolved-use-%s-tool" % k for k in (
+        "local-import", "local-module", "dotted", "tool-callee", "module-assigned", "star", "renamed", "wrapped")]
+    + ["reads-unresolved-use-%s-other" % k for k in ("renamed", "wrapped")]
+    + ["reads-unresolved-use-decoy-%s-tool-plain" % k for k in (
+        "local-import", "local-module", "dotted", "tool-callee", "module-assigned", "star")]
+    + ["reads-unresolved-use-decoy-%s-plain" % k for k in (
+        "local-import", "local-module", "dotted", "alias", "tool-callee", "module-assigned", "module-twice",
+        "star", "local-external", "inherited-self")]
+    + ["reads-unresolved-use-decoy-plain-" + k for k in PLAIN_USE_LABELS.values()]
+    + ["reads-unresolved-use-decoy-" + k for k in (
+        "external", "parameter", "local-variable", "mixed", "own-def", "own-class")])
+
+
+class UseWriter(ModuleWriter):
+    """Writes uses as values into one module and what each means to be
+    (p.unresolved_use_intents)."""
+
+    def put(self, ind, text, prod, construct, want, cat=None):
+        """One statement using ``text`` (naming ``prod``) as a value; ``want``:
+        the judgement of its call ("unresolved", "resolved", "exempt") or
+        "skip" (a name not judged)."""
+        p, rng, w = self.p, self.rng, self.w
+        if cat is None:
+            cat = rng.choice(sorted(USE_FORMS))
+        before, after = rng.choice(USE_FORMS[cat])
+        lead = trail = ""
+        if rng.random() < 0.2:
+            lead, trail = rng.choice([("(", ")"), ("((", "))"), ("( ", " )")])
+        v, x = p.fresh("v"), p.fresh("w")
+        w.put(ind + before.replace("{v}", v).replace("{w}", x) + lead)
+        pos, _ = w.put(text)
+        w.put(trail + after.replace("{v}", v).replace("{w}", x))
+        w.end()
+        p.unresolved_use_intents.append((self.rel, pos, prod, cat != "plain", construct, want, cat, bool(lead),
+                                         PLAIN_USE_LABELS.get((before, after))))
+
+
+def write_unresolved_uses(rd):
+    """`tests/test_unresolved_uses.py` and `tests/test_star_uses.py` (see above)."""
+    p, rng = rd.p, rd.rng
+    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
+    if not probes or rng.random() < 0.1:
+        return
+    rel = "%s/tests/test_unresolved_uses.py" % p.outrel
+    w = W()
+    p.modules[rel] = w
+    uw = UseWriter(rd, rel, w)
+    runs = [prod for prod in p.producers if prod.name == "run"]
+    names = sorted({prod.name for _, prod in probes})
+    rng.shuffle(names)
+    # the names the module binds itself: by an assignment, twice, by a def, by a class
+    module_names = {}
+    for kind in ("module-assigned", "module-twice", "own-def", "own-class"):
+        if names and rng.random() < 0.7:
+            module_names[kind] = names.pop()
+    by_name = {}
+    for rel_t, prod in probes:
+        by_name.setdefault(prod.name, []).append((rel_t, prod))
+
+    def pick(pool=None):
+        rel_t, prod = rng.choice(pool or probes)
+        return rel_t, prod, module_of(p, rel_t)
+
+    w.lineof('"""Tests using producers as values through names toolshape does not resolve."""')
+    w.lineof("import subprocess")
+    rel_d, prod_d, mod_d = pick()
+    w.lineof("import %s" % mod_d)
+    station = rd.station and rng.random() < 0.7
+    if station:
+        w.lineof("from %s import Station" % module_of(p, rd.probes_rel))
+    alias = p.fresh("t")
+    w.lineof("%s = %s" % (alias, mod_d))
+    if "module-assigned" in module_names:
+        w.lineof("%s = make_other()" % module_names["module-assigned"])
+    if "module-twice" in module_names:
+        N = module_names["module-twice"]
+        w.lineof("try:")
+        w.lineof("    from %s import %s" % (module_of(p, by_name[N][0][0]), N))
+        w.lineof("except ImportError:")
+        w.lineof("    %s = None" % N)
+    w.end()
+    w.end()
+    w.lineof("def raw(f):")
+    w.lineof("    return f")
+    w.end()
+    w.end()
+    if "own-def" in module_names:
+        w.lineof("def %s(query):" % module_names["own-def"])
+        w.lineof("    return None")
+        w.end()
+        w.end()
+    if "own-class" in module_names:
+        w.lineof("class %s:" % module_names["own-class"])
+        w.lineof("    pass")
+        w.end()
+        w.end()
+    kinds = ["local-import", "local-module", "dotted", "alias", "tool-callee", "parameter", "local-variable",
+             "mixed", "external", "local-external"]
+    kinds += [k for k in module_names]
+    for _ in range(rng.randint(3, 7)):
+        kind = rng.choice(kinds)
+        rel_t, prod, mod = pick()
+        N = prod.name
+        fn = p.fresh("test_unresolved_use")
+        if kind in ("parameter", "tool-callee"):
+            w.lineof("def %s(%s):" % (fn, N if kind == "parameter" else "agent"))
+        else:
+            w.lineof("def %s():" % fn)
+        for _ in range(rng.randint(1, 3)):
+            if kind == "local-import":
+                w.lineof("    from %s import %s" % (mod, N))
+                uw.put("    ", N, prod, kind, "unresolved")
+            elif kind == "local-module":
+                pkg_part, _, last = mod.rpartition(".")
+                local = rng.choice([last, p.fresh(last)])
+                w.lineof("    from %s import %s" % (pkg_part, last if local == last else last + " as " + local))
+                uw.put("    ", local + "." + N, prod, kind, "unresolved")
+            elif kind == "dotted":
+                uw.put("    ", mod_d + "." + prod_d.name, prod_d, kind, "unresolved")
+            elif kind == "alias":
+                uw.put("    ", alias + "." + prod_d.name, prod_d, kind, "unresolved")
+            elif kind == "tool-callee":
+                uw.put("    ", "agent.tool." + N, prod, kind, "unresolved")
+            elif kind == "parameter":
+                uw.put("    ", N, prod, kind, "skip")
+            elif kind == "local-variable":
+                w.lineof("    %s = make_other()" % N)
+                uw.put("    ", N, prod, kind, "skip")
+            elif kind == "mixed":
+                w.lineof("    from %s import %s" % (mod, N))
+                w.lineof("    %s = wrap_value(%s)" % (N, N))
+                uw.put("    ", N, prod, kind, "skip")
+            elif kind in ("external", "local-external"):
+                if kind == "local-external":
+                    w.lineof("    import subprocess")
+                prod_r = runs[0] if runs else prod
+                uw.put("    ", "subprocess.run", prod_r, kind, "unresolved" if kind == "local-external" else "exempt")
+            else:
+                N2 = module_names[kind]
+                want = "resolved" if kind.startswith("own-") else "unresolved"
+                uw.put("    ", N2, by_name[N2][0][1], kind, want)
+        w.lineof("    return None")
+        w.end()
+        w.end()
+    # `self.m` in a class that does not define `m`
+    if station:
+        m, _ = rng.choice(rd.station)
+        cls, base, N, prod = p.fresh("SubStation"), "(Station)", m.name, m
+    else:
+        rel_t, prod, _ = pick()
+        cls, base, N = p.fresh("Local"), "", prod.name
+    w.lineof("class %s%s:" % (cls, base))
+    w.lineof("    def go(self):")
+    uw.put("        ", "self." + N, prod, "inherited-self", "unresolved")
+    w.lineof("        return None")
+    # a star import
+    if rng.random() < 0.6:
+        rel_s = "%s/tests/test_star_uses.py" % p.outrel
+        ws = W()
+        p.modules[rel_s] = ws
+        sw = UseWriter(rd, rel_s, ws)
+        rel_t, _, mod = pick()
+        ws.lineof('"""Tests using what a star import binds."""')
+        ws.lineof("from %s import *" % mod)
+        ws.end()
+        ws.end()
+        ws.lineof("def raw(f):")
+        ws.lineof("    return f")
+        ws.end()
+        ws.end()
+        own = [(r, q) for r, q in probes if r == rel_t]
+        ws.lineof("def %s():" % p.fresh("test_star_use"))
+        for _ in range(rng.randint(1, 4)):
+            _, prod = rng.choice(own)
+            sw.put("    ", prod.name, prod, "star", "unresolved")
+        ws.lineof("    return None")
+
+
+def check_unresolved_uses(p):
+    """What each use written by write_unresolved_uses (and write_unresolved's
+    `fn = ALIAS.N`) means to be, against the generator's own judgement of
+    the use (unresolved_reads: UnresolvedJudge.uses); a construct counts when
+    its read is the one meant (a producer whose keys are all suppressed, or
+    a namesake that is none, gives another: not counted)."""
+    for item in p.unresolved_use_intents:
+        rel, (line, col), prod, tool_too, construct, want = item[:6]
+        cat, paren, plain = item[6:] if len(item) > 6 else ("renamed", False, None)
+        got = p.unresolved_use_judged.get((rel, line, col))
+        if want == "skip":
+            if got is not None:
+                raise AssertionError("%s:%d:%d: %s judged %s, not left out" % (rel, line, col, construct, got))
+            p.forms["reads-unresolved-use-decoy-" + construct] += 1
+            continue
+        if got is None:
+            # no producer with keys named so: not judged
+            continue
+        how, read = got
+        if how != want:
+            raise AssertionError("%s:%d:%d: %s judged %s, not %s" % (rel, line, col, construct, how, want))
+        # only the forms that make a tool's use an escape, a tool's or not
+        meant = want == "unresolved" and tool_too
+        if read != meant:
+            continue
+        if want != "unresolved":
+            p.forms["reads-unresolved-use-decoy-" + construct] += 1
+        elif read:
+            for c in (construct, cat) + (("parenthesized",) if paren else ()):
+                p.forms["reads-unresolved-use-" + c] += 1
+                p.forms["reads-unresolved-use-%s-%s" % (c, "tool" if prod.decorated else "other")] += 1
+        elif prod.decorated:
+            p.forms["reads-unresolved-use-decoy-%s-tool-plain" % construct] += 1
+        else:
+            p.forms["reads-unresolved-use-decoy-%s-plain" % construct] += 1
+            p.forms["reads-unresolved-use-decoy-plain-" + plain] += 1
 
 
 # --------------------------------------------------------------------------
@@ -6053,7 +6580,7 @@ def check_reads(p, texts):
             text = texts[rel].split("\n")[line - 1]
             if line != eline or text[col - 1:ecol - 1] != want or text[:col - 1].strip() != "@" or text[ecol - 1:]:
                 raise AssertionError("%s:%d:%d: decorator spans %r, not %r" % (rel, line, col, text, want))
-    for rel, prod, kind, ((line, col), (eline, ecol)), want in p.escapes:
+    for rel, prod, kind, ((line, col), (eline, ecol)), want, _ in p.escapes:
         # an escape spans the expression written for the producer, its parentheses left out
         text = texts[rel].split("\n")[line - 1][col - 1:ecol - 1]
         if line != eline or text != want or text.startswith("(") or not text.split(".")[-1].isidentifier():
@@ -6110,9 +6637,11 @@ _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 def _scopes(tree):
     """The module scope of ``tree`` (its bindings, those of every nested
-    scope) and its calls as (Call, scope the call stands in)."""
+    scope), its calls as (Call, scope the call stands in) and its loads of
+    names and attributes as (Name / Attribute, scope it stands in)."""
     module = _Scope("module", tree, None)
     calls = []
+    loads = []
     funcs = []
 
     def bind_params(scope, args):
@@ -6212,7 +6741,11 @@ def _scopes(tree):
         if t is ast.Name:
             if type(node.ctx) is not ast.Load:
                 scope.bind(node.id, ("other",))
+            else:
+                loads.append((node, scope))
             return
+        if t is ast.Attribute and type(node.ctx) is ast.Load:
+            loads.append((node, scope))
         if t is ast.ExceptHandler and node.name:
             scope.bind(node.name, ("other",))
         if t in (ast.MatchAs, ast.MatchStar) and node.name:
@@ -6231,7 +6764,7 @@ def _scopes(tree):
         for name in fs.globals & set(fs.binds):
             for rec in fs.binds.pop(name):
                 module.bind(name, ("other",))
-    return module, calls
+    return module, calls, loads
 
 
 def _lookup(scope, name):
@@ -6253,7 +6786,8 @@ class _Mod:
     def __init__(self, name, is_pkg, tree):
         self.name = name
         self.package = name if is_pkg else name.rpartition(".")[0]
-        self.scope, self.calls = _scopes(tree)
+        self.scope, self.calls, self.loads = _scopes(tree)
+        self.parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
 
 
 class UnresolvedJudge:
@@ -6359,9 +6893,12 @@ class UnresolvedJudge:
     def defines(cls, name):
         return any(type(s) in (ast.FunctionDef, ast.AsyncFunctionDef) and s.name == name for s in cls.body)
 
-    def judge(self, mod, call, scope):
+    def judge(self, mod, call, scope, use=False):
         """"resolved", "unresolved" or "exempt" (a direct tool call, an
-        external name) for a call with a name or attribute callee."""
+        external name) for a call with a name or attribute callee; ``use``:
+        the call `X()` a use as a value `X` would be (docs/rules.md "**Uses
+        as a value toolshape cannot resolve**": a direct tool call's callee
+        `A.tool.N` is judged as any attribute)."""
         f = call.func
         if type(f) is ast.Name:
             owner = _lookup(scope, f.id)
@@ -6370,7 +6907,7 @@ class UnresolvedJudge:
             v = self.value(mod, f.id)
             return {"func": "resolved", "class": "resolved", "external": "exempt"}.get(v[0], "unresolved")
         N, X = f.attr, f.value
-        if type(X) is ast.Attribute and X.attr == "tool":
+        if type(X) is ast.Attribute and X.attr == "tool" and not use:
             return "exempt"
         cls = None
         if type(X) is ast.Name:
@@ -6388,8 +6925,10 @@ class UnresolvedJudge:
                     return "resolved" if w[0] in ("func", "class") else "unresolved"
                 if v[0] == "external":
                     return "exempt"
-                # an instance name is followed in the scope owning it only
-                if v[0] == "class" or (v[0] == "instance" and owner is scope):
+                # an instance name is followed in the scope owning it only;
+                # `K.N` on the class itself resolves nothing (scan.py and
+                # reads_selftest.py: `Meter.measure(m)` is an unresolved call)
+                if v[0] == "instance" and owner is scope:
                     cls = v[1]
             elif owner is scope:
                 recs = owner.binds.get(X.id, [])
@@ -6411,6 +6950,49 @@ class UnresolvedJudge:
             n = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
             if n in names:
                 yield call, n, self.judge(mod, call, scope)
+
+    def uses(self, rel, names):
+        """(X, N, judgement, tool too) of the uses as a value ``X`` of
+        ``rel`` (docs/rules.md "**Escapes.**": a load that is no callee and
+        no attribute's object) named ``N`` in ``names``: an attribute `Y.N`,
+        or a name `N` loaded where it resolves to the module's bindings (or
+        to none) or to a function's or class body's bindings that are all
+        imports (other names are not judged); the judgement of a call `X()`
+        standing there; ``tool too``: the use escapes for a tool too (the
+        one argument of a wrapper called at once, `W(X)(...)`; the whole
+        value of an assignment, annotated or not, or of a walrus; the value
+        of a `return`, of a `yield` or of a dict display's pair)."""
+        mod = self.by_rel[rel]
+        for X, scope in mod.loads:
+            par = mod.parents.get(id(X))
+            if (type(par) is ast.Call and par.func is X) or (type(par) is ast.Attribute and par.value is X):
+                continue
+            N = X.id if type(X) is ast.Name else X.attr
+            if N not in names:
+                continue
+            if type(X) is ast.Name:
+                owner = _lookup(scope, N)
+                if owner.kind != "module" and not all(r[0] in ("import", "from") for r in owner.binds[N]):
+                    continue
+            how = self.judge(mod, _ValueCall(X), scope, use=True)
+            tp = type(par)
+            if tp is ast.Call:
+                outer = mod.parents.get(id(par))
+                tool_too = (par.args == [X] and not par.keywords and type(outer) is ast.Call and outer.func is par)
+            elif tp in (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.Yield):
+                tool_too = par.value is X
+            elif tp is ast.Dict:
+                tool_too = any(v is X and k is not None for k, v in zip(par.keys, par.values))
+            else:
+                tool_too = False
+            yield X, N, how, tool_too
+
+
+class _ValueCall:
+    """The call `X()` a use as a value `X` would be: its callee only."""
+
+    def __init__(self, func):
+        self.func = func
 
 
 def char_col(line, col):
@@ -6470,13 +7052,15 @@ def expected_reads(p, suppressed):
             f["reads"].append(rec)
     # escapes (docs/rules.md "**Escapes.**"): a use as a value of a producer
     # that is no tool, or of a tool as the one argument of a wrapper called at
-    # once, reads every origin it reaches (chains followed whole, no
+    # once or giving it another name to be called by (the whole value of an
+    # assignment, the value of a `return`, a `yield` or a dict display's
+    # pair), reads every origin it reaches (chains followed whole, no
     # dispatch), for every finding of those origins
-    for rel, prod, kind, ((line, col), (eline, ecol)), _ in p.escapes:
+    for rel, prod, kind, ((line, col), (eline, ecol)), _, tool_too in p.escapes:
         if prod is None:
             p.forms["escape-decoy-base-not-producer"] += 1
             continue
-        if prod.decorated and not kind.endswith("/wrapped"):
+        if prod.decorated and not tool_too:
             continue
         origins = {t for k, t in prod_keys(prod)}
         targets = [f for t in origins for f in by_tag[t]]
@@ -6528,6 +7112,7 @@ def expected_reads(p, suppressed):
     # one escape read, span the call, of every origin of every producer so named
     unresolved_reads(p, by_tag, prod_keys, records)
     check_unresolved(p)
+    check_unresolved_uses(p)
     # possible reads: every finding (not suppressed) of their key
     by_key = {}
     for rel, f in p.findings:
@@ -6593,6 +7178,48 @@ def unresolved_reads(p, by_tag, prod_keys, records):
                    "form": "escape", "key": None, "rewritable": False, "possible": False}
             records.append((rec, "unresolved:" + kind))
             p.unresolved_read_at.add((rel, line, col))
+            for f in targets:
+                f["reads"].append(rec)
+    # uses as a value toolshape cannot resolve (docs/rules.md "**Uses as a
+    # value toolshape cannot resolve**"): a use as a value named like
+    # producers with keys (an attribute `Y.N`; a name `N` of the module, of
+    # imports only or of nothing) whose call `X()` there would be an
+    # unresolved call (a direct tool call's callee too): one escape read,
+    # span the use, of every origin of every producer so named, only when the
+    # use is wrapped or gives the producer another name (a tool's or not)
+    by_name = {}  # NAME -> [(Producer, its origins)] of the producers with keys
+    for prod in p.producers:
+        origins = {t for k, t in prod_keys(prod)}
+        if origins:
+            by_name.setdefault(prod.name, []).append((prod, origins))
+    for rel in sorted(texts):
+        lines = texts[rel].split("\n")
+        for X, name, how, tool_too in judge.uses(rel, by_name):
+            line, col = X.lineno, char_col(lines[X.lineno - 1], X.col_offset)
+            eline, ecol = X.end_lineno, char_col(lines[X.end_lineno - 1], X.end_col_offset)
+            origins = set()
+            if how == "unresolved" and tool_too:
+                for prod, o in by_name[name]:
+                    origins |= o
+            targets = [f for t in sorted(origins) for f in by_tag.get(t, ())]
+            p.unresolved_use_judged[(rel, line, col)] = (how, bool(targets))
+            if not targets:
+                continue
+            if (rel, line, col, eline, ecol) in escapes:
+                raise AssertionError("%s:%d:%d: a use as a value of a producer judged unresolved" % (rel, line, col))
+            if type(X) is ast.Name:
+                kind = "name"
+            elif type(X.value) is ast.Name:
+                kind = "self" if X.value.id in ("self", "cls") else "attribute"
+            elif type(X.value) is ast.Attribute:
+                kind = "tool-callee" if X.value.attr == "tool" else "dotted"
+            elif type(X.value) is ast.Call:
+                kind = "instance"
+            else:
+                kind = "other"
+            rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol,
+                   "form": "escape", "key": None, "rewritable": False, "possible": False}
+            records.append((rec, "unresolved-use:" + kind))
             for f in targets:
                 f["reads"].append(rec)
 
@@ -6831,10 +7458,13 @@ def verify(outdir, manifest):
         for what, names in (("reads_by_form", READ_FORMS),
                             ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS
                              + ["escape:" + t for t in ESCAPE_TARGETS]
-                             + ["unresolved:" + t for t in UNRESOLVED_CALLEES] + DECORATOR_KINDS),
-                            ("escapes_by_use", ESCAPE_USES),
+                             + ["unresolved:" + t for t in UNRESOLVED_CALLEES] + DECORATOR_KINDS
+                             + ["unresolved-use:" + t for t in UNRESOLVED_USE_KINDS]),
+                            ("escapes_by_use", ESCAPE_USES + TOOL_NAME_USES),
                             ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS
-                             + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS + DECORATOR_CONSTRUCTS)):
+                             + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS + DECORATOR_CONSTRUCTS
+                             + ESCAPE_TOOL_RENAMED + TOOL_NAME_DECOYS + UNRESOLVED_USE_CONSTRUCTS
+                             + ESCAPE_UNRESOLVED)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

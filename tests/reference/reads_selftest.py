@@ -49,7 +49,17 @@ and the escapes: producers that are no tools used as values (a name, `A.name`,
 argument, a default, a lambda, a return, parenthesized), reads of form
 `escape` of every origin (chains followed, no dispatch), next to their
 decoys (tools, calls, attribute objects, targets, shadowed, twice-bound or
-nested names, inherited methods, `K.m` on the class); and the results
+nested names, inherited methods, `K.m` on the class); tools are escapes too
+when called through a wrapper (`raw(probe)("q")`) or given another name to
+be called by (the whole value of an assignment, plain, annotated, chained,
+a walrus, to a name, an attribute or a subscript; the value of a `return`,
+a fixture's too, or a `yield`; a dict display's pair value; parenthesized
+or not; a name, `A.name`, `self.m`, `K().m`, `N.m`), next to the tool uses
+that stay exempt (a list, tuple or set element, `a, b = probe, 1`,
+`return probe, 1`, `yield probe, 1`, `yield from`, `+=`, a dict key,
+`{**probe}`, a dict comprehension, an argument or keyword, a wrapper with
+two arguments or a keyword, an operand, a conditional, a lambda body, a
+default, an annotation, an attribute object, a call); and the results
 handed on (`escape` reads at the receiver call or `await C`): a module's
 or a class body's name, an attribute, an argument, a list, a conditional, a
 `for` iterable, a lambda, `if C:`, `yield C`, `C[0]`, `C is None`, an
@@ -116,7 +126,19 @@ tool decorators, the exempt names and attributes as written
 `@typing_extensions.override`, `@(staticmethod)`), and the decorators of
 what is no producer (a function holding a finding but returning none, a
 compliant result or None, a nested def, a method of a nested class, a
-class).
+class); and the uses as a value toolshape cannot resolve ("**Uses as a value
+toolshape cannot resolve**"): a name imported inside the test, an attribute
+of a module imported there (through a wrapper too), a dotted path, a module
+alias, a direct tool call's callee (`fn = agent.tool.probe`), `self.m` of a
+class defining no `m`, `subprocess.run` imported inside the function, names
+of a test module bound by an assignment or twice, names of a star import;
+each only when wrapped or renamed, of a tool or not (a tool and a producer
+that is none sharing a name: both read); next to the plain uses, of a tool
+or not (an argument, a list element, a lambda body, `len(scan.obstacles)`,
+`for o in scan.obstacles`, `print(t.helper)`), an external
+module imported at module level, a parameter, a local variable, a name
+imported and rebound in the function, a project function that is no
+producer, a project class, and a producer resolved (one read, not two).
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -1649,10 +1671,14 @@ CONST_DISPATCH_FORMS = {"subscript": 37, "whole": 2}
 # of those origins (a TS002 spread of the display too); decoys: tools (every
 # spelling), calls `F(...)` / `(F)(...)`, `F.__name__`, `F.cache_clear()`,
 # def names, imports, a local or a parameter shadowing F, a module-level name
-# bound twice, `F = ...` in another scope, `K.m` on the class, an inherited
-# method, the instance name bound twice, annotated, read in a nested def, or
-# a target (`N.m = v`, `del N.m`), a function that is no producer, a
-# producer whose only finding is suppressed.
+# bound twice (not named like a producer), `F = ...` in another scope, a
+# target (`N.m = v`, `del N.m`), a function that is no producer, a producer
+# whose only finding is suppressed; `K.m` on the class, an inherited method,
+# the instance name bound twice, annotated or read in a nested def resolve
+# to nothing: unresolved uses ("**Uses as a value toolshape cannot
+# resolve**"), escapes too, but only when given another name (`k =
+# Runner.run_task`, `return r.run_task`) or called through a wrapper; a plain
+# use so (an expression statement) is not seen.
 ESCAPES = {
     "pyproject.toml": "",
     "pkg/__init__.py": "",
@@ -1778,6 +1804,8 @@ def test_values(executor):
     Runner().make  # @e_inst_call
     Runner.run_task  # @d_class_attr
     Child().run_task  # @d_inherited
+    k = Runner.run_task  # @e_class_attr
+    ck = raw(Child().run_task)("t")  # @e_inherited
     r.run_task = None  # @d_inst_target
     del r.run_task  # @d_inst_del
     r2 = Runner()
@@ -1835,13 +1863,22 @@ ESCAPES_EXPECT = {
     (TJ, "later", "TS001", "eta"): [_esc(TT, "e_kw", "later")],
     # and its decorator `@functools.cache` ("**Decorators.**")
     (TJ, "cached", "TS001", "hits"): [_esc(TT, "e_memo", "cached"), _esc(TJ, "e_deco", "functools.cache")],
-    (TJ, "task", "TS001", "task"): [_esc(TJ, "e_self", "self.run_task"), _esc(TT, "e_inst_name", "r.run_task")],
+    # `Runner.run_task` on the class, `Child().run_task` inherited, and an
+    # instance name bound twice, annotated or read in a nested def resolve
+    # to nothing: unresolved uses ("**Uses as a value toolshape cannot
+    # resolve**"), escapes only when renamed (`k = ...`, `return ...`) or
+    # wrapped (`raw(...)("t")`); the plain ones (expression statements,
+    # d_class_attr, d_inherited, d_inst_twice, d_inst_annotated) are not seen
+    (TJ, "task", "TS001", "task"): [_esc(TJ, "e_self", "self.run_task"), _esc(TT, "e_inst_name", "r.run_task")] + [
+        _esc(TT, tag, text) for tag, text in (
+            ("e_class_attr", "Runner.run_task"), ("e_inherited", "Child().run_task"),
+            ("d_inst_nested", "r.run_task"))],
     # `make()` in a test: a name bound nowhere, named like the producer
     # Runner.make: an unresolved call ("**Calls toolshape cannot resolve.**")
     (TJ, "made", "TS001", "made"): [_esc(TJ, "e_cls", "cls.make"), _esc(TT, "e_inst_call", "Runner().make"),
                                     _esc(TT, "u_make", "make()")],
 }
-ESCAPES_FORMS = {"escape": 20, "subscript": 1}
+ESCAPES_FORMS = {"escape": 23, "subscript": 1}
 
 
 # results handed on (docs/rules.md "**Results handed on.**"): a receiver call
@@ -2449,7 +2486,9 @@ SEQUENCE_FORMS = {"escape": 44, "subscript": 25, "get": 4, "whole": 3, "in": 2, 
 # hands every call bound on (its other reads, in S, stay listed); no
 # possible receiver is looked for there (an annotated parameter, a hook
 # event, a marked name or attribute, `X["toolResult"]`, an alias); `N.m(...)`
-# there is no call on an instance (nor `N.m` an escape); a receiver call
+# there is no call on an instance (an unresolved call: every producer named
+# `m` read; `N.m` there resolves to nothing too, but a use in an annotation
+# is neither wrapped nor renamed: no unresolved use); a receiver call
 # written there is handed on, whatever holds it (a subscript, `.get`, `in`,
 # nothing, a comprehension; `await C`, span `await C`); a producer used as a
 # value there is an escape, `K(...).m` too.  The decoys stand where they are
@@ -2474,6 +2513,11 @@ WHERE = {
     "pyproject.toml": "",
     "pkg/__init__.py": "",
     "pkg/t.py": WHERE_T,
+    # another producer named `poll`: what resolves to nothing reads it too
+    "pkg/w.py": """\
+def poll(q):
+    return {"status": "success", "content": [], "watts": 1}  # @watts
+""",
     "tests/test_where.py": """\
 import json
 from pkg.t import meter, probe, Station
@@ -2838,11 +2882,21 @@ WHERE_EXPECT = {
         (TW, "n_instv", 'st.poll("d")', "escape", None),
         (TW, "inst_r", 'st.poll("b")["amps"]', "subscript", "amps"),
         handed(TW, "inst_k", 'Station().poll("c")'),
-        # escapes: `st.poll` in a default is a use as a value, in an
-        # annotation none; `Station().poll` in an annotation is one
+        # escapes: `st.poll` in a default is a use as a value; in an
+        # annotation it resolves to nothing, as `st.poll(...)` there, but
+        # it is neither wrapped nor renamed: no unresolved use ("**Uses as a
+        # value toolshape cannot resolve**"), n_esc and n_escv have no read;
+        # `Station().poll` in an annotation is a use as a value
         (TW, "esc", "st.poll", "escape", None),
         (TW, "esc", "Station().poll", "escape", None),
         (TW, "escv", "Station().poll", "escape", None),
+    ],
+    # the calls `st.poll(...)` that resolve to nothing (in annotations) read
+    # every producer named `poll`; the resolved ones Station.poll only; the
+    # uses `st.poll` there, neither wrapped nor renamed, none
+    ("pkg/w.py", "watts", "TS001", "watts"): [
+        (TW, "n_inst", 'st.poll("a")', "escape", None),
+        (TW, "n_instv", 'st.poll("d")', "escape", None),
     ],
 }
 WHERE_FORMS = {"escape": 40, "subscript": 19, "get": 6, "whole": 2, "store": 1}
@@ -3347,6 +3401,256 @@ UNRESOLVED_EXPECT = {
 UNRESOLVED_FORMS = {"escape": 21, "subscript": 6}
 
 
+
+# uses as a value toolshape cannot resolve (docs/rules.md "**Uses as a value
+# toolshape cannot resolve**"): a use as a value (not a callee, not an
+# attribute's object, not a target; parentheses seen through) that is an
+# attribute `Y.N` or a name `N` resolving to the module's bindings (any kind,
+# any number), to imports only (in any scope) or to nothing (a star import),
+# `N` the name of producers, such that a call of it there would be an
+# unresolved call (a direct tool call's callee `A.tool.N` too) has one escape
+# read, span the use, of every origin each producer so named reaches (chains
+# followed), only when it is called through a wrapper or given another name
+# (the forms that make a tool's use an escape), of a tool or not.  Escapes:
+# `fn = probe` after an import inside the test, `raw(tools.probe)("x")`
+# after `from pkg import tools` inside the test, `f = pkg.tools.helper` and
+# `h = pkg.tools.relay` (a chain) through a dotted path,
+# `fn = pkg.tools.probe`, `fn = t.probe` through a module alias,
+# `fn = agent.tool.probe` and `{"h": agent.tool.helper}` (a direct tool
+# call's callee), `return self.helper` in a class that does not define it,
+# `x = subprocess.run` after an import inside the function (both producers
+# named `run`), names of a test module bound at module level by an
+# assignment (`probe = make_probe()`, `helper = None`) or twice (`try: from
+# pkg.tools import run / except ImportError: run = None`; `alt = (run)`),
+# names of a star import (`yield helper`, `fn = probe`), `obs =
+# scan.obstacles` (a parameter's attribute); a tool and a producer that is
+# none sharing a name (`gauge`): both read, renamed (`fn = pkg.tools.gauge`)
+# or wrapped (`raw(pkg.more.gauge)("x")`).  None: the plain uses, of a tool
+# (`callable(probe)`, `tools.probe is not None`, `callable(pkg.tools.probe)`,
+# `print(agent.tool.probe)`, `g(probe)` of a star import or of a
+# module-level assignment) or not (`check(pkg.tools.relay)`,
+# `check(pkg.more.gauge)`, `check(agent.tool.helper)`, `print(t.helper)`,
+# `[t.helper]`, `lambda: t.helper`, `check(helper)` of a module-level
+# assignment or of a star import, `handlers = [run]`,
+# `len(scan.obstacles)`, `for o in scan.obstacles`), `subprocess.run` with
+# `import subprocess` at module level, a parameter or a local variable named
+# like a producer, a name bound inside the function by an import and by an
+# assignment, a name resolving to a project function that is no producer or
+# to a project class, and a name resolving to a producer (an ordinary escape,
+# `r = relay`: one read, not two).
+UNRESOLVED_USES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tools.py": """\
+from strands import tool
+
+
+@tool
+def probe(q=None):
+    return {"status": "success", "content": [], "frames": 3}  # @frames
+
+
+def helper(q=None):
+    return {"status": "success", "content": [], "level": 1}  # @level
+
+
+def relay(q=None):
+    return helper(q)
+
+
+def run(cmd=None):
+    return {"status": "success", "content": [], "pid": 1}  # @pid
+
+
+@tool
+def gauge(q=None):
+    return {"status": "success", "content": [], "volts": 5}  # @volts
+
+
+def obstacles(q=None):
+    return {"status": "success", "content": [], "count": 4}  # @count
+""",
+    "pkg/more.py": """\
+def run(cmd=None):
+    return {"status": "success", "content": [], "rc": 0}  # @rc
+
+
+def gauge(q=None):
+    return {"status": "success", "content": [], "amps": 2}  # @amps
+""",
+    "pkg/other.py": """\
+def helper():
+    return None
+
+
+class relay:
+    pass
+""",
+    "tests/test_values.py": """\
+import subprocess
+
+import pkg.more
+import pkg.tools
+from pkg.tools import relay
+
+t = pkg.tools
+
+
+def raw(f):
+    return f
+
+
+def test_local_import():
+    from pkg.tools import probe
+    fn = probe  # @v_local
+    assert fn()["frames"] == 3
+    assert callable(probe)  # @x_local_plain
+
+
+def test_wrapped():
+    from pkg import tools
+    assert raw(tools.probe)("x")["frames"] == 3  # @v_wrapped
+    assert tools.probe is not None  # @x_operand
+
+
+def test_dotted():
+    f = pkg.tools.helper  # @v_dotted
+    check(pkg.tools.relay)  # @x_chain_plain
+    h = pkg.tools.relay  # @v_chain
+    assert callable(pkg.tools.probe)  # @x_dotted_plain
+    g = pkg.tools.probe  # @v_dotted_tool
+    fn = pkg.tools.gauge  # @v_gauge
+    check(pkg.more.gauge)  # @x_more_plain
+    assert raw(pkg.more.gauge)("x")["amps"] == 2  # @v_more
+    return f, g, fn, h
+
+
+def test_alias():
+    fn = t.probe  # @v_alias
+    print(t.helper)  # @x_alias_plain
+    hs = [t.helper]  # @x_alias_list
+    cb = lambda: t.helper  # @x_alias_lambda
+    return fn, hs, cb
+
+
+def test_agent(agent):
+    fn = agent.tool.probe  # @v_agent
+    print(agent.tool.probe)  # @x_agent_plain
+    check(agent.tool.helper)  # @x_agent_helper_plain
+    hs = {"h": agent.tool.helper}  # @v_agent_helper
+    return fn, hs
+
+
+def test_scan(scan):
+    assert len(scan.obstacles) == 2  # @x_len
+    for o in scan.obstacles:  # @x_for
+        assert o
+    obs = scan.obstacles  # @v_obstacles
+    return obs
+
+
+def test_external():
+    x = subprocess.run  # @x_external
+    return x
+
+
+def test_local_external():
+    import subprocess
+    x = subprocess.run  # @v_local_external
+    return x
+
+
+def test_locals(run):
+    gauge = make()
+    fn = run  # @x_param
+    g = gauge  # @x_local
+    return fn, g
+
+
+def test_mixed():
+    from pkg.tools import helper
+    helper = wrap(helper)  # @x_mixed
+    return helper
+
+
+def test_resolved():
+    r = relay  # @e_resolved
+    return r
+
+
+class Base:
+    pass
+
+
+class Sub(Base):
+    def go(self):
+        return self.helper  # @v_self
+""",
+    "tests/test_assigned.py": """\
+try:
+    from pkg.tools import run
+except ImportError:
+    run = None
+
+probe = make_probe()
+helper = None
+
+
+def test_assigned():
+    fn = probe  # @v_assigned
+    assert callable(probe)  # @x_assigned_plain
+    check(helper)  # @x_assigned_h_plain
+    h = helper  # @v_assigned_h
+    handlers = [run]  # @x_twice_plain
+    alt = (run)  # @v_twice
+    return fn, h, handlers, alt
+""",
+    "tests/test_star.py": """\
+from pkg.tools import *
+
+
+def test_star():
+    check(helper)  # @x_star_plain
+    g(probe)  # @x_star_tool
+    fn = probe  # @v_star_tool
+    return fn
+
+
+def gen_star():
+    yield helper  # @v_star
+""",
+    "tests/test_resolved.py": """\
+from pkg.other import helper, relay
+
+
+def test_project():
+    fn = helper  # @x_function
+    k = relay  # @x_class
+    return fn, k
+""",
+}
+TV = "tests/test_values.py"
+TVA = "tests/test_assigned.py"
+TVS = "tests/test_star.py"
+_V_RUN = [_esc(TVA, "v_twice", "run"), _esc(TV, "v_local_external", "subprocess.run")]
+_V_GAUGE = [_esc(TV, "v_gauge", "pkg.tools.gauge"), _esc(TV, "v_more", "pkg.more.gauge")]
+UNRESOLVED_USES_EXPECT = {
+    ("pkg/tools.py", "frames", "TS001", "frames"): [
+        _esc(TV, "v_local", "probe"), _esc(TV, "v_wrapped", "tools.probe"), _esc(TV, "v_dotted_tool", "pkg.tools.probe"),
+        _esc(TV, "v_alias", "t.probe"), _esc(TV, "v_agent", "agent.tool.probe"), _esc(TVA, "v_assigned", "probe"),
+        _esc(TVS, "v_star_tool", "probe")],
+    ("pkg/tools.py", "level", "TS001", "level"): [
+        _esc(TV, "v_dotted", "pkg.tools.helper"), _esc(TV, "v_chain", "pkg.tools.relay"),
+        _esc(TV, "v_agent_helper", "agent.tool.helper"), _esc(TV, "e_resolved", "relay"),
+        _esc(TV, "v_self", "self.helper"), _esc(TVA, "v_assigned_h", "helper"), _esc(TVS, "v_star", "helper")],
+    ("pkg/tools.py", "pid", "TS001", "pid"): _V_RUN,
+    ("pkg/more.py", "rc", "TS001", "rc"): _V_RUN,
+    ("pkg/tools.py", "volts", "TS001", "volts"): _V_GAUGE,
+    ("pkg/more.py", "amps", "TS001", "amps"): _V_GAUGE,
+    ("pkg/tools.py", "count", "TS001", "count"): [_esc(TV, "v_obstacles", "scan.obstacles")],
+}
+UNRESOLVED_USES_FORMS = {"escape": 19}
+
 # decorators (docs/rules.md "**Decorators.**"): each decorator of the def of a
 # producer (a module-level function or a method directly in a module-level
 # class), tool or not, is one read of form escape (key null), span the
@@ -3607,6 +3911,212 @@ DECORATORS_EXPECT = {
 DECORATORS_FORMS = {"escape": 14}
 
 
+# tools given another name (docs/rules.md "**Escapes.**"): a use as a value
+# of a tool is exempt, but not when it is called through a wrapper
+# (`raw(probe)("q")`, `(raw)((scan))(1)`) nor when it gives the tool another
+# name to be called by, parentheses seen through: the whole value of an
+# assignment (`fn = probe`, `fn: T = probe`, `a = b = probe`, `(c :=
+# probe)`, an attribute or subscript target, a class body's name, a module's
+# name), the value of a `return` (a pytest fixture's, an async def's, a
+# method's `return self.tooled`) or a `yield` (`x = yield scan` too), the
+# value of a key-value pair of a dict display; each a read of form escape
+# (span without the parentheses) of every finding of the tool's origins
+# (scan's TS002 spread too); a tool through `A.name`, `self.m`, `K().m`,
+# `N.m`.  Still exempt: an element of a list, tuple or set (`tools=[probe]`,
+# `(probe,)`, `a, b = probe, 1`, `return probe, 1`, `yield probe, 1`), an
+# argument or keyword (`register_tool(probe)`, `callable(probe)`,
+# `dict(run=probe)`, `raw(probe, None)("q")`, `raw(f=probe)("q")`), an
+# operand (`probe is not None`, `probe or scan`), a conditional
+# (`fn = probe if flag else None`, `return probe if flag else None`),
+# `yield from probe`, `x += probe`, a dict display's key (`{probe: 1}`),
+# `{**probe}`, a dict comprehension's value, a lambda body, a parameter
+# default, an annotation (`fn: probe = None`), `probe.__name__`, a call
+# `probe()` (a dropped result, no read) and `probe("q")["frames"]` (a keyed
+# read), a fixture returning no tool.
+TOOL_RENAMES = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tools.py": """\
+from typing import Callable
+
+import strands
+from strands import Agent, tool
+
+
+@tool
+def probe(q):
+    return {"status": "success", "content": [], "frames": 1}  # @probe
+
+
+@strands.tool(name="scanner")
+def scan(q):
+    return {"status": "success", "content": [], "hz": 2, **extra}  # @scan
+
+
+def plain(q):
+    return None
+
+
+class Kit:
+    @tool
+    def tooled(self, q):
+        return {"status": "success", "content": [], "tm": 1}  # @tooled
+
+    def handler(self):
+        return self.tooled  # @r_self_return
+
+    def handlers(self):
+        return [self.tooled]  # @x_self_list
+
+    def bind(self):
+        self.fn = self.tooled  # @r_self_attr
+
+
+class Holder:
+    fn = probe  # @r_class
+
+
+fn_m = probe  # @r_mod_assign
+fn_ann: Callable = probe  # @r_mod_ann
+fn_a = fn_b = scan  # @r_mod_chain
+(fn_w := probe)  # @r_mod_walrus
+fn_p = ((scan))  # @r_mod_paren
+TABLE = {"run": probe, 2: plain}  # @r_mod_dict
+AGENT = Agent(tools=[probe, scan])  # @x_mod_tools
+PAIR = (probe,)  # @x_mod_tuple
+U1, U2 = probe, 1  # @x_mod_unpack
+register_tool(probe)  # @x_mod_register
+KEYED = {probe: 1}  # @x_mod_key
+LAM = lambda: probe  # @x_mod_lambda
+""",
+    "tests/conftest.py": """\
+import pytest
+
+from pkg.tools import probe, scan
+
+
+@pytest.fixture
+def probe_fn():
+    return probe  # @r_fixture
+
+
+@pytest.fixture
+def scanner():
+    return (scan)  # @r_fixture_paren
+
+
+@pytest.fixture
+def tools_pair():
+    return probe, 1  # @x_fixture_tuple
+
+
+@pytest.fixture
+def tools_list():
+    return [probe]  # @x_fixture_list
+""",
+    "tests/test_renames.py": """\
+from typing import Callable
+
+import pkg.tools as T
+from pkg.tools import Kit, probe, scan
+
+
+def raw(f):
+    return f
+
+
+def test_renames(agent, registry, other, flag):
+    fn = probe  # @r_assign
+    fn("q")["frames"]
+    fn2: Callable = probe  # @r_ann
+    a = b = probe  # @r_chain
+    if (c := probe) is not None:  # @r_walrus
+        pass
+    fn3 = (probe)  # @r_paren
+    fn4: Callable = (scan)  # @r_ann_paren
+    d = e = (scan)  # @r_chain_paren
+    ((g := (scan)))  # @r_walrus_paren
+    table = {"run": probe}  # @r_dict
+    table2 = {"run": (scan), **other}  # @r_dict_paren
+    agent.fn = T.probe  # @r_module_attr
+    registry["p"] = probe  # @r_subscript_target
+    k = Kit()
+    h = k.tooled  # @r_inst_name
+    h2 = (Kit().tooled)  # @r_inst_call
+    raw(probe)("q")  # @r_wrapped
+    (raw)((scan))(1)  # @r_wrapped_paren
+
+
+def test_exempt(agent, other, flag, acc):
+    agent = Agent(tools=[probe, scan])  # @x_tools
+    tup = (probe,)  # @x_tuple
+    a2, b2 = probe, 1  # @x_unpack
+    register_tool(probe)  # @x_register
+    assert callable(probe)  # @x_callable
+    assert probe is not None  # @x_is
+    either = probe or scan  # @x_or
+    cond = probe if flag else None  # @x_cond
+    keyed = {probe: 1}  # @x_key
+    spread = {**probe}  # @x_spread
+    comp = {k: probe for k in "ab"}  # @x_dictcomp
+    kw = dict(run=probe)  # @x_kw
+    acc += probe  # @x_aug
+    name = probe.__name__  # @x_attr
+    probe()  # @x_call
+    probe("q")["frames"]  # @s1
+    lam = lambda: scan  # @x_lambda
+    k = Kit()
+    tools = [k.tooled, Kit().tooled]  # @x_inst_list
+    raw(probe, None)("q")  # @x_wrapped_two
+    raw(f=probe)("q")  # @x_wrapped_kw
+    fn5: probe = None  # @x_annotation
+
+    def hook(cb=probe):  # @x_default
+        return cb
+
+
+def gen_tools(flag):
+    yield probe  # @r_yield
+    yield (scan)  # @r_yield_paren
+    got = yield scan  # @r_yield_assign
+    yield probe, 1  # @x_yield_tuple
+    yield [probe]  # @x_yield_list
+    yield from probe  # @x_yield_from
+
+
+async def async_fixture():
+    return T.probe  # @r_async_return
+
+
+def choose(flag):
+    if flag:
+        return probe if flag else None  # @x_return_cond
+    return Kit().tooled  # @r_return_inst
+""",
+}
+TR = "pkg/tools.py"
+TC = "tests/conftest.py"
+TRN = "tests/test_renames.py"
+_R_PROBE = [_esc(TR, t, "probe") for t in ("r_class", "r_mod_assign", "r_mod_ann", "r_mod_walrus", "r_mod_dict")] + [
+    _esc(TC, "r_fixture", "probe")] + [
+    _esc(TRN, t, "probe") for t in ("r_assign", "r_ann", "r_chain", "r_walrus", "r_paren", "r_dict",
+                                    "r_subscript_target", "r_wrapped", "r_yield")] + [
+    _esc(TRN, "r_module_attr", "T.probe"), _esc(TRN, "r_async_return", "T.probe")]
+_R_SCAN = [_esc(TR, t, "scan") for t in ("r_mod_chain", "r_mod_paren")] + [_esc(TC, "r_fixture_paren", "scan")] + [
+    _esc(TRN, t, "scan") for t in ("r_ann_paren", "r_chain_paren", "r_walrus_paren", "r_dict_paren",
+                                   "r_wrapped_paren", "r_yield_paren", "r_yield_assign")]
+_R_TOOLED = [_esc(TR, "r_self_return", "self.tooled"), _esc(TR, "r_self_attr", "self.tooled"),
+             _esc(TRN, "r_inst_name", "k.tooled"), _esc(TRN, "r_inst_call", "Kit().tooled"),
+             _esc(TRN, "r_return_inst", "Kit().tooled")]
+TOOL_RENAMES_EXPECT = {
+    (TR, "probe", "TS001", "frames"): _R_PROBE + [(TRN, "s1", 'probe("q")["frames"]', "subscript", "frames")],
+    (TR, "scan", "TS001", "hz"): _R_SCAN,
+    (TR, "scan", "TS002", None): _R_SCAN,
+    (TR, "tooled", "TS001", "tm"): _R_TOOLED,
+}
+TOOL_RENAMES_FORMS = {"escape": 32, "subscript": 1}
+
+
 CASES = [
     # (name, files, extra scan.py arguments, expected reads per finding, expected distinct reads per form)
     ("tool_literal", TOOL_LITERAL, [], TOOL_LITERAL_EXPECT, TOOL_LITERAL_FORMS),
@@ -3629,7 +4139,9 @@ CASES = [
     ("where", WHERE, [], WHERE_EXPECT, WHERE_FORMS),
     ("assert_messages", ASSERT_MESSAGES, [], ASSERT_MESSAGES_EXPECT, ASSERT_MESSAGES_FORMS),
     ("unresolved_calls", UNRESOLVED, [], UNRESOLVED_EXPECT, UNRESOLVED_FORMS),
+    ("unresolved_uses", UNRESOLVED_USES, [], UNRESOLVED_USES_EXPECT, UNRESOLVED_USES_FORMS),
     ("decorators", DECORATORS, [], DECORATORS_EXPECT, DECORATORS_FORMS),
+    ("tool_renames", TOOL_RENAMES, [], TOOL_RENAMES_EXPECT, TOOL_RENAMES_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
      if sys.version_info >= (3, 12) else [])
 
@@ -4175,6 +4687,49 @@ def mutants(scan):
     def names_in_module_scope(proj, m, X, sc, instances):
         # a name resolved in the module scope whatever shadows it
         return orig_esc_target(proj, m, X, m.module_scope if X.__class__ is ast_.Name else sc, instances)
+
+    # tools given another name or called through a wrapper ("**Escapes.**")
+    orig_renamed = scan.renamed_use
+    orig_wrapped = scan.wrapped_use
+
+    def renamed_with(extra=None, without=()):
+        # renamed_use, but ``extra(X, par)`` also renames, and no parent of a
+        # class in ``without`` does
+        def renamed(X, par):
+            if par.__class__ in without:
+                return False
+            return orig_renamed(X, par) or bool(extra and extra(X, par))
+        return renamed
+
+    def dict_keys_and_spreads(X, par):
+        # `{probe: 1}` and `{**probe}`: no pair's value
+        return par.__class__ is ast_.Dict and any(X is n for n in par.keys + par.values)
+
+    def chained_not_renamed(X, par):
+        return orig_renamed(X, par) and not (par.__class__ is ast_.Assign and len(par.targets) > 1)
+
+    def name_targets_only(X, par):
+        return orig_renamed(X, par) and not (par.__class__ is ast_.Assign and any(
+            t.__class__ is not ast_.Name for t in par.targets))
+
+    def dict_values_not_renamed(X, par):
+        return orig_renamed(X, par) and par.__class__ is not ast_.Dict
+
+    def wrapped_any_arguments(X, par, parents):
+        if par.__class__ is not ast_.Call or X not in par.args:
+            return False
+        outer = parents.get(id(par))
+        return outer.__class__ is ast_.Call and outer.func is par
+
+    def wrapped_keywords(X, par, parents):
+        if par.__class__ is ast_.keyword:
+            call = parents.get(id(par))
+            outer = parents.get(id(call))
+            return outer.__class__ is ast_.Call and outer.func is call
+        return orig_wrapped(X, par, parents)
+
+    def wrapped_not_called(X, par, parents):
+        return par.__class__ is ast_.Call and not par.keywords and par.args == [X]
 
     def keyed_findings_only(proj, m, keys, escaping, by_origin, instances, reads_of):
         keyed_only = {o: [f for f in fs if f["key"] is not None] for o, fs in by_origin.items()}
@@ -4793,7 +5348,150 @@ def mutants(scan):
                 return False
         return orig_unres_target(proj, m, C, sc, instances)
 
+    # uses as a value toolshape cannot resolve ("**Uses as a value toolshape
+    # cannot resolve**")
+    orig_use_reads = scan.unresolved_use_reads
+    orig_use_name = scan.unresolved_use_name
+    orig_renamed = scan.renamed_use
+
+    def patched_use_reads(**patches):
+        # unresolved_use_reads with some of scan's functions replaced while it runs
+        def reads(*a):
+            saved = {k: getattr(scan, k) for k in patches}
+            for k, v in patches.items():
+                setattr(scan, k, v)
+            try:
+                return orig_use_reads(*a)
+            finally:
+                for k, v in saved.items():
+                    setattr(scan, k, v)
+        return reads
+
+    def use_names_with(attributes=True, names=True, local=None, module=None, unbound=True, tool_callee=True):
+        # unresolved_use_name with a part left out or widened: ``local`` and
+        # ``module`` judge the bindings of a function's / the module's own
+        def name(m, X, sc):
+            if X.__class__ is ast_.Attribute:
+                if not attributes:
+                    return None
+                if not tool_callee and X.value.__class__ is ast_.Attribute and X.value.attr == "tool":
+                    return None
+                return orig_use_name(m, X, sc)
+            if not names:
+                return None
+            owner = scan.lookup(sc, X.id, m.module_scope)
+            if owner is None:
+                return X.id if unbound else None
+            bs = owner.owned.get(X.id, ())
+            if owner is m.module_scope:
+                return X.id if module is None or module(bs) else None
+            if local is not None:
+                return X.id if local(bs) else None
+            return orig_use_name(m, X, sc)
+        return name
+
+    def is_import(b):
+        return b.kind in ("import", "importfrom")
+
+    def use_span_parent(proj, m, named, keys, by_origin, instances, reads_of):
+        # the read spans the expression holding the use
+        parents = {id(n): p for n, p, _ in scan.module_nodes(m)}
+
+        def record(mm, span, form, key, possible):
+            return orig_record(mm, parents.get(id(span)) or span, form, key, possible)
+        return patched_use_reads(read_record=record)(proj, m, named, keys, by_origin, instances, reads_of)
+
+    def is_tool_producer(t):
+        return any(scan.is_tool_decorator(d) for d in t.node.decorator_list)
+
+    def uses_whatever_the_form(plain):
+        # unresolved_use_reads, and a plain use (neither wrapped nor renamed)
+        # read too of the producers ``plain`` picks (``plain(t)``): the rule
+        # before the narrowing, for plain = not a tool
+        def reads(proj, m, named, keys, by_origin, instances, reads_of):
+            orig_use_reads(proj, m, named, keys, by_origin, instances, reads_of)
+            nodes = scan.module_nodes(m)
+            parents = {id(n): p for n, p, _ in nodes}
+            for node, par, sc in scan.value_use_nodes(nodes):
+                N = scan.unresolved_use_name(m, node, sc)
+                fs = [t for t in named.get(N, ()) if plain(t)] if N is not None else []
+                if not fs or scan.wrapped_use(node, par, parents) or scan.renamed_use(node, par):
+                    continue
+                if not scan.unresolved_target(proj, m, scan.value_call(m, node), sc, instances):
+                    continue
+                rec = orig_record(m, node, "escape", None, False)
+                for t in fs:
+                    for o in scan.escape_origins(t, keys):
+                        for fd in by_origin[o]:
+                            reads_of.setdefault(id(fd), []).append(rec)
+        return reads
+
+    def renamed_only_by(*classes):
+        # renamed_use with only some of its forms (the parents' classes; "dict": a dict pair)
+        def renamed(X, par):
+            cls = par.__class__
+            if cls is ast_.Dict and "dict" not in classes:
+                return False
+            if cls in scan.RENAMING_PARENTS and cls not in classes:
+                return False
+            return orig_renamed(X, par)
+        return renamed
+
+    use_setters = [
+        ("no unresolved uses", "unresolved_use_reads", lambda *a: None),
+        ("unresolved uses of the first producer of a name only", "unresolved_use_reads",
+         lambda proj, m, named, *rest: orig_use_reads(proj, m, {k: v[:1] for k, v in named.items()}, *rest)),
+        ("unresolved uses of tools whatever the use", "unresolved_use_reads",
+         uses_whatever_the_form(is_tool_producer)),
+        ("unresolved uses of producers that are no tools whatever the use (before the narrowing)",
+         "unresolved_use_reads", uses_whatever_the_form(lambda t: not is_tool_producer(t))),
+        ("every unresolved use whatever the use", "unresolved_use_reads",
+         patched_use_reads(wrapped_use=lambda X, par, parents: True)),
+        ("no unresolved uses of tools", "unresolved_use_reads",
+         lambda proj, m, named, *rest: orig_use_reads(
+             proj, m, {k: [t for t in v if not is_tool_producer(t)] for k, v in named.items()}, *rest)),
+        ("no unresolved uses of producers that are no tools", "unresolved_use_reads",
+         lambda proj, m, named, *rest: orig_use_reads(
+             proj, m, {k: [t for t in v if is_tool_producer(t)] for k, v in named.items()}, *rest)),
+        ("uses through a wrapper no unresolved uses", "unresolved_use_reads",
+         patched_use_reads(wrapped_use=lambda X, par, parents: False)),
+        ("uses renamed no unresolved uses", "unresolved_use_reads",
+         patched_use_reads(renamed_use=lambda X, par: False)),
+        ("unresolved uses renamed by assignments only", "unresolved_use_reads",
+         patched_use_reads(renamed_use=renamed_only_by(ast_.Assign, ast_.AnnAssign, ast_.NamedExpr))),
+        ("unresolved uses renamed: no return", "unresolved_use_reads",
+         patched_use_reads(renamed_use=renamed_only_by(ast_.Assign, ast_.AnnAssign, ast_.NamedExpr,
+                                                        ast_.Yield, "dict"))),
+        ("unresolved uses renamed: no yield", "unresolved_use_reads",
+         patched_use_reads(renamed_use=renamed_only_by(ast_.Assign, ast_.AnnAssign, ast_.NamedExpr,
+                                                        ast_.Return, "dict"))),
+        ("unresolved uses renamed: no dict pair", "unresolved_use_reads",
+         patched_use_reads(renamed_use=renamed_only_by(ast_.Assign, ast_.AnnAssign, ast_.NamedExpr,
+                                                        ast_.Return, ast_.Yield))),
+        ("every use named like a producer unresolved", "unresolved_use_reads",
+         patched_use_reads(unresolved_target=lambda *a: True)),
+        ("external imports not exempt for uses", "unresolved_use_reads",
+         patched_use_reads(external_import=lambda proj, b: False)),
+        ("unresolved uses follow no chain", "unresolved_use_reads",
+         patched_use_reads(escape_origins=chains_not_followed)),
+        ("unresolved uses span their parent", "unresolved_use_reads", use_span_parent),
+        ("unresolved uses: names only", "unresolved_use_name", use_names_with(attributes=False)),
+        ("unresolved uses: attributes only", "unresolved_use_name", use_names_with(names=False)),
+        ("direct tool callees no unresolved uses", "unresolved_use_name", use_names_with(tool_callee=False)),
+        ("names of local bindings judged", "unresolved_use_name", use_names_with(local=lambda bs: True)),
+        ("names imported inside a function not judged", "unresolved_use_name",
+         use_names_with(local=lambda bs: False)),
+        ("names bound by an import among others inside a function judged", "unresolved_use_name",
+         use_names_with(local=lambda bs: any(is_import(b) for b in bs))),
+        ("module names judged only when bound once", "unresolved_use_name",
+         use_names_with(module=lambda bs: len(bs) == 1)),
+        ("module names judged only when imported", "unresolved_use_name",
+         use_names_with(module=lambda bs: all(is_import(b) for b in bs))),
+        ("unbound names not judged", "unresolved_use_name", use_names_with(unbound=False)),
+    ]
+
     unresolved_setters = [
+        *use_setters,
         ("no unresolved calls", "unresolved_reads", lambda *a: None),
         ("unresolved calls of the first producer of a name only", "unresolved_reads", first_producer_only),
         ("direct tool calls unresolved", "unresolved_name", direct_tool_unresolved),
@@ -4868,6 +5566,38 @@ def mutants(scan):
         ("instance names read from nested scopes escape", "escape_target", instances_from_nested),
         ("escaping names resolved in the module scope", "escape_target", names_in_module_scope),
         ("escapes reach keyed findings only", "escape_reads", keyed_findings_only),
+        ("no tool renamed", "renamed_use", lambda X, par: False),
+        ("no tool called through a wrapper", "wrapped_use", lambda X, par, parents: False),
+        ("assignments do not rename", "renamed_use", renamed_with(without=(ast_.Assign,))),
+        ("annotated assignments do not rename", "renamed_use", renamed_with(without=(ast_.AnnAssign,))),
+        ("walruses do not rename", "renamed_use", renamed_with(without=(ast_.NamedExpr,))),
+        ("returns do not rename", "renamed_use", renamed_with(without=(ast_.Return,))),
+        ("yields do not rename", "renamed_use", renamed_with(without=(ast_.Yield,))),
+        ("dict pairs do not rename", "renamed_use", dict_values_not_renamed),
+        ("chained assignments do not rename", "renamed_use", chained_not_renamed),
+        ("name targets only rename", "renamed_use", name_targets_only),
+        ("augmented assignments rename", "renamed_use",
+         renamed_with(lambda X, par: par.__class__ is ast_.AugAssign and par.value is X)),
+        ("yield from renames", "renamed_use",
+         renamed_with(lambda X, par: par.__class__ is ast_.YieldFrom and par.value is X)),
+        ("tuple elements rename", "renamed_use", renamed_with(lambda X, par: par.__class__ is ast_.Tuple)),
+        ("list elements rename", "renamed_use", renamed_with(lambda X, par: par.__class__ is ast_.List)),
+        ("arguments rename", "renamed_use", renamed_with(lambda X, par: par.__class__ in (ast_.Call, ast_.keyword))),
+        ("operands rename", "renamed_use",
+         renamed_with(lambda X, par: par.__class__ in (ast_.Compare, ast_.BoolOp))),
+        ("conditionals rename", "renamed_use", renamed_with(lambda X, par: par.__class__ is ast_.IfExp)),
+        ("dict keys and spreads rename", "renamed_use", renamed_with(dict_keys_and_spreads)),
+        ("dict comprehension values rename", "renamed_use",
+         renamed_with(lambda X, par: par.__class__ is ast_.DictComp and par.value is X)),
+        ("lambda bodies rename", "renamed_use", renamed_with(lambda X, par: par.__class__ is ast_.Lambda)),
+        ("defaults rename", "renamed_use", renamed_with(
+            lambda X, par: par.__class__ in (ast_.FunctionDef, ast_.AsyncFunctionDef, ast_.Lambda)
+            and any(X is d for d in par.args.defaults + par.args.kw_defaults))),
+        ("annotations rename", "renamed_use",
+         renamed_with(lambda X, par: par.__class__ is ast_.AnnAssign and par.annotation is X)),
+        ("wrappers with any arguments", "wrapped_use", wrapped_any_arguments),
+        ("wrappers by keyword", "wrapped_use", wrapped_keywords),
+        ("wrappers not called", "wrapped_use", wrapped_not_called),
         ("escapes follow no chain", "escape_origins", chains_not_followed),
         ("escapes narrowed to the first return", "escape_origins", first_return_only),
         ("escape spans with their parentheses", "read_record", parentheses_in_span),
@@ -4948,12 +5678,14 @@ def mutants(scan):
                  "excluded": orig_excluded, "narrowed_keys": orig_narrowed,
                  "escaping_producers": orig_escaping, "escape_origins": orig_esc_origins,
                  "escape_target": orig_esc_target, "is_value_use": orig_value_use, "escape_reads": orig_esc_reads,
+                 "renamed_use": orig_renamed, "wrapped_use": orig_wrapped,
                  "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads,
                  "sequence_names": orig_seq_names, "sequence_binding": orig_seq_binding,
                  "seen_statement": orig_seen, "sequence_seen": orig_seq_seen, "sequence_kept": orig_seq_kept,
                  "statement_call": orig_stmt_call, "stands_in": orig_stands, "assertion_message": orig_msg,
                  "annotation_nodes": orig_ann_nodes, "instance_attribute": orig_instance_attr,
                  "unresolved_reads": orig_unres_reads, "unresolved_name": orig_unres_name,
+                 "unresolved_use_reads": orig_use_reads, "unresolved_use_name": orig_use_name,
                  "unresolved_target": orig_unres_target, "unresolved_span": orig_unres_span,
                  "external_import": orig_external, "project_module": orig_project_module,
                  "module_binding": orig_module_binding,

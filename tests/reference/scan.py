@@ -88,8 +88,13 @@ block, escape; key null for whole, content, block and escape; rewritable
 always false; possible true for a possible read, a keyed read on a result the
 SDK hands on that no producer is traced to, in a file holding a marker and a
 quoted moved key; escape for a use as a value of a producer that is no tool,
-or of a tool called through a wrapper, `W(tool)(...)`, for a decorator of a
-producer's def that is no tool decorator nor exempt (`@staticmethod`...), and for a receiver
+or of a tool called through a wrapper, `W(tool)(...)`, or given another name
+to be called by (the whole value of an assignment, `fn = tool`, the value of
+a `return`, a `yield` or a dict display's pair), for a decorator of a
+producer's def that is no tool decorator nor exempt (`@staticmethod`...), for
+a call named like a producer that resolves to nothing (an unresolved call) and
+a use as a value so named whose call would be one, called through a wrapper
+or given another name (an unresolved use; a tool's or not), and for a receiver
 call whose result is handed on: not read where it stands, dropped, returned,
 bound once to a function's name read by read forms only, or bound to a
 function's name bound in sequence whose loads that see it are read forms
@@ -1791,7 +1796,9 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    Python resolves them: from an annotation scope as from the scope the
 #    annotation stands in), a decorator `@F` (no ast.Call); but the instance
 #    form `N.m` in an annotation is none, as a call `N.m(...)` there would be
-#    none ("**Annotations.**": `N` is read in a nested scope);
+#    none ("**Annotations.**": `N` is read in a nested scope; it resolves
+#    to nothing there, but in an annotation it is neither wrapped nor
+#    renamed: no unresolved use either, see below);
 #  * `self.m` / `cls.m` resolve as in a call: the nearest enclosing def
 #    (lambdas and comprehensions seen through) is a method of a module-level
 #    class whose body binds `m` once, by a def; `N.m` as for calls: `N`
@@ -1801,10 +1808,27 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * the tool exemption looks at F's own decorators only: a producer that is
 #    no tool and chains onto a tool escapes with the tool's origins too
 #    ("every origin that a receiver call of F without arguments reaches");
-#  * a use X of a tool escapes only through a wrapper (wrapped_use): X is
-#    the one element of the args of an ast.Call C1 with no keywords (a `*X`
-#    is an ast.Starred, whose parent is no Call), and C1 is the func of an
-#    ast.Call (parentheses are no nodes, so they are seen through);
+#  * a use X of a tool escapes only through a wrapper (wrapped_use) or when
+#    it gives the tool another name (renamed_use).  Wrapped: X is the one
+#    element of the args of an ast.Call C1 with no keywords (a `*X` is an
+#    ast.Starred, whose parent is no Call), and C1 is the func of an ast.Call
+#    (parentheses are no nodes, so they are seen through).  Renamed: X is
+#    the value of an ast.Assign (one target or chained, `a = fn = X`; any
+#    target: a name, `self.fn = X`, `d["k"] = X`, and, read literally as
+#    "the whole value of an assignment", a tuple target `a, b = X` too), of
+#    an ast.AnnAssign (`fn: T = X`), of an ast.NamedExpr (`(fn := X)`), of an
+#    ast.Return, of an ast.Yield (not an ast.YieldFrom), or one of the
+#    values of an ast.Dict whose key is not None (a `**X` entry has the key
+#    None: no pair).  Not: an element of a tuple (`a, b = X, 1`,
+#    `return X, 1`, `yield X, 1`: X's parent is the ast.Tuple), an
+#    ast.AugAssign's value (`x += X`: not among the forms the rule names), a
+#    dict display's key (`{X: 1}`), a dict comprehension's value
+#    (`{k: X for k in ks}`: the rules call only the literal `{...}` a
+#    display, a comprehension is named apart), a lambda's body
+#    (`lambda: X`: no `return` statement), a parameter default, a keyword
+#    argument (`dict(run=X)`), a conditional or a boolean operation
+#    (`fn = X if c else None`: not the whole value), `type A = X`, an
+#    annotation (`fn: X = None`: X is the annotation, not the value);
 #  * the span is X's node (`(F)` spans `F`); one read per use and finding,
 #    whatever the number of origins of that finding reached (each finding has
 #    one origin), given to every finding of every origin (keyless TS002 /
@@ -1835,6 +1859,56 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    is itself a use as a value of a producer G (`@G`) is also G's escape
 #    ("**Escapes.**"), a read of its own, and a decorator call that is a
 #    receiver or an unresolved call has its reads as any call.
+
+# Uses as a value toolshape cannot resolve ("**Uses as a value toolshape
+# cannot resolve**"): unresolved_use_reads.  Readings chosen:
+#  * "standing where Escapes looks for one": the ast.Name / ast.Attribute
+#    loads that is_value_use takes (not an ast.Call's func, not an
+#    ast.Attribute's value; Store / Del contexts are no loads), anywhere,
+#    as for escapes, but counted in the forms below only (an annotation, a
+#    decorator `@N`, a default is neither wrapped nor renamed: never one);
+#    each node judged once, so `pkg.tools.probe` is one use (`pkg.tools` is
+#    the object of an attribute);
+#  * a name's bindings: lookup from the scope module_nodes gives the node (an
+#    annotation's names resolve where it stands); the module's (any kind, any
+#    number: `N = make()`, `try: from M import N / except: N = None`, a
+#    `global N` rebinding), none (a builtin, a star import, `global N` of a
+#    name the module does not bind), or those of a function / class body /
+#    comprehension that are all import or importfrom Bindings; a parameter,
+#    a local assignment, a local def, or an import beside another binding
+#    of the function (`from M import N` then `N = wrap(N)`): not judged;
+#  * "a call `X(...)` standing where `X` stands": a call `X()` with no
+#    argument (value_call: an ast.Call kept on the module, its func the use
+#    itself), judged by unresolved_target as any call is, so a use resolves
+#    exactly when that call does: a module-level def or class (a project
+#    function that is no producer, a class: no read), `A.N` of an imported
+#    project module, `self.N` / `cls.N` of the enclosing class's def, a
+#    call on an instance (`K().m`, `N.m` with `N = K()` once in the scope
+#    reading it; not in an annotation, where `N` is read in a nested scope:
+#    `st.poll` there resolves to nothing, as `st.poll(...)` there is an
+#    unresolved call, though as a value there it is never wrapped nor
+#    renamed, so never an unresolved use), and a module-level name or `A.N` imported once from
+#    outside the project (`subprocess.run` after a module-level `import
+#    subprocess`: exempt; inside a function: unresolved); `K.m` on the class,
+#    inherited methods and instance names bound twice resolve nothing, as for
+#    calls.  A use that resolves to a producer is escape_reads' (one read,
+#    never two); one that resolves to another function or a class, nothing;
+#  * "a direct tool call's callee `A.tool.N` too": the use `A.tool.N` is
+#    judged as any attribute (unresolved_name's exemption is the call's
+#    only), so `fn = agent.tool.probe` is an unresolved use of every
+#    producer named `probe` (a tool's: renamed);
+#  * "only in the forms that make a tool's use an escape, for tools and
+#    other producers alike": a use counts only when it is wrapped_use or
+#    renamed_use (the same readings as for a tool's escape, above), whatever
+#    the producers named N; a plain use (`len(scan.obstacles)`,
+#    `for o in scan.obstacles`, `print(t.probe)`, `check(agent.tool.probe)`,
+#    `g(probe)` after a star import, an annotation, a default, a list
+#    element, `x += t.probe`, `lambda: t.probe`...) is no unresolved use,
+#    of a tool or not;
+#  * the producers: every candidate with keys named N (methods too, tools
+#    and others alike); one read per use (span the node: parentheses left
+#    out) given once to every finding of the union of the origins
+#    (escape_origins: chains followed whole, no dispatch).
 
 READS = False
 _ORIGINS = {}  # id(finding) -> (finding, source): ("display", Dict) / ("call", Call) / ("write", node, S, N)
@@ -2586,6 +2660,7 @@ def project_reads(proj, reads_of):
             escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of)
         if named:
             unresolved_reads(proj, m, named, keys, keyed, by_origin, instances, reads_of)
+            unresolved_use_reads(proj, m, named, keys, by_origin, instances, reads_of)
         for S in m.scopes:
             for C in S.calls:
                 k = keyed(("call", id(C)))
@@ -2879,21 +2954,43 @@ def wrapped_use(X, par, parents):
     return outer.__class__ is ast.Call and outer.func is par
 
 
+RENAMING_PARENTS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.Yield)
+
+
+def renamed_use(X, par):
+    """Does ``X`` (its parent ``par``) give the value another name to be
+    called by (docs/rules.md "**Escapes.**"): the whole value of an
+    assignment (``fn = X``, ``fn: T = X``, ``a = fn = X``, ``(fn := X)``),
+    the value of a ``return`` or of a ``yield`` (not ``yield from``), or the
+    value of a key-value pair of a dict display (``{"k": X}``; not ``**X``)?
+    Parentheses are no nodes: seen through."""
+    cls = par.__class__
+    if cls in RENAMING_PARENTS:
+        return par.value is X
+    if cls is ast.Dict:
+        return any(v is X and k is not None for k, v in zip(par.keys, par.values))
+    return False
+
+
+def value_use_nodes(nodes):
+    """The (node, parent, scope) of ``nodes`` (module_nodes) that are names
+    or attributes used as a value (is_value_use)."""
+    for node, par, sc in nodes:
+        cls = node.__class__
+        if (cls is ast.Name or cls is ast.Attribute) and is_value_use(node, par):
+            yield node, par, sc
+
+
 def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
     """The escapes of module ``m``: each use as a value of a producer in
     ``escaping`` (the producers that are no tools), and each use as a value
-    of a producer that is a tool called through a wrapper (``W(X)(...)``),
-    is a read of form ``escape`` (no key) of every origin of ``keys(F)``
-    (chains followed whole, no dispatch), for every finding of those
-    origins."""
+    of a producer that is a tool called through a wrapper (``W(X)(...)``)
+    or given another name (renamed_use: ``fn = X``, ``return X``...), is a
+    read of form ``escape`` (no key) of every origin of ``keys(F)`` (chains
+    followed whole, no dispatch), for every finding of those origins."""
     nodes = module_nodes(m)
     parents = None
-    for node, par, sc in nodes:
-        cls = node.__class__
-        if cls is not ast.Name and cls is not ast.Attribute:
-            continue
-        if not is_value_use(node, par):
-            continue
+    for node, par, sc in value_use_nodes(nodes):
         t = escape_target(proj, m, node, sc, instances)
         if t is None:
             continue
@@ -2902,7 +2999,7 @@ def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
                 continue
             if parents is None:
                 parents = {id(n): p for n, p, _ in nodes}
-            if not wrapped_use(node, par, parents):
+            if not (wrapped_use(node, par, parents) or renamed_use(node, par)):
                 continue
         rec = read_record(m, node, "escape", None, False)
         for o in escape_origins(t, keys):
@@ -3010,6 +3107,77 @@ def unresolved_reads(proj, m, named, keys, keyed, by_origin, instances, reads_of
         for t in fs:
             origins |= escape_origins(t, keys)
         rec = read_record(m, unresolved_span(node, par), "escape", None, False)
+        for o in origins:
+            for fd in by_origin[o]:
+                reads_of.setdefault(id(fd), []).append(rec)
+
+
+def unresolved_use_name(m, X, sc):
+    """The name ``N`` of a use as a value ``X`` (a Name or an Attribute,
+    standing where its names resolve in scope ``sc``) that may be an
+    unresolved use (docs/rules.md "**Uses as a value toolshape cannot
+    resolve**"): an attribute ``Y.N`` (any ``Y``, ``A.tool.N`` too), or a
+    name ``N`` that resolves to the module's bindings (any kind, any number),
+    to bindings that are all imports (``import`` / ``from ... import``, a
+    function's or a class body's), or to none (a builtin, a star import);
+    else None (a parameter, a local variable, a local def...)."""
+    if X.__class__ is ast.Attribute:
+        return X.attr
+    owner = lookup(sc, X.id, m.module_scope)
+    if owner is None or owner is m.module_scope:
+        return X.id
+    bs = owner.owned.get(X.id, ())
+    if bs and all(b.kind in ("import", "importfrom") for b in bs):
+        return X.id
+    return None
+
+
+def value_call(m, X):
+    """A call ``X()`` standing where the use ``X`` stands (docs/rules.md:
+    "a call `X(...)` standing where `X` stands"), made once per use and kept
+    on the module: the project's resolution caches are keyed by the call's
+    id, which must not be reused while the project lives."""
+    calls = getattr(m, "_value_calls", None)
+    if calls is None:
+        calls = m._value_calls = {}
+    C = calls.get(id(X))
+    if C is None:
+        C = calls[id(X)] = ast.Call(func=X, args=[], keywords=[])
+    return C
+
+
+def unresolved_use_reads(proj, m, named, keys, by_origin, instances, reads_of):
+    """The unresolved uses of module ``m`` (docs/rules.md "**Uses as a value
+    toolshape cannot resolve**"): a use as a value ``X`` (is_value_use: not a
+    callee, not an attribute's object, not a target; parentheses are no
+    nodes) named ``N`` (unresolved_use_name), ``N`` the name of producers
+    (``named``), such that a call ``X()`` standing there would be an
+    unresolved call (unresolved_target of value_call; the direct tool
+    call's exemption is the call's, by unresolved_name: ``A.tool.N`` as a
+    value is judged as any attribute), is one read of form ``escape`` (no
+    key), span ``X``'s node, of every origin a receiver call of each such
+    producer without arguments reaches (escape_origins), tools and others
+    alike, only when the use is called through a wrapper (wrapped_use) or
+    given another name (renamed_use): elsewhere a use is not seen; given
+    once to every finding of those origins."""
+    nodes = module_nodes(m)
+    parents = None
+    for node, par, sc in value_use_nodes(nodes):
+        N = unresolved_use_name(m, node, sc)
+        fs = named.get(N) if N is not None else None
+        if not fs:
+            continue
+        # only the forms that make a tool's use an escape, for every producer
+        if parents is None:
+            parents = {id(n): p for n, p, _ in nodes}
+        if not (wrapped_use(node, par, parents) or renamed_use(node, par)):
+            continue
+        if not unresolved_target(proj, m, value_call(m, node), sc, instances):
+            continue
+        origins = set()
+        for t in fs:
+            origins |= escape_origins(t, keys)
+        rec = read_record(m, node, "escape", None, False)
         for o in origins:
             for fd in by_origin[o]:
                 reads_of.setdefault(id(fd), []).append(rec)

@@ -184,8 +184,10 @@ struct Receiver {
 enum ValueUse {
     /// `X` anywhere a value stands: an escape unless it is a tool's.
     Plain,
-    /// Called through a wrapper, `W(X)(...)`: an escape even of a tool.
-    ThroughWrapper,
+    /// Called through a wrapper, `W(X)(...)`, or given another name to be
+    /// called by (`fn = X`, `return X`, `{"k": X}`): an escape even of a
+    /// tool.
+    Named,
     /// Handed to a decorator of its `def`: an escape even of a tool.
     Decorator,
 }
@@ -313,6 +315,9 @@ pub const DECORATED: &str = "the function is decorated there: its results go whe
 pub const HANDED_ON: &str = "the result is handed on there: toolshape cannot follow it";
 /// Why the `escape` read of a call toolshape cannot resolve is left.
 pub const UNRESOLVED: &str = "toolshape cannot resolve the call there: its result may be the function's";
+/// Why the `escape` read of a use as a value toolshape cannot resolve is
+/// left.
+pub const UNRESOLVED_USE: &str = "toolshape cannot resolve the use as a value there: it may be the function";
 
 /// A file's tree with its semantic model.
 struct Parsed {
@@ -547,12 +552,8 @@ impl Project {
                 let mut shapes: Vec<Result<Vec<Shape>, String>> = Vec::new();
                 let function = r.callee.as_ref().and_then(|c| self.function_of(r.module, c));
                 // A tool is handed to an agent as a value: that is no escape,
-                // unless it is called through a wrapper there.
-                if r.value_use.is_some()
-                    && function.as_ref().is_none_or(|key| r.value_use == Some(ValueUse::Plain) && shaper.is_tool(key))
-                {
-                    continue;
-                }
+                // unless it is called through a wrapper or by another name.
+                let exempt = |key: &BuilderKey| r.value_use == Some(ValueUse::Plain) && shaper.is_tool(key);
                 let here: OriginId = origin(r.module, &r.call);
                 if let Some((name, escape)) = &r.unresolved
                     && r.tool_name.is_none()
@@ -560,7 +561,10 @@ impl Project {
                     && self.unresolved(r, function.as_ref(), &scanned, &shaper)
                 {
                     let mut escape = escape.clone();
-                    escape.rewrite = Err(UNRESOLVED.into());
+                    escape.rewrite = Err(match r.value_use {
+                        Some(_) => UNRESOLVED_USE.into(),
+                        None => UNRESOLVED.into(),
+                    });
                     let reached: BTreeSet<&OriginId> = shaper
                         .named(name)
                         .into_iter()
@@ -575,6 +579,9 @@ impl Project {
                             out[g][i].reads.push(escape.clone());
                         }
                     }
+                    continue;
+                }
+                if r.value_use.is_some() && function.as_ref().is_none_or(exempt) {
                     continue;
                 }
                 if let Some(key) = function {
@@ -1646,7 +1653,16 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
     for node in value_uses(root, text, model, &names) {
         let callee = super::instance_callee_of_function(node, text, model)
             .or_else(|| super::callee_of_function(node, text, model));
-        if callee.is_none() {
+        let named =
+            crate::semantic::reads::called_through_wrapper(node) || crate::semantic::reads::gives_another_name(node);
+        // Named like a producer, and called later, it may be a use
+        // toolshape cannot resolve.
+        let name = match node.kind_name() {
+            "attribute" => node.field("attribute").map(|a| &text[a.byte_range()]),
+            _ => Some(&text[node.byte_range()]),
+        };
+        let unresolved = name.filter(|n| named && names.contains(n)).map(|n| n.to_owned());
+        if callee.is_none() && unresolved.is_none() {
             continue;
         }
         let read = crate::semantic::reads::Read {
@@ -1665,11 +1681,8 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             reads: vec![ReadSite::of(m, text, &index, &read)],
             exclusive: false,
             keywords: Vec::new(),
-            value_use: Some(match crate::semantic::reads::called_through_wrapper(node) {
-                true => ValueUse::ThroughWrapper,
-                false => ValueUse::Plain,
-            }),
-            unresolved: None,
+            value_use: Some(if named { ValueUse::Named } else { ValueUse::Plain }),
+            unresolved: unresolved.map(|n| (n, ReadSite::of(m, text, &index, &read))),
         });
     }
     // A producer handed to its decorators: the same.
