@@ -44,6 +44,24 @@ fn suite_of_at_least(python: &str, dir: &Path, when: &str, least: usize) -> usiz
     passed
 }
 
+/// Runs `fix` in `dir`, after which the suite passes at least `passed`
+/// tests; then `fix --unsafe-fixes`, after which it fails exactly
+/// `failed`: the reads that kept those fixes unsafe were real. Gives the
+/// tree as `fix` left it.
+fn fixes_keep_it_green_and_unsafe_ones_break_it(
+    python: &str,
+    dir: &Path,
+    passed: usize,
+    failed: usize,
+) -> Vec<(String, Vec<u8>)> {
+    toolshape(dir, &["fix", "."]);
+    suite_of_at_least(python, dir, "after `fix`", passed);
+    let fixed = snapshot_tree(dir);
+    toolshape(dir, &["fix", "--unsafe-fixes", "."]);
+    suite_fails(python, dir, failed);
+    fixed
+}
+
 /// Runs the suite in `dir`, which must fail exactly `failed` tests: the
 /// unsafe fixes broke reads that were real.
 fn suite_fails(python: &str, dir: &Path, failed: usize) {
@@ -181,11 +199,8 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
     assert_eq!(escapes("frames"), frames, "{check:?}");
     assert_eq!(escapes("depth"), [line("self.measure()") as u64], "{check:?}");
     let before = snapshot_tree(dir.path());
-    let fix = toolshape(dir.path(), &["fix", "."]);
-    assert_eq!(snapshot_tree(dir.path()), before, "an unsafe fix was applied: {fix:?}");
-    suite_of_at_least(&python, dir.path(), "after `fix`", 10);
-    toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
-    suite_fails(&python, dir.path(), 8);
+    let fixed = fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 10, 8);
+    assert_eq!(fixed, before, "an unsafe fix was applied");
 }
 
 /// A decorator hands the function to code toolshape does not follow, and
@@ -194,7 +209,7 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
 /// names the fixture. The fixes of decorated producers stay unsafe (the
 /// static method's is safe and keeps the suite green), and applying them
 /// anyway turns the suite red, so the reads were real (`docs/rules.md`,
-/// "Decorators").
+/// "Decorators" and "Escapes").
 #[test]
 fn decorated_producers_keep_their_fixes_unsafe() {
     let Some(python) = pytest_or_skip("decorated_producers_keep_their_fixes_unsafe") else { return };
@@ -242,10 +257,7 @@ fn decorated_producers_keep_their_fixes_unsafe() {
     assert_eq!(decorated("offset"), ("safe".to_owned(), Vec::new()), "{check:?}");
     // A tool called by another name (`docs/rules.md`, "Escapes").
     assert_eq!(decorated("rtt"), unsafe_at(&["ping", "ping"]), "{check:?}");
-    toolshape(dir.path(), &["fix", "."]);
-    suite_of_at_least(&python, dir.path(), "after `fix`", 9);
-    toolshape(dir.path(), &["fix", "--unsafe-fixes", "."]);
-    suite_fails(&python, dir.path(), 4);
+    fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 9, 4);
 }
 
 /// With `json-accessor` configured, reads go through the project's own

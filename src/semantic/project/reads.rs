@@ -1665,7 +1665,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
         if callee.is_none() && unresolved.is_none() {
             continue;
         }
-        let read = crate::semantic::reads::Read {
+        let read = Read {
             form: ReadForm::Escape,
             key: None,
             range: node.byte_range(),
