@@ -33,8 +33,9 @@ use crate::syntax::tree::{constant_str, not_json_serializable, operand, unparent
 pub use reads::{DECORATED, FindingReads, HANDED_ON, ReadSite, UNRESOLVED, UNRESOLVED_USE};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
-/// How a module-level name is bound, when it is bound exactly once.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a module-level name is bound, when it is bound exactly once (or,
+/// for [`Callee::Local`], how a function's own scope binds a name once).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Bound {
     Def,
     /// `class K`, bound once.
@@ -63,9 +64,15 @@ enum Callee {
     /// `self.name` / `cls.name` in a method of the module-level class.
     Method { class: String, name: String },
     /// `K(...).name` or `N.name` with `N = K(...)`: a method of the class
-    /// that `class` (a [`Callee::Name`] or [`Callee::Attribute`]) names
-    /// (receivers only: `docs/rules.md`, "Calls on an instance").
+    /// that `class` (a [`Callee::Name`], [`Callee::Attribute`] or
+    /// [`Callee::Local`]) names (receivers only: `docs/rules.md`, "Calls on
+    /// an instance").
     Instance { class: Box<Callee>, name: String },
+    /// A name that a function's own scope binds exactly once, by the import
+    /// `import` (a [`Bound::From`] or [`Bound::Import`]): called itself
+    /// (`attribute` none) or as `A.attribute` (`docs/rules.md`, "Imports
+    /// inside a function").
+    Local { import: Bound, attribute: Option<String> },
 }
 
 /// A function that may be a builder.
@@ -621,7 +628,7 @@ impl Project {
                         add(
                             key,
                             format!(
-                                "{}:{line} imports `{}` (or its module) inside a function; toolshape does not follow calls through it",
+                                "{}:{line} imports `{}` (or its module) inside a function or class; toolshape does not follow every use of such an import",
                                 rel(i),
                                 key.2
                             ),
@@ -869,6 +876,10 @@ impl Project {
                 },
                 Target::Function(_) | Target::Class(..) => return None,
             },
+            Callee::Local { .. } => match self.local_target(from, callee)? {
+                Target::Function(key) => key,
+                Target::Module(_) | Target::Class(..) => return None,
+            },
             Callee::Method { class, name } => (from, Some(class.clone()), name.clone()),
             Callee::Instance { class, name } => {
                 let target = match class.as_ref() {
@@ -877,6 +888,7 @@ impl Project {
                         Target::Module(m) => self.export(m, k, 0)?,
                         _ => return None,
                     },
+                    local @ Callee::Local { .. } => self.local_target(from, local)?,
                     _ => return None,
                 };
                 match target {
@@ -885,6 +897,18 @@ impl Project {
                 }
             }
         })
+    }
+
+    /// What the [`Callee::Local`] `callee`, called in module `from`, names:
+    /// the import's target, or the attribute of the module it imports.
+    fn local_target(&self, from: usize, callee: &Callee) -> Option<Target> {
+        let Callee::Local { import, attribute } = callee else { return None };
+        let target = self.import_target(from, import, 0)?;
+        match (attribute, target) {
+            (None, target) => Some(target),
+            (Some(name), Target::Module(m)) => self.export(m, name, 0),
+            (Some(_), _) => None,
+        }
     }
 
     /// Whether `callee`, called in module `from`, is the project's to
@@ -914,6 +938,10 @@ impl Project {
             Callee::Attribute(base, name) => {
                 outside(base) || matches!(self.export(from, base, 0), Some(Target::Module(m)) if class(m, name))
             }
+            Callee::Local { import, .. } => {
+                matches!(import, Bound::From { level: 0, module, .. } | Bound::Import { module } if foreign(module))
+                    || matches!(self.local_target(from, callee), Some(Target::Class(..)))
+            }
             Callee::Method { .. } | Callee::Instance { .. } => false,
         }
     }
@@ -928,7 +956,16 @@ impl Project {
         match facts.and_then(|f| f.bindings.get(name)) {
             Some(Bound::Def) => Some(Target::Function((m, None, name.to_owned()))),
             Some(Bound::Class) => Some(Target::Class(m, name.to_owned())),
-            Some(Bound::From { level, module, name: imported }) => {
+            Some(import) => self.import_target(m, import, depth),
+            None => None,
+        }
+    }
+
+    /// What the import `bound` (a [`Bound::From`] or [`Bound::Import`] of
+    /// module `m`) binds its name to.
+    fn import_target(&self, m: usize, bound: &Bound, depth: usize) -> Option<Target> {
+        match bound {
+            Bound::From { level, module, name: imported } => {
                 if let Some(source) = self.resolve_module(m, *level, module) {
                     if let Some(target) = self.export(source, imported, depth + 1) {
                         return Some(target);
@@ -941,8 +978,8 @@ impl Project {
                 // without an `__init__.py`).
                 self.resolve_module(m, *level, &join(module, imported)).map(Target::Module)
             }
-            Some(Bound::Import { module }) => self.resolve_module(m, 0, module).map(Target::Module),
-            Some(Bound::Other) | None => None,
+            Bound::Import { module } => self.resolve_module(m, 0, module).map(Target::Module),
+            Bound::Def | Bound::Class | Bound::Other => None,
         }
     }
 
@@ -1594,14 +1631,8 @@ fn callee_of(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee>
 fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
     // `(f)(...)` calls `f`.
     let function = unparenthesize(function);
-    let module_level = |name: &str, at: usize| {
-        matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
-    };
     match function.kind_name() {
-        "identifier" => {
-            let name = &src[function.byte_range()];
-            module_level(name, function.start_byte()).then(|| Callee::Name(name.to_owned()))
-        }
+        "identifier" => named_callee(function, None, src, model),
         "attribute" => {
             let object = function.field("object")?;
             let attr = src[function.field("attribute")?.byte_range()].to_owned();
@@ -1613,7 +1644,35 @@ fn callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> O
                 let class = enclosing_class(function, src)?;
                 return Some(Callee::Method { class, name: attr });
             }
-            module_level(base, object.start_byte()).then(|| Callee::Attribute(base.to_owned(), attr))
+            named_callee(object, Some(attr), src, model)
+        }
+        _ => None,
+    }
+}
+
+/// The callee the name `name` (an identifier) gives, called itself
+/// (`attribute` none) or as `name.attribute`: a module-level name, or a
+/// name its function's own scope binds exactly once, by an import
+/// (`docs/rules.md`, "Imports inside a function"); none otherwise.
+fn named_callee(name: Node<'_>, attribute: Option<String>, src: &str, model: &SemanticModel) -> Option<Callee> {
+    let text = &src[name.byte_range()];
+    match model.resolve(text, model.scope_at(name.start_byte())) {
+        Resolution::Bindings { scope: 0, .. } => Some(match attribute {
+            None => Callee::Name(text.to_owned()),
+            Some(attribute) => Callee::Attribute(text.to_owned(), attribute),
+        }),
+        Resolution::Bindings { scope, bindings } if model.scopes[scope].kind == ScopeKind::Function => {
+            let [only] = bindings.as_slice() else { return None };
+            let binding = &model.bindings[*only];
+            if !matches!(binding.kind, BindingKind::Import | BindingKind::FromImport) {
+                return None;
+            }
+            let mut root = name;
+            while let Some(p) = root.parent() {
+                root = p;
+            }
+            let import = bound_by(binding, root, src);
+            matches!(import, Bound::From { .. } | Bound::Import { .. }).then_some(Callee::Local { import, attribute })
         }
         _ => None,
     }
@@ -1632,22 +1691,15 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
     let function = Some(unparenthesize(function)).filter(|f| f.kind_name() == "attribute")?;
     let name = src[function.field("attribute")?.byte_range()].to_owned();
     let object = crate::syntax::tree::unparenthesize(function.field("object")?);
-    let module_level = |name: &str, at: usize| {
-        matches!(model.resolve(name, model.scope_at(at)), Resolution::Bindings { scope: 0, .. })
-    };
     // The class a call `K(...)` or `A.K(...)` constructs, as a callee.
     let class_of = |construct: Node<'_>| -> Option<Callee> {
         let f = construct.field("function")?;
         match f.kind_name() {
-            "identifier" => {
-                let k = &src[f.byte_range()];
-                module_level(k, f.start_byte()).then(|| Callee::Name(k.to_owned()))
-            }
+            "identifier" => named_callee(f, None, src, model),
             "attribute" => {
                 let base = f.field("object").filter(|b| b.kind_name() == "identifier")?;
                 let k = &src[f.field("attribute")?.byte_range()];
-                let a = &src[base.byte_range()];
-                module_level(a, base.start_byte()).then(|| Callee::Attribute(a.to_owned(), k.to_owned()))
+                named_callee(base, Some(k.to_owned()), src, model)
             }
             _ => None,
         }

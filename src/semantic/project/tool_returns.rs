@@ -639,13 +639,13 @@ impl Project {
         callee: &Callee,
         loader: &mut Loader<'_, R>,
     ) -> Option<BuilderKey> {
-        let (first, then) = match callee {
-            Callee::Name(name) => (name.as_str(), None),
-            Callee::Attribute(base, name) => (base.as_str(), Some(name.as_str())),
+        let end = match callee {
+            Callee::Name(name) | Callee::Attribute(name, _) => self.follow_loading(m, name, loader),
+            Callee::Local { import, .. } => self.follow_import_loading(m, import.clone(), loader),
             Callee::Method { .. } | Callee::Instance { .. } => return self.resolve_function(m, callee),
         };
-        let end = self.follow_loading(m, first, loader);
-        if let (Some(name), Some(module)) = (then, end) {
+        if let (Callee::Attribute(_, name) | Callee::Local { attribute: Some(name), .. }, Some(module)) = (callee, end)
+        {
             self.follow_loading(module, name, loader);
         }
         self.resolve_function(m, callee)
@@ -656,23 +656,34 @@ impl Project {
     /// `import` of it names, if it names one.
     fn follow_loading<R: Fn(&Path) -> Option<SharedText>>(
         &mut self,
-        mut m: usize,
+        m: usize,
         name: &str,
         loader: &mut Loader<'_, R>,
     ) -> Option<usize> {
-        let mut name = name.to_owned();
+        self.load(m, None, loader)?;
+        let bound = self.modules[m].facts.as_ref()?.bindings.get(name)?.clone();
+        self.follow_import_loading(m, bound, loader)
+    }
+
+    /// [`Self::follow_loading`] from the way `bound` binds a name of module
+    /// `m` (loaded).
+    fn follow_import_loading<R: Fn(&Path) -> Option<SharedText>>(
+        &mut self,
+        mut m: usize,
+        mut bound: Bound,
+        loader: &mut Loader<'_, R>,
+    ) -> Option<usize> {
         for _ in 0..32 {
-            self.load(m, None, loader)?;
-            let bound = self.modules[m].facts.as_ref()?.bindings.get(&name)?.clone();
             match bound {
                 Bound::From { level, module, name: imported } => {
                     // As `export` reads it: a name the module binds, or
                     // else a submodule (`from pkg import mod`).
                     if let Some(source) = self.resolve_module(m, level, &module) {
                         self.load(source, None, loader);
-                        if self.modules[source].facts.as_ref().is_some_and(|f| f.bindings.contains_key(&imported)) {
+                        if let Some(next) = self.modules[source].facts.as_ref().and_then(|f| f.bindings.get(&imported))
+                        {
+                            bound = next.clone();
                             m = source;
-                            name = imported;
                             continue;
                         }
                     }
