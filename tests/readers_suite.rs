@@ -335,7 +335,7 @@ fn fix_in_steps(python: &str, dir: &Path, accessor: Option<&str>) {
 
     let check = toolshape(dir, &["check", "--format", "json", "."]);
     let findings = check.json();
-    assert_eq!(findings.len(), 23, "{check:?}");
+    assert_eq!(findings.len(), 24, "{check:?}");
     let read: Vec<_> = findings.iter().filter(|f| !f["reads"].as_array().unwrap().is_empty()).collect();
     assert!(read.len() >= 20, "only {} findings have reads: {check:?}", read.len());
     // A fix with a read that is not rewritten (a use of the whole result,

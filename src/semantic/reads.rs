@@ -130,6 +130,15 @@ pub fn value_uses<'t>(
                 }
                 _ => false,
             },
+            // An import inside a function, bound there once, resolves as
+            // one at module level (`docs/rules.md`, "Imports inside a
+            // function").
+            Resolution::Bindings { scope, bindings }
+                if model.scopes[scope].kind == ScopeKind::Function
+                    && matches!(bindings.as_slice(), [only] if model.bindings[*only].kind == BindingKind::FromImport) =>
+            {
+                true
+            }
             Resolution::Bindings { bindings, .. } => {
                 names.contains(r.name.as_str())
                     && bindings

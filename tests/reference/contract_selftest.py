@@ -25,10 +25,14 @@ suppressed findings (--stats) with the one expected:
   `|=`, annotated, chained, walrus, `for`, parameter, `nonlocal` rebinding,
   a global); calls of helpers in the same module, `from .m import h`,
   `from pkg.m import h as alias`, `import pkg.m as m` + `m.h()`,
-  `from pkg import m` + `m.h()`, re-exports through `__init__.py`,
+  `from pkg import m` + `m.h()`, those imports written inside the tool or a
+  function enclosing it (bound there once: docs/rules.md "**Imports inside a
+  function**"), re-exports through `__init__.py`,
   `self._err()` / `cls._err()`, chains, a recursion cycle, a helper reached
   by several tools (one finding), an awaited call, returns that are no calls (
-  `h() if c else None`), unresolvable callees (a name bound twice,
+  `h() if c else None`), unresolvable callees (a name bound twice, at
+  module level or inside the tool (`try` / `except ImportError`), a name
+  imported in a class body and called in its method,
   `pkg.m.h()`, a nested def, `Class.method()`, a subclass's `self.m()` of an
   inherited method, an unknown module), and the paths-given rule (a helper
   file scanned alone still gets the findings its project's tools reach);
@@ -552,6 +556,26 @@ def cond(msg):
     return {"status": "error"}  # @h_cond
 
 
+def local_err():
+    return {"status": "error"}  # @h_local
+
+
+def local_mod():
+    return {"content": []}  # @h_local_mod
+
+
+def local_outer():
+    return {"status": "error"}  # @h_local_outer
+
+
+def local_twice():
+    return {"status": "error"}  # @h_local_twice
+
+
+def local_class():
+    return {"status": "error"}  # @h_local_class
+
+
 class Base:
     def _err(self, m):
         return {"status": "error"}  # @c_err
@@ -646,6 +670,42 @@ def not_a_tool(x):
     return helpers.unreached()
 
 
+@tool
+def t_imports(x):
+    # imports inside the tool, bound there once: followed as module-level ones
+    from .helpers import local_err
+    import pkg.helpers as hm
+    if x:
+        return local_err()
+    return hm.local_mod()
+
+
+def make_tool():
+    from pkg import helpers as hh
+
+    @tool
+    def t_enclosing(x):
+        return hh.local_outer()
+    return t_enclosing
+
+
+@tool
+def t_import_twice(x):
+    try:
+        from .helpers import local_twice
+    except ImportError:
+        local_twice = None
+    return local_twice()
+
+
+class ToolBox:
+    from .helpers import local_class
+
+    @tool
+    def run3(self, x):
+        return local_class()
+
+
 class Tools:
     def _err(self, m):
         return {"status": "error"}  # @k_err
@@ -684,6 +744,9 @@ CALLS_HELPERS_EXPECT = [
     E(HD, "h_shared", "TS005", "content", '{"status": "error"}'),
     E(HD, "h_re", "TS005", "content", '{"status": "error"}'),
     E(HD, "h_awaited", "TS005", "content", '{"status": "error"}'),
+    E(HD, "h_local", "TS005", "content", '{"status": "error"}'),
+    E(HD, "h_local_mod", "TS005", "status", '{"content": []}'),
+    E(HD, "h_local_outer", "TS005", "content", '{"status": "error"}'),
 ]
 CALLS_EXPECT = CALLS_HELPERS_EXPECT + [
     E(MD, "m_far", "TS005", "content", '{"status": "error"}'),
@@ -1282,7 +1345,7 @@ def mutants(scan):
         "allowed_result_use", "function_returns", "tool_displays", "ts005_reached", "ts005_findings",
         "number_literal", "content_kind", "text_kind", "module_bound_names", "block_problem", "content_blocks",
         "display_findings", "contract_add", "contract_entry_span", "contract_node_span", "configure_list",
-        "STATUSES", "dotted_name", "name_index")}
+        "STATUSES", "dotted_name", "name_index", "callee_binding")}
 
     def last_name_only(d):
         if d.__class__ is ast_.Call:
@@ -1362,6 +1425,26 @@ def mutants(scan):
         for t in callees:
             out.extend((t.module, d) for d in scan.function_returns(t.module, t.scope)[0])
         return out
+
+    def bound_twice_too(mod, scope, name):
+        # an import of a function's own scope followed even when bound twice there
+        owner = scan.lookup(scope, name, mod.module_scope)
+        if owner is not None and owner.kind == "function":
+            bs = [b for b in owner.owned.get(name, ()) if b.kind in ("import", "importfrom")]
+            if bs:
+                return bs[0]
+        return o["callee_binding"](mod, scope, name)
+
+    def class_bodies_too(mod, scope, name):
+        # an import of a class body followed from the class body's methods
+        s = scope
+        while s is not None and s.kind != "class":
+            s = s.parent
+        if s is not None and scan.lookup(scope, name, mod.module_scope) is not s:
+            bs = s.owned.get(name, ())
+            if len(bs) == 1 and bs[0].kind in ("import", "importfrom"):
+                return bs[0]
+        return o["callee_binding"](mod, scope, name)
 
     def per_tool(proj):
         reached = {}
@@ -1563,6 +1646,9 @@ def mutants(scan):
         ("calls not followed", "function_returns", no_calls_followed),
         ("only calls of builders followed", "function_returns", builders_only),
         ("chains followed one level", "tool_displays", one_level),
+        ("imports inside a function not followed", "callee_binding", scan.module_binding),
+        ("imports inside a function followed however often bound", "callee_binding", bound_twice_too),
+        ("imports of class bodies followed", "callee_binding", class_bodies_too),
         ("a display once per tool", "ts005_reached", per_tool),
         ("TS005 in files not given", "ts005_findings", every_module),
         ("-True a number", "number_literal", bool_number),

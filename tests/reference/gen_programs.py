@@ -18,8 +18,14 @@ name bound twice, a shadowing local, a builder passed as a value, a dotted
 `import P.M`, `self._ok` in a subclass) and that write keys into results
 after they are built (every TS004 form, with non-result names, names rebound
 to non-results, writes in nested scopes and non-string constant keys as
-traps).  Dict-parameter builders (`**P`, `**(P or {})`, `.update(P)` and
-`|= P` possibly under `if P:`, `.update(**P)`, the `P.items()` loop, a merge;
+traps); often also `tools_local.py`, whose functions import the builders
+inside their own body in those forms and call them there or in a nested def
+(docs/rules.md "**Imports inside a function**": resolved as module-level
+imports are), next to decoys (the import bound twice, in a class body, in a
+nested def, dotted, rebound): see "imports inside a function" below; it is
+written last, from a random stream of its own.  Dict-parameter builders
+(`**P`, `**(P or {})`, `.update(P)` and `|= P` possibly under `if P:`,
+`.update(**P)`, the `P.items()` loop, a merge;
 functions, methods, classmethods and staticmethods; positional, typed,
 keyword-only, positional-only parameters, two of them) are called with the
 parameter bound by keyword and by position (a display with constant, allowed,
@@ -45,11 +51,13 @@ the text, not what a parser says.  Every file is checked with ast.parse and
 every expected span is checked against the text written.  --verify runs
 scan.py (next to this file) over OUTDIR and compares it with the manifest.
 
---with-readers (off by default: without it the corpus is byte for byte the
-one written before the option existed) adds, after each program is written
+--with-readers (off by default: every file written without it is written
+with it byte for byte, the option only adds files) adds, after each program is written
 and from a random stream of its own, producers, facades and consumers that
 read the results (docs/rules.md "Reads of moved keys"; see the "readers"
-section below).  Every finding of the manifest then has "reads" (the reads
+section below; and `tests/test_local_imports.py`, reading results through
+imports inside the test function, see "reads through imports inside a
+function" below).  Every finding of the manifest then has "reads" (the reads
 of its origin, as scan.py --reads reports them), the manifest counts them
 (expected_reads: distinct reads; read_links: finding-read pairs;
 reads_by_form, reads_by_receiver), and --verify runs scan.py --reads and
@@ -984,9 +992,11 @@ def note_returned(p, rel, prod, builder, written):
 # --------------------------------------------------------------------------
 # calls
 
-def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mapping_names=("extra",)):
+def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mapping_names=("extra",), leads=None):
     """Write a call of ``callee`` (``builder``: what it resolves to, or None)
-    with random arguments; record its TS003 findings."""
+    with random arguments; record its TS003 findings.  ``leads``: what may
+    stand before the call (None: any of "reply = ", "return ",
+    "replies.append(", nothing)."""
     rng = p.rng
     kws = []
     params = sorted(builder.params) if builder is not None else ["msg", "level", "code"]
@@ -1062,8 +1072,11 @@ def write_call_stmt(p, rel, w, ind, callee, builder, form, multiline=None, mappi
     if multiline is None:
         multiline = rng.random() < 0.25
     is_async = builder is not None and getattr(builder, "is_async", False)
-    lead = rng.choice(["reply = ", "return ", "replies.append(", ""]) if not multiline else rng.choice(
-        ["reply = ", "return "])
+    if leads is not None:
+        lead = rng.choice([x for x in leads if not multiline or x in ("reply = ", "return ")] or ["reply = "])
+    else:
+        lead = rng.choice(["reply = ", "return ", "replies.append(", ""]) if not multiline else rng.choice(
+            ["reply = ", "return "])
     w.put(ind + lead)
     h_start = call_pos = None
     if is_async:
@@ -1727,6 +1740,137 @@ def write_init(p, pkg, builders, helpers):
     return names
 
 
+# --------------------------------------------------------------------------
+# imports inside a function (docs/rules.md TS003 "**Imports inside a
+# function**")
+#
+# Most programs also get `PKG/tools_local.py`, written last from a random
+# stream of its own (so every other file is the one written before): functions
+# `via_local_N(query, extra, meta=None)` that import a builder (of common.py
+# or helpers.py) inside their own body, in one of the forms a module-level
+# import takes (LOCAL_ACCESS_FORMS: `from .M import B`, `from .M import B as
+# good`, `from PKG.M import B`, `import PKG.M as c`, `from PKG import M`,
+# `from . import M as m`, a re-export `from PKG import B`, `import PKG`), and
+# call it there or in a def nested in the function (LOCAL_PLACES): a name of
+# a function's own scope bound there once by such an import resolves as a
+# module-level one does, so the calls have their TS003 findings (and, with
+# --with-readers, are receivers like the base program's calls: results
+# returned, dropped, bound to `reply` or handed on by `replies.append(C)`);
+# next to decoys whose calls resolve nothing (LOCAL_DECOYS): the import bound
+# twice (`try` / `except ImportError: B = None`), in a class body (the call
+# there, or in a method of the class, which does not see it), in a def nested
+# in the function calling it, a dotted `import PKG.M`, and the name rebound
+# after its import (`B = wrap(B)`).
+
+LOCAL_ACCESS_FORMS = ["from_rel", "from_rel_alias", "from_abs", "import_as", "from_pkg_module", "from_dot_module",
+                      "reexport", "import_pkg"]
+LOCAL_PLACES = ["function", "nested"]
+LOCAL_DECOYS = ["twice", "class-body", "class-method", "inner-import", "dotted", "rebound"]
+LOCAL_CONSTRUCTS = (["local-access-" + f for f in LOCAL_ACCESS_FORMS] + ["local-place-" + k for k in LOCAL_PLACES]
+                    + ["local-decoy-" + k for k in LOCAL_DECOYS])
+
+
+def local_access(pkg, modname, name, form):
+    """(import line, callee text) of builder ``name`` of module ``modname``
+    of package ``pkg`` imported in ``form`` (LOCAL_ACCESS_FORMS)."""
+    return {
+        "from_rel": ("from .%s import %s" % (modname, name), name),
+        "from_rel_alias": ("from .%s import %s as good" % (modname, name), "good"),
+        "from_abs": ("from %s.%s import %s" % (pkg, modname, name), name),
+        "import_as": ("import %s.%s as c" % (pkg, modname), "c." + name),
+        "from_pkg_module": ("from %s import %s" % (pkg, modname), modname + "." + name),
+        "from_dot_module": ("from . import %s as m" % modname, "m." + name),
+        "reexport": ("from %s import %s" % (pkg, name), name),
+        "import_pkg": ("import %s" % pkg, pkg + "." + name),
+    }[form]
+
+
+def write_local_tools(p, pkg, has_init, reexports, builders, helpers):
+    """`PKG/tools_local.py` (see above); no fresh names, so that the rest of
+    the program is what it was."""
+    rng = p.rng
+    rel = "%s/%s/tools_local.py" % (p.outrel, pkg)
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Tools importing their builders inside the function."""')
+    w.end()
+    w.end()
+    targets = builders + helpers
+    for i in range(rng.randint(1, 3)):
+        b = rng.choice(targets)
+        modname = "helpers" if b in helpers else "common"
+        forms = LOCAL_ACCESS_FORMS[:6] + (LOCAL_ACCESS_FORMS[6:] if has_init and b.name in reexports else [])
+        form = rng.choice(forms)
+        place = rng.choice(LOCAL_PLACES)
+        p.forms["local-access-" + form] += 1
+        p.forms["local-place-" + place] += 1
+        line, callee = local_access(pkg, modname, b.name, form)
+        is_async = "async " if b.is_async else ""
+        fn = "via_local_%d" % i
+        w.lineof("%sdef %s(query, extra, meta=None):" % (is_async, fn))
+        w.lineof("    " + line)
+        p.call_scope = (rel, fn)
+        ind = "    "
+        prod = p.producer(fn, rel)
+        if place == "nested":
+            # a def nested in the function: the name resolves to the function's import
+            w.lineof("    %sdef inner():" % is_async)
+            ind = "        "
+        for _ in range(rng.randint(1, 3)):
+            written = write_call_stmt(p, rel, w, ind, callee, b, "call-local-" + form,
+                                      mapping_names=("extra", "meta"))
+            if place == "function":
+                note_returned(p, rel, prod, b, written)
+        if place == "nested":
+            w.lineof("        return None")
+            w.lineof("    return inner")
+        else:
+            w.lineof("    return None")
+        w.end()
+        w.end()
+    for j in range(rng.randint(1, 2)):
+        b = rng.choice(targets)
+        modname = "helpers" if b in helpers else "common"
+        kind = rng.choice(LOCAL_DECOYS)
+        p.forms["local-decoy-" + kind] += 1
+        p.call_scope = (rel, "decoy_local_%d" % j)
+        ind = "    "
+        callee = b.name
+        leads = None
+        if kind in ("class-body", "class-method"):
+            w.lineof("class LocalPanel_%d:" % j)
+            w.lineof("    from .%s import %s" % (modname, b.name))
+            if kind == "class-body":
+                # the call in the class body: a class body's name resolves nothing
+                leads = ["reply = ", ""]
+            else:
+                # a method does not see the class body's names
+                w.lineof("    def run(self, query, extra):")
+                ind = "        "
+        else:
+            w.lineof("def decoy_local_%d(query, extra):" % j)
+            if kind == "twice":
+                w.lineof("    try:")
+                w.lineof("        from .%s import %s" % (modname, b.name))
+                w.lineof("    except ImportError:")
+                w.lineof("        %s = None" % b.name)
+            elif kind == "inner-import":
+                w.lineof("    def load():")
+                w.lineof("        from .%s import %s" % (modname, b.name))
+                w.lineof("        return None")
+            elif kind == "dotted":
+                w.lineof("    import %s.%s" % (pkg, modname))
+                callee = "%s.%s.%s" % (pkg, modname, b.name)
+            else:
+                w.lineof("    from .%s import %s" % (modname, b.name))
+                w.lineof("    %s = wrap(%s)" % (b.name, b.name))
+        write_call_stmt(p, rel, w, ind, callee, None, "local-decoy-" + kind, leads=leads)
+        if kind != "class-body":
+            w.lineof(ind + "return None")
+        w.end()
+        w.end()
+
+
 def generate_program(seed, index, outrel, with_readers=False):
     rng = random.Random("%d/%d" % (seed, index))
     p = Prog(rng, index, outrel)
@@ -1765,6 +1909,14 @@ def generate_program(seed, index, outrel, with_readers=False):
         # the uses as values toolshape cannot resolve last, from a stream of their own too
         p.rng = rd.rng = random.Random("%d/%d/unresolved-uses" % (seed, index))
         write_unresolved_uses(rd)
+        # the reads through imports inside a function last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/local-imports-readers" % (seed, index))
+        write_local_imports(rd)
+    # the calls of builders imported inside a function last, from a stream of
+    # their own (with or without readers, the same module)
+    p.rng = random.Random("%d/%d/local-imports" % (seed, index))
+    if p.rng.random() < 0.7:
+        write_local_tools(p, pkg, has_init, reexports, builders, helpers)
     return p
 
 
@@ -5691,17 +5843,22 @@ def write_tool_names(rd):
 #
 # Most programs also get `tests/test_unresolved.py` (and `PKG/shell.py`, two
 # producers named like functions of the standard library, `run` and `join`),
-# calling producers of probes.py so that nothing resolves the call: imported
-# inside the test function, through a dotted path `PKG.probes.NAME(...)`, a
+# calling producers of probes.py so that nothing resolves the call: through
+# a dotted path `PKG.probes.NAME(...)`, a
 # module alias (`t = PKG.probes` in the function, or bound at module level by
 # an assignment), a parameter named like the producer, an inherited method
 # (`self.m(...)` in a subclass of Station defining no `m`, `Sub().m(...)`,
-# `Sub.m(...)`), `subprocess.run(...)` after an import inside the function;
+# `Sub.m(...)`);
 # each result read (no read is followed), dropped or returned: one escape
 # read, span the call.  Next to decoys giving no read: `subprocess.run(...)`,
 # `sp.run(...)` and `join(...)` imported once at module level from outside
-# the project, a name bound by the module's own `def` or `class`, an import
-# under another name and `getattr(t, "NAME")(...)`; `fn = t.NAME` is an
+# the project, `subprocess.run(...)` after `import subprocess` inside the
+# function (bound there once: docs/rules.md "**Imports inside a function**"),
+# a name bound by the module's own `def` or `class`, an import
+# under another name and `getattr(t, "NAME")(...)`; a producer imported
+# inside the test function (`from MOD import NAME`, bound there once)
+# resolves as a module-level import does: its reads are keyed reads (a name
+# probes.py does not bind, a facade's, resolves to nothing); `fn = t.NAME` is an
 # unresolved use (docs/rules.md "**Uses as a value toolshape cannot
 # resolve**", see "uses as a value toolshape cannot resolve" below: one
 # escape read, span `t.NAME`).  Every call above is also judged by the
@@ -5712,10 +5869,11 @@ def write_tool_names(rd):
 # the callees of the unresolved calls (the receiver label is "unresolved:" + callee)
 UNRESOLVED_CALLEES = ["name", "attribute", "dotted", "instance", "self"]
 UNRESOLVED_CONSTRUCTS = ["reads-unresolved-" + k for k in (
-    "local-import", "dotted", "alias-local", "alias-module", "parameter", "inherited-self", "inherited-instance",
-    "inherited-class", "local-external", "dropped", "returned", "tool")]
+    "dotted", "alias-local", "alias-module", "parameter", "inherited-self", "inherited-instance",
+    "inherited-class", "dropped", "returned", "tool")]
 UNRESOLVED_DECOYS = ["reads-unresolved-decoy-" + k for k in (
-    "external", "external-alias", "external-from", "own-def", "constructor", "other-name", "getattr")]
+    "external", "external-alias", "external-from", "own-def", "constructor", "other-name", "getattr",
+    "local-import", "local-external")]
 
 
 def write_shell(rd):
@@ -5801,9 +5959,15 @@ def write_unresolved(rd):
             w.lineof("    assert r[%s] is not None" % k)
         else:
             w.lineof("def %s():" % fn)
+            target = None
             if kind == "local-import":
-                w.lineof("    from %s import %s" % (mod if rng.random() < 0.5 else module_of(p, rel_t), N))
+                src = mod if rng.random() < 0.5 else module_of(p, rel_t)
+                w.lineof("    from %s import %s" % (src, N))
                 callee = N
+                # imported inside the function, bound there once: resolved as a
+                # module-level import is ("**Imports inside a function**"), to
+                # the producer SRC defines (none: a facade's name probes.py lacks)
+                target = next((q for r, q, _ in rd.probes if module_of(p, r) == src and q.name == N), None)
             elif kind == "alias-local":
                 t = p.fresh("t")
                 w.lineof("    %s = %s" % (t, mod))
@@ -5819,10 +5983,25 @@ def write_unresolved(rd):
             else:
                 lead, trail = rng.choice([("r = ", ""), ("assert ", "[%s]" % k), ("v = ", ".get(%s)" % k),
                                           ("assert %s in " % k, "")])
-                call("    ", lead, callee, '("q")', trail, kind, "unresolved")
+                if target is not None:
+                    # a receiver of the producer imported: the read written is one
+                    call("    ", lead, callee, '("q")', trail, "decoy-local-import", "resolved")
+                    (line, col) = intents[-1][1]
+                    end = (line, col + len(callee + '("q")'))
+                    recv = Recv("producer-call", via=[target])
+                    key = json.loads(k)
+                    if trail.startswith("["):
+                        p.reads.append((rel, recv, "subscript", key, ((line, col), (end[0], end[1] + len(trail)))))
+                    elif trail.startswith(".get("):
+                        p.reads.append((rel, recv, "get", key, ((line, col), (end[0], end[1] + len(trail)))))
+                    elif lead.startswith("assert %s in " % k):
+                        p.reads.append((rel, recv, "in", key, ((line, col - len(lead) + len("assert ")), end)))
+                else:
+                    call("    ", lead, callee, '("q")', trail, "local-import-undefined" if kind == "local-import"
+                         else kind, "unresolved")
         w.end()
         w.end()
-        if prod.decorated:
+        if prod.decorated and intents[-1][3] == "unresolved":
             intents.append((rel, intents[-1][1], "tool", "unresolved"))
     # inherited methods
     if station:
@@ -5874,10 +6053,11 @@ def write_unresolved(rd):
     w.end()
     w.end()
     if shell:
-        # the same module, imported inside a function: nothing resolves it
+        # the same module, imported inside a function, once: exempt as well
+        # ("**Imports inside a function**")
         w.lineof("def %s():" % p.fresh("test_local_external"))
         w.lineof("    import subprocess")
-        call("    ", "return ", "subprocess.run", '(["true"])', "", "local-external", "unresolved")
+        call("    ", "return ", "subprocess.run", '(["true"])', "", "decoy-local-external", "exempt")
         w.end()
         w.end()
 
@@ -5889,15 +6069,15 @@ def write_unresolved(rd):
 # Most programs also get `tests/test_unresolved_uses.py` (and often
 # `tests/test_star_uses.py`), using producers of probes.py (tools and
 # producers that are none) as values through what toolshape does not
-# resolve: a name imported inside the test function (`from MOD import N`), an
-# attribute of a module imported inside it (`from PKG import probes`,
-# `probes.N`), a dotted path (`import PKG.probes` at module level,
+# resolve: a name imported inside the test function more than once (`from
+# MOD import N` before each use), an attribute of a module so imported
+# (`from PKG import probes`, `probes.N`), a dotted path (`import PKG.probes` at module level,
 # `PKG.probes.N`), a module alias bound by an assignment at module level
 # (`t = PKG.probes`, `t.N`), a direct tool call's callee (`agent.tool.N`), a
 # name of the test module bound by an assignment (`N = make_other()`) or
 # twice (`try: from MOD import N / except ImportError: N = None`), a name of
 # a star import (`from MOD import *`), `subprocess.run` after `import
-# subprocess` inside the function (shell.py's `run`), `self.m` in a class
+# subprocess` twice inside the function (shell.py's `run`), `self.m` in a class
 # that does not define `m` (a subclass of Station, or a class of its own);
 # each use in a form giving the producer another name (USE_FORMS "renamed":
 # the whole value of an assignment, plain, annotated, chained, a walrus, a
@@ -5909,7 +6089,10 @@ def write_unresolved(rd):
 # so named, a tool or not; the plain uses, of tools ("-tool-plain") and of
 # producers that are none ("-plain", and "decoy-plain-FORM" per form), are
 # decoys: no read.  Next to decoys judged otherwise: `subprocess.run` with `import
-# subprocess` at module level (exempt), a parameter or a local variable named
+# subprocess` at module level or once inside the function (exempt), a name
+# or a module imported once inside the function (resolved, docs/rules.md
+# "**Imports inside a function**": an ordinary escape, p.escapes, of a tool
+# only when renamed or wrapped, resolve_local_use), a parameter or a local variable named
 # like a producer and a name bound inside the function by an import and by
 # an assignment (not judged), a name bound by the module's own `def` or
 # `class` (resolved).  What each construct means to be is checked against
@@ -5948,7 +6131,10 @@ UNRESOLVED_USE_CONSTRUCTS = (
         "star", "local-external", "inherited-self")]
     + ["reads-unresolved-use-decoy-plain-" + k for k in PLAIN_USE_LABELS.values()]
     + ["reads-unresolved-use-decoy-" + k for k in (
-        "external", "parameter", "local-variable", "mixed", "own-def", "own-class")])
+        "external", "parameter", "local-variable", "mixed", "own-def", "own-class",
+        # imported inside the function once: resolved (an escape) or exempt
+        "local-import", "local-module", "local-external")]
+    + ["escape-local-%s-%s" % (k, t) for k in ("local-import", "local-module") for t in ("tool", "other")])
 
 
 class UseWriter(ModuleWriter):
@@ -6046,14 +6232,22 @@ def write_unresolved_uses(rd):
             w.lineof("def %s(%s):" % (fn, N if kind == "parameter" else "agent"))
         else:
             w.lineof("def %s():" % fn)
+        # the names the function's imports bind, and the uses loading them:
+        # (intent index, name, text)
+        imported = Counter()
+        local_uses = []
         for _ in range(rng.randint(1, 3)):
             if kind == "local-import":
                 w.lineof("    from %s import %s" % (mod, N))
+                imported[N] += 1
+                local_uses.append((len(p.unresolved_use_intents), N, N))
                 uw.put("    ", N, prod, kind, "unresolved")
             elif kind == "local-module":
                 pkg_part, _, last = mod.rpartition(".")
                 local = rng.choice([last, p.fresh(last)])
                 w.lineof("    from %s import %s" % (pkg_part, last if local == last else last + " as " + local))
+                imported[local] += 1
+                local_uses.append((len(p.unresolved_use_intents), local, local + "." + N))
                 uw.put("    ", local + "." + N, prod, kind, "unresolved")
             elif kind == "dotted":
                 uw.put("    ", mod_d + "." + prod_d.name, prod_d, kind, "unresolved")
@@ -6073,12 +6267,22 @@ def write_unresolved_uses(rd):
             elif kind in ("external", "local-external"):
                 if kind == "local-external":
                     w.lineof("    import subprocess")
+                    imported["subprocess"] += 1
+                    local_uses.append((len(p.unresolved_use_intents), "subprocess", "subprocess.run"))
                 prod_r = runs[0] if runs else prod
                 uw.put("    ", "subprocess.run", prod_r, kind, "unresolved" if kind == "local-external" else "exempt")
             else:
                 N2 = module_names[kind]
                 want = "resolved" if kind.startswith("own-") else "unresolved"
                 uw.put("    ", N2, by_name[N2][0][1], kind, want)
+        # a name the function's imports bind once resolves as a module-level
+        # one does ("**Imports inside a function**"): `subprocess.run` is
+        # exempt, a producer's name or module attribute an ordinary escape
+        # (of a tool too only when renamed or wrapped); bound twice (by two
+        # imports): unresolved, as before
+        for i, name, text in local_uses:
+            if imported[name] == 1:
+                resolve_local_use(p, i, text)
         w.lineof("    return None")
         w.end()
         w.end()
@@ -6114,6 +6318,20 @@ def write_unresolved_uses(rd):
             _, prod = rng.choice(own)
             sw.put("    ", prod.name, prod, "star", "unresolved")
         ws.lineof("    return None")
+
+
+def resolve_local_use(p, i, text):
+    """The use of intent ``i`` (write_unresolved_uses), loading a name bound
+    once by an import inside its function: `subprocess.run` exempt, else
+    resolved to its producer, whose escape it is (a tool's only when renamed
+    or wrapped)."""
+    rel, pos, prod, tool_too, construct, want, cat, paren, plain = p.unresolved_use_intents[i]
+    if construct == "local-external":
+        p.unresolved_use_intents[i] = (rel, pos, prod, tool_too, construct, "exempt", cat, paren, plain)
+        return
+    p.unresolved_use_intents[i] = (rel, pos, prod, tool_too, construct, "resolved", cat, paren, plain)
+    p.escapes.append((rel, prod, "local/" + construct, (pos, (pos[0], pos[1] + len(text))), text, tool_too))
+    p.forms["escape-local-%s-%s" % (construct, "tool" if prod.decorated else "other")] += 1
 
 
 def check_unresolved_uses(p):
@@ -6152,6 +6370,235 @@ def check_unresolved_uses(p):
         else:
             p.forms["reads-unresolved-use-decoy-%s-plain" % construct] += 1
             p.forms["reads-unresolved-use-decoy-plain-" + plain] += 1
+
+
+# --------------------------------------------------------------------------
+# reads through imports inside a function (--with-readers; docs/rules.md
+# TS003 "**Imports inside a function**")
+#
+# Most programs also get `tests/test_local_imports.py`, whose tests import
+# what they call inside the test function, once, in one of the forms a
+# module-level import takes (LOCAL_READ_FORMS: `from MOD import N`, `from
+# MOD import N as the_N`, `import MOD as m_X`, `from PKG import X`): a
+# producer of probes.py or facade.py, a builder (its extra keywords TS003
+# findings at the call), the probes' class `Station` (`Station().m(...)`,
+# `ST = Station()` then `ST.m(...)`).  Such a name resolves as a module-level
+# one does, so the consumer blocks of Consumer.block read the results as
+# anywhere (receiver kinds "local:...": LocalConsumer), also from a def, a
+# lambda or a comprehension nested in the function (LOCAL_READ_PLACES), and a
+# producer imported so and used as a value is an ordinary escape
+# (EscapeWriter.put_use; a tool's only when renamed or wrapped).  Next to
+# decoys whose calls resolve nothing, judged by the generator's walk
+# (UnresolvedJudge, p.unresolved_intents) and read once each, as escapes
+# (LOCAL_READ_DECOYS): the import bound twice (`try` / `except ImportError`),
+# made in a class body (the call there, or in a method), in a def nested in
+# the test, a dotted `import PKG.probes`, the name rebound after its import,
+# two imports of `run` in an `if` / `else` from outside the project; and
+# `from subprocess import run` / `import subprocess as sp` inside the test:
+# exempt (no unresolved call).  A use as a value of a name imported twice
+# (`fn = N`) is an unresolved use.  Written last, from a random stream of
+# their own.
+
+LOCAL_READ_FORMS = ["from_abs", "from_abs_alias", "import_as", "from_pkg_module"]
+LOCAL_READ_PLACES = ["nested-def", "lambda", "comprehension"]
+LOCAL_READ_DECOYS = ["twice", "class-body", "class-method", "inner-import", "dotted", "rebound", "external",
+                     "external-twice"]
+LOCAL_READ_CONSTRUCTS = (["reads-local-access-" + f for f in LOCAL_READ_FORMS]
+                         + ["reads-local-target-" + k for k in ("producer", "builder", "instance-call",
+                                                                "instance-name-call")]
+                         + ["reads-local-place-" + k for k in LOCAL_READ_PLACES]
+                         + ["reads-unresolved-local-" + k for k in LOCAL_READ_DECOYS]
+                         + ["reads-local-value", "reads-unresolved-use-local-twice"])
+# the receivers called through an import inside the function (reads_by_receiver)
+LOCAL_RECEIVER_KINDS = ["local:producer-call", "local:builder-call", "local:instance-call",
+                        "local:instance-name-call", "name:local:producer-call"]
+
+
+class LocalConsumer(Consumer):
+    """A consumer whose targets are called through imports inside the test
+    function: its receivers' kinds are labelled "local:"."""
+
+    def _put_call(self, t, keys=None):
+        r = super()._put_call(t, keys)
+        if r is None:
+            return r
+        return Recv("local:" + r.kind, r.tags, r.via, r.tools, r.ckws, r.wide)
+
+
+def local_read_access(p, rel_t, name, form):
+    """(import line, callee text) of ``name`` of module ``rel_t`` imported
+    inside a function in ``form`` (LOCAL_READ_FORMS)."""
+    mod = module_of(p, rel_t)
+    pkg_part, _, base = mod.rpartition(".")
+    if form == "from_abs":
+        return "from %s import %s" % (mod, name), name
+    if form == "from_abs_alias":
+        local = "the_" + name.strip("_")
+        return "from %s import %s as %s" % (mod, name, local), local
+    if form == "import_as":
+        return "import %s as m_%s" % (mod, base), "m_%s.%s" % (base, name)
+    return "from %s import %s" % (pkg_part, base), base + "." + name
+
+
+def write_local_imports(rd):
+    """`tests/test_local_imports.py` (see above)."""
+    p, rng = rd.p, rd.rng
+    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
+    if not probes or rng.random() < 0.1:
+        return
+    rel = "%s/tests/test_local_imports.py" % p.outrel
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Tests importing what they call inside the test function."""')
+    w.lineof("import json")
+    w.end()
+    w.end()
+    c = LocalConsumer(rd, rel, w, [])
+    ew = EscapeWriter(rd, rel, w, [], [])
+    uw = UseWriter(rd, rel, w)
+    runs = [prod for prod in p.producers if prod.name == "run"]
+    kinds = ["producer", "producer", "builder", "instance", "place", "value", "decoy", "decoy", "decoy"]
+
+    def imported(rel_t, name):
+        form = rng.choice(LOCAL_READ_FORMS)
+        line, callee = local_read_access(p, rel_t, name, form)
+        w.lineof("    " + line)
+        p.forms["reads-local-access-" + form] += 1
+        return callee
+
+    def dead_call(ind, callee, args, construct, want, key=None):
+        lead, trail = rng.choice([("x = ", ""), ("", ""), ("assert ", "[%s]" % json.dumps(key))]
+                                 if key is not None else [("x = ", ""), ("", "")])
+        w.put(ind + lead)
+        pos, _ = w.put(callee + args)
+        w.lineof(trail)
+        p.unresolved_intents.append((rel, pos, construct, want))
+
+    for _ in range(rng.randint(3, 6)):
+        kind = rng.choice(kinds)
+        w.lineof("def %s(agent, query, executor):" % p.fresh("test_local"))
+        if kind in ("producer", "place", "value"):
+            rel_t, prod = rng.choice(probes)
+            callee = imported(rel_t, prod.name)
+            t = Target("producer", callee, '("q")', prod, "producer")
+            p.forms["reads-local-target-producer"] += 1
+            if kind == "producer":
+                c.targets = [t]
+                for _ in range(rng.randint(1, 3)):
+                    c.block("    ")
+            elif kind == "place":
+                place = rng.choice(LOCAL_READ_PLACES)
+                p.forms["reads-local-place-" + place] += 1
+                if place == "nested-def":
+                    w.lineof("    def check(flag=None):")
+                    c.targets = [t]
+                    c.block("        ")
+                    w.lineof("        return None")
+                    w.lineof("    check()")
+                else:
+                    # a receiver read in a lambda's body or a comprehension's element
+                    key, _ = c.key_for(rd.recv_pool(c.peek(t)))
+                    w.put("    hook = lambda: " if place == "lambda" else "    x = [")
+                    s = w.put("")[0]
+                    recv = c.put_call(t)
+                    _, e = w.put("[%s]" % json.dumps(key, ensure_ascii=False))
+                    w.lineof("" if place == "lambda" else " for _ in range(2)]")
+                    # `E["content"]` is a read of the content list, never of a key
+                    p.reads.append((rel, recv, "content", None, (s, e)) if key == CONTENT
+                                   else (rel, recv, "subscript", key, (s, e)))
+            else:
+                # the producer used as a value: an ordinary escape (a tool's
+                # only when renamed or wrapped)
+                use = rng.choice(sorted(ESCAPE_TEMPLATES))
+                ew.put_use("    ", callee, prod, "local", use)
+                p.forms["reads-local-value"] += 1
+                if rng.random() < 0.5:
+                    # in a test of its own, bound twice, by two imports: an
+                    # unresolved use when renamed
+                    N = prod.name
+                    mod = module_of(p, rel_t)
+                    w.lineof("    return None")
+                    w.end()
+                    w.end()
+                    w.lineof("def %s(agent, query, executor):" % p.fresh("test_local"))
+                    w.lineof("    if query:")
+                    w.lineof("        from %s import %s" % (mod, N))
+                    w.lineof("    else:")
+                    w.lineof("        from %s import %s" % (mod, N))
+                    uw.put("    ", N, prod, "local-twice", "unresolved", "renamed")
+        elif kind == "builder" and rd.kbuilders:
+            b = rng.choice(rd.kbuilders)
+            callee = imported(b.rel, b.name)
+            c.targets = [Target("builder", callee, None, b, "builder-" + ("chain" if b.producer else b.family))]
+            p.forms["reads-local-target-builder"] += 1
+            for _ in range(rng.randint(1, 2)):
+                c.block("    ")
+        elif kind == "instance" and rd.station:
+            cls = imported(rd.probes_rel, "Station")
+            m, _ = rng.choice(rd.station)
+            if rng.random() < 0.5:
+                t = Target("instance", cls + "()." + m.name, '("q")', m, "instance-call")
+            else:
+                t = Target("instance", m.name, '("q")', m, "instance-name-call", instance=cls)
+            p.forms["reads-local-target-" + t.label] += 1
+            c.targets = [t]
+            for _ in range(rng.randint(1, 2)):
+                c.block("    ")
+        else:
+            rel_t, prod = rng.choice(probes)
+            N = prod.name
+            mod = module_of(p, rel_t)
+            key = rng.choice(sorted(rd.pool(prod)))
+            d = rng.choice(LOCAL_READ_DECOYS)
+            construct = "local-" + d
+            if d == "twice":
+                w.lineof("    try:")
+                w.lineof("        from %s import %s" % (mod, N))
+                w.lineof("    except ImportError:")
+                w.lineof("        %s = None" % N)
+                dead_call("    ", N, '("q")', construct, "unresolved", key)
+            elif d in ("class-body", "class-method"):
+                # the test's own body: nothing; the class after it
+                w.lineof("    return None")
+                w.end()
+                w.end()
+                w.lineof("class %s:" % p.fresh("TestLocal"))
+                w.lineof("    from %s import %s" % (mod, N))
+                if d == "class-body":
+                    dead_call("    ", N, '("q")', construct, "unresolved")
+                else:
+                    w.lineof("    def test_m(self):")
+                    dead_call("        ", N, '("q")', construct, "unresolved", key)
+                    w.lineof("        return None")
+                w.end()
+                w.end()
+                continue
+            elif d == "inner-import":
+                w.lineof("    def load():")
+                w.lineof("        from %s import %s" % (mod, N))
+                w.lineof("        return None")
+                dead_call("    ", N, '("q")', construct, "unresolved", key)
+            elif d == "dotted":
+                w.lineof("    import %s" % mod)
+                dead_call("    ", mod + "." + N, '("q")', construct, "unresolved", key)
+            elif d == "rebound":
+                w.lineof("    from %s import %s" % (mod, N))
+                w.lineof("    %s = wrap_value(%s)" % (N, N))
+                dead_call("    ", N, '("q")', construct, "unresolved", key)
+            elif d == "external":
+                w.lineof("    from subprocess import run")
+                w.lineof("    import subprocess as sp")
+                dead_call("    ", "run", '(["true"])', construct, "exempt")
+                dead_call("    ", "sp.run", '(["true"])', construct, "exempt")
+            else:
+                w.lineof("    if query:")
+                w.lineof("        from subprocess import run")
+                w.lineof("    else:")
+                w.lineof("        from shutil import run")
+                dead_call("    ", "run", '(["true"])', construct, "unresolved")
+        w.lineof("    return None")
+        w.end()
+        w.end()
 
 
 # --------------------------------------------------------------------------
@@ -6611,7 +7058,9 @@ def base_handed_on(p):
 # resolve.**"): the generator's own judgement of every call named like a
 # producer, from the text it wrote (an AST walk of its own, not scan.py's):
 # the scopes of each module, the module-level names and what they are bound
-# to, followed across the program's modules as a builder call's callee is.
+# to (and the names a function's own scope binds once by an import: docs/rules.md
+# "**Imports inside a function**"), followed across the program's modules as a
+# builder call's callee is.
 
 class _Scope:
     def __init__(self, kind, node, parent):
@@ -6836,7 +7285,26 @@ class UnresolvedJudge:
         recs = mod.scope.binds.get(name, [])
         if len(recs) != 1:
             return ("none",)
-        rec = recs[0]
+        return self.rec_value(mod, recs[0], seen)
+
+    def named(self, mod, scope, name):
+        """What ``name`` loaded in ``scope`` is as a builder call's callee
+        reads it (docs/rules.md TS003, "**Imports inside a function**"): a
+        module-level name as value() says; a name of a function's own scope
+        (a def, the one it stands in or one enclosing it) bound there exactly
+        once by an import, as that import would be at module level; else
+        ("none",) (bound otherwise or more than once in the function, a name
+        of a class body, a lambda or a comprehension)."""
+        owner = _lookup(scope, name)
+        if owner.kind == "module":
+            return self.value(mod, name)
+        recs = owner.binds.get(name, [])
+        if owner.kind == "function" and len(recs) == 1 and recs[0][0] in ("import", "from"):
+            return self.rec_value(mod, recs[0], ())
+        return ("none",)
+
+    def rec_value(self, mod, rec, seen):
+        """What the one binding record ``rec`` of a name of ``mod`` makes it (see value())."""
         if rec[0] == "def":
             return ("func",)
         if rec[0] == "class":
@@ -6876,12 +7344,12 @@ class UnresolvedJudge:
 
     def klass(self, mod, node, scope):
         """The class ``node`` names as a builder call's callee would (a
-        module-level name, `A.K` of an imported module), else None."""
-        if type(node) is ast.Name and _lookup(scope, node.id).kind == "module":
-            v = self.value(mod, node.id)
-        elif type(node) is ast.Attribute and type(node.value) is ast.Name \
-                and _lookup(scope, node.value.id).kind == "module":
-            a = self.value(mod, node.value.id)
+        module-level name, `A.K` of an imported module, or such a name
+        imported once inside a function: named()), else None."""
+        if type(node) is ast.Name:
+            v = self.named(mod, scope, node.id)
+        elif type(node) is ast.Attribute and type(node.value) is ast.Name:
+            a = self.named(mod, scope, node.value.id)
             if a[0] != "module":
                 return None
             v = self.value(a[1], node.attr)
@@ -6901,10 +7369,9 @@ class UnresolvedJudge:
         `A.tool.N` is judged as any attribute)."""
         f = call.func
         if type(f) is ast.Name:
-            owner = _lookup(scope, f.id)
-            if owner.kind != "module":
-                return "unresolved"
-            v = self.value(mod, f.id)
+            # a module-level name, or a function's own imported once ("**Imports
+            # inside a function**"); bound otherwise, twice, in a class body: none
+            v = self.named(mod, scope, f.id)
             return {"func": "resolved", "class": "resolved", "external": "exempt"}.get(v[0], "unresolved")
         N, X = f.attr, f.value
         if type(X) is ast.Attribute and X.attr == "tool" and not use:
@@ -6918,8 +7385,8 @@ class UnresolvedJudge:
                     s = s.parent
                 if s.kind == "function" and s.parent.kind == "class" and s.parent.parent.kind == "module":
                     return "resolved" if self.defines(s.parent.node, N) else "unresolved"
-            if owner.kind == "module":
-                v = self.value(mod, X.id)
+            v = self.named(mod, scope, X.id)
+            if owner.kind == "module" or v[0] in ("module", "external"):
                 if v[0] == "module":
                     w = self.value(v[1], N)
                     return "resolved" if w[0] in ("func", "class") else "unresolved"
@@ -7108,7 +7575,8 @@ def expected_reads(p, suppressed):
     # resolve.**"): a call named like a producer with keys (its callee's last
     # name) that resolves to no function, method or class of the program, is
     # no direct tool call, no call of a builder with TS003 key findings and no
-    # name (or `A.N`) imported once, at module level, from outside the project:
+    # name (or `A.N`) imported once, at module level or in a function's own
+    # scope, from outside the project:
     # one escape read, span the call, of every origin of every producer so named
     unresolved_reads(p, by_tag, prod_keys, records)
     check_unresolved(p)
@@ -7459,12 +7927,13 @@ def verify(outdir, manifest):
                             ("reads_by_receiver", RECEIVER_KINDS + POSSIBLE_KINDS
                              + ["escape:" + t for t in ESCAPE_TARGETS]
                              + ["unresolved:" + t for t in UNRESOLVED_CALLEES] + DECORATOR_KINDS
-                             + ["unresolved-use:" + t for t in UNRESOLVED_USE_KINDS]),
+                             + ["unresolved-use:" + t for t in UNRESOLVED_USE_KINDS]
+                             + LOCAL_RECEIVER_KINDS),
                             ("escapes_by_use", ESCAPE_USES + TOOL_NAME_USES),
                             ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS
                              + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS + DECORATOR_CONSTRUCTS
                              + ESCAPE_TOOL_RENAMED + TOOL_NAME_DECOYS + UNRESOLVED_USE_CONSTRUCTS
-                             + ESCAPE_UNRESOLVED)):
+                             + ESCAPE_UNRESOLVED + LOCAL_CONSTRUCTS + LOCAL_READ_CONSTRUCTS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

@@ -127,18 +127,26 @@ tool decorators, the exempt names and attributes as written
 what is no producer (a function holding a finding but returning none, a
 compliant result or None, a nested def, a method of a nested class, a
 class); and the uses as a value toolshape cannot resolve ("**Uses as a value
-toolshape cannot resolve**"): a name imported inside the test, an attribute
-of a module imported there (through a wrapper too), a dotted path, a module
-alias, a direct tool call's callee (`fn = agent.tool.probe`), `self.m` of a
-class defining no `m`, `subprocess.run` imported inside the function, names
-of a test module bound by an assignment or twice, names of a star import;
+toolshape cannot resolve**"): a name imported twice inside the test, a
+dotted path, a module alias, a direct tool call's callee (`fn =
+agent.tool.probe`), `self.m` of a class defining no `m`, names of a test
+module bound by an assignment or twice, names of a star import;
 each only when wrapped or renamed, of a tool or not (a tool and a producer
 that is none sharing a name: both read); next to the plain uses, of a tool
 or not (an argument, a list element, a lambda body, `len(scan.obstacles)`,
 `for o in scan.obstacles`, `print(t.helper)`), an external
-module imported at module level, a parameter, a local variable, a name
-imported and rebound in the function, a project function that is no
-producer, a project class, and a producer resolved (one read, not two).
+module imported at module level or inside the function, a parameter, a local
+variable, a name imported and rebound in the function, a project function
+that is no producer, a project class, and a producer resolved (one read, not
+two: a name or a module imported inside the test, once, among them); and the
+imports inside a function (docs/rules.md "**Imports inside a function**"):
+bound there once, they resolve as module-level ones do (a name, `from P
+import M`, `import P.M as M`, relative, in the function or one enclosing it:
+a nested def, a lambda, a comprehension) for producers, receivers (keyed
+reads), calls on an instance, escapes and builder calls (TS003 at the call,
+through a chain too), next to those that resolve nothing (bound twice,
+imported in a nested def or a class body, a dotted `import P.M`) and to
+external ones (no unresolved call).
 
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
@@ -3171,17 +3179,18 @@ ASSERT_MESSAGES_FORMS = {"escape": 19, "subscript": 29, "get": 2, "in": 2, "whol
 # the name of a producer, that is no direct tool call and resolves to
 # nothing a module defines has one escape read (span the call, not its
 # `await`) of every origin a call of each producer named N reaches (chains
-# followed, no dispatch), and no other reads: an import inside the test (a
-# name, a module, `import M as x`), a dotted path, a module alias, an unknown
-# object, an inherited method (`self.N`, `cls.N`, `Sub().N`, `s.N`), `K.N`
-# on the class, a parameter, a local variable, a nested def, a parenthesized
-# callee, an awaited call, a name of a namespace package's import, an
-# external name imported inside a function, `os.path.join` (no `A.N`); next
-# to the calls that resolve or are exempt: module-level imports of project
-# modules (keyed reads), calls on an instance of a class defining the method,
-# a method a subclass overrides, a constructor named like a producer, a
-# direct tool call, a name or attribute of no producer, module-level names
-# and `A.N` imported from the standard library.
+# followed, no dispatch), and no other reads: a dotted path, a module alias,
+# an unknown object, an inherited method (`self.N`, `cls.N`, `Sub().N`,
+# `s.N`), `K.N` on the class, a parameter, a local variable, a nested def, a
+# parenthesized callee, an awaited call, a name of a namespace package's
+# import, `os.path.join` (no `A.N`); next to the calls that resolve or are
+# exempt: module-level imports of project modules (keyed reads), imports
+# inside the test bound there once ("**Imports inside a function**": a name,
+# a module, `import M as x`, a function named like a producer; keyed reads),
+# calls on an instance of a class defining the method, a method a subclass
+# overrides, a constructor named like a producer, a direct tool call, a name
+# or attribute of no producer, module-level names and `A.N` imported from
+# the standard library, and an external name imported inside a function.
 UNRESOLVED = {
     "pyproject.toml": "",
     "pkg/__init__.py": "",
@@ -3263,7 +3272,7 @@ def test_local_import():
 def test_local_module():
     from pkg import tools
     r = tools.probe()  # @u2
-    assert r["frames"] == 3
+    assert r["frames"] == 3  # @u2r
 
 
 def test_local_as():
@@ -3335,7 +3344,7 @@ def test_nested():
 
 def test_local_class():
     from pkg.other import Probe
-    return Probe()  # @u18
+    return Probe()["volts"]  # @u18
 
 
 def test_resolved(agent):
@@ -3379,14 +3388,18 @@ _U_MEASURE = [handed(TU, tag, text) for tag, text in (
 _U_PICK = [handed(TU, "u16", 't.pick(action="a")')]
 UNRESOLVED_EXPECT = {
     ("pkg/tools.py", "frames", "TS001", "frames"): [handed(TU, tag, text) for tag, text in (
-        ("u1", "probe()"), ("u2", "tools.probe()"), ("u3", "lt.relay()"), ("u4", 'pkg.tools.probe("d")'),
+        ("u4", 'pkg.tools.probe("d")'),
         ("u5", "t.probe()"), ("u15", "(t.probe)()"), ("u11", "probe()"), ("u17", "probe()"))] + [
         handed("tests/test_ns.py", "u19", "probe()"),
+        # imports inside the test, bound there once: resolved ("**Imports inside a function**")
+        (TU, "u1", 'probe()["frames"]', "subscript", "frames"),
+        (TU, "u2r", 'r["frames"]', "subscript", "frames"),
+        (TU, "u3", 'lt.relay()["frames"]', "subscript", "frames"),
         (TU, "r1", 'probe_top()["frames"]', "subscript", "frames"),
         (TU, "r2", 'T.probe()["frames"]', "subscript", "frames"),
         (TU, "r3", 'tools_mod.probe()["frames"]', "subscript", "frames")],
-    ("pkg/tools.py", "pid", "TS001", "pid"): [handed(TU, "u12", "run()"),
-                                            handed("tests/test_external.py", "u21", 'run(["true"])')],
+    # `from subprocess import run` inside a function: imported from outside the project, exempt
+    ("pkg/tools.py", "pid", "TS001", "pid"): [handed(TU, "u12", "run()")],
     ("pkg/tools.py", "joined", "TS001", "joined"): [handed(TU, "u20", 'os.path.join("a")')],
     ("pkg/tools.py", "alpha", "TS001", "alpha"): _U_PICK,
     ("pkg/tools.py", "beta", "TS001", "beta"): _U_PICK,
@@ -3396,9 +3409,9 @@ UNRESOLVED_EXPECT = {
         (TU, "r_inst", 'm.measure()["depth"]', "subscript", "depth"),
         (TU, "r_inst2", 'Meter().measure()["depth"]', "subscript", "depth")],
     ("pkg/other.py", "level", "TS001", "level"): _U_MEASURE,
-    ("pkg/other.py", "volts", "TS001", "volts"): [handed(TU, "u18", "Probe()")],
+    ("pkg/other.py", "volts", "TS001", "volts"): [(TU, "u18", 'Probe()["volts"]', "subscript", "volts")],
 }
-UNRESOLVED_FORMS = {"escape": 21, "subscript": 6}
+UNRESOLVED_FORMS = {"escape": 16, "subscript": 10}
 
 
 
@@ -3412,14 +3425,16 @@ UNRESOLVED_FORMS = {"escape": 21, "subscript": 6}
 # read, span the use, of every origin each producer so named reaches (chains
 # followed), only when it is called through a wrapper or given another name
 # (the forms that make a tool's use an escape), of a tool or not.  Escapes:
-# `fn = probe` after an import inside the test, `raw(tools.probe)("x")`
-# after `from pkg import tools` inside the test, `f = pkg.tools.helper` and
+# `fn = probe` after an import inside the test and `raw(tools.probe)("x")`
+# after `from pkg import tools` inside the test (imports bound there once:
+# resolved, "**Imports inside a function**", so ordinary escapes of a tool),
+# `fn = run` after `from M import run` in a `try` and `from M2 import run` in
+# its `except` (imports only, bound twice: unresolved), `f = pkg.tools.helper` and
 # `h = pkg.tools.relay` (a chain) through a dotted path,
 # `fn = pkg.tools.probe`, `fn = t.probe` through a module alias,
 # `fn = agent.tool.probe` and `{"h": agent.tool.helper}` (a direct tool
 # call's callee), `return self.helper` in a class that does not define it,
-# `x = subprocess.run` after an import inside the function (both producers
-# named `run`), names of a test module bound at module level by an
+# names of a test module bound at module level by an
 # assignment (`probe = make_probe()`, `helper = None`) or twice (`try: from
 # pkg.tools import run / except ImportError: run = None`; `alt = (run)`),
 # names of a star import (`yield helper`, `fn = probe`), `obs =
@@ -3433,7 +3448,8 @@ UNRESOLVED_FORMS = {"escape": 21, "subscript": 6}
 # `[t.helper]`, `lambda: t.helper`, `check(helper)` of a module-level
 # assignment or of a star import, `handlers = [run]`,
 # `len(scan.obstacles)`, `for o in scan.obstacles`), `subprocess.run` with
-# `import subprocess` at module level, a parameter or a local variable named
+# `import subprocess` at module level or inside the function (bound there
+# once: exempt as well), a parameter or a local variable named
 # like a producer, a name bound inside the function by an import and by an
 # assignment, a name resolving to a project function that is no producer or
 # to a project class, and a name resolving to a producer (an ordinary escape,
@@ -3556,8 +3572,17 @@ def test_external():
 
 def test_local_external():
     import subprocess
-    x = subprocess.run  # @v_local_external
+    x = subprocess.run  # @x_local_external
     return x
+
+
+def test_local_twice():
+    try:
+        from pkg.tools import run
+    except ImportError:
+        from pkg.more import run
+    fn = run  # @v_local_twice
+    return fn
 
 
 def test_locals(run):
@@ -3632,7 +3657,7 @@ def test_project():
 TV = "tests/test_values.py"
 TVA = "tests/test_assigned.py"
 TVS = "tests/test_star.py"
-_V_RUN = [_esc(TVA, "v_twice", "run"), _esc(TV, "v_local_external", "subprocess.run")]
+_V_RUN = [_esc(TVA, "v_twice", "run"), _esc(TV, "v_local_twice", "run")]
 _V_GAUGE = [_esc(TV, "v_gauge", "pkg.tools.gauge"), _esc(TV, "v_more", "pkg.more.gauge")]
 UNRESOLVED_USES_EXPECT = {
     ("pkg/tools.py", "frames", "TS001", "frames"): [
@@ -3650,6 +3675,232 @@ UNRESOLVED_USES_EXPECT = {
     ("pkg/tools.py", "count", "TS001", "count"): [_esc(TV, "v_obstacles", "scan.obstacles")],
 }
 UNRESOLVED_USES_FORMS = {"escape": 19}
+
+# imports inside a function (docs/rules.md TS003 "**Imports inside a
+# function**"): a name (a callee `N`, or the `A` of `A.N`) that resolves to
+# the bindings of a function's own scope (the def it stands in or one
+# enclosing it) bound there exactly once by an import resolves as a
+# module-level one does, for every rule that resolves a callee so: a test's
+# `from pkg.tools import probe` then `r = probe("a")` and `r["frames"]` (a
+# keyed read, the receiver exclusive), `from pkg import tools` and
+# `import pkg.tools as tools` then `tools.probe(...)`, a producer chained
+# through a relative import inside it (`relay`: case 4), a nested def, a
+# lambda and a comprehension using the enclosing function's import, a call
+# on an instance of a class imported so (`Meter().measure()`, `m =
+# Meter()`), a tool whose return is a builder call through a local import
+# (TS003 findings at that call, read through the tool), a builder called in
+# the test through one (TS003 at the call, read), a chain of builders whose
+# returned call goes through one (`fail(msg, **kw)`: TS003 at `fail(...)`), a
+# builder reached through a module imported in the enclosing function
+# (`common.ok(...)` in a nested def), a producer that is no tool imported so
+# and used as a value (an escape); next to what resolves nothing, as before:
+# the name imported in a nested def and called in the function enclosing it,
+# bound twice (`try` / `except ImportError`), a dotted `import pkg.tools`,
+# imported in a class body (called there and in a method), two imports in
+# `if` / `else` (`run`: an unresolved call); and `from subprocess import run`,
+# `import subprocess as sp` inside the test: imported from outside the
+# project, so `run(...)` and `sp.run(...)` are no unresolved calls.
+LOCAL_IMPORTS = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/common.py": """\
+def ok(text, **extra):
+    return {"status": "success", "content": [{"text": text}], **extra}
+""",
+    "pkg/tools.py": """\
+def probe(q=None):
+    return {"status": "success", "content": [], "frames": 3}  # @frames
+
+
+def helper(q=None):
+    return {"status": "success", "content": [], "level": 1}  # @level
+
+
+def run(cmd=None):
+    return {"status": "success", "content": [], "pid": 1}  # @pid
+
+
+class Meter:
+    def measure(self):
+        return {"status": "success", "content": [], "depth": 2}  # @depth
+""",
+    "pkg/relay.py": """\
+def relay(q=None):
+    from .tools import probe
+    return probe(q)
+""",
+    "pkg/tooling.py": """\
+from strands import tool
+
+
+@tool
+def devices(q):
+    from pkg.common import ok
+    return ok("listed", count=2, took=1)  # @ok_tool
+
+
+def fail(msg, **kw):
+    from .common import ok
+    return ok(msg, **kw)
+
+
+def broken(q):
+    return fail("no", code=2)  # @fail_call
+
+
+def nested(q):
+    from . import common
+
+    def inner():
+        return common.ok("in", rows=[q])  # @ok_nested
+    return inner()
+
+
+def maybe(q):
+    try:
+        from .common import ok
+    except ImportError:
+        ok = None
+    return ok("x", extra=1)
+
+
+class Panel:
+    from .common import ok
+    DEFAULT = ok("idle", mode=1)
+""",
+    "tests/test_local.py": """\
+import pytest
+
+
+def test_name():
+    from pkg.tools import probe
+    r = probe("a")
+    assert r["frames"] == 3  # @l1
+
+
+def test_module():
+    from pkg import tools
+    assert tools.probe("b")["frames"] == 3  # @l2
+
+
+def test_module_as():
+    import pkg.tools as tools
+    r = tools.probe("c")
+    assert r.get("frames") == 3  # @l3
+
+
+def test_chain():
+    from pkg.relay import relay
+    assert "frames" in relay("d")  # @l4
+
+
+def test_nested():
+    from pkg.tools import probe
+
+    def check():
+        return probe("e")["frames"]  # @l5
+    get = lambda: probe("f")["frames"]  # @l6
+    assert [probe(q)["frames"] for q in "gh"]  # @l7
+    return check, get
+
+
+def test_inner_import():
+    def load():
+        from pkg.tools import probe
+        return probe("i")["frames"]  # @l8
+    load()
+    return probe("j")  # @u1
+
+
+def test_twice():
+    try:
+        from pkg.tools import probe
+    except ImportError:
+        probe = None
+    assert probe("k")["frames"] == 3  # @u2
+
+
+def test_dotted():
+    import pkg.tools
+    return pkg.tools.probe("l")  # @u3
+
+
+class TestPanel:
+    from pkg.tools import probe
+    BASE = probe("m")  # @u4
+
+    def test_method(self):
+        return probe("n")["frames"]  # @u5
+
+
+def test_external():
+    from subprocess import run
+    import subprocess as sp
+    run(["true"])
+    sp.run(["true"]).returncode
+
+
+def test_external_twice(flag):
+    if flag:
+        from subprocess import run
+    else:
+        from shutil import run
+    return run(["true"])  # @u6
+
+
+def test_instance():
+    from pkg.tools import Meter
+    assert Meter().measure()["depth"] == 2  # @l9
+    m = Meter()
+    assert m.measure()["depth"] == 2  # @l10
+
+
+def test_tool():
+    from pkg.tooling import devices
+    r = devices("q")
+    assert r["took"] == 1  # @l11
+    assert r["status"] == "success"
+
+
+def test_builder():
+    from pkg.common import ok
+    r = ok("x", rows=[1])  # @ok_test
+    assert r["rows"] == [1]  # @l12
+
+
+def test_values(executor):
+    from pkg.tools import helper
+    executor.submit(helper, "q")  # @e1
+""",
+}
+TLI = "tests/test_local.py"
+LOCAL_IMPORTS_EXPECT = {
+    ("pkg/tools.py", "frames", "TS001", "frames"): [
+        (TLI, "l1", 'r["frames"]', "subscript", "frames"),
+        (TLI, "l2", 'tools.probe("b")["frames"]', "subscript", "frames"),
+        (TLI, "l3", 'r.get("frames")', "get", "frames"),
+        (TLI, "l4", '"frames" in relay("d")', "in", "frames"),
+        (TLI, "l5", 'probe("e")["frames"]', "subscript", "frames"),
+        (TLI, "l6", 'probe("f")["frames"]', "subscript", "frames"),
+        (TLI, "l7", 'probe(q)["frames"]', "subscript", "frames"),
+        (TLI, "l8", 'probe("i")["frames"]', "subscript", "frames"),
+        handed(TLI, "u1", 'probe("j")'), handed(TLI, "u2", 'probe("k")'),
+        handed(TLI, "u3", 'pkg.tools.probe("l")'), handed(TLI, "u4", 'probe("m")'),
+        handed(TLI, "u5", 'probe("n")')],
+    ("pkg/tools.py", "pid", "TS001", "pid"): [handed(TLI, "u6", 'run(["true"])')],
+    ("pkg/tools.py", "depth", "TS001", "depth"): [
+        (TLI, "l9", 'Meter().measure()["depth"]', "subscript", "depth"),
+        (TLI, "l10", 'm.measure()["depth"]', "subscript", "depth")],
+    ("pkg/tools.py", "level", "TS001", "level"): [_esc(TLI, "e1", "helper")],
+    # TS003 at calls through imports inside a function
+    ("pkg/tooling.py", "ok_tool", "TS003", "took"): [(TLI, "l11", 'r["took"]', "subscript", "took")],
+    ("pkg/tooling.py", "ok_tool", "TS003", "count"): [],
+    ("pkg/tooling.py", "fail_call", "TS003", "code"): [],
+    ("pkg/tooling.py", "ok_nested", "TS003", "rows"): [],
+    (TLI, "ok_test", "TS003", "rows"): [(TLI, "l12", 'r["rows"]', "subscript", "rows")],
+}
+LOCAL_IMPORTS_FORMS = {"subscript": 10, "get": 1, "in": 1, "escape": 7}
+
 
 # decorators (docs/rules.md "**Decorators.**"): each decorator of the def of a
 # producer (a module-level function or a method directly in a module-level
@@ -4140,6 +4391,7 @@ CASES = [
     ("assert_messages", ASSERT_MESSAGES, [], ASSERT_MESSAGES_EXPECT, ASSERT_MESSAGES_FORMS),
     ("unresolved_calls", UNRESOLVED, [], UNRESOLVED_EXPECT, UNRESOLVED_FORMS),
     ("unresolved_uses", UNRESOLVED_USES, [], UNRESOLVED_USES_EXPECT, UNRESOLVED_USES_FORMS),
+    ("local_imports", LOCAL_IMPORTS, [], LOCAL_IMPORTS_EXPECT, LOCAL_IMPORTS_FORMS),
     ("decorators", DECORATORS, [], DECORATORS_EXPECT, DECORATORS_FORMS),
     ("tool_renames", TOOL_RENAMES, [], TOOL_RENAMES_EXPECT, TOOL_RENAMES_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
@@ -5281,7 +5533,7 @@ def mutants(scan):
     orig_unres_span = scan.unresolved_span
     orig_external = scan.external_import
     orig_project_module = scan.project_module
-    orig_module_binding = scan.module_binding
+    orig_callee_binding = scan.callee_binding
 
     def direct_tool_unresolved(f):
         if f.__class__ is ast_.Attribute:
@@ -5335,18 +5587,39 @@ def mutants(scan):
     def exact_project_modules(proj, name):
         return name in proj.by_name
 
-    def local_names_resolved(mod, scope, name):
-        # the binding the name resolves to, in a function too (an import inside a test)
-        return scan.sole_binding(mod, scope, name)
+    # imports inside a function ("**Imports inside a function**")
+    def local_binding(mod, scope, name, owners=lambda owner, scope: True, once=True, kinds=("function",)):
+        # callee_binding with a part changed: ``owners(owner, scope)`` judges
+        # the function (or, with ``kinds``, the class body...) owning the
+        # name; ``once``: bound there exactly once
+        owner = scan.lookup(scope, name, mod.module_scope)
+        if owner is None or owner is mod.module_scope:
+            return orig_callee_binding(mod, scope, name)
+        bs = [b for b in owner.owned.get(name, ()) if once or b.kind in ("import", "importfrom")]
+        if owner.kind not in kinds or not owners(owner, scope) or not bs or (once and len(bs) != 1):
+            return None
+        return bs[0] if bs[0].kind in ("import", "importfrom") else None
 
-    def local_external_exempt(proj, m, C, sc, instances):
-        # a name bound by an import of the standard library inside a function: exempt too
-        f = C.func
-        if f.__class__ is ast_.Name:
-            b = scan.sole_binding(m, sc, f.id)
-            if b is not None and orig_external(proj, b):
-                return False
-        return orig_unres_target(proj, m, C, sc, instances)
+    def innermost_only(owner, scope):
+        # the function the load stands in, not one enclosing it
+        s = scope
+        while s is not None and s.kind != "function":
+            s = s.parent
+        return s is owner
+
+    def local_external_not_exempt(proj, m, C, sc, instances):
+        # a name imported from outside the project inside a function: not exempt
+        def binding(mod, scope, name):
+            b = orig_callee_binding(mod, scope, name)
+            if (b is not None and scan.lookup(scope, name, mod.module_scope) is not mod.module_scope
+                    and orig_external(proj, b)):
+                return None
+            return b
+        scan.callee_binding = binding
+        try:
+            return orig_unres_target(proj, m, C, sc, instances)
+        finally:
+            scan.callee_binding = orig_callee_binding
 
     # uses as a value toolshape cannot resolve ("**Uses as a value toolshape
     # cannot resolve**")
@@ -5503,12 +5776,18 @@ def mutants(scan):
         ("calls on an instance unresolved", "unresolved_target", no_instance_resolution),
         ("any O.N(...) unresolved", "unresolved_target", instance_calls_unresolved),
         ("constructors unresolved", "unresolved_target", constructors_unresolved),
-        ("external imports inside functions exempt", "unresolved_target", local_external_exempt),
+        ("external imports inside functions not exempt", "unresolved_target", local_external_not_exempt),
         ("unresolved spans with their await", "unresolved_span", await_span),
         ("no import exempt", "external_import", lambda proj, b: False),
         ("every import exempt", "external_import", any_import_exempt),
         ("project modules by their exact name", "project_module", exact_project_modules),
-        ("imports inside functions resolved", "module_binding", local_names_resolved),
+        ("imports inside functions not resolved", "callee_binding", scan.module_binding),
+        ("imports inside functions resolved however often bound", "callee_binding",
+         lambda mod, scope, name: local_binding(mod, scope, name, once=False)),
+        ("imports of the enclosing functions not followed", "callee_binding",
+         lambda mod, scope, name: local_binding(mod, scope, name, owners=innermost_only)),
+        ("imports of class bodies resolved", "callee_binding",
+         lambda mod, scope, name: local_binding(mod, scope, name, kinds=("function", "class"))),
     ]
 
     setters = [
@@ -5688,7 +5967,7 @@ def mutants(scan):
                  "unresolved_use_reads": orig_use_reads, "unresolved_use_name": orig_use_name,
                  "unresolved_target": orig_unres_target, "unresolved_span": orig_unres_span,
                  "external_import": orig_external, "project_module": orig_project_module,
-                 "module_binding": orig_module_binding,
+                 "callee_binding": orig_callee_binding,
                  "decorator_reads": orig_deco_reads, "is_exempt_decorator": orig_exempt}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \

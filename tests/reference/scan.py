@@ -712,6 +712,32 @@ def module_binding(mod, scope, name):
     return bs[0] if len(bs) == 1 else None
 
 
+def callee_binding(mod, scope, name):
+    """The one binding of ``name`` loaded in ``scope`` as a builder call's
+    callee reads it (docs/rules.md TS003, "**Imports inside a function**"):
+    the module scope's, bound there exactly once (by anything: the caller
+    judges its kind); or a function's own (a ``def`` / ``async def``, the one
+    the load stands in or one enclosing it: Python's lookup, ``global`` /
+    ``nonlocal`` followed), bound there exactly once, by an import statement
+    (``import`` or ``from ... import``; which forms resolve is judged as at
+    module level).  None: a builtin, a name bound more than once where it
+    resolves, a function's name bound otherwise than by an import (a
+    parameter, an assignment, a local def...), a name of a class body, a
+    lambda or a comprehension."""
+    owner = lookup(scope, name, mod.module_scope)
+    if owner is None:
+        return None
+    bs = owner.owned.get(name, ())
+    if len(bs) != 1:
+        return None
+    if owner is mod.module_scope:
+        return bs[0]
+    if (owner.kind == "function" and owner.node.__class__ in _FUNCTION_NODES
+            and bs[0].kind in ("import", "importfrom")):
+        return bs[0]
+    return None
+
+
 def result_names(scope):
     """{name: [assign Bindings in source order]} of the result names of ``scope``."""
     out = {}
@@ -1116,13 +1142,16 @@ class Project:
         return None
 
     def _resolve_callee(self, mod, func, scope, classes=False):
-        # a module-level name, `A.name` with `A` a module-level name: a name
-        # that resolves to a function's own binding (an import inside a
-        # function) resolves nothing (docs/rules.md TS003, "a name bound
-        # exactly once in the module scope"; "**Calls toolshape cannot
-        # resolve.**": an import inside the test function is not resolved)
+        # a module-level name, `A.name` with `A` a module-level name, or such
+        # a name of a function's own scope bound there exactly once by an
+        # import (docs/rules.md TS003, "a name bound exactly once in the
+        # module scope" and "**Imports inside a function**": `def test_x():
+        # from pkg.tools import probe` then `probe(...)` resolves as a
+        # module-level import does); bound more than once, by anything else
+        # in a function, or in a class body, a lambda or a comprehension, it
+        # resolves nothing (callee_binding)
         if func.__class__ is ast.Name:
-            b = module_binding(mod, scope, func.id)
+            b = callee_binding(mod, scope, func.id)
             return None if b is None else self.binding_target(mod, b, set(), classes)
         if func.__class__ is not ast.Attribute or func.value.__class__ is not ast.Name:
             return None
@@ -1137,7 +1166,7 @@ class Project:
             if len(bs) != 1 or bs[0].kind != "def":
                 return None
             return mod.candidates.get(id(bs[0].node))
-        b = module_binding(mod, scope, base)
+        b = callee_binding(mod, scope, base)
         if b is None:
             return None
         if b.kind == "import":
@@ -1512,8 +1541,9 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    builder call's callee does (a `self.m` / `cls.m` that resolves is never
 #    taken for an instance, whatever it resolves to);
 #  * `K(...)` resolves as a builder call's callee, with `class K` in place of
-#    the def: a name (its one binding in the scope it resolves to, imports
-#    and re-exports followed) or `A.K`; the `class K` statement stands
+#    the def: a name (its one binding in the module, or an import bound
+#    once in a function's own scope: callee_binding; imports and re-exports
+#    followed) or `A.K`; the `class K` statement stands
 #    directly in its module's body; `self.K(...)` / `cls.K(...)` are none;
 #  * "m a def directly in K's body": K's class scope binds `m` exactly once,
 #    by that `def` / `async def` standing in the class body itself (as for
@@ -1889,7 +1919,11 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    unresolved call, though as a value there it is never wrapped nor
 #    renamed, so never an unresolved use), and a module-level name or `A.N` imported once from
 #    outside the project (`subprocess.run` after a module-level `import
-#    subprocess`: exempt; inside a function: unresolved); `K.m` on the class,
+#    subprocess`: exempt; after one inside the function too when it binds
+#    `subprocess` there once: "**Imports inside a function**", callee_binding;
+#    bound there twice, by an import and an assignment: not judged, by two
+#    imports: unresolved); a name imported inside the function (bound there
+#    once) resolves as a module-level one does; `K.m` on the class,
 #    inherited methods and instance names bound twice resolve nothing, as for
 #    calls.  A use that resolves to a producer is escape_reads' (one read,
 #    never two); one that resolves to another function or a class, nothing;
@@ -3046,7 +3080,10 @@ def unresolved_target(proj, m, C, sc, instances):
     instance (instance_attribute), or to a module-level class (a
     constructor); or its callee is a module-level name, or ``A.N`` with
     ``A`` a module-level name, bound once by an import of a module that is
-    not a project module (the standard library's, an installed package's).
+    not a project module (the standard library's, an installed package's),
+    or such a name of a function's own scope bound there exactly once by an
+    import (callee_binding: `def f(): from subprocess import run` then
+    `run(...)`; docs/rules.md "**Imports inside a function**").
     ``self.N`` / ``cls.N`` / ``K(...).N`` / ``N.m`` of a class whose body
     defines no ``def N`` (inherited) resolve to nothing."""
     f = C.func
@@ -3058,7 +3095,7 @@ def unresolved_target(proj, m, C, sc, instances):
         return False
     base = f if f.__class__ is ast.Name else f.value if f.value.__class__ is ast.Name else None
     if base is not None:
-        b = module_binding(m, sc, base.id)
+        b = callee_binding(m, sc, base.id)
         if b is not None and external_import(proj, b):
             return False
     return True

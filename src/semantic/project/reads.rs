@@ -433,6 +433,7 @@ impl Project {
         let mut keys: HashMap<BuilderKey, BTreeSet<Keyed>>;
         // The texts of the scanned files, for their receivers.
         let mut scanned_texts: Vec<(usize, SharedText)> = Vec::new();
+        let mut asked: HashSet<BuilderKey> = HashSet::new();
         loop {
             let results: Vec<(usize, Scanned)> = batch
                 .par_iter()
@@ -464,6 +465,23 @@ impl Project {
             }
             scanned_texts.extend(batch.drain(..).map(|(m, text, _)| (m, text)));
             keys = self.producer_keys(&scanned);
+            // The functions the keyed producers' results come from must be
+            // known whole for the shapes of those results: their files are
+            // scanned (again, whole, if scanned around their origins).
+            let bodies = self.unscanned_bodies(&scanned, &keys, &mut asked);
+            if !bodies.is_empty() {
+                batch = bodies
+                    .into_par_iter()
+                    .filter_map(|(m, functions)| {
+                        let text = read(&self.modules[m].path)?;
+                        let hits = NameSearch::new(&functions).hits(&text).collect();
+                        Some((m, text, hits))
+                    })
+                    .collect();
+                if !batch.is_empty() {
+                    continue;
+                }
+            }
             let found: BTreeSet<String> =
                 keys.iter().filter(|(_, k)| !k.is_empty()).map(|(key, _)| key.2.clone()).collect();
             let new: Vec<String> = found.difference(&names).cloned().collect();
@@ -718,6 +736,41 @@ impl Project {
         }
     }
 
+    /// The modules of the functions that the results of the producers
+    /// with keys come from (their returned chains and builder calls,
+    /// followed), that no scan has seen, each with those functions' names;
+    /// each function is asked for once (`asked`).
+    fn unscanned_bodies(
+        &self,
+        scanned: &HashMap<usize, Scanned>,
+        keys: &HashMap<BuilderKey, BTreeSet<Keyed>>,
+        asked: &mut HashSet<BuilderKey>,
+    ) -> std::collections::BTreeMap<usize, Vec<String>> {
+        let producers: HashMap<&BuilderKey, &Producer> =
+            scanned.values().flat_map(|s| &s.producers).map(|p| (&p.key, p)).collect();
+        let mut work: Vec<BuilderKey> =
+            keys.iter().filter(|(_, k)| !k.is_empty()).map(|(key, _)| key.clone()).collect();
+        let mut seen: HashSet<BuilderKey> = HashSet::new();
+        let mut out: std::collections::BTreeMap<usize, Vec<String>> = std::collections::BTreeMap::new();
+        while let Some(key) = work.pop() {
+            if !seen.insert(key.clone()) {
+                continue;
+            }
+            let Some(p) = producers.get(&key) else {
+                if asked.insert(key.clone()) {
+                    out.entry(key.0).or_default().push(key.2.clone());
+                }
+                continue;
+            };
+            for r in &p.shapes {
+                if let Return::Chain(callee) | Return::Builder(_, Some(callee)) = r {
+                    work.extend(self.function_of(key.0, callee));
+                }
+            }
+        }
+        out
+    }
+
     /// The function `callee`, called in module `from`, resolves to.
     fn function_of(&self, from: usize, callee: &Callee) -> Option<BuilderKey> {
         self.resolve_function(from, callee)
@@ -844,7 +897,7 @@ fn scan_parsed(
                 per_return.push(ReturnKeys { own, chain, when });
                 continue;
             };
-            shapes.push(return_shape(m, value, scope, (root, text), model, &names, origins));
+            shapes.push(return_shape(m, value, scope, (root, text), (model, partial), &names, origins));
             let value = unparenthesize(value);
             match value.kind_name() {
                 "dictionary" => own.extend(keyed_of(value.byte_range())),
@@ -859,7 +912,7 @@ fn scan_parsed(
                 }
                 "call" => {
                     own.extend(keyed_of(value.byte_range()));
-                    chain = callee_of(value, text, model);
+                    chain = scanned_callee(value, text, model, partial);
                 }
                 _ => {}
             }
@@ -918,6 +971,31 @@ fn scan_parsed(
     (producers, facts)
 }
 
+/// The callee of `call` as a scan of its file sees it: [`callee_of`], and
+/// in a `partial` parse (the definitions around the origins only, no
+/// module-level statement) a name the parse leaves unbound, or `A.name`
+/// with `A` so, as a module-level name, which the project's facts of the
+/// module resolve if it binds it there.
+fn scanned_callee(call: Node<'_>, text: &str, model: &SemanticModel, partial: bool) -> Option<Callee> {
+    callee_of(call, text, model).or_else(|| {
+        let function = unparenthesize(call.field("function")?);
+        let unbound = |name: Node<'_>| {
+            let n = &text[name.byte_range()];
+            (model.resolve(n, model.scope_at(name.start_byte())) == Resolution::Builtin).then(|| n.to_owned())
+        };
+        match function.kind_name() {
+            _ if !partial => None,
+            "identifier" => unbound(function).map(Callee::Name),
+            "attribute" => {
+                let object = function.field("object").filter(|o| o.kind_name() == "identifier")?;
+                let attribute = text[function.field("attribute")?.byte_range()].to_owned();
+                unbound(object).map(|base| Callee::Attribute(base, attribute))
+            }
+            _ => None,
+        }
+    })
+}
+
 /// What the `return` of `value` (in the function whose scope is `scope`,
 /// of module `m`) gives, once its fixes apply.
 fn return_shape(
@@ -925,7 +1003,7 @@ fn return_shape(
     value: Node<'_>,
     scope: usize,
     (root, text): (Node<'_>, &str),
-    model: &SemanticModel,
+    (model, partial): (&SemanticModel, bool),
     names: &[crate::semantic::results::ResultName],
     origins: &Origins,
 ) -> Return {
@@ -962,7 +1040,7 @@ fn return_shape(
             name_shape(m, n, display, scope, (root, text), model, origins)
         }
         "call" => {
-            let callee = callee_of(value, text, model);
+            let callee = scanned_callee(value, text, model, partial);
             match (keys_at(&value.byte_range()), callee) {
                 (Some(_), callee) => Return::Builder(origin(m, &value.byte_range()), callee),
                 (None, Some(callee)) => Return::Chain(callee),
