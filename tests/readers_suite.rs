@@ -156,8 +156,9 @@ fn a_front_end_reading_message_tool_results_keeps_its_suite_green() {
 }
 
 /// Tests that reach a producer through a call toolshape cannot resolve (an
-/// import inside the test, a dotted path, a module alias, an inherited
-/// method): each such call is an `escape` read, so `fix` leaves the fixes
+/// import inside the test that may bind the name otherwise, a dotted path,
+/// a module alias, an inherited method, an alias of an optional import):
+/// each such call or use is an `escape` read, so `fix` leaves the fixes
 /// and the suite stays green; applied anyway (`--unsafe-fixes`), they turn
 /// it red, so the reads were real (`docs/rules.md`, "Calls toolshape cannot
 /// resolve").
@@ -166,7 +167,7 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
     let Some(python) = pytest_or_skip("calls_toolshape_cannot_resolve_keep_their_fixes_unsafe") else { return };
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&manifest_dir().join("tests/fixtures/projects/unresolved_calls"), dir.path());
-    suite_of_at_least(&python, dir.path(), "before the fix", 10);
+    suite_of_at_least(&python, dir.path(), "before the fix", 11);
     let tests = std::fs::read_to_string(dir.path().join("tests/test_probes.py")).unwrap();
     let line = |needle: &str| tests.lines().position(|l| l.contains(needle)).map(|i| i + 1).unwrap();
     let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
@@ -192,6 +193,7 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
         "return probe()",
         "take = probe",
         "unwrap(probes_alias.probe)",
+        "fallback = probe",
     ]
     .iter()
     .map(|n| line(n) as u64)
@@ -199,7 +201,7 @@ fn calls_toolshape_cannot_resolve_keep_their_fixes_unsafe() {
     assert_eq!(escapes("frames"), frames, "{check:?}");
     assert_eq!(escapes("depth"), [line("self.measure()") as u64], "{check:?}");
     let before = snapshot_tree(dir.path());
-    let fixed = fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 10, 8);
+    let fixed = fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 11, 9);
     assert_eq!(fixed, before, "an unsafe fix was applied");
 }
 

@@ -103,9 +103,10 @@ pub struct CallReads {
 /// The expressions of the tree `root` (of `src`, its model `model`) that
 /// may stand for a function and are used as a value (`docs/rules.md`,
 /// "Escapes" and "Calls toolshape cannot resolve"): a name read where it
-/// means a module-level `def` or `from ... import` bound once, or, when it
-/// is one of `names`, any binding of the module, an import of any scope or
-/// nothing; or an attribute whose attribute is one of `names`; where it is
+/// means a module-level `def` or `from ... import` bound once (or a
+/// function's own import bound once), or, when it is one of `names`, any
+/// binding of the module, bindings of any scope one of which is an import,
+/// or nothing; or an attribute whose attribute is one of `names`; where it is
 /// not the callee of a call, not the object of an attribute and not a
 /// target (parentheses seen through). Which of them stand for a producer
 /// is the project's to say.
@@ -139,11 +140,13 @@ pub fn value_uses<'t>(
             {
                 true
             }
+            // Bound by an import among other bindings (`except ImportError:
+            // probe = None`), the import may be the one that ran.
             Resolution::Bindings { bindings, .. } => {
                 names.contains(r.name.as_str())
                     && bindings
                         .iter()
-                        .all(|&b| matches!(model.bindings[b].kind, BindingKind::Import | BindingKind::FromImport))
+                        .any(|&b| matches!(model.bindings[b].kind, BindingKind::Import | BindingKind::FromImport))
             }
             _ => false,
         })

@@ -6077,7 +6077,14 @@ def write_unresolved(rd):
 # name of the test module bound by an assignment (`N = make_other()`) or
 # twice (`try: from MOD import N / except ImportError: N = None`), a name of
 # a star import (`from MOD import *`), `subprocess.run` after `import
-# subprocess` twice inside the function (shell.py's `run`), `self.m` in a class
+# subprocess` twice inside the function (shell.py's `run`), a name bound
+# inside the function by an import and by an assignment (docs/rules.md: "to
+# bindings at least one of which is an import"): an import with a fallback
+# (`try: from MOD import N / except ImportError: N = None`, "local-fallback";
+# `try: import subprocess / except ImportError: subprocess = None` then
+# `subprocess.run`, "local-external-fallback": bound twice, so no exemption)
+# or rebound after its import (`from MOD import N` then `N = wrap_value(N)`,
+# "mixed"), `self.m` in a class
 # that does not define `m` (a subclass of Station, or a class of its own);
 # each use in a form giving the producer another name (USE_FORMS "renamed":
 # the whole value of an assignment, plain, annotated, chained, a walrus, a
@@ -6093,8 +6100,8 @@ def write_unresolved(rd):
 # or a module imported once inside the function (resolved, docs/rules.md
 # "**Imports inside a function**": an ordinary escape, p.escapes, of a tool
 # only when renamed or wrapped, resolve_local_use), a parameter or a local variable named
-# like a producer and a name bound inside the function by an import and by
-# an assignment (not judged), a name bound by the module's own `def` or
+# like a producer and a name bound inside the function by a parameter and
+# an assignment, no import ("parameter-assigned": not judged), a name bound by the module's own `def` or
 # `class` (resolved).  What each construct means to be is checked against
 # the generator's own judgement (UnresolvedJudge.uses); the reads are that
 # judgement's.  Written last, from a random stream of their own.
@@ -6120,18 +6127,21 @@ UNRESOLVED_USE_CONSTRUCTS = (
     ["reads-unresolved-use-" + k for k in (
         "local-import", "local-module", "dotted", "alias", "tool-callee", "module-assigned", "module-twice",
         "star", "local-external", "inherited-self", "alias-module-value", "renamed", "wrapped",
-        "parenthesized")]
+        "parenthesized", "mixed", "local-fallback", "local-external-fallback")]
     + ["reads-unresolved-use-%s-tool" % k for k in (
-        "local-import", "local-module", "dotted", "tool-callee", "module-assigned", "star", "renamed", "wrapped")]
+        "local-import", "local-module", "dotted", "tool-callee", "module-assigned", "star", "renamed", "wrapped",
+        "mixed", "local-fallback")]
+    + ["reads-unresolved-use-%s-other" % k for k in ("mixed", "local-fallback")]
     + ["reads-unresolved-use-%s-other" % k for k in ("renamed", "wrapped")]
     + ["reads-unresolved-use-decoy-%s-tool-plain" % k for k in (
-        "local-import", "local-module", "dotted", "tool-callee", "module-assigned", "star")]
+        "local-import", "local-module", "dotted", "tool-callee", "module-assigned", "star", "local-fallback",
+        "mixed")]
     + ["reads-unresolved-use-decoy-%s-plain" % k for k in (
         "local-import", "local-module", "dotted", "alias", "tool-callee", "module-assigned", "module-twice",
-        "star", "local-external", "inherited-self")]
+        "star", "local-external", "inherited-self", "local-fallback", "mixed", "local-external-fallback")]
     + ["reads-unresolved-use-decoy-plain-" + k for k in PLAIN_USE_LABELS.values()]
     + ["reads-unresolved-use-decoy-" + k for k in (
-        "external", "parameter", "local-variable", "mixed", "own-def", "own-class",
+        "external", "parameter", "local-variable", "parameter-assigned", "own-def", "own-class",
         # imported inside the function once: resolved (an escape) or exempt
         "local-import", "local-module", "local-external")]
     + ["escape-local-%s-%s" % (k, t) for k in ("local-import", "local-module") for t in ("tool", "other")])
@@ -6221,15 +6231,16 @@ def write_unresolved_uses(rd):
         w.end()
         w.end()
     kinds = ["local-import", "local-module", "dotted", "alias", "tool-callee", "parameter", "local-variable",
-             "mixed", "external", "local-external"]
+             "mixed", "external", "local-external", "local-fallback", "local-external-fallback",
+             "parameter-assigned"]
     kinds += [k for k in module_names]
     for _ in range(rng.randint(3, 7)):
         kind = rng.choice(kinds)
         rel_t, prod, mod = pick()
         N = prod.name
         fn = p.fresh("test_unresolved_use")
-        if kind in ("parameter", "tool-callee"):
-            w.lineof("def %s(%s):" % (fn, N if kind == "parameter" else "agent"))
+        if kind in ("parameter", "tool-callee", "parameter-assigned"):
+            w.lineof("def %s(%s):" % (fn, "agent" if kind == "tool-callee" else N))
         else:
             w.lineof("def %s():" % fn)
         # the names the function's imports bind, and the uses loading them:
@@ -6260,10 +6271,32 @@ def write_unresolved_uses(rd):
             elif kind == "local-variable":
                 w.lineof("    %s = make_other()" % N)
                 uw.put("    ", N, prod, kind, "skip")
+            elif kind == "parameter-assigned":
+                # bound by a parameter and an assignment, no import: not judged
+                w.lineof("    if %s is None:" % N)
+                w.lineof("        %s = make_other()" % N)
+                uw.put("    ", N, prod, kind, "skip")
             elif kind == "mixed":
+                # an import, then the name rebound: bound twice, one of them
+                # an import: judged, and resolving to nothing
                 w.lineof("    from %s import %s" % (mod, N))
                 w.lineof("    %s = wrap_value(%s)" % (N, N))
-                uw.put("    ", N, prod, kind, "skip")
+                uw.put("    ", N, prod, kind, "unresolved")
+            elif kind == "local-fallback":
+                # an import with a fallback: the import may be the one that ran
+                w.lineof("    try:")
+                w.lineof("        from %s import %s" % (mod, N))
+                w.lineof("    except ImportError:")
+                w.lineof("        %s = None" % N)
+                uw.put("    ", N, prod, kind, "unresolved")
+            elif kind == "local-external-fallback":
+                # from outside the project, but bound twice: no exemption
+                w.lineof("    try:")
+                w.lineof("        import subprocess")
+                w.lineof("    except ImportError:")
+                w.lineof("        subprocess = None")
+                prod_r = runs[0] if runs else prod
+                uw.put("    ", "subprocess.run", prod_r, kind, "unresolved")
             elif kind in ("external", "local-external"):
                 if kind == "local-external":
                     w.lineof("    import subprocess")
@@ -7423,8 +7456,9 @@ class UnresolvedJudge:
         ``rel`` (docs/rules.md "**Escapes.**": a load that is no callee and
         no attribute's object) named ``N`` in ``names``: an attribute `Y.N`,
         or a name `N` loaded where it resolves to the module's bindings (or
-        to none) or to a function's or class body's bindings that are all
-        imports (other names are not judged); the judgement of a call `X()`
+        to none) or to a function's or class body's bindings at least one of
+        which is an import (`try: from M import N` / `except ImportError: N =
+        None` too; other names are not judged); the judgement of a call `X()`
         standing there; ``tool too``: the use escapes for a tool too (the
         one argument of a wrapper called at once, `W(X)(...)`; the whole
         value of an assignment, annotated or not, or of a walrus; the value
@@ -7439,7 +7473,7 @@ class UnresolvedJudge:
                 continue
             if type(X) is ast.Name:
                 owner = _lookup(scope, N)
-                if owner.kind != "module" and not all(r[0] in ("import", "from") for r in owner.binds[N]):
+                if owner.kind != "module" and not any(r[0] in ("import", "from") for r in owner.binds[N]):
                     continue
             how = self.judge(mod, _ValueCall(X), scope, use=True)
             tp = type(par)
@@ -7651,7 +7685,7 @@ def unresolved_reads(p, by_tag, prod_keys, records):
     # uses as a value toolshape cannot resolve (docs/rules.md "**Uses as a
     # value toolshape cannot resolve**"): a use as a value named like
     # producers with keys (an attribute `Y.N`; a name `N` of the module, of
-    # imports only or of nothing) whose call `X()` there would be an
+    # bindings at least one of which is an import, or of nothing) whose call `X()` there would be an
     # unresolved call (a direct tool call's callee too): one escape read,
     # span the use, of every origin of every producer so named, only when the
     # use is wrapped or gives the producer another name (a tool's or not)

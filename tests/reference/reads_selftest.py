@@ -3419,7 +3419,8 @@ UNRESOLVED_FORMS = {"escape": 16, "subscript": 10}
 # toolshape cannot resolve**"): a use as a value (not a callee, not an
 # attribute's object, not a target; parentheses seen through) that is an
 # attribute `Y.N` or a name `N` resolving to the module's bindings (any kind,
-# any number), to imports only (in any scope) or to nothing (a star import),
+# any number), to bindings at least one of which is an import (in any scope)
+# or to nothing (a star import),
 # `N` the name of producers, such that a call of it there would be an
 # unresolved call (a direct tool call's callee `A.tool.N` too) has one escape
 # read, span the use, of every origin each producer so named reaches (chains
@@ -3429,7 +3430,14 @@ UNRESOLVED_FORMS = {"escape": 16, "subscript": 10}
 # after `from pkg import tools` inside the test (imports bound there once:
 # resolved, "**Imports inside a function**", so ordinary escapes of a tool),
 # `fn = run` after `from M import run` in a `try` and `from M2 import run` in
-# its `except` (imports only, bound twice: unresolved), `f = pkg.tools.helper` and
+# its `except` (imports only, bound twice: unresolved), `take = probe` and
+# `raw(probe)("x")` after `try: from pkg.tools import probe` / `except
+# ImportError: probe = None` inside the test (an import among the bindings,
+# bound twice: unresolved), `return helper` after `from pkg.tools import
+# helper` / `helper = wrap(helper)` inside the test (the same), `fn = run`
+# after `try: from subprocess import run` / `except ImportError: run = None`
+# (an import from outside the project, but bound twice: no exemption),
+# `f = pkg.tools.helper` and
 # `h = pkg.tools.relay` (a chain) through a dotted path,
 # `fn = pkg.tools.probe`, `fn = t.probe` through a module alias,
 # `fn = agent.tool.probe` and `{"h": agent.tool.helper}` (a direct tool
@@ -3450,8 +3458,10 @@ UNRESOLVED_FORMS = {"escape": 16, "subscript": 10}
 # `len(scan.obstacles)`, `for o in scan.obstacles`), `subprocess.run` with
 # `import subprocess` at module level or inside the function (bound there
 # once: exempt as well), a parameter or a local variable named
-# like a producer, a name bound inside the function by an import and by an
-# assignment, a name resolving to a project function that is no producer or
+# like a producer, a name bound inside the function by a parameter and an
+# assignment (no import: `take = probe`), a name bound inside the function by
+# an import and by an assignment used plainly (`helper = wrap(helper)`,
+# `print(probe)`, `check(probe)`), a name resolving to a project function that is no producer or
 # to a project class, and a name resolving to a producer (an ordinary escape,
 # `r = relay`: one read, not two).
 UNRESOLVED_USES = {
@@ -3595,7 +3605,49 @@ def test_locals(run):
 def test_mixed():
     from pkg.tools import helper
     helper = wrap(helper)  # @x_mixed
-    return helper
+    return helper  # @v_mixed
+
+
+def test_optional_import():
+    try:
+        from pkg.tools import probe
+    except ImportError:
+        probe = None
+    take = probe  # @v_optional
+    assert take()["frames"] == 3
+
+
+def test_optional_wrapped():
+    try:
+        from pkg.tools import probe
+    except ImportError:
+        probe = None
+    assert raw(probe)("x")["frames"] == 3  # @v_optional_wrapped
+
+
+def test_optional_plain():
+    try:
+        from pkg.tools import probe
+    except ImportError:
+        probe = None
+    print(probe)  # @x_optional_plain
+    check(probe)  # @x_optional_check
+
+
+def test_optional_external():
+    try:
+        from subprocess import run
+    except ImportError:
+        run = None
+    fn = run  # @v_optional_external
+    return fn
+
+
+def test_param_assigned(probe, a):
+    if a:
+        probe = make()
+    take = probe  # @x_param_assigned
+    return take
 
 
 def test_resolved():
@@ -3657,24 +3709,26 @@ def test_project():
 TV = "tests/test_values.py"
 TVA = "tests/test_assigned.py"
 TVS = "tests/test_star.py"
-_V_RUN = [_esc(TVA, "v_twice", "run"), _esc(TV, "v_local_twice", "run")]
+_V_RUN = [_esc(TVA, "v_twice", "run"), _esc(TV, "v_local_twice", "run"), _esc(TV, "v_optional_external", "run")]
 _V_GAUGE = [_esc(TV, "v_gauge", "pkg.tools.gauge"), _esc(TV, "v_more", "pkg.more.gauge")]
 UNRESOLVED_USES_EXPECT = {
     ("pkg/tools.py", "frames", "TS001", "frames"): [
         _esc(TV, "v_local", "probe"), _esc(TV, "v_wrapped", "tools.probe"), _esc(TV, "v_dotted_tool", "pkg.tools.probe"),
         _esc(TV, "v_alias", "t.probe"), _esc(TV, "v_agent", "agent.tool.probe"), _esc(TVA, "v_assigned", "probe"),
-        _esc(TVS, "v_star_tool", "probe")],
+        _esc(TVS, "v_star_tool", "probe"), _esc(TV, "v_optional", "probe"),
+        _esc(TV, "v_optional_wrapped", "probe")],
     ("pkg/tools.py", "level", "TS001", "level"): [
         _esc(TV, "v_dotted", "pkg.tools.helper"), _esc(TV, "v_chain", "pkg.tools.relay"),
         _esc(TV, "v_agent_helper", "agent.tool.helper"), _esc(TV, "e_resolved", "relay"),
-        _esc(TV, "v_self", "self.helper"), _esc(TVA, "v_assigned_h", "helper"), _esc(TVS, "v_star", "helper")],
+        _esc(TV, "v_self", "self.helper"), _esc(TVA, "v_assigned_h", "helper"), _esc(TVS, "v_star", "helper"),
+        _esc(TV, "v_mixed", "helper")],
     ("pkg/tools.py", "pid", "TS001", "pid"): _V_RUN,
     ("pkg/more.py", "rc", "TS001", "rc"): _V_RUN,
     ("pkg/tools.py", "volts", "TS001", "volts"): _V_GAUGE,
     ("pkg/more.py", "amps", "TS001", "amps"): _V_GAUGE,
     ("pkg/tools.py", "count", "TS001", "count"): [_esc(TV, "v_obstacles", "scan.obstacles")],
 }
-UNRESOLVED_USES_FORMS = {"escape": 19}
+UNRESOLVED_USES_FORMS = {"escape": 23}
 
 # imports inside a function (docs/rules.md TS003 "**Imports inside a
 # function**"): a name (a callee `N`, or the `A` of `A.N`) that resolves to
@@ -5754,8 +5808,13 @@ def mutants(scan):
         ("names of local bindings judged", "unresolved_use_name", use_names_with(local=lambda bs: True)),
         ("names imported inside a function not judged", "unresolved_use_name",
          use_names_with(local=lambda bs: False)),
-        ("names bound by an import among others inside a function judged", "unresolved_use_name",
-         use_names_with(local=lambda bs: any(is_import(b) for b in bs))),
+        ("names bound inside a function judged only when all imports (the rule before)", "unresolved_use_name",
+         use_names_with(local=lambda bs: bool(bs) and all(is_import(b) for b in bs))),
+        ("names bound inside a function judged only when imported once (no fallback)", "unresolved_use_name",
+         use_names_with(local=lambda bs: any(is_import(b) for b in bs)
+                        and not any(b.kind == "assign" for b in bs))),
+        ("names bound inside a function judged when any binding is an assignment", "unresolved_use_name",
+         use_names_with(local=lambda bs: any(is_import(b) or b.kind == "assign" for b in bs))),
         ("module names judged only when bound once", "unresolved_use_name",
          use_names_with(module=lambda bs: len(bs) == 1)),
         ("module names judged only when imported", "unresolved_use_name",

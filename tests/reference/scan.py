@@ -1904,9 +1904,12 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    number: `N = make()`, `try: from M import N / except: N = None`, a
 #    `global N` rebinding), none (a builtin, a star import, `global N` of a
 #    name the module does not bind), or those of a function / class body /
-#    comprehension that are all import or importfrom Bindings; a parameter,
-#    a local assignment, a local def, or an import beside another binding
-#    of the function (`from M import N` then `N = wrap(N)`): not judged;
+#    comprehension at least one of which is an import or importfrom Binding
+#    (`try: from M import N` / `except ImportError: N = None`, or `from M
+#    import N` then `N = wrap(N)`: bound twice, so resolving to nothing, as
+#    a callee bound twice does; the import may be the one that ran); a
+#    parameter, a local assignment, a local def (no import among the
+#    function's bindings of N): not judged;
 #  * "a call `X(...)` standing where `X` stands": a call `X()` with no
 #    argument (value_call: an ast.Call kept on the module, its func the use
 #    itself), judged by unresolved_target as any call is, so a use resolves
@@ -1921,8 +1924,8 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    outside the project (`subprocess.run` after a module-level `import
 #    subprocess`: exempt; after one inside the function too when it binds
 #    `subprocess` there once: "**Imports inside a function**", callee_binding;
-#    bound there twice, by an import and an assignment: not judged, by two
-#    imports: unresolved); a name imported inside the function (bound there
+#    bound there twice, by an import and an assignment or by two imports:
+#    unresolved, no exemption); a name imported inside the function (bound there
 #    once) resolves as a module-level one does; `K.m` on the class,
 #    inherited methods and instance names bound twice resolve nothing, as for
 #    calls.  A use that resolves to a producer is escape_reads' (one read,
@@ -3155,16 +3158,18 @@ def unresolved_use_name(m, X, sc):
     unresolved use (docs/rules.md "**Uses as a value toolshape cannot
     resolve**"): an attribute ``Y.N`` (any ``Y``, ``A.tool.N`` too), or a
     name ``N`` that resolves to the module's bindings (any kind, any number),
-    to bindings that are all imports (``import`` / ``from ... import``, a
-    function's or a class body's), or to none (a builtin, a star import);
-    else None (a parameter, a local variable, a local def...)."""
+    to bindings at least one of which is an import (``import`` / ``from ...
+    import``, a function's or a class body's: ``try: from M import N`` /
+    ``except ImportError: N = None`` too), or to none (a builtin, a star
+    import); else None (a parameter, a local variable, a local def... with
+    no import among the bindings)."""
     if X.__class__ is ast.Attribute:
         return X.attr
     owner = lookup(sc, X.id, m.module_scope)
     if owner is None or owner is m.module_scope:
         return X.id
     bs = owner.owned.get(X.id, ())
-    if bs and all(b.kind in ("import", "importfrom") for b in bs):
+    if any(b.kind in ("import", "importfrom") for b in bs):
         return X.id
     return None
 
