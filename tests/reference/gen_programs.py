@@ -5898,8 +5898,8 @@ def write_shell(rd):
 
 def write_unresolved(rd):
     p, rng = rd.p, rd.rng
-    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
-    if not probes or rng.random() < 0.1:
+    probes = pooled_probes(rd)
+    if not probes:
         return
     shell = rng.random() < 0.7
     if shell:
@@ -6171,15 +6171,31 @@ class UseWriter(ModuleWriter):
                                          PLAIN_USE_LABELS.get((before, after))))
 
 
+def pooled_probes(rd):
+    """The probes (test module, producer) of the pool a tests module reads,
+    or None: none, or one program in ten left without that module (one draw
+    of the program's generator either way once there are probes)."""
+    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
+    if not probes or rd.rng.random() < 0.1:
+        return None
+    return probes
+
+
+def new_module(p, path):
+    """A new module of program `p` at `path` (below its root): its rel and writer."""
+    rel = "%s/%s" % (p.outrel, path)
+    w = W()
+    p.modules[rel] = w
+    return rel, w
+
+
 def write_unresolved_uses(rd):
     """`tests/test_unresolved_uses.py` and `tests/test_star_uses.py` (see above)."""
     p, rng = rd.p, rd.rng
-    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
-    if not probes or rng.random() < 0.1:
+    probes = pooled_probes(rd)
+    if not probes:
         return
-    rel = "%s/tests/test_unresolved_uses.py" % p.outrel
-    w = W()
-    p.modules[rel] = w
+    rel, w = new_module(p, "tests/test_unresolved_uses.py")
     uw = UseWriter(rd, rel, w)
     runs = [prod for prod in p.producers if prod.name == "run"]
     names = sorted({prod.name for _, prod in probes})
@@ -6476,12 +6492,10 @@ def local_read_access(p, rel_t, name, form):
 def write_local_imports(rd):
     """`tests/test_local_imports.py` (see above)."""
     p, rng = rd.p, rd.rng
-    probes = [(rel_t, prod) for rel_t, prod, _ in rd.probes if rd.pool(prod)]
-    if not probes or rng.random() < 0.1:
+    probes = pooled_probes(rd)
+    if not probes:
         return
-    rel = "%s/tests/test_local_imports.py" % p.outrel
-    w = W()
-    p.modules[rel] = w
+    rel, w = new_module(p, "tests/test_local_imports.py")
     w.lineof('"""Tests importing what they call inside the test function."""')
     w.lineof("import json")
     w.end()
