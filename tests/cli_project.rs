@@ -928,8 +928,10 @@ fn a_possible_read_in_a_method_under_an_if_of_a_class_body_is_found() {
 
 /// A test that unwraps a tool to call it (`raw(probe)(1)["depth"]`) reads
 /// the result where toolshape cannot follow: that use as a value is an
-/// escape, so the fix that would break the test is not safe. Handed to an
-/// agent, or to a wrapper with other arguments, the tool stays exempt.
+/// escape, so the fix that would break the test is not safe; so is a
+/// wrapper with other arguments, a call that keeps what it is handed
+/// (`docs/rules.md`, "Escapes"). In a list handed to an agent, or spread
+/// from one, the tool stays exempt.
 #[test]
 fn a_tool_called_through_a_wrapper_escapes() {
     let tools = "from strands import tool\n\n\n@tool\ndef probe(x):\n    return {\"status\": \"success\", \"content\": [{\"text\": \"t\"}], \"depth\": 1}\n";
@@ -947,7 +949,7 @@ fn a_tool_called_through_a_wrapper_escapes() {
         .iter()
         .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["form"].as_str().unwrap()))
         .collect();
-    assert_eq!(reads, [(9, 13, "escape"), (19, 10, "escape")], "{}", run.stdout);
+    assert_eq!(reads, [(9, 13, "escape"), (16, 9, "escape"), (19, 10, "escape")], "{}", run.stdout);
     let fix = toolshape(dir.path(), &["fix", "."]);
     assert_eq!(std::fs::read_to_string(dir.path().join("tools.py")).unwrap(), tools, "{fix:?}");
 }

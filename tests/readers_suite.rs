@@ -262,6 +262,124 @@ fn decorated_producers_keep_their_fixes_unsafe() {
     fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 9, 4);
 }
 
+/// A tool handed to a call that keeps what it gives (`asyncio.to_thread`,
+/// `pool.submit`, `functools.partial`, `map`) runs there, and its result
+/// is read where toolshape cannot follow: each such use is an `escape`, so
+/// `fix` leaves the fix and the suite stays green; applied anyway
+/// (`--unsafe-fixes`), it turns the four tests red, so the reads were real.
+/// Handed to a call whose value is dropped, kept in a list, passed by
+/// keyword or looked at by `callable` / `isinstance` / `repr`, it stays
+/// exempt (`docs/rules.md`, "Escapes").
+#[test]
+fn tools_handed_to_calls_that_run_them_later_keep_their_fixes_unsafe() {
+    let Some(python) = pytest_or_skip("tools_handed_to_calls_that_run_them_later_keep_their_fixes_unsafe") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n"),
+        ("strands/__init__.py", "def tool(f):\n    return f\n"),
+        ("sonar/__init__.py", ""),
+        (
+            "sonar/tools.py",
+            "from strands import tool\n\n\n@tool\ndef sound(depth: int) -> dict:\n    \"\"\"Sound the depth.\"\"\"\n    return {\"status\": \"success\", \"content\": [{\"text\": \"sounded\"}], \"depth\": depth}\n",
+        ),
+        (
+            "tests/test_later.py",
+            r#"import asyncio
+import functools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from sonar.tools import sound
+
+REGISTERED = []
+
+
+def register_tool(t):
+    REGISTERED.append(t)
+    return t
+
+
+class Agent:
+    def __init__(self, tools):
+        self.tools = tools
+
+
+def test_in_a_thread():
+    r = asyncio.run(asyncio.to_thread(sound, 3))
+    assert r["depth"] == 3
+
+
+def test_in_a_pool():
+    with ThreadPoolExecutor() as pool:
+        future = pool.submit(sound, 4)
+    assert future.result()["depth"] == 4
+
+
+def test_partial():
+    deep = functools.partial(sound, 5)
+    assert deep()["depth"] == 5
+
+
+def test_map():
+    assert [r["depth"] for r in map(sound, [1, 2])] == [1, 2]
+
+
+def test_exempt_uses():
+    register_tool(sound)
+    assert callable(sound) and isinstance(sound, object) and repr(sound)
+    agent = Agent(tools=[sound])
+    thread = threading.Thread(target=sound, args=(1,))
+    thread.start()
+    thread.join()
+    assert agent.tools == [sound] and REGISTERED == [sound]
+"#,
+        ),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    suite_of_at_least(&python, dir.path(), "before the fix", 5);
+    let tests = std::fs::read_to_string(dir.path().join("tests/test_later.py")).unwrap();
+    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let findings = check.json();
+    assert_eq!(findings.len(), 1, "{check:?}");
+    assert_eq!((findings[0]["key"].as_str(), findings[0]["fixable"].as_str()), (Some("depth"), Some("unsafe")));
+    // Each escape's line and text: the tool where the call keeps it.
+    let escapes: Vec<(String, String)> = findings[0]["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(
+                (r["form"].as_str(), r["path"].as_str()),
+                (Some("escape"), Some("./tests/test_later.py")),
+                "{r}"
+            );
+            let line = tests.lines().nth(r["line"].as_u64().unwrap() as usize - 1).unwrap();
+            let (from, to) =
+                (r["column"].as_u64().unwrap() as usize - 1, r["end_column"].as_u64().unwrap() as usize - 1);
+            (line.trim().to_owned(), line[from..to].to_owned())
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        "r = asyncio.run(asyncio.to_thread(sound, 3))",
+        "future = pool.submit(sound, 4)",
+        "deep = functools.partial(sound, 5)",
+        "assert [r[\"depth\"] for r in map(sound, [1, 2])] == [1, 2]",
+    ]
+    .iter()
+    .map(|l| (l.to_string(), "sound".to_owned()))
+    .collect();
+    assert_eq!(escapes, want, "{check:?}");
+    let before = snapshot_tree(dir.path());
+    let fixed = fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 5, 4);
+    assert_eq!(fixed, before, "an unsafe fix was applied");
+}
+
 /// With `json-accessor` configured, reads go through the project's own
 /// accessor, imported once in each file that needs it.
 #[test]

@@ -195,6 +195,60 @@ pub fn called_through_wrapper(node: Node<'_>) -> bool {
     wrap.parent().is_some_and(|call| call.kind_name() == "call" && call.field("function") == Some(wrap))
 }
 
+/// The builtins that only look at their argument, never call it: a tool
+/// handed to one of them stays exempt (`docs/rules.md`, "Escapes").
+const LOOKING_BUILTINS: &[&str] = &[
+    "callable",
+    "isinstance",
+    "issubclass",
+    "hasattr",
+    "id",
+    "type",
+    "repr",
+    "str",
+    "print",
+    "dir",
+    "vars",
+    "hash",
+    "bool",
+];
+
+/// Whether the use as a value `node` is handed to a call that keeps what it
+/// gives: it is (parentheses seen through) a positional argument of a call
+/// whose value is not dropped (the call, parentheses and an `await` seen
+/// through, is not the whole expression of an expression statement), and
+/// that call is not of a builtin that only looks at its argument
+/// ([`LOOKING_BUILTINS`], the name bound nowhere in the module):
+/// `asyncio.to_thread(probe, x)`, `pool.submit(probe, x)`, `partial(probe)`
+/// run the function and give its results to whoever reads the value
+/// (`docs/rules.md`, "Escapes").
+pub fn handed_to_a_kept_call(node: Node<'_>, src: &str, model: &SemanticModel) -> bool {
+    let outer = syntax::tree::parenthesized(node);
+    let Some(args) = outer.parent().filter(|p| p.kind_name() == "argument_list") else { return false };
+    let Some(call) = args.parent().filter(|c| c.kind_name() == "call" && c.field("arguments") == Some(args)) else {
+        return false;
+    };
+    let mut held = syntax::tree::parenthesized(call);
+    if let Some(awaited) = held.parent().filter(|a| a.kind_name() == "await") {
+        held = syntax::tree::parenthesized(awaited);
+    }
+    let dropped = held.parent().is_some_and(|statement| {
+        let mut c = statement.walk();
+        statement.kind_name() == "expression_statement"
+            && statement.named_children(&mut c).filter(|n| n.kind_name() != "comment").count() == 1
+    });
+    if dropped {
+        return false;
+    }
+    let looking = call.field("function").map(unparenthesize).is_some_and(|f| {
+        let name = &src[f.byte_range()];
+        f.kind_name() == "identifier"
+            && LOOKING_BUILTINS.contains(&name)
+            && matches!(model.resolve(name, model.scope_at(f.start_byte())), Resolution::Builtin)
+    });
+    !looking
+}
+
 /// Whether the use as a value `node` gives the function another name to be
 /// called by: it is (parentheses seen through) the whole value of an
 /// assignment (`fn = f`, `fn: T = f`, `a = fn = f`, `fn := f`), of a
@@ -1181,5 +1235,45 @@ def h():
         let lines: Vec<usize> = named.iter().filter(|(_, yes)| *yes).map(|(l, _)| *l).collect();
         assert_eq!(lines, [1, 2, 3, 4, 5, 15, 17]);
         assert_eq!(named.len(), 17);
+    }
+
+    #[test]
+    fn a_use_is_handed_to_a_kept_call_as_a_positional_argument_of_a_call_not_dropped() {
+        let src = "\
+r = to_thread(f, 1)
+x = await (run((f)))
+fut = pool.submit(f, 2)
+g = partial(f)
+list(map(f, xs))
+assert inspect.signature(f)
+register(f)
+await run(f)
+(register(f))
+register(f), 1
+Agent(tools=f)
+Thread(target=f)
+g(*f)
+[f]
+ok = callable(f) and isinstance(f, object)
+s = repr(f)
+k = (hasattr)(f, 'x')
+f(1)
+def scoped():
+    vars = dict
+    return vars(f)
+";
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        let mut handed = Vec::new();
+        syntax::for_each_node(tree.root_node(), |n| {
+            if n.kind_name() == "identifier" && &src[n.byte_range()] == "f" {
+                handed.push((n.start_position().row + 1, handed_to_a_kept_call(n, src, &model)));
+            }
+        });
+        let lines: Vec<usize> = handed.iter().filter(|(_, yes)| *yes).map(|(l, _)| *l).collect();
+        // Kept values; then `register(f), 1` (a tuple is kept) and a
+        // looking builtin the function rebinds.
+        assert_eq!(lines, [1, 2, 3, 4, 5, 6, 10, 21]);
+        assert_eq!(handed.len(), 20);
     }
 }

@@ -65,10 +65,14 @@ compares the reads too (each with its "possible" flag: the front ends also
 read results the SDK hands on, see "possible reads" below; dispatchers
 selecting their returns by a constant keyword are called with and without
 one, see "dispatchers" below; producers used as values are escapes, see
-"escapes" below, tools too when called through a wrapper or given another
+"escapes" below, tools too when called through a wrapper, given another
 name to be called by (`fn = tool`, `return tool`, `yield tool`,
-`{"run": tool}`...), see "tools given other names" below, next to the uses
-that keep a tool exempt; so are the decorators of producers, docs/rules.md
+`{"run": tool}`...) or handed to a call that keeps what it gives (`v =
+executor.submit(tool, "q")`, `v = await asyncio.to_thread(tool, "q")`,
+`v = len(tool)`; `v = callable(tool)` where the module rebinds `callable`
+or holds a star import, tests/test_tool_builtins.py), see "tools given
+other names" below, next to the uses that keep a tool exempt (a call
+statement, awaited too, a keyword, `v = callable(tool)`...); so are the decorators of producers, docs/rules.md
 "**Decorators.**", but the tool decorators and the exempt names and
 attributes as written (`@staticmethod`, `@classmethod`, `@abstractmethod`,
 `@override`, `@abc.abstractmethod`, `@typing.override`,
@@ -5205,12 +5209,14 @@ def write_frontends(rd):
 # `Agent(tools=[tool_fn])`) and the use is neither the wrapped one nor one
 # giving the tool another name to be called by (ESCAPE_RENAMING: the whole
 # value of an assignment, plain, annotated or chained, parenthesized or not,
-# a dict display's pair's value; and a returned value): a tool unwrapped so
-# is no longer exempt, but `raw(F, None)("q")`, `raw(f=F)("q")` and
-# `raw(*[F])("q")` (escapes of the other producers, as an argument, a
-# keyword, a list element) keep it exempt, and so do the other uses (a list,
-# tuple or set element, `dict(run=F)`, a comparison's operand, a lambda
-# body, a default, an annotation).  Decoys that give no escape read:
+# a dict display's pair's value; and a returned value) nor one handed to a
+# call that keeps what it gives (ESCAPE_KEPT: `raw(F, None)("q")`, whose
+# call is called, `v = executor.submit(F, "q")`, `v = list(pool.map(F,
+# [...]))`): a tool unwrapped so is no longer exempt, but `raw(f=F)("q")`
+# and `raw(*[F])("q")` (escapes of the other producers, a keyword, a list
+# element) keep it exempt, and so do the other uses (a call statement,
+# `executor.submit(F, "q")`, a list, tuple or set element, `dict(run=F)`, a
+# comparison's operand, a lambda body, a default, an annotation).  Decoys that give no escape read:
 # calls `F(...)` and `(F)(...)`, `F.__name__`, the def names and imports
 # themselves, a name shadowed by a local binding or a parameter, a module-level
 # name bound twice (`try: from ... import F as G / except ImportError: G =
@@ -5248,7 +5254,8 @@ ESCAPE_UNRESOLVED = ["escape-unresolved-" + k for k in (
 # (text before, text after) the value, {v} a fresh name
 ESCAPE_TEMPLATES = {
     "argument": [("executor.submit(", ', "q")'), ("functools.partial(", ', "q")'), ("register(", ")"),
-                 ("pool.map(", ', ["a", "b"])'), ("raw(", ', None)("q")')],
+                 ("pool.map(", ', ["a", "b"])'), ("raw(", ', None)("q")'), ("{v} = executor.submit(", ', "q")'),
+                 ("{v} = list(pool.map(", ', ["a", "b"]))')],
     "keyword": [("schedule(callback=", ")"), ("threading.Thread(target=", ', args=("q",))'),
                 ("raw(f=", ')("q")')],
     "list": [("{v} = [", ", None]"), ("{v} = [None, ", "]"), ("{v} = [\"q\", ", ", 1]"),
@@ -5276,8 +5283,21 @@ ESCAPE_RENAMING = {
     "paren": [("{v} = (", ")"), ("{v} = ((", "))")],
 }
 assert all(t in ESCAPE_TEMPLATES[u] for u, ts in ESCAPE_RENAMING.items() for t in ts)
-# the constructs counting a tool given another name by an escapes module's use
-ESCAPE_TOOL_RENAMED = ["escape-tool-renamed-" + u for u in list(ESCAPE_RENAMING) + ["return"]]
+# the templates of ESCAPE_TEMPLATES whose value is handed to a call that keeps
+# what it gives (docs/rules.md "**Escapes.**": a positional argument of a
+# call that is not the whole expression of an expression statement, its
+# callee no builtin that only looks at it): an escape of a tool too.  The
+# other arguments keep a tool exempt: a call statement (`executor.submit(F,
+# "q")`, `pool.map(F, [...])`, `register( (F) )`), a keyword.
+ESCAPE_KEPT = {
+    "argument": [("raw(", ', None)("q")'), ("{v} = executor.submit(", ', "q")'),
+                 ("{v} = list(pool.map(", ', ["a", "b"]))')],
+}
+assert all(t in ESCAPE_TEMPLATES[u] for u, ts in ESCAPE_KEPT.items() for t in ts)
+# the constructs counting a tool given another name, or handed to a call that
+# keeps it, by an escapes module's use
+ESCAPE_TOOL_RENAMED = (["escape-tool-renamed-" + u for u in list(ESCAPE_RENAMING) + ["return"]]
+                       + ["escape-tool-kept-" + u for u in ESCAPE_KEPT])
 
 
 class EscapeWriter(ModuleWriter):
@@ -5290,16 +5310,19 @@ class EscapeWriter(ModuleWriter):
         # (class text, [method Producer]): classes whose instances a scope may name
         self.classes = classes
 
-    def record(self, span, text, prod, target, use, tool_too=False):
+    def record(self, span, text, prod, target, use, tool_too=False, kept=False):
         """A use of ``prod`` as a value at ``span``; ``tool_too``: one that
-        escapes for a tool too (called through a wrapper, or given another
-        name to be called by: docs/rules.md "**Escapes.**")."""
+        escapes for a tool too (called through a wrapper, given another
+        name to be called by, or, ``kept``, handed to a call that keeps
+        what it gives: docs/rules.md "**Escapes.**")."""
         p = self.p
         p.escapes.append((self.rel, prod, target + "/" + use, span, text, tool_too))
         p.forms["escape-use-" + use] += 1
         if prod.decorated:
             if not tool_too:
                 p.forms["escape-decoy-tool"] += 1
+            elif kept:
+                p.forms["escape-tool-kept-" + use] += 1
             elif use != "wrapped":
                 p.forms["escape-tool-renamed-" + use] += 1
 
@@ -5312,9 +5335,10 @@ class EscapeWriter(ModuleWriter):
         span = w.put(text)
         w.put(after.replace("{v}", v))
         w.end()
-        tool_too = use == "wrapped" or (before, after) in ESCAPE_RENAMING.get(use, ())
-        self.record(span, text, prod, target, use, tool_too)
-        if prod.decorated and use != "wrapped" and "raw(" in before:
+        kept = (before, after) in ESCAPE_KEPT.get(use, ())
+        tool_too = use == "wrapped" or kept or (before, after) in ESCAPE_RENAMING.get(use, ())
+        self.record(span, text, prod, target, use, tool_too, kept)
+        if prod.decorated and not tool_too and "raw(" in before:
             p.forms["escape-decoy-tool-unwrapped"] += 1
 
     def put_default(self, ind, text, prod, target):
@@ -5678,8 +5702,20 @@ def write_escapes(rd):
 # too; and in the forms that keep a tool exempt (TOOL_NAME_DECOYS: an element
 # of a tuple or an unpacked tuple, `return F, 1`, `yield F, None`,
 # `yield from F`, a dict display's key, `{**F}`, a dict comprehension's
-# value, `v += F`, an argument, `tools=[F]`, a keyword, an operand, a
-# conditional, a lambda body).  A producer that is no tool escapes in every one
+# value, `v += F`, an argument of a call statement (`executor.submit(F,
+# "q")`, `await loop.run_in_executor(None, F, "q")` in an `async def`) or
+# of a builtin that only looks at it (`v = callable(F)`, `v = repr(F)`,
+# `v = type(F).__name__`...), `tools=[F]`, a keyword (`Agent(tools=F)`,
+# `threading.Thread(target=F)`), an operand, a
+# conditional, a lambda body); and in the forms that hand it to a call that
+# keeps what it gives ("kept-call": `v = executor.submit(F, "q")`,
+# `functools.partial(F, 1)`, `list(map(F, ...))`, `assert
+# inspect.signature(F)`, `v = len(F)`, `v = builtins.repr(F)`...;
+# "kept-await" in an `async def`: `v = await asyncio.to_thread(F, "q")`):
+# an escape of the tool too.  Half of these modules come with
+# `tests/test_tool_builtins.py` (write_tool_builtins), handing tools to
+# `callable`, `isinstance`, `repr`, `print` where the module rebinds one
+# of them or holds a star import.  A producer that is no tool escapes in every one
 # of them.  Each escape read is labelled "escape:TARGET/tool-name-FORM" for a
 # tool (escapes_by_use: every form of TOOL_NAME_FORMS must be read so) and
 # "escape:TARGET/value-FORM" for a producer that is no tool; each tool put in a
@@ -5701,6 +5737,16 @@ TOOL_NAME_FORMS = {
     "yield": ("generator", [("yield ", ""), ("{v} = yield ", ""), ("{v} = (yield ", ")")]),
     "dict": ("module function", [('{v} = {"run": ', "}"), ('{v} = {"a": None, "run": ', ", **other}"),
                                  ('register_tool({"run": ', "})")]),
+    # handed to a call that keeps what it gives (a positional argument of a
+    # call that is not the whole expression of an expression statement, its
+    # callee no bare builtin that only looks at it: `len` and
+    # `builtins.repr` are none), awaited or not
+    "kept-call": ("module function", [("{v} = executor.submit(", ', "q")'), ("{v} = functools.partial(", ", 1)"),
+                                      ("{v} = list(map(", ', ["a"]))'), ("assert inspect.signature(", ")"),
+                                      ("{v} = loop.run_in_executor(None, ", ', "q")'), ("{v} = len(", ")"),
+                                      ("{v} = builtins.repr(", ")"), ("{v} = asyncio.to_thread(", ", 1)")]),
+    "kept-await": ("async", [("{v} = await asyncio.to_thread(", ', "q")'),
+                             ("{v} = (await asyncio.to_thread(", ', "q"))')]),
 }
 TOOL_NAME_DECOY_FORMS = {
     "tuple": ("module function", [("{v} = (", ",)"), ("{v} = ", ", None")]),
@@ -5713,6 +5759,17 @@ TOOL_NAME_DECOY_FORMS = {
     "dict-comp": ("module function", [("{v} = {k: ", ' for k in "ab"}')]),
     "augmented": ("module function", [("{v} += ", "")]),
     "argument": ("module function", [("register_tool(", ")"), ("assert callable(", ")")]),
+    # a call whose value is dropped: an expression statement (an awaited one too)
+    "dropped-call": ("module function", [("executor.submit(", ', "q")'), ("register_tool(", ", None)"),
+                                         ("list(", ")")]),
+    "dropped-await": ("async", [("await loop.run_in_executor(None, ", ', "q")'),
+                                ("(await asyncio.to_thread(", ', "q"))')]),
+    # the builtins that only look at their argument, their value kept
+    "looking-builtin": ("module function", [("{v} = callable(", ")"), ("{v} = isinstance(", ", object)"),
+                                            ("{v} = repr(", ")"), ("assert hasattr(", ', "q")'),
+                                            ("{v} = [str(", "), id(1)]"), ("{v} = type(", ").__name__"),
+                                            ("{v} = print(", ")"), ("{v} = bool(", ") or hash(1)")]),
+    "keyword-call": ("module function", [("{v} = Agent(tools=", ")"), ("{v} = threading.Thread(target=", ")")]),
     "agent": ("module function", [("{v} = Agent(tools=[", "])")]),
     "keyword": ("module function", [("{v} = dict(run=", ")")]),
     "operand": ("module function", [("assert ", " is not None"), ("{v} = ", " or other")]),
@@ -5732,12 +5789,14 @@ class ToolNameWriter(ModuleWriter):
         self.tools = tools    # (text, Producer, target kind) of tools
         self.others = others  # (text, Producer, target kind) of producers that are no tools
 
-    def put(self, ind, scope):
-        """One use at ``ind`` of a form that may stand in ``scope``."""
+    def put(self, ind, scope, is_async=False):
+        """One use at ``ind`` of a form that may stand in ``scope`` (the forms
+        of scope "async" too in an ``async def``'s body, ``is_async``)."""
         p, rng, w = self.p, self.rng, self.w
         escaping = rng.random() < 0.55
         table = TOOL_NAME_FORMS if escaping else TOOL_NAME_DECOY_FORMS
-        forms = [f for f, (scopes, _) in table.items() if scope in scopes.split()]
+        forms = [f for f, (scopes, _) in table.items()
+                 if scope in scopes.split() or (is_async and "async" in scopes.split())]
         assert forms, scope
         form = rng.choice(forms)
         before, after = rng.choice(table[form][1])
@@ -5785,7 +5844,8 @@ def write_tool_names(rd):
     w.end()
     w.lineof("import pytest")
     w.lineof("from strands import Agent")
-    bound = {"Callable", "pytest", "Agent", "register_tool", "other", "flag", "agent", "registry", "k"}
+    bound = {"Callable", "pytest", "Agent", "register_tool", "other", "flag", "agent", "registry", "k",
+             "executor", "functools", "inspect", "loop", "asyncio", "builtins", "threading"}
     tools, others = [], []
     for rel_t, prod, kind in rng.sample(pool, min(len(pool), rng.randint(1, 4))):
         text = access(rd, rel_t, prod.name, bound, False, w)
@@ -5828,14 +5888,83 @@ def write_tool_names(rd):
             w.lineof("%sdef %s(agent, registry, flag, other):" % ("async " if kind == "async" else "",
                                                                   p.fresh("test_tool_names")))
             for _ in range(rng.randint(1, 5)):
-                tw.put("    ", "function")
+                tw.put("    ", "function", kind == "async")
             if rng.random() < 0.6:
                 tw.put("    ", "return")
             else:
                 w.lineof("    return None")
         w.end()
         w.end()
+    if pool and rng.random() < 0.5:
+        write_tool_builtins(rd, pool)
 
+
+# the builtins that only look at their argument, as the tools' uses of
+# tests/test_tool_builtins.py hand a tool to them (docs/rules.md
+# "**Escapes.**": exempt only as a bare name resolving to no binding of the
+# module, in a module without a star import)
+TOOL_BUILTIN_TEMPLATES = {
+    "callable": ("{v} = callable(", ")"),
+    "isinstance": ("assert isinstance(", ", object)"),
+    "repr": ("{v} = repr(", ")"),
+    "print": ("{v} = print(", ")"),
+}
+# how the module spoils the exemption: a module-level def named like one of
+# them, `from reprlib import repr`, a star import (`from os.path import *`)
+TOOL_BUILTIN_KINDS = ["rebound-def", "rebound-import", "star"]
+TOOL_BUILTIN_USES = ["tool-builtin-" + k for k in TOOL_BUILTIN_KINDS]
+# a builtin the module does not rebind, beside a rebound one: still exempt
+TOOL_BUILTIN_DECOYS = ["tool-builtin-decoy-" + k for k in ("rebound-def", "rebound-import")]
+
+
+def write_tool_builtins(rd, pool):
+    """`tests/test_tool_builtins.py`: tools of ``pool`` ((rel, Producer,
+    target kind), tools only) handed to the builtins of
+    TOOL_BUILTIN_TEMPLATES, their values kept, in a module that rebinds one
+    of them (by a def or an import) or holds a star import: an escape of the
+    tool where the builtin is rebound or under the star import (the use
+    labelled "tool-builtin-KIND"), none where it is not rebound
+    ("tool-builtin-decoy": the construct "tool-builtin-decoy-KIND")."""
+    p, rng = rd.p, rd.rng
+    rel, w = new_module(p, "tests/test_tool_builtins.py")
+    w.lineof('"""Tests handing tools to builtins the module rebinds."""')
+    kind = rng.choice(TOOL_BUILTIN_KINDS)
+    bound = set(TOOL_BUILTIN_TEMPLATES)
+    rebound = None
+    if kind == "star":
+        w.lineof("from os.path import *")
+    elif kind == "rebound-import":
+        rebound = "repr"
+        w.lineof("from reprlib import repr")
+    tools = []
+    for rel_t, prod, target in rng.sample(pool, min(len(pool), rng.randint(1, 3))):
+        text = access(rd, rel_t, prod.name, bound, False, w)
+        tools.append((text, prod, "module" if "." in text and target == "imported" else target))
+    w.end()
+    w.end()
+    if kind == "rebound-def":
+        rebound = rng.choice(sorted(TOOL_BUILTIN_TEMPLATES))
+        w.lineof("def %s(*args):" % rebound)
+        w.lineof("    return True")
+        w.end()
+        w.end()
+    w.lineof("def %s():" % p.fresh("test_tool_builtins"))
+    for _ in range(rng.randint(2, 4)):
+        name = rng.choice(sorted(TOOL_BUILTIN_TEMPLATES))
+        before, after = TOOL_BUILTIN_TEMPLATES[name]
+        text, prod, target = rng.choice(tools)
+        w.put("    " + before.replace("{v}", p.fresh("v")))
+        span = w.put(text)
+        w.put(after)
+        w.end()
+        escaping = kind == "star" or name == rebound
+        if escaping:
+            use = "tool-builtin-" + kind
+        else:
+            use = "tool-builtin-decoy"
+            p.forms["tool-builtin-decoy-" + kind] += 1
+        p.escapes.append((rel, prod, target + "/" + use, span, text, escaping))
+    w.lineof("    return None")
 
 # --------------------------------------------------------------------------
 # calls toolshape cannot resolve (--with-readers; docs/rules.md "**Calls
@@ -6090,8 +6219,9 @@ def write_unresolved(rd):
 # the whole value of an assignment, plain, annotated, chained, a walrus, a
 # dict display's pair), as the one argument of a wrapper called at once
 # ("wrapped") or a plain one ("plain", PLAIN_USE_LABELS: an argument, a list
-# or tuple element, an operand, `len(X)`, `for v in X`, `print(X)`),
-# parenthesized now and then.  Each renamed or wrapped use is one escape read
+# or tuple element, an operand, `len(X)`, `for v in X`, `print(X)`, `v =
+# executor.submit(X, 1)`: handed to a call that keeps it is a form of a
+# tool's escape but none of an unresolved use), parenthesized now and then.  Each renamed or wrapped use is one escape read
 # (span the use without its parentheses) of every origin of every producer
 # so named, a tool or not; the plain uses, of tools ("-tool-plain") and of
 # producers that are none ("-plain", and "decoy-plain-FORM" per form), are
@@ -6099,7 +6229,8 @@ def write_unresolved(rd):
 # subprocess` at module level or once inside the function (exempt), a name
 # or a module imported once inside the function (resolved, docs/rules.md
 # "**Imports inside a function**": an ordinary escape, p.escapes, of a tool
-# only when renamed or wrapped, resolve_local_use), a parameter or a local variable named
+# only when renamed, wrapped or handed to a call that keeps it (`len(X)`,
+# `v = executor.submit(X, 1)`), resolve_local_use), a parameter or a local variable named
 # like a producer and a name bound inside the function by a parameter and
 # an assignment, no import ("parameter-assigned": not judged), a name bound by the module's own `def` or
 # `class` (resolved).  What each construct means to be is checked against
@@ -6112,11 +6243,18 @@ USE_FORMS = {
                 ("assert ({v} := ", ")")],
     "wrapped": [("raw(", ')("q")'), ("{v} = raw(", ')("q")')],
     "plain": [("check_value(", ")"), ("{v} = [", ", None]"), ("assert ", " is not None"), ("{v} = (", ", 1)"),
-              ("assert len(", ") >= 0"), ("for {v} in ", ": pass"), ("print(", ")")],
+              ("assert len(", ") >= 0"), ("for {v} in ", ": pass"), ("print(", ")"),
+              ("{v} = executor.submit(", ", 1)")],
 }
 # the plain forms, labelled (the constructs "reads-unresolved-use-decoy-plain-LABEL",
 # counted for producers that are no tools: no read, as for a tool)
-PLAIN_USE_LABELS = dict(zip(USE_FORMS["plain"], ["argument", "list", "operand", "tuple", "len", "for", "print"]))
+PLAIN_USE_LABELS = dict(zip(USE_FORMS["plain"], ["argument", "list", "operand", "tuple", "len", "for", "print",
+                                                 "kept"]))
+# the plain forms handing the value to a call that keeps what it gives
+# (docs/rules.md "**Escapes.**": `assert len(X) >= 0`, `v = executor.submit(X,
+# 1)`): no unresolved use (not one of its forms), but a resolved tool's use so
+# is an escape of the tool (resolve_local_use)
+KEPT_PLAIN_LABELS = ("len", "kept")
 # the receiver labels of the unresolved uses ("unresolved-use:" + kind)
 UNRESOLVED_USE_KINDS = ["name", "attribute", "dotted", "tool-callee", "self", "instance"]
 # the constructs: read ("reads-unresolved-use-C", "-tool" too for a tool's,
@@ -6144,7 +6282,8 @@ UNRESOLVED_USE_CONSTRUCTS = (
         "external", "parameter", "local-variable", "parameter-assigned", "own-def", "own-class",
         # imported inside the function once: resolved (an escape) or exempt
         "local-import", "local-module", "local-external")]
-    + ["escape-local-%s-%s" % (k, t) for k in ("local-import", "local-module") for t in ("tool", "other")])
+    + ["escape-local-%s-%s" % (k, t) for k in ("local-import", "local-module") for t in ("tool", "other")]
+    + ["escape-local-kept-tool"])
 
 
 class UseWriter(ModuleWriter):
@@ -6372,15 +6511,21 @@ def write_unresolved_uses(rd):
 def resolve_local_use(p, i, text):
     """The use of intent ``i`` (write_unresolved_uses), loading a name bound
     once by an import inside its function: `subprocess.run` exempt, else
-    resolved to its producer, whose escape it is (a tool's only when renamed
-    or wrapped)."""
+    resolved to its producer, whose escape it is (a tool's only when renamed,
+    wrapped or handed to a call that keeps it: KEPT_PLAIN_LABELS)."""
     rel, pos, prod, tool_too, construct, want, cat, paren, plain = p.unresolved_use_intents[i]
     if construct == "local-external":
         p.unresolved_use_intents[i] = (rel, pos, prod, tool_too, construct, "exempt", cat, paren, plain)
         return
     p.unresolved_use_intents[i] = (rel, pos, prod, tool_too, construct, "resolved", cat, paren, plain)
-    p.escapes.append((rel, prod, "local/" + construct, (pos, (pos[0], pos[1] + len(text))), text, tool_too))
+    # a tool's escape in the forms of an unresolved use, and handed to a call
+    # that keeps what it gives (no unresolved use: tool_too left as it is)
+    kept = plain in KEPT_PLAIN_LABELS
+    p.escapes.append((rel, prod, "local/" + construct, (pos, (pos[0], pos[1] + len(text))), text,
+                      tool_too or kept))
     p.forms["escape-local-%s-%s" % (construct, "tool" if prod.decorated else "other")] += 1
+    if kept and prod.decorated:
+        p.forms["escape-local-kept-tool"] += 1
 
 
 def check_unresolved_uses(p):
@@ -7977,10 +8122,11 @@ def verify(outdir, manifest):
                              + ["unresolved:" + t for t in UNRESOLVED_CALLEES] + DECORATOR_KINDS
                              + ["unresolved-use:" + t for t in UNRESOLVED_USE_KINDS]
                              + LOCAL_RECEIVER_KINDS),
-                            ("escapes_by_use", ESCAPE_USES + TOOL_NAME_USES),
+                            ("escapes_by_use", ESCAPE_USES + TOOL_NAME_USES + TOOL_BUILTIN_USES),
                             ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS
                              + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS + DECORATOR_CONSTRUCTS
-                             + ESCAPE_TOOL_RENAMED + TOOL_NAME_DECOYS + UNRESOLVED_USE_CONSTRUCTS
+                             + ESCAPE_TOOL_RENAMED + TOOL_NAME_DECOYS + TOOL_BUILTIN_DECOYS
+                             + UNRESOLVED_USE_CONSTRUCTS
                              + ESCAPE_UNRESOLVED + LOCAL_CONSTRUCTS + LOCAL_READ_CONSTRUCTS)):
             for n in names:
                 if not manifest[what].get(n):

@@ -54,12 +54,22 @@ when called through a wrapper (`raw(probe)("q")`) or given another name to
 be called by (the whole value of an assignment, plain, annotated, chained,
 a walrus, to a name, an attribute or a subscript; the value of a `return`,
 a fixture's too, or a `yield`; a dict display's pair value; parenthesized
-or not; a name, `A.name`, `self.m`, `K().m`, `N.m`), next to the tool uses
-that stay exempt (a list, tuple or set element, `a, b = probe, 1`,
-`return probe, 1`, `yield probe, 1`, `yield from`, `+=`, a dict key,
-`{**probe}`, a dict comprehension, an argument or keyword, a wrapper with
-two arguments or a keyword, an operand, a conditional, a lambda body, a
-default, an annotation, an attribute object, a call); and the results
+or not; a name, `A.name`, `self.m`, `K().m`, `N.m`) or handed to a call
+that keeps what it gives (a positional argument of a call whose value is
+not dropped by an expression statement, awaited or not: `r = await
+asyncio.to_thread(probe, "q")`, `pool.submit(probe, "q")` assigned or
+returned, `functools.partial(probe, 1)`, `list(map(probe, xs))`, `assert
+inspect.signature(probe)`, `len(probe)`, `builtins.repr(probe)`, a
+decorator's call, `raw(probe, None)("q")`; `callable(probe)` when the
+module defines `callable`, a builtin bound locally, a star import), next to
+the tool uses that stay exempt (a list, tuple or set element, `a, b =
+probe, 1`, `return probe, 1`, `yield probe, 1`, `yield from`, `+=`, a dict
+key, `{**probe}`, a dict comprehension, an argument of a call statement
+(awaited too) or of a builtin that only looks at it (`callable(probe)`,
+`isinstance(probe, object)`, `x = repr(probe)`...), a keyword
+(`Agent(tools=probe)`, `Thread(target=probe)`), `*probe`, a wrapper with
+a keyword, an operand, a conditional, a lambda body, a default, an
+annotation, an attribute object, a call); and the results
 handed on (`escape` reads at the receiver call or `await C`): a module's
 or a class body's name, an attribute, an argument, a list, a conditional, a
 `for` iterable, a lambda, `if C:`, `yield C`, `C[0]`, `C is None`, an
@@ -131,7 +141,8 @@ toolshape cannot resolve**"): a name imported twice inside the test, a
 dotted path, a module alias, a direct tool call's callee (`fn =
 agent.tool.probe`), `self.m` of a class defining no `m`, names of a test
 module bound by an assignment or twice, names of a star import;
-each only when wrapped or renamed, of a tool or not (a tool and a producer
+each only when wrapped or renamed (not when handed to a call that keeps
+it), of a tool or not (a tool and a producer
 that is none sharing a name: both read); next to the plain uses, of a tool
 or not (an argument, a list element, a lambda body, `len(scan.obstacles)`,
 `for o in scan.obstacles`, `print(t.helper)`), an external
@@ -3425,7 +3436,8 @@ UNRESOLVED_FORMS = {"escape": 16, "subscript": 10}
 # unresolved call (a direct tool call's callee `A.tool.N` too) has one escape
 # read, span the use, of every origin each producer so named reaches (chains
 # followed), only when it is called through a wrapper or given another name
-# (the forms that make a tool's use an escape), of a tool or not.  Escapes:
+# (two of the forms that make a tool's use an escape; handed to a call that
+# keeps it is not one of them), of a tool or not.  Escapes:
 # `fn = probe` after an import inside the test and `raw(tools.probe)("x")`
 # after `from pkg import tools` inside the test (imports bound there once:
 # resolved, "**Imports inside a function**", so ordinary escapes of a tool),
@@ -3455,7 +3467,10 @@ UNRESOLVED_FORMS = {"escape": 16, "subscript": 10}
 # `check(pkg.more.gauge)`, `check(agent.tool.helper)`, `print(t.helper)`,
 # `[t.helper]`, `lambda: t.helper`, `check(helper)` of a module-level
 # assignment or of a star import, `handlers = [run]`,
-# `len(scan.obstacles)`, `for o in scan.obstacles`), `subprocess.run` with
+# `len(scan.obstacles)`, `for o in scan.obstacles`), a tool's use handed to a
+# call that keeps it (`r = asyncio.to_thread(probe, 1)` after an optional
+# import, `fut = pool.submit(pkg.tools.probe, 1)`, `raw(pkg.tools.probe,
+# None)("x")`: that form of a tool's escape is no unresolved use), `subprocess.run` with
 # `import subprocess` at module level or inside the function (bound there
 # once: exempt as well), a parameter or a local variable named
 # like a producer, a name bound inside the function by a parameter and an
@@ -3632,6 +3647,17 @@ def test_optional_plain():
         probe = None
     print(probe)  # @x_optional_plain
     check(probe)  # @x_optional_check
+
+
+def test_optional_kept(pool):
+    try:
+        from pkg.tools import probe
+    except ImportError:
+        probe = None
+    r = asyncio.to_thread(probe, 1)  # @x_optional_kept
+    fut = pool.submit(pkg.tools.probe, 1)  # @x_dotted_kept
+    raw(pkg.tools.probe, None)("x")  # @x_dotted_wrapped_two
+    return r, fut
 
 
 def test_optional_external():
@@ -4227,10 +4253,14 @@ DECORATORS_FORMS = {"escape": 14}
 # value of a key-value pair of a dict display; each a read of form escape
 # (span without the parentheses) of every finding of the tool's origins
 # (scan's TS002 spread too); a tool through `A.name`, `self.m`, `K().m`,
-# `N.m`.  Still exempt: an element of a list, tuple or set (`tools=[probe]`,
+# `N.m`; and `raw(probe, None)("q")`: no wrapper (two arguments), but a
+# positional argument of a call whose value is kept (called), so handed to a
+# call that keeps what it gives (see "tool_kept_calls" below).  Still
+# exempt: an element of a list, tuple or set (`tools=[probe]`,
 # `(probe,)`, `a, b = probe, 1`, `return probe, 1`, `yield probe, 1`), an
-# argument or keyword (`register_tool(probe)`, `callable(probe)`,
-# `dict(run=probe)`, `raw(probe, None)("q")`, `raw(f=probe)("q")`), an
+# argument of a call statement or a builtin, or a keyword
+# (`register_tool(probe)`, `callable(probe)`,
+# `dict(run=probe)`, `raw(f=probe)("q")`), an
 # operand (`probe is not None`, `probe or scan`), a conditional
 # (`fn = probe if flag else None`, `return probe if flag else None`),
 # `yield from probe`, `x += probe`, a dict display's key (`{probe: 1}`),
@@ -4372,7 +4402,7 @@ def test_exempt(agent, other, flag, acc):
     lam = lambda: scan  # @x_lambda
     k = Kit()
     tools = [k.tooled, Kit().tooled]  # @x_inst_list
-    raw(probe, None)("q")  # @x_wrapped_two
+    raw(probe, None)("q")  # @k_wrapped_two
     raw(f=probe)("q")  # @x_wrapped_kw
     fn5: probe = None  # @x_annotation
 
@@ -4405,7 +4435,7 @@ TRN = "tests/test_renames.py"
 _R_PROBE = [_esc(TR, t, "probe") for t in ("r_class", "r_mod_assign", "r_mod_ann", "r_mod_walrus", "r_mod_dict")] + [
     _esc(TC, "r_fixture", "probe")] + [
     _esc(TRN, t, "probe") for t in ("r_assign", "r_ann", "r_chain", "r_walrus", "r_paren", "r_dict",
-                                    "r_subscript_target", "r_wrapped", "r_yield")] + [
+                                    "r_subscript_target", "r_wrapped", "r_yield", "k_wrapped_two")] + [
     _esc(TRN, "r_module_attr", "T.probe"), _esc(TRN, "r_async_return", "T.probe")]
 _R_SCAN = [_esc(TR, t, "scan") for t in ("r_mod_chain", "r_mod_paren")] + [_esc(TC, "r_fixture_paren", "scan")] + [
     _esc(TRN, t, "scan") for t in ("r_ann_paren", "r_chain_paren", "r_walrus_paren", "r_dict_paren",
@@ -4419,7 +4449,183 @@ TOOL_RENAMES_EXPECT = {
     (TR, "scan", "TS002", None): _R_SCAN,
     (TR, "tooled", "TS001", "tm"): _R_TOOLED,
 }
-TOOL_RENAMES_FORMS = {"escape": 32, "subscript": 1}
+TOOL_RENAMES_FORMS = {"escape": 33, "subscript": 1}
+
+
+# tools handed to a call that keeps what it gives (docs/rules.md
+# "**Escapes.**"): a use as a value of a tool that is (parentheses seen
+# through) a positional argument of a call `W(...)` whose value is not
+# dropped (the call, parentheses and one `await` seen through, is not the
+# whole expression of an expression statement) is an escape like any other,
+# unless `W` is a bare name among `callable`, `isinstance`, `issubclass`,
+# `hasattr`, `id`, `type`, `repr`, `str`, `print`, `dir`, `vars`, `hash`,
+# `bool` resolving to no binding of the module (a builtin) in a module
+# without a star import: `r = await asyncio.to_thread(probe, "q")` (awaited
+# and assigned, parenthesized too), `t = asyncio.to_thread(T.probe, 1)`,
+# `pool.submit(probe, "q")` assigned or returned (`self.tooled` too),
+# `functools.partial(probe, 1)` (at module level too), `list(map(probe, xs))`
+# (assigned, or a statement: `map(...)` is list's argument), `assert
+# inspect.signature(probe)`, `loop.run_in_executor(None, probe, "q")`, a
+# project function's kept call (`kept = register_tool(probe)`), `len(probe)`
+# (no builtin of the list), `builtins.repr(probe)` (no bare name), a lambda
+# body's call, a list element's call, a returned call, a decorator's call
+# (`@register_tool(probe)`); `callable(probe)` when the module defines
+# `callable`, `isinstance(probe, object)` when the function binds
+# `isinstance`, `repr(probe)` in a module with a star import.  Still exempt:
+# a call statement (`register_tool(probe)`, `pool.submit(self.tooled, "q")`,
+# at module level too), an awaited call statement (`await loop.run(probe)`,
+# `(await (loop.run((probe))))`), a keyword's value (`Agent(tools=probe)`,
+# `Thread(target=probe)`, `Thread(target=k.tooled)`, `register_tool(**probe)`),
+# `*probe`, an element of a list (`tools = [probe]`, `Agent(tools=[probe])`),
+# the builtins of the list kept (`assert callable(probe)`, `isinstance`,
+# `repr`, `print`, `str`, `type`, `hash`, `id`, `bool`, `dir`, `vars`,
+# `hasattr`, `issubclass`, `(callable)((probe))`), `repr(probe)` in the
+# module that rebinds `callable` only.  An unresolved use in that form (see
+# "unresolved_uses": `asyncio.to_thread(probe, 1)` after an optional import,
+# `pool.submit(pkg.tools.probe, 1)`) is none.
+TOOL_KEPT = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/tools.py": """\
+import functools
+
+from strands import tool
+
+
+@tool
+def probe(q):
+    return {"status": "success", "content": [], "frames": 1}  # @probe
+
+
+class Kit:
+    @tool
+    def tooled(self, q):
+        return {"status": "success", "content": [], "tm": 1}  # @tooled
+
+    def start(self, pool):
+        return pool.submit(self.tooled, "q")  # @k_self_submit
+
+    def hooks(self, pool):
+        pool.submit(self.tooled, "q")  # @x_self_dropped
+        return None
+
+
+PARTIAL = functools.partial(probe, "q")  # @k_mod_partial
+register_tool(probe)  # @x_mod_register
+""",
+    "tests/test_kept.py": """\
+import asyncio
+import builtins
+import functools
+import inspect
+from threading import Thread
+
+import pkg.tools as T
+from pkg.tools import Kit, probe
+from strands import Agent
+
+
+def register_tool(f):
+    return f
+
+
+async def test_thread(xs):
+    r = await asyncio.to_thread(probe, "q")  # @k_to_thread
+    t = asyncio.to_thread(T.probe, 1)  # @k_to_thread_assigned
+    r2 = (await (asyncio.to_thread((probe), "q")))  # @k_to_thread_paren
+    return r, t, r2
+
+
+def test_calls(pool, loop, xs):
+    fut = pool.submit(probe, "q")  # @k_submit
+    f = functools.partial(probe, 1)  # @k_partial
+    got = list(map(probe, xs))  # @k_map
+    list(map(T.probe, xs))  # @k_map_statement
+    assert inspect.signature(probe)  # @k_signature
+    y = loop.run_in_executor(None, probe, "q")  # @k_executor
+    kept = register_tool(probe)  # @k_register_kept
+    n = len(probe)  # @k_len
+    rb = builtins.repr(probe)  # @k_builtins_attr
+    k = Kit()
+    h = pool.submit(k.tooled, "q")  # @k_inst
+    lam = lambda: register_tool(probe)  # @k_lambda
+    regs = [register_tool(probe)]  # @k_list
+    return register_tool(probe)  # @k_return
+
+
+@register_tool(probe)  # @k_decorator
+def test_decorated():
+    return None
+
+
+async def test_exempt(agent, loop, pool, xs):
+    register_tool(probe)  # @x_register
+    await loop.run(probe)  # @x_await_statement
+    (await (loop.run((probe))))  # @x_await_paren
+    agent = Agent(tools=probe)  # @x_kw_tools
+    th = Thread(target=probe)  # @x_kw_target
+    assert callable(probe)  # @x_callable
+    ok = isinstance(probe, object)  # @x_isinstance
+    x = repr(probe)  # @x_repr
+    pr = print(probe)  # @x_print
+    s = str(probe) + type(probe).__name__  # @x_str_type
+    many = [hash(probe), id(probe), bool(probe), dir(probe), vars(probe)]  # @x_more
+    has = hasattr(probe, "q") or issubclass(probe, object)  # @x_has
+    c2 = (callable)((probe))  # @x_callable_paren
+    tools = [probe]  # @x_list
+    agent2 = Agent(tools=[probe])  # @x_list_kw
+    g = register_tool(*probe)  # @x_starred
+    g2 = register_tool(**probe)  # @x_double_starred
+    k = Kit()
+    th2 = Thread(target=k.tooled)  # @x_inst_kw
+    probe("q")["frames"]  # @s1
+    return None
+""",
+    "tests/test_rebound.py": """\
+from pkg.tools import probe
+
+
+def callable(f):
+    return True
+
+
+def test_rebound():
+    assert callable(probe)  # @k_callable_rebound
+    x = repr(probe)  # @x_repr_not_rebound
+    return x
+
+
+def test_local_rebound():
+    isinstance = make_checker()
+    ok = isinstance(probe, object)  # @k_isinstance_local
+    return ok
+""",
+    "tests/test_star_kept.py": """\
+from os.path import *
+
+from pkg.tools import probe
+
+
+def test_star():
+    x = repr(probe)  # @k_repr_star
+    return x
+""",
+}
+TKT = "pkg/tools.py"
+TKK = "tests/test_kept.py"
+TKR = "tests/test_rebound.py"
+TKS = "tests/test_star_kept.py"
+TOOL_KEPT_EXPECT = {
+    (TKT, "probe", "TS001", "frames"): [_esc(TKT, "k_mod_partial", "probe")] + [
+        _esc(TKK, t, "probe") for t in ("k_to_thread", "k_to_thread_paren", "k_submit", "k_partial", "k_map",
+                                        "k_signature", "k_executor", "k_register_kept", "k_len",
+                                        "k_builtins_attr", "k_lambda", "k_list", "k_return", "k_decorator")] + [
+        _esc(TKK, t, "T.probe") for t in ("k_to_thread_assigned", "k_map_statement")] + [
+        _esc(TKR, t, "probe") for t in ("k_callable_rebound", "k_isinstance_local")] + [
+        _esc(TKS, "k_repr_star", "probe"), (TKK, "s1", 'probe("q")["frames"]', "subscript", "frames")],
+    (TKT, "tooled", "TS001", "tm"): [_esc(TKT, "k_self_submit", "self.tooled"), _esc(TKK, "k_inst", "k.tooled")],
+}
+TOOL_KEPT_FORMS = {"escape": 22, "subscript": 1}
 
 
 CASES = [
@@ -4448,6 +4654,7 @@ CASES = [
     ("local_imports", LOCAL_IMPORTS, [], LOCAL_IMPORTS_EXPECT, LOCAL_IMPORTS_FORMS),
     ("decorators", DECORATORS, [], DECORATORS_EXPECT, DECORATORS_FORMS),
     ("tool_renames", TOOL_RENAMES, [], TOOL_RENAMES_EXPECT, TOOL_RENAMES_FORMS),
+    ("tool_kept_calls", TOOL_KEPT, [], TOOL_KEPT_EXPECT, TOOL_KEPT_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
      if sys.version_info >= (3, 12) else [])
 
@@ -5036,6 +5243,59 @@ def mutants(scan):
 
     def wrapped_not_called(X, par, parents):
         return par.__class__ is ast_.Call and not par.keywords and par.args == [X]
+
+    # tools handed to a call that keeps what it gives ("**Escapes.**")
+    orig_kept_call = scan.kept_call_use
+    orig_looking = scan.LOOKING_BUILTINS
+    orig_unresolved_use_reads = scan.unresolved_use_reads
+
+    def kept_with(keywords=False, starred=False, statements=False, await_seen=True, bound_exempt=False,
+                  module_bound_only=False, star_exempt=False, attributes_exempt=False):
+        """kept_call_use with one part changed (the defaults: as it is)."""
+        def kept(m, X, par, parents, sc):
+            if par.__class__ in ((ast_.keyword,) if keywords else ()) + ((ast_.Starred,) if starred else ()):
+                call = parents.get(id(par))
+            elif par.__class__ is ast_.Call and any(a is X for a in par.args):
+                call = par
+            else:
+                return False
+            if call.__class__ is not ast_.Call:
+                return False
+            up = parents.get(id(call))
+            if await_seen and up.__class__ is ast_.Await:
+                up = parents.get(id(up))
+            if up.__class__ is ast_.Expr and not statements:
+                return False
+            W = call.func
+            if W.__class__ is ast_.Attribute and attributes_exempt and W.attr in scan.LOOKING_BUILTINS:
+                return False
+            if W.__class__ is ast_.Name and W.id in scan.LOOKING_BUILTINS:
+                owner = scan.lookup(sc, W.id, m.module_scope)
+                unbound = (owner is None or bound_exempt
+                           or (module_bound_only and owner is not m.module_scope))
+                if unbound and (star_exempt or not scan.star_import(m)):
+                    return False
+            return True
+        return kept
+
+    def kept_use_reads(proj, m, named, keys, by_origin, instances, reads_of):
+        # unresolved_use_reads, with the uses handed to a call that keeps
+        # them among the forms (as for a tool's escape)
+        def wrapped(X, par, parents):
+            if orig_wrapped(X, par, parents):
+                return True
+            if par.__class__ is not ast_.Call or not any(a is X for a in par.args):
+                return False
+            up = parents.get(id(par))
+            if up.__class__ is ast_.Await:
+                up = parents.get(id(up))
+            return up.__class__ is not ast_.Expr
+        saved = scan.wrapped_use
+        scan.wrapped_use = wrapped
+        try:
+            return orig_unresolved_use_reads(proj, m, named, keys, by_origin, instances, reads_of)
+        finally:
+            scan.wrapped_use = saved
 
     def keyed_findings_only(proj, m, keys, escaping, by_origin, instances, reads_of):
         keyed_only = {o: [f for f in fs if f["key"] is not None] for o, fs in by_origin.items()}
@@ -5936,6 +6196,20 @@ def mutants(scan):
         ("wrappers with any arguments", "wrapped_use", wrapped_any_arguments),
         ("wrappers by keyword", "wrapped_use", wrapped_keywords),
         ("wrappers not called", "wrapped_use", wrapped_not_called),
+        ("no tool handed to a kept call", "kept_call_use", lambda m, X, par, parents, sc: False),
+        ("keyword values kept", "kept_call_use", kept_with(keywords=True)),
+        ("starred arguments kept", "kept_call_use", kept_with(starred=True)),
+        ("call statements keep", "kept_call_use", kept_with(statements=True)),
+        ("awaited call statements keep", "kept_call_use", kept_with(await_seen=False)),
+        ("builtins exempt whatever binds them", "kept_call_use", kept_with(bound_exempt=True)),
+        ("builtins exempt unless the module level binds them", "kept_call_use",
+         kept_with(module_bound_only=True)),
+        ("builtins exempt under a star import", "kept_call_use", kept_with(star_exempt=True)),
+        ("builtins exempt as attributes too", "kept_call_use", kept_with(attributes_exempt=True)),
+        ("no builtin exempt", "LOOKING_BUILTINS", frozenset()),
+        ("len among the exempt builtins", "LOOKING_BUILTINS", orig_looking | {"len"}),
+        ("repr not among the exempt builtins", "LOOKING_BUILTINS", orig_looking - {"repr"}),
+        ("kept calls make unresolved uses", "unresolved_use_reads", kept_use_reads),
         ("escapes follow no chain", "escape_origins", chains_not_followed),
         ("escapes narrowed to the first return", "escape_origins", first_return_only),
         ("escape spans with their parentheses", "read_record", parentheses_in_span),
@@ -6017,6 +6291,7 @@ def mutants(scan):
                  "escaping_producers": orig_escaping, "escape_origins": orig_esc_origins,
                  "escape_target": orig_esc_target, "is_value_use": orig_value_use, "escape_reads": orig_esc_reads,
                  "renamed_use": orig_renamed, "wrapped_use": orig_wrapped,
+                 "kept_call_use": orig_kept_call, "LOOKING_BUILTINS": orig_looking,
                  "handed_on": orig_handed, "kept_names": orig_kept, "handed_on_reads": orig_handed_reads,
                  "sequence_names": orig_seq_names, "sequence_binding": orig_seq_binding,
                  "seen_statement": orig_seen, "sequence_seen": orig_seq_seen, "sequence_kept": orig_seq_kept,

@@ -88,9 +88,12 @@ block, escape; key null for whole, content, block and escape; rewritable
 always false; possible true for a possible read, a keyed read on a result the
 SDK hands on that no producer is traced to, in a file holding a marker and a
 quoted moved key; escape for a use as a value of a producer that is no tool,
-or of a tool called through a wrapper, `W(tool)(...)`, or given another name
+or of a tool called through a wrapper, `W(tool)(...)`, given another name
 to be called by (the whole value of an assignment, `fn = tool`, the value of
-a `return`, a `yield` or a dict display's pair), for a decorator of a
+a `return`, a `yield` or a dict display's pair), or handed to a call that
+keeps what it gives (a positional argument of a call whose value is not
+dropped by an expression statement, `f = partial(tool)`, but for a few
+builtins that only look at it, `callable(tool)`), for a decorator of a
 producer's def that is no tool decorator nor exempt (`@staticmethod`...), for
 a call named like a producer that resolves to nothing (an unresolved call) and
 a use as a value so named whose call would be one, called through a wrapper
@@ -1838,8 +1841,9 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #  * the tool exemption looks at F's own decorators only: a producer that is
 #    no tool and chains onto a tool escapes with the tool's origins too
 #    ("every origin that a receiver call of F without arguments reaches");
-#  * a use X of a tool escapes only through a wrapper (wrapped_use) or when
-#    it gives the tool another name (renamed_use).  Wrapped: X is the one
+#  * a use X of a tool escapes only through a wrapper (wrapped_use), when
+#    it gives the tool another name (renamed_use) or when it is handed to a
+#    call that keeps what it gives (kept_call_use).  Wrapped: X is the one
 #    element of the args of an ast.Call C1 with no keywords (a `*X` is an
 #    ast.Starred, whose parent is no Call), and C1 is the func of an ast.Call
 #    (parentheses are no nodes, so they are seen through).  Renamed: X is
@@ -1858,7 +1862,23 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    (`lambda: X`: no `return` statement), a parameter default, a keyword
 #    argument (`dict(run=X)`), a conditional or a boolean operation
 #    (`fn = X if c else None`: not the whole value), `type A = X`, an
-#    annotation (`fn: X = None`: X is the annotation, not the value);
+#    annotation (`fn: X = None`: X is the annotation, not the value).
+#    Kept: X is one of the args of an ast.Call C (positional: a `*X` is an
+#    ast.Starred, a keyword's value an ast.keyword, neither a Call) whose
+#    parent, past one ast.Await (`await C`; parentheses are no nodes), is no
+#    ast.Expr (an expression statement drops the value: `register(X)`,
+#    `await loop.run(X)`), so `f = partial(X)`, `r = await to_thread(X, a)`,
+#    `list(map(X, xs))` (map's parent is list's call), `assert sig(X)`,
+#    `return run(X)`, `lambda: run(X)`, `[run(X)]`, a decorator `@reg(X)`,
+#    `raw(X, None)("q")` (also wrapped_use's shape with one argument); unless
+#    C's func is an ast.Name among LOOKING_BUILTINS (`callable`,
+#    `isinstance`, ... `bool`) that lookup resolves to no binding from X's
+#    scope (a module-level `def callable`, an import of it, or a binding of
+#    a function or class body the load resolves to, makes it an escape
+#    again: "a bare name that resolves to no binding of the module") in a
+#    module holding no star import (anywhere in its tree); `builtins.repr(X)`
+#    is no bare name: kept.  Two awaits (`await await C`) are not seen
+#    through;
 #  * the span is X's node (`(F)` spans `F`); one read per use and finding,
 #    whatever the number of origins of that finding reached (each finding has
 #    one origin), given to every finding of every origin (keyless TS002 /
@@ -1934,10 +1954,12 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    judged as any attribute (unresolved_name's exemption is the call's
 #    only), so `fn = agent.tool.probe` is an unresolved use of every
 #    producer named `probe` (a tool's: renamed);
-#  * "only in the forms that make a tool's use an escape, for tools and
-#    other producers alike": a use counts only when it is wrapped_use or
+#  * "only in two of the forms that make a tool's use an escape, for tools
+#    and other producers alike": a use counts only when it is wrapped_use or
 #    renamed_use (the same readings as for a tool's escape, above), whatever
-#    the producers named N; a plain use (`len(scan.obstacles)`,
+#    the producers named N; handed to a call that keeps it (kept_call_use:
+#    `r = to_thread(probe, 1)`, `submit(t.probe)` kept) is none of them; a
+#    plain use (`len(scan.obstacles)`,
 #    `for o in scan.obstacles`, `print(t.probe)`, `check(agent.tool.probe)`,
 #    `g(probe)` after a star import, an annotation, a default, a list
 #    element, `x += t.probe`, `lambda: t.probe`...) is no unresolved use,
@@ -2677,7 +2699,8 @@ def project_reads(proj, reads_of):
                 by_key.setdefault(f["key"], []).append(f)
 
     # escapes: the producers that are no tools, used as values; the tools
-    # only when called through a wrapper, `W(X)(...)`
+    # only when called through a wrapper, `W(X)(...)`, given another name or
+    # handed to a call that keeps what it gives
     escaping = escaping_producers(cands, keys)
     # decorators of the producers, tools too, but the exempt ones
     decorator_reads(cands, keys, by_origin, reads_of)
@@ -3009,6 +3032,46 @@ def renamed_use(X, par):
     return False
 
 
+# the builtins that only look at their argument (docs/rules.md "**Escapes.**"):
+# a tool handed to one of them, called by its bare name resolving to no
+# binding of the module, stays exempt wherever the call's value goes
+LOOKING_BUILTINS = frozenset(("callable", "isinstance", "issubclass", "hasattr", "id", "type", "repr",
+                              "str", "print", "dir", "vars", "hash", "bool"))
+
+
+def star_import(m):
+    """Does module ``m`` hold a star import (``from M import *``, anywhere in
+    its tree)?  Cached on the module."""
+    got = getattr(m, "_star_import", None)
+    if got is None:
+        got = m._star_import = any(
+            n.__class__ is ast.ImportFrom and any(a.name == "*" for a in n.names) for n in ast.walk(m.tree))
+    return got
+
+
+def kept_call_use(m, X, par, parents, sc):
+    """Is ``X`` (its parent ``par``, standing in scope ``sc`` of module
+    ``m``) handed to a call that keeps what it gives (docs/rules.md
+    "**Escapes.**"): a positional argument of a call ``W(...)`` (not ``*X``:
+    a Starred is no Call; not a keyword's value: a keyword is no Call), that
+    call, with one ``await`` seen through, not the whole expression of an
+    expression statement, and ``W`` not a bare name among LOOKING_BUILTINS
+    resolving to no binding of the module (lookup from ``sc``: None) in a
+    module without a star import?  Parentheses are no nodes: seen through."""
+    if par.__class__ is not ast.Call or not any(a is X for a in par.args):
+        return False
+    up = parents.get(id(par))
+    if up.__class__ is ast.Await:
+        up = parents.get(id(up))
+    if up.__class__ is ast.Expr:
+        return False
+    W = par.func
+    if (W.__class__ is ast.Name and W.id in LOOKING_BUILTINS
+            and lookup(sc, W.id, m.module_scope) is None and not star_import(m)):
+        return False
+    return True
+
+
 def value_use_nodes(nodes):
     """The (node, parent, scope) of ``nodes`` (module_nodes) that are names
     or attributes used as a value (is_value_use)."""
@@ -3021,9 +3084,11 @@ def value_use_nodes(nodes):
 def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
     """The escapes of module ``m``: each use as a value of a producer in
     ``escaping`` (the producers that are no tools), and each use as a value
-    of a producer that is a tool called through a wrapper (``W(X)(...)``)
-    or given another name (renamed_use: ``fn = X``, ``return X``...), is a
-    read of form ``escape`` (no key) of every origin of ``keys(F)`` (chains
+    of a producer that is a tool called through a wrapper (``W(X)(...)``),
+    given another name (renamed_use: ``fn = X``, ``return X``...) or handed
+    to a call that keeps what it gives (kept_call_use: ``f = partial(X)``,
+    ``r = await to_thread(X, a)``; not ``register(X)`` as a statement, nor
+    ``callable(X)``), is a read of form ``escape`` (no key) of every origin of ``keys(F)`` (chains
     followed whole, no dispatch), for every finding of those origins."""
     nodes = module_nodes(m)
     parents = None
@@ -3036,7 +3101,8 @@ def escape_reads(proj, m, keys, escaping, by_origin, instances, reads_of):
                 continue
             if parents is None:
                 parents = {id(n): p for n, p, _ in nodes}
-            if not (wrapped_use(node, par, parents) or renamed_use(node, par)):
+            if not (wrapped_use(node, par, parents) or renamed_use(node, par)
+                    or kept_call_use(m, node, par, parents, sc)):
                 continue
         rec = read_record(m, node, "escape", None, False)
         for o in escape_origins(t, keys):
@@ -3200,8 +3266,10 @@ def unresolved_use_reads(proj, m, named, keys, by_origin, instances, reads_of):
     key), span ``X``'s node, of every origin a receiver call of each such
     producer without arguments reaches (escape_origins), tools and others
     alike, only when the use is called through a wrapper (wrapped_use) or
-    given another name (renamed_use): elsewhere a use is not seen; given
-    once to every finding of those origins."""
+    given another name (renamed_use): elsewhere a use is not seen (handed to
+    a call that keeps what it gives, kept_call_use, too: that form of a
+    tool's escape is not one of an unresolved use); given once to every
+    finding of those origins."""
     nodes = module_nodes(m)
     parents = None
     for node, par, sc in value_use_nodes(nodes):
@@ -3209,7 +3277,8 @@ def unresolved_use_reads(proj, m, named, keys, by_origin, instances, reads_of):
         fs = named.get(N) if N is not None else None
         if not fs:
             continue
-        # only the forms that make a tool's use an escape, for every producer
+        # only two of the forms that make a tool's use an escape (wrapped or
+        # renamed; not kept_call_use), for every producer
         if parents is None:
             parents = {id(n): p for n, p, _ in nodes}
         if not (wrapped_use(node, par, parents) or renamed_use(node, par)):

@@ -184,10 +184,10 @@ struct Receiver {
 enum ValueUse {
     /// `X` anywhere a value stands: an escape unless it is a tool's.
     Plain,
-    /// Called through a wrapper, `W(X)(...)`, or given another name to be
-    /// called by (`fn = X`, `return X`, `{"k": X}`): an escape even of a
-    /// tool.
-    Named,
+    /// Called through a wrapper, `W(X)(...)`, given another name to be
+    /// called by (`fn = X`, `return X`, `{"k": X}`), or handed to a call
+    /// that keeps its value (`to_thread(X, a)`): an escape even of a tool.
+    Escaping,
     /// Handed to a decorator of its `def`: an escape even of a tool.
     Decorator,
 }
@@ -1733,6 +1733,9 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             .or_else(|| super::callee_of_function(node, text, model));
         let named =
             crate::semantic::reads::called_through_wrapper(node) || crate::semantic::reads::gives_another_name(node);
+        // A tool's use escapes in those forms, and handed to a call that
+        // keeps its value; an unresolved use only in the first two.
+        let escapes = named || crate::semantic::reads::handed_to_a_kept_call(node, text, model);
         // Named like a producer, and called later, it may be a use
         // toolshape cannot resolve.
         let name = match node.kind_name() {
@@ -1759,7 +1762,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             reads: vec![ReadSite::of(m, text, &index, &read)],
             exclusive: false,
             keywords: Vec::new(),
-            value_use: Some(if named { ValueUse::Named } else { ValueUse::Plain }),
+            value_use: Some(if escapes { ValueUse::Escaping } else { ValueUse::Plain }),
             unresolved: unresolved.map(|n| (n, ReadSite::of(m, text, &index, &read))),
         });
     }
