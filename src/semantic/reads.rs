@@ -176,21 +176,27 @@ pub fn value_uses<'t>(
     out
 }
 
+/// When `node` (parentheses seen through: `outer`) is a positional
+/// argument of a call (not `*X`, not a keyword's value): `outer`, the
+/// argument list and the call.
+fn positional_argument_of(node: Node<'_>) -> Option<(Node<'_>, Node<'_>, Node<'_>)> {
+    let outer = syntax::tree::parenthesized(node);
+    let args = outer.parent().filter(|p| p.kind_name() == "argument_list")?;
+    let call = args.parent().filter(|c| c.kind_name() == "call" && c.field("arguments") == Some(args))?;
+    Some((outer, args, call))
+}
+
 /// Whether the use as a value `node` is called through a wrapper: it is
 /// the one argument of a call `W(X)` that is itself called, `W(X)(...)`
 /// (parentheses seen through), as a test unwraps a tool to call it
 /// (`docs/rules.md`, "Escapes").
 pub fn called_through_wrapper(node: Node<'_>) -> bool {
-    let outer = syntax::tree::parenthesized(node);
-    let Some(args) = outer.parent().filter(|p| p.kind_name() == "argument_list") else { return false };
+    let Some((outer, args, wrap)) = positional_argument_of(node) else { return false };
     let mut c = args.walk();
     let mut given = args.named_children(&mut c).filter(|n| n.kind_name() != "comment");
     if given.next() != Some(outer) || given.next().is_some() {
         return false;
     }
-    let Some(wrap) = args.parent().filter(|w| w.kind_name() == "call" && w.field("arguments") == Some(args)) else {
-        return false;
-    };
     let wrap = syntax::tree::parenthesized(wrap);
     wrap.parent().is_some_and(|call| call.kind_name() == "call" && call.field("function") == Some(wrap))
 }
@@ -223,11 +229,7 @@ const LOOKING_BUILTINS: &[&str] = &[
 /// run the function and give its results to whoever reads the value
 /// (`docs/rules.md`, "Escapes").
 pub fn handed_to_a_kept_call(node: Node<'_>, src: &str, model: &SemanticModel) -> bool {
-    let outer = syntax::tree::parenthesized(node);
-    let Some(args) = outer.parent().filter(|p| p.kind_name() == "argument_list") else { return false };
-    let Some(call) = args.parent().filter(|c| c.kind_name() == "call" && c.field("arguments") == Some(args)) else {
-        return false;
-    };
+    let Some((_, _, call)) = positional_argument_of(node) else { return false };
     let mut held = syntax::tree::parenthesized(call);
     if let Some(awaited) = held.parent().filter(|a| a.kind_name() == "await") {
         held = syntax::tree::parenthesized(awaited);
