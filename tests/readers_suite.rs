@@ -262,6 +262,25 @@ fn decorated_producers_keep_their_fixes_unsafe() {
     fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 9, 4);
 }
 
+/// A temporary project: a `strands` stub whose `tool` decorator returns
+/// the function, the package `sonar` with `tools_py` as `sonar/tools.py`,
+/// and `tests` (path, text) run by pytest.
+fn sonar_project(tools_py: &str, tests: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n"),
+        ("strands/__init__.py", "def tool(f):\n    return f\n"),
+        ("sonar/__init__.py", ""),
+        ("sonar/tools.py", tools_py),
+    ];
+    for (path, text) in files.iter().chain(tests) {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 /// A tool handed to a call that keeps what it gives (`asyncio.to_thread`,
 /// `pool.submit`, `functools.partial`, `map`) runs there, and its result
 /// is read where toolshape cannot follow: each such use is an `escape`, so
@@ -275,16 +294,9 @@ fn tools_handed_to_calls_that_run_them_later_keep_their_fixes_unsafe() {
     let Some(python) = pytest_or_skip("tools_handed_to_calls_that_run_them_later_keep_their_fixes_unsafe") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let files = [
-        ("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n"),
-        ("strands/__init__.py", "def tool(f):\n    return f\n"),
-        ("sonar/__init__.py", ""),
-        (
-            "sonar/tools.py",
-            "from strands import tool\n\n\n@tool\ndef sound(depth: int) -> dict:\n    \"\"\"Sound the depth.\"\"\"\n    return {\"status\": \"success\", \"content\": [{\"text\": \"sounded\"}], \"depth\": depth}\n",
-        ),
-        (
+    let dir = sonar_project(
+        "from strands import tool\n\n\n@tool\ndef sound(depth: int) -> dict:\n    \"\"\"Sound the depth.\"\"\"\n    return {\"status\": \"success\", \"content\": [{\"text\": \"sounded\"}], \"depth\": depth}\n",
+        &[(
             "tests/test_later.py",
             r#"import asyncio
 import functools
@@ -335,13 +347,8 @@ def test_exempt_uses():
     thread.join()
     assert agent.tools == [sound] and REGISTERED == [sound]
 "#,
-        ),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+        )],
+    );
     suite_of_at_least(&python, dir.path(), "before the fix", 5);
     let tests = std::fs::read_to_string(dir.path().join("tests/test_later.py")).unwrap();
     let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
@@ -378,6 +385,81 @@ def test_exempt_uses():
     let before = snapshot_tree(dir.path());
     let fixed = fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 5, 4);
     assert_eq!(fixed, before, "an unsafe fix was applied");
+}
+
+/// A test's own helper that checks a result (`def ok(r): assert
+/// r["status"] == "success"; return r`) is followed into: a helper that
+/// reads no moved key keeps the fix safe, and the reads after it are
+/// rewritten; one that reads a moved key keeps its fix unsafe, and
+/// `--unsafe-fixes` breaks exactly the test that uses it.
+#[test]
+fn results_checked_by_a_tests_own_helpers_are_read_there() {
+    let Some(python) = pytest_or_skip("results_checked_by_a_tests_own_helpers_are_read_there") else {
+        return;
+    };
+    let dir = sonar_project(
+        r#"from strands import tool
+
+
+@tool
+def sound(depth: int) -> dict:
+    """Sound the depth."""
+    return {"status": "success", "content": [{"text": "sounded"}], "depth": depth}
+
+
+@tool
+def ping(host: str) -> dict:
+    """Ping a host."""
+    return {"status": "success", "content": [{"text": "pong"}], "rtt_ms": 12}
+"#,
+        &[(
+            "tests/test_checked.py",
+            r#"from sonar.tools import ping, sound
+
+
+def ok(result, /, label=""):
+    assert result["status"] == "success", f"{label}: {result!r}"
+    assert result["content"][0]["text"], result
+    return (result)
+
+
+def fast(r):
+    return r["rtt_ms"] < 100
+
+
+def test_passed_through():
+    r = ok(sound(3))
+    assert r["depth"] == 3
+
+
+def test_read_on_the_call():
+    assert ok(ok(sound(4), label="twice"))["depth"] == 4
+
+
+def test_checked_then_read():
+    r = sound(5)
+    ok(r)
+    assert r.get("depth") == 5
+
+
+def test_a_helper_reading_a_moved_key():
+    assert fast(ping("example.org"))
+"#,
+        )],
+    );
+    suite_of_at_least(&python, dir.path(), "before the fix", 4);
+    let check = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    let findings = check.json();
+    let verdicts: Vec<(&str, &str, usize)> = findings
+        .iter()
+        .map(|f| (f["key"].as_str().unwrap(), f["fixable"].as_str().unwrap(), f["reads"].as_array().unwrap().len()))
+        .collect();
+    // `depth`: three reads after `ok` and one block read in it; `rtt_ms`:
+    // the read in `fast`.
+    assert_eq!(verdicts, [("depth", "safe", 4), ("rtt_ms", "unsafe", 1)], "{check:?}");
+    let fast_read = &findings[1]["reads"][0];
+    assert_eq!((fast_read["line"].as_u64(), fast_read["rewritable"].as_bool()), (Some(11), Some(false)), "{check:?}");
+    fixes_keep_it_green_and_unsafe_ones_break_it(&python, dir.path(), 4, 1);
 }
 
 /// With `json-accessor` configured, reads go through the project's own

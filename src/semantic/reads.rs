@@ -283,6 +283,20 @@ pub fn gives_another_name(node: Node<'_>) -> bool {
 /// A result that may reach code this does not follow (`docs/rules.md`,
 /// "Results handed on") has a read of form `escape` at the call.
 pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
+    call_reads_in(root, src, model, &|_| true).unwrap_or_default()
+}
+
+/// [`call_reads`] of a parse that may leave out the bodies of some
+/// module-level functions (an outline): `whole` says whether the `def`
+/// starting at an offset is whole. `None` when a result is handed to a
+/// function that may check it and whose body was left out: only the whole
+/// file tells.
+pub fn call_reads_in(
+    root: Node<'_>,
+    src: &str,
+    model: &SemanticModel,
+    whole: &dyn Fn(usize) -> bool,
+) -> Option<Vec<CallReads>> {
     let mut out = Vec::new();
     // Each name's references by the scope that owns it, resolved once.
     let mut owned: HashMap<(ScopeId, &str), Vec<&Reference>> = HashMap::new();
@@ -291,6 +305,7 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
             owned.entry((scope, r.name.as_str())).or_default().push(r);
         }
     }
+    let tree = Tree { root, src, model, owned, whole, cut: std::cell::Cell::new(false) };
     syntax::for_each_node_in_context(root, |node, ancestors| {
         if node.kind_name() != "call" {
             return;
@@ -307,15 +322,26 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         let mut handed_on = true;
         // Nothing in an annotation is read: what it holds is handed on
         // (a call standing elsewhere in one is handed on below).
-        if may_be_read(ancestors, src) && !ancestors.iter().any(|a| a.kind_name() == "type") {
+        let in_annotation = ancestors.iter().any(|a| a.kind_name() == "type");
+        if may_be_read(ancestors, src) && !in_annotation {
             reads.extend(read_of(held, src));
             handed_on = reads.is_empty();
             if let Some(name) = bound_name(held) {
-                let of_name = name_reads(root, name, src, model, &owned);
+                let of_name = name_reads(&tree, name, 0);
                 reads.extend(of_name.reads);
                 exclusive = of_name.exclusive;
                 handed_on = of_name.handed_on;
             }
+        }
+        // Handed to a function that checks it.
+        if handed_on
+            && !in_annotation
+            && holder.is_some_and(|h| h.kind_name() == "argument_list")
+            && let Some(checked) = checked_value(&tree, held, 0)
+        {
+            reads.extend(checked.reads);
+            exclusive = checked.exclusive;
+            handed_on = checked.handed_on;
         }
         if handed_on {
             exclusive = false;
@@ -324,7 +350,200 @@ pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallR
         reads.sort_by_key(|r| (r.range.start, r.range.end));
         out.push(CallReads { call: node.byte_range(), reads, exclusive });
     });
-    out
+    (!tree.cut.get()).then_some(out)
+}
+
+/// One file's tree as [`call_reads_in`] follows results through it.
+struct Tree<'a, 't> {
+    root: Node<'t>,
+    src: &'a str,
+    model: &'a SemanticModel,
+    /// Each name's references, by the scope that owns the name.
+    owned: HashMap<(ScopeId, &'a str), Vec<&'a Reference>>,
+    /// Whether the `def` starting at an offset is whole in the parse.
+    whole: &'a dyn Fn(usize) -> bool,
+    /// Set when a function that may check a result was left out of the
+    /// parse.
+    cut: std::cell::Cell<bool>,
+}
+
+/// How deep results are followed from checking function to checking
+/// function, and from name to name through them.
+const CHECKS_FOLLOWED: usize = 8;
+
+/// What a *checking function* does with the result handed to it at one
+/// position (`docs/rules.md`, "Results handed to a checking function").
+struct Checker {
+    /// Its reads of the parameter.
+    reads: Vec<Read>,
+    /// Whether each of them leaves the receiver exclusive: a `block` read,
+    /// or a keyed read of a key of the contract's own that no fix moves.
+    exclusive: bool,
+    /// Whether it returns the parameter (`return P`).
+    passes_through: bool,
+}
+
+/// The keys of a tool result that no fix moves.
+const CONTRACT_KEYS: [&str; 2] = ["status", "toolUseId"];
+
+/// When the result `value` (a call, `await` of one, or a load of a name
+/// bound to one) is handed to a checking function (`docs/rules.md`,
+/// "Results handed to a checking function"): its reads there, and, when
+/// the function passes the result through, the reads of the call's value
+/// judged as a receiver call's are. `None`: not handed to one.
+fn checked_value(tree: &Tree<'_, '_>, value: Node<'_>, depth: usize) -> Option<NameReads> {
+    if depth > CHECKS_FOLLOWED {
+        return None;
+    }
+    let (call, checker) = checking_call(tree, value)?;
+    let mut out = NameReads { reads: checker.reads, exclusive: checker.exclusive, handed_on: false };
+    if !checker.passes_through {
+        return Some(out);
+    }
+    // The call gives the result back: judged as the receiver call was.
+    let held = syntax::tree::parenthesized(call);
+    if held.parent().is_some_and(|h| h.kind_name() == "expression_statement") {
+        return Some(out);
+    }
+    let then = if let Some(read) = read_of(call, tree.src) {
+        Some(NameReads { reads: vec![read], exclusive: true, handed_on: false })
+    } else if let Some(name) = bound_name(call) {
+        Some(name_reads(tree, name, depth + 1))
+    } else {
+        checked_value(tree, call, depth + 1)
+    };
+    match then {
+        Some(then) => {
+            out.reads.extend(then.reads);
+            out.exclusive &= then.exclusive;
+            out.handed_on = then.handed_on;
+        }
+        None => out.handed_on = true,
+    }
+    Some(out)
+}
+
+/// When `value` (parentheses seen through) is a positional argument of a
+/// call of a checking function for its position: the call, and what the
+/// function does with it.
+fn checking_call<'t>(tree: &Tree<'_, 't>, value: Node<'t>) -> Option<(Node<'t>, Checker)> {
+    let (outer, args, call) = positional_argument_of(value)?;
+    let (src, model) = (tree.src, tree.model);
+    // The position among the positional arguments; no `*a` or `**k`.
+    let mut position = None;
+    let mut given = 0;
+    let mut cursor = args.walk();
+    for argument in args.named_children(&mut cursor) {
+        match argument.kind_name() {
+            "comment" | "keyword_argument" => {}
+            "list_splat" | "dictionary_splat" => return None,
+            _ => {
+                if argument == outer {
+                    position = Some(given);
+                }
+                given += 1;
+            }
+        }
+    }
+    let position = position?;
+    // A name bound once in the module, by a top-level, undecorated, not
+    // async `def`.
+    let function = call.field("function").filter(|f| f.kind_name() == "identifier")?;
+    let name = &src[function.byte_range()];
+    let Resolution::Bindings { scope: 0, bindings } = model.resolve(name, model.scope_at(call.start_byte())) else {
+        return None;
+    };
+    let [only] = bindings.as_slice() else { return None };
+    let binding = &model.bindings[*only];
+    if binding.kind != BindingKind::FunctionDefinition {
+        return None;
+    }
+    let def =
+        tree.root.descendant_for_byte_range(binding.at.start, binding.at.end)?.parent().filter(|d| {
+            d.kind_name() == "function_definition" && d.parent().is_some_and(|m| m.kind_name() == "module")
+        })?;
+    if def.child(0).is_some_and(|c| c.kind_name() == "async") {
+        return None;
+    }
+    if !(tree.whole)(def.start_byte()) {
+        tree.cut.set(true);
+        return None;
+    }
+    if yields(def) {
+        return None;
+    }
+    let parameter = positional_parameter(def, position)?;
+    let p = &src[parameter.byte_range()];
+    let body = def.field("body")?;
+    let Resolution::Bindings { scope, bindings } = model.resolve(p, model.scope_at(body.start_byte())) else {
+        return None;
+    };
+    let [only] = bindings.as_slice() else { return None };
+    if model.scopes[scope].kind != ScopeKind::Function || model.bindings[*only].at != parameter.byte_range() {
+        return None;
+    }
+    // Code tree-sitter cannot read may hold uses the model does not see.
+    if names_in_errors(def, src, p) {
+        return None;
+    }
+    let mut checker = Checker { reads: Vec::new(), exclusive: true, passes_through: false };
+    for r in tree.owned.get(&(scope, p)).into_iter().flatten() {
+        if r.scope != scope || syntax::tree::in_annotation(tree.root, r.at.start) {
+            return None;
+        }
+        let node =
+            tree.root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier")?;
+        if let Some(read) = read_of(node, src) {
+            checker.exclusive &=
+                read.form == ReadForm::Block || read.key.as_deref().is_some_and(|k| CONTRACT_KEYS.contains(&k));
+            checker.reads.push(read);
+        } else if in_assertion_message(node) {
+        } else if returned_whole(node) {
+            checker.passes_through = true;
+        } else {
+            return None;
+        }
+    }
+    Some((call, checker))
+}
+
+/// The name of `def`'s parameter at `position` among its positional
+/// parameters (plain, annotated, defaulted; the `/` marker not counted),
+/// when none at or before it is a `*args`, a bare `*` or a `**kwargs`.
+fn positional_parameter(def: Node<'_>, position: usize) -> Option<Node<'_>> {
+    let parameters = def.field("parameters")?;
+    let mut cursor = parameters.walk();
+    let mut at = 0;
+    for parameter in parameters.named_children(&mut cursor) {
+        let name = match parameter.kind_name() {
+            "comment" | "positional_separator" => continue,
+            "identifier" => parameter,
+            "typed_parameter" => {
+                let mut c = parameter.walk();
+                parameter.named_children(&mut c).next().filter(|n| n.kind_name() == "identifier")?
+            }
+            "default_parameter" | "typed_default_parameter" => {
+                parameter.field("name").filter(|n| n.kind_name() == "identifier")?
+            }
+            _ => return None,
+        };
+        if at == position {
+            return Some(name);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// Whether the name `node` is (parentheses seen through) the whole value
+/// of a `return` statement.
+fn returned_whole(node: Node<'_>) -> bool {
+    let outer = syntax::tree::parenthesized(node);
+    outer.parent().is_some_and(|statement| {
+        let mut c = statement.walk();
+        statement.kind_name() == "return_statement"
+            && statement.named_children(&mut c).filter(|n| n.kind_name() != "comment").eq(std::iter::once(outer))
+    })
 }
 
 /// The `escape` read of a result `held` (a call, or `await` of one) hands on.
@@ -518,13 +737,8 @@ struct NameReads {
     handed_on: bool,
 }
 
-fn name_reads(
-    root: Node<'_>,
-    target: Node<'_>,
-    src: &str,
-    model: &SemanticModel,
-    owned: &HashMap<(ScopeId, &str), Vec<&Reference>>,
-) -> NameReads {
+fn name_reads(tree: &Tree<'_, '_>, target: Node<'_>, depth: usize) -> NameReads {
+    let (root, src, model, owned) = (tree.root, tree.src, tree.model, &tree.owned);
     let not_followed = NameReads { reads: Vec::new(), exclusive: false, handed_on: true };
     let name = &src[target.byte_range()];
     let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
@@ -574,10 +788,18 @@ fn name_reads(
                 exclusive &= read.key.is_some() || read.form == ReadForm::Block;
                 reads.push(read);
             }
-            None => {
-                exclusive = false;
-                handed_on = true;
-            }
+            // Handed to a function that checks it.
+            None => match node.filter(|_| here).and_then(|n| checked_value(tree, n, depth + 1)) {
+                Some(checked) => {
+                    reads.extend(checked.reads);
+                    exclusive &= checked.exclusive && !checked.handed_on;
+                    handed_on |= checked.handed_on;
+                }
+                None => {
+                    exclusive = false;
+                    handed_on = true;
+                }
+            },
         }
     }
     NameReads { reads, exclusive, handed_on }
@@ -829,6 +1051,35 @@ fn is_json_dumps(function: Node<'_>, src: &str) -> bool {
     function.kind_name() == "attribute"
         && function.field("object").is_some_and(|o| o.kind_name() == "identifier" && &src[o.byte_range()] == "json")
         && function.field("attribute").is_some_and(|a| &src[a.byte_range()] == "dumps")
+}
+
+/// Whether `def` is a generator: a `yield` in its own scope.
+pub(crate) fn yields(def: Node<'_>) -> bool {
+    let mut found = false;
+    own_scope_nodes(def, |_| true, |node| found |= node.kind_name() == "yield");
+    found
+}
+
+/// Calls `visit` on every node of `def`'s body outside nested scopes that
+/// the walk reaches: it enters the nodes `descend` says may hold what is
+/// looked for.
+pub(crate) fn own_scope_nodes<'t>(def: Node<'t>, descend: impl Fn(Node<'t>) -> bool, mut visit: impl FnMut(Node<'t>)) {
+    let Some(body) = def.field("body") else { return };
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind_name() {
+                "function_definition" | "lambda" | "class_definition" => {}
+                _ => {
+                    visit(child);
+                    if descend(child) {
+                        stack.push(child);
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1142,6 +1393,103 @@ async def t(self, a):
                 "escape - f()",
             ]
         );
+    }
+
+    /// Per call of `f`: its reads, and whether the receiver is exclusive.
+    fn reads_and_exclusive(src: &str) -> Vec<(Vec<String>, bool)> {
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        call_reads(tree.root_node(), src, &model)
+            .into_iter()
+            .filter(|c| src[c.call.clone()].starts_with("f("))
+            .map(|c| {
+                let reads = c.reads.iter().map(|r| format!("{} {}", r.form.as_str(), &src[r.range.clone()])).collect();
+                (reads, c.exclusive)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_result_handed_to_a_checking_function_is_read_there() {
+        let src = "\
+def ok(r, /, note=''):
+    assert r['status'] == 'success', f'{r!r}'
+    return (r)
+
+def frames(result):
+    return result['frames']
+
+def block(x, r: dict = None):
+    assert r['content'][0]['text']
+
+def t1():
+    r = ok(f())
+    r['k']
+
+def t2():
+    ok(f())['k']
+
+def t3():
+    r = f()
+    ok(r)
+    r['k']
+
+def t4():
+    frames(f())
+
+def t5():
+    block(1, f())
+
+def t6():
+    ok(ok(f()))['k']
+
+def t7():
+    return ok(f())
+";
+        assert_eq!(
+            reads_and_exclusive(src),
+            [
+                (vec!["subscript r['status']".into(), "subscript r['k']".into()], true),
+                (vec!["subscript r['status']".into(), "subscript ok(f())['k']".into()], true),
+                (vec!["subscript r['status']".into(), "subscript r['k']".into()], true),
+                (vec!["subscript result['frames']".into()], false),
+                (vec!["block r['content']".into()], true),
+                (
+                    vec![
+                        "subscript r['status']".into(),
+                        "subscript r['status']".into(),
+                        "subscript ok(ok(f()))['k']".into()
+                    ],
+                    true
+                ),
+                (vec!["subscript r['status']".into(), "escape f()".into()], false),
+            ]
+        );
+        // What makes a function no checking function: the result is
+        // handed on there.
+        for (def, call) in [
+            ("@d\ndef c(r):\n    return r['status']", "c(f())"),
+            ("async def c(r):\n    return r['status']", "c(f())"),
+            ("if a:\n    def c(r):\n        return r['status']", "c(f())"),
+            ("def c(r):\n    return r\ndef c(r):\n    return r", "c(f())"),
+            ("from m import c", "c(f())"),
+            ("def c(r):\n    return r['status']", "c(*[f()])"),
+            ("def c(r):\n    return r['status']", "c(r=f())"),
+            ("def c(r):\n    r = dict(r)\n    return r", "c(f())"),
+            ("def c(r):\n    return [r['status'] for x in y]", "c(f())"),
+            ("def c(r):\n    print(r)", "c(f())"),
+            ("def c(r):\n    return r, 1", "c(f())"),
+            ("def c(r):\n    yield r['status']", "c(f())"),
+            ("def c(*a, r=None):\n    return r['status']", "c(f())"),
+            ("def c(*, r):\n    return r['status']", "c(f())"),
+            ("import m", "m.c(f())"),
+            ("def c(r):\n    return r['status']", "(c)(f())"),
+            ("def c(r):\n    return r['status']", "c(1, f())"),
+        ] {
+            let src = format!("{def}\ndef t():\n    x = {call}\n");
+            let got = reads_and_exclusive(&src);
+            assert_eq!(got, [(vec![format!("escape f()")], false)], "{src}");
+        }
     }
 
     #[test]

@@ -127,7 +127,12 @@ there, but is neither wrapped nor renamed); and, in the front ends,
 a marked name or attribute, `X["toolResult"]`, an annotated parameter, a
 hook event or an alias read in an annotation (a nested def's, a
 variable's: no possible read) or in a default or an annotated assignment's
-value (one)), and checks that every read form (the reads of the content
+value (one)); results handed to checking functions, docs/rules.md
+"**Results handed to a checking function.**", see "results handed to a
+checking function" below (`tests/test_checks.py`: same-module `def chk_N(r)`
+whose parameter is only read, named in messages or returned; their reads of
+it are the receiver's, once per call; the calls passing a result through
+judged as H; next to disqualified functions and calls not followed); and checks that every read form (the reads of the content
 list, `block` and `content`, and `escape` among them), receiver kind (the
 possible receivers and the escape targets among them), escape use and decoy
 is in the corpus.
@@ -1916,6 +1921,9 @@ def generate_program(seed, index, outrel, with_readers=False):
         # the reads through imports inside a function last, from a stream of their own too
         p.rng = rd.rng = random.Random("%d/%d/local-imports-readers" % (seed, index))
         write_local_imports(rd)
+        # the results handed to checking functions last, from a stream of their own too
+        p.rng = rd.rng = random.Random("%d/%d/checkers" % (seed, index))
+        write_checkers(rd)
     # the calls of builders imported inside a function last, from a stream of
     # their own (with or without readers, the same module)
     p.rng = random.Random("%d/%d/local-imports" % (seed, index))
@@ -4366,6 +4374,457 @@ def write_readers(p, pkg, has_init, reexports, builders, helpers):
     if p.rng.random() < 0.4:
         write_consumer(rd, "%s/%s/use_reads.py" % (p.outrel, pkg), relative=True)
     return rd
+
+
+# --------------------------------------------------------------------------
+# results handed to a checking function (--with-readers; docs/rules.md
+# "**Results handed to a checking function.**"): sometimes
+# `tests/test_checks.py`, written from a random stream of its own, whose
+# tests hand results to checking functions of their own module: `def
+# chk_N(r)` (undecorated, not async, standing in the module's body) whose
+# parameter is only read (`r["status"]`, `r.get("status")`, `"toolUseId"
+# in r`, `r["content"][0]`: no moved key; or a moved key in a keyed form, a
+# whole read, the content list), named in assertion messages or returned
+# whole (`return r`, `return (r)`: it passes the result through), the
+# parameter first or after others (`label, r`, `label, /, r`), next to
+# disqualified ones (decorated, async, in an `if`, defined twice, the
+# parameter rebound, deleted, read in a lambda or a comprehension, passed
+# on, returned in a tuple, a generator, `*r`, beyond a bare `*`) and to
+# checking functions called in ways that are not followed (imported from
+# `tests/check_helpers.py`, an attribute `chh.chk(...)`, a parenthesized
+# callee, a def nested in the test, the value given by keyword, `*extra` /
+# `**kw` in the call).  The value handed is a receiver call, `await C`, or
+# a name bound once to one (read before and after too); a checking function
+# passing it through is called where its call is read (every read form of
+# Consumer.read_stmt), dropped, bound to a name read (or passed on), handed
+# to another checking function (a chain), returned, put in a list, passed to
+# a call or awaited, and `r = C; r = chk(r)` binds a name in sequence.  Each
+# call of a followed checking function lists its reads of the parameter for
+# the value's receiver, at their spans in the function (once per call: two
+# calls, two reads); a result the rules hand on has its escape at H.
+
+CHECKER_DISQUALIFIERS = ["decorated", "async", "if", "twice", "rebound", "deleted", "lambda", "comp", "passed",
+                         "tuple", "generator", "varargs", "bare-star"]
+CHECKER_CALL_DECOYS = ["imported", "attribute", "parenthesized", "nested-def", "keyword", "starred", "kwargs"]
+CHECKER_SITES = ["statement", "assign", "read", "chain", "return", "list", "argument", "await", "sequence"]
+CHECKER_VALUES = ["call", "name", "await"]
+CHECKER_CONSTRUCTS = (["reads-checker-disq-" + k for k in CHECKER_DISQUALIFIERS]
+                      + ["reads-checker-call-" + k for k in CHECKER_CALL_DECOYS]
+                      + ["reads-checker-site-" + k for k in CHECKER_SITES]
+                      + ["reads-checker-value-" + k for k in CHECKER_VALUES]
+                      + ["reads-checker-" + k for k in ("status-only", "moved", "no-pass", "lead", "posonly",
+                                                        "contributes", "handed", "kept", "twice-called",
+                                                        "module-name")])
+CHECKER_KINDS = ["checker:producer-call", "checker:name:producer-call", "checked:producer-call"]
+CHECKER_PARAMS = ["r", "res", "result", "resp", "out"]
+
+
+class Checker:
+    """A checking function as written: its name, the arguments a call gives
+    the parameters before the result's (``lead``), whether it passes the
+    result through, its reads of the parameter ([(form, key, span)]), why
+    it is none (``disq``) and how it is called (``call``: "name", or not
+    followed: "imported", "attribute", "parenthesized", "nested-def")."""
+
+    def __init__(self, name, P, lead, passes, reads, disq=None, call="name"):
+        self.name = name
+        self.P = P
+        self.lead = lead
+        self.passes = passes
+        self.reads = reads
+        self.disq = disq
+        self.call = call
+        self.calls = 0
+
+    @property
+    def followed(self):
+        return self.disq is None and self.call == "name"
+
+
+class CheckerWriter(Consumer):
+    """Writes checking functions, and tests handing results to them."""
+
+    def put_stmt(self, ind, P, moved):
+        """One statement of a checking function's body about its parameter
+        ``P``: reads of keys nobody moves (block reads among them), or, with
+        ``moved``, a read of a moved key (or a whole or content read);
+        returns its reads [(form, key, span)] that findings may list."""
+        rng, w = self.rng, self.w
+        w.put(ind)
+        if not moved:
+            kind = rng.choice(["status-sub", "status-get", "status-in", "tooluse", "block", "message"])
+            reads = []
+            if kind == "status-sub":
+                w.put('assert %s["status"] == "success", %s' % (P, rng.choice([P, 'f"{%s!r}"' % P, '"bad"'])))
+            elif kind == "status-get":
+                w.put('assert %s.get("status") != "error"' % P)
+            elif kind == "status-in":
+                w.put('assert "status" in %s, f"got {%s}"' % (P, P))
+            elif kind == "tooluse":
+                w.put('assert "toolUseId" not in %s or %s["toolUseId"]' % (P, P))
+            elif kind == "block":
+                w.put("assert ")
+                s = w.put("")[0]
+                _, e = w.put('%s["content"]' % P)
+                w.put("[%s] is not None" % rng.choice(["0", "0", "1"]))
+                reads = [("block", None, (s, e))]
+            else:
+                w.put("assert %s, %s" % (rng.choice(['"status" in %s' % P, '%s["status"]' % P]),
+                                         rng.choice([P, "(%s)" % P, 'f"{%s=}"' % P])))
+            w.end()
+            return reads
+        key = rng.choice(READ_KEYS)
+        K = json.dumps(key, ensure_ascii=False) if rng.random() < 0.7 else "'%s'" % key
+        form = rng.choice(["subscript", "subscript", "get", "in", "not-in", "pop", "whole-dict", "whole-ne",
+                           "content"])
+        if form == "subscript":
+            w.put("assert ")
+            s = w.put("")[0]
+            _, e = w.put("%s[%s]" % (P, K))
+            w.put(" is not None, %s" % P)
+            read = ("subscript", key)
+        elif form in ("get", "pop"):
+            w.put("x = ")
+            s = w.put("")[0]
+            _, e = w.put("%s.%s(%s, %s)" % (P, form, K, rng.choice(["0", "None"])))
+            read = (form, key)
+        elif form in ("in", "not-in"):
+            w.put("assert ")
+            s, _ = w.put(K)
+            _, e = w.put(" %s %s" % ("in" if form == "in" else "not in", P))
+            if form == "not-in":
+                w.put(" or True")
+            read = (form, key)
+        elif form == "whole-dict":
+            w.put("x = ")
+            s = w.put("")[0]
+            _, e = w.put("dict(%s)" % P)
+            read = ("whole", None)
+        elif form == "whole-ne":
+            w.put("assert ")
+            s = w.put("")[0]
+            _, e = w.put("%s != None" % P)
+            read = ("whole", None)
+        else:
+            w.put("x = len(")
+            s = w.put("")[0]
+            _, e = w.put('%s["content"]' % P)
+            w.put(")")
+            read = ("content", None)
+        w.end()
+        return [(read[0], read[1], (s, e))]
+
+    def write_checker(self, ind, disq=None, call="name", passes=None, moved=None):
+        """Write a checking function (or a disqualified one) at ``ind``; its Checker."""
+        p, rng, w = self.p, self.rng, self.w
+        name = p.fresh("chk")
+        P = rng.choice(CHECKER_PARAMS)
+        if passes is None:
+            passes = rng.random() < 0.75
+        if moved is None:
+            moved = rng.random() < 0.4
+        lead = rng.choice([None, None, None, "lead", "posonly"])
+        head, args = P, []
+        if disq == "varargs":
+            head = "*" + P
+        elif disq == "bare-star":
+            head, args = "label, *, %s=None" % P, ['"x"']
+        elif lead == "lead":
+            head, args = "label, %s, note=None" % P, ['"x"']
+            p.forms["reads-checker-lead"] += 1
+        elif lead == "posonly":
+            head, args = "label, /, %s: dict = None" % P, ['"x"']
+            p.forms["reads-checker-posonly"] += 1
+        elif rng.random() < 0.3:
+            head = rng.choice(["%s, /" % P, "%s: dict" % P, "%s=None" % P, "%s, *, strict=False" % P])
+        if disq is not None:
+            p.forms["reads-checker-disq-" + disq] += 1
+        if call != "name":
+            p.forms["reads-checker-call-" + call] += 1
+        inner = ind
+        first = len(w.parts)
+        if disq == "decorated":
+            w.lineof(ind + "@chk_deco")
+        elif disq == "if":
+            w.lineof(ind + "if True:")
+            inner = ind + "    "
+        w.lineof(inner + ("async def " if disq == "async" else "def ") + "%s(%s):" % (name, head))
+        body = inner + "    "
+        if disq == "rebound":
+            w.lineof(body + "%s = dict(%s)" % (P, P))
+        reads = []
+        any_moved = False
+        for i in range(rng.randint(1, 3)):
+            m = moved and (i == 0 or rng.random() < 0.4)
+            reads.extend(self.put_stmt(body, P, m))
+            any_moved |= m
+        if disq == "lambda":
+            w.lineof(body + 'hook = lambda: %s["status"]' % P)
+        elif disq == "comp":
+            w.lineof(body + 'x = [%s[k] for k in ("status",)]' % P)
+        elif disq == "passed":
+            w.lineof(body + "print(%s)" % P)
+        elif disq == "generator":
+            w.lineof(body + "yield")
+        elif disq == "deleted":
+            w.lineof(body + "del %s" % P)
+        if disq == "tuple":
+            w.lineof(body + "return %s, 1" % P)
+        elif passes:
+            if rng.random() < 0.25:
+                w.lineof(body + 'if %s.get("status") == "error":' % P)
+                w.lineof(body + "    return (%s)" % P)
+            w.lineof(body + "return " + rng.choice([P, P, "(%s)" % P]))
+        elif rng.random() < 0.5:
+            w.lineof(body + rng.choice(["return None", "return True", "pass"]))
+        if disq == "twice":
+            # the same def again: the module binds the name twice
+            for line in "".join(w.parts[first:]).split("\n"):
+                if line:
+                    w.lineof(line)
+        c = Checker(name, P, args, passes and disq != "tuple", reads, disq, call)
+        if c.followed:
+            p.forms["reads-checker-" + ("moved" if any_moved else "status-only")] += 1
+            if not c.passes:
+                p.forms["reads-checker-no-pass"] += 1
+        return c
+
+    def put_call_of(self, c, put_v, keyword=False, starred=None):
+        """Write the call of checker ``c`` around the value ``put_v()`` writes
+        (by keyword, or with ``*extra`` / ``**kw`` after it); what put_v returned."""
+        w = self.w
+        callee = {"attribute": "chh." + c.name, "parenthesized": "(%s)" % c.name}.get(c.call, c.name)
+        w.put(callee + "(" + "".join(a + ", " for a in c.lead))
+        if keyword:
+            w.put(c.P + "=")
+        got = put_v()
+        w.put({None: ")", "starred": ", *extra)", "kwargs": ", **kw)"}[starred])
+        return got
+
+    def contribute(self, c, recv):
+        """The reads checker ``c`` contributes for the receiver ``recv`` (a call of it)."""
+        if recv is None:
+            return
+        c.calls += 1
+        if c.calls == 2:
+            self.p.forms["reads-checker-twice-called"] += 1
+        for form, key, span in c.reads:
+            self.p.reads.append((self.rel, self.named(recv, "checker:"), form, key, span))
+        if c.reads:
+            self.p.forms["reads-checker-contributes"] += 1
+
+    def checked_block(self, ind, t, good, bad, is_async):
+        """One result handed to a checking function, in a test whose body is at ``ind``."""
+        p, rng, w = self.p, self.rng, self.w
+        t = self.bind(ind, t)
+        vform = rng.choice(["call", "call", "name", "name"] + (["await"] if is_async else []))
+        p.forms["reads-checker-value-" + vform] += 1
+        ks, pool = self.call_keys(t)
+        if pool is None:
+            pool = self.rd.recv_pool(self.peek(t))
+        state = {}
+        oks = []  # the uses of a name V: does each keep the result?
+        if vform == "name":
+            R = p.fresh("r")
+            w.put(ind + R + " = ")
+            recv = self.put_call(t, ks)
+            h = self.last_h
+            w.end()
+            named = self.named(recv)
+            if rng.random() < 0.4:
+                oks.append(self.read_stmt(ind, lambda: (w.put(R), named)[1], None, pool))
+
+            def put_v():
+                w.put(R)
+                state["base"] = named
+                return named
+        else:
+            def put_v():
+                if vform == "await":
+                    (line, col), _ = w.put("await ")
+                    r = self.put_call(t, ks)
+                    state["h"] = ((line, col), w.put("")[0], r)
+                    r = None if r is None else Recv("await:" + r.kind, r.tags, r.via, r.tools, r.ckws, r.wide)
+                else:
+                    r = self.put_call(t, ks)
+                    state["h"] = self.last_h
+                self.last_h = None  # read_stmt hands nothing on by itself
+                state["base"] = r
+                return r
+        # the checking function, how it is called, where its call stands
+        c = rng.choice(bad) if bad and rng.random() < 0.25 else rng.choice(good)
+        site = rng.choice(CHECKER_SITES)
+        if site == "await" and not is_async:
+            site = "list"
+        if site == "sequence" and vform != "name":
+            site = "assign"
+        keyword = starred = None
+        if c.followed and rng.random() < 0.1:
+            if rng.random() < 0.4:
+                keyword = True
+                p.forms["reads-checker-call-keyword"] += 1
+            else:
+                starred = rng.choice(["starred", "kwargs"])
+                p.forms["reads-checker-call-" + starred] += 1
+        outer_ok = c.followed and not keyword and not starred
+        inner = None
+        if site == "chain":
+            site = rng.choice(["statement", "assign", "read", "return"])
+            inner = rng.choice([g for g in good if g.passes])
+        carrier = outer_ok and c.passes
+        p.forms["reads-checker-site-" + ("chain" if inner is not None else site)] += 1
+
+        def put_g():
+            if inner is not None:
+                return self.put_call_of(c, lambda: self.put_call_of(inner, put_v), keyword, starred)
+            return self.put_call_of(c, put_v, keyword, starred)
+
+        def through(v):
+            # the Recv of a load of what G carries
+            return self.named(state.get("base"), "checked:") if carrier else None
+        # judged as H (docs/rules.md): only a carrier is judged; a value handed
+        # to no checking function's call is handed on
+        if site == "statement":
+            w.put(ind)
+            put_g()
+            w.end()
+            handed = not outer_ok
+        elif site in ("assign", "sequence"):
+            R2 = R if site == "sequence" else p.fresh("checked")
+            w.put(ind + R2 + " = ")
+            v = put_g()
+            w.end()
+            g = through(v)
+            reads = [self.read_stmt(ind, lambda: (w.put(R2), g)[1], None, pool) for _ in range(rng.randint(1, 2))]
+            if rng.random() < 0.3:
+                reads.append(self.message_stmt(ind, R2, g, pool, "name"))
+            handed = not outer_ok or (carrier and not all(reads))
+        elif site == "read":
+            if carrier:
+                def put():
+                    return through(put_g())
+                handed = not self.read_stmt(ind, put, None, pool)
+            else:
+                w.put(ind + "x = ")
+                put_g()
+                w.end()
+                handed = not outer_ok
+        else:
+            pre, post = {"return": ("if query:\n%s    return " % ind, ""), "list": ("x = [", ", 1]"),
+                         "argument": (rng.choice(["print(", "check_result(", 'emit("x", ']), ")"),
+                         "await": ("await ", "")}[site]
+            head, _, last = pre.rpartition("\n")
+            if head:
+                w.lineof(ind + head)
+                w.put(last)
+            else:
+                w.put(ind + pre)
+            put_g()
+            w.put(post)
+            w.end()
+            handed = not outer_ok or carrier
+        # the reads the checking functions contribute, for the value's receiver
+        base = state.get("base")
+        if inner is not None:
+            self.contribute(inner, base)
+        if outer_ok:
+            self.contribute(c, base)
+        p.forms["reads-checker-" + ("handed" if handed else "kept")] += 1
+        if vform == "name":
+            oks.append(not handed)
+            if site != "sequence" and rng.random() < 0.5:
+                oks.append(self.read_stmt(ind, lambda: (w.put(R), named)[1], None, pool))
+            if not all(oks):
+                self.hand_on(h)
+        elif handed:
+            self.hand_on(state.get("h"))
+
+
+def write_check_helpers(rd, rel):
+    """`tests/check_helpers.py`: checking functions of another module (their
+    calls from test_checks.py are not followed)."""
+    w = W()
+    rd.p.modules[rel] = w
+    w.lineof('"""Checking functions of their own module."""')
+    cw = CheckerWriter(rd, rel, w, [])
+    out = []
+    for _ in range(rd.rng.randint(1, 2)):
+        w.end()
+        w.end()
+        out.append(cw.write_checker("", passes=True))
+    return out
+
+
+def write_checkers(rd):
+    """`tests/test_checks.py` (see above), in a share of the programs."""
+    p, rng = rd.p, rd.rng
+    if rng.random() < 0.4:
+        return
+    rel = "%s/tests/test_checks.py" % p.outrel
+    helpers = write_check_helpers(rd, "%s/tests/check_helpers.py" % p.outrel) if rng.random() < 0.6 else []
+    w = W()
+    p.modules[rel] = w
+    w.lineof('"""Tests handing results to checking functions of their own."""')
+    targets = [t for t in consumer_targets(rd, w, rel, relative=False)]
+    bad = []
+    if helpers:
+        h = rng.choice(helpers)
+        if rng.random() < 0.5:
+            w.lineof("from tests.check_helpers import %s" % h.name)
+            bad.append(Checker(h.name, h.P, h.lead, h.passes, h.reads, None, "imported"))
+            p.forms["reads-checker-call-imported"] += 1
+        else:
+            w.lineof("import tests.check_helpers as chh")
+            bad.append(Checker(h.name, h.P, h.lead, h.passes, h.reads, None, "attribute"))
+            p.forms["reads-checker-call-attribute"] += 1
+    c = CheckerWriter(rd, rel, w, targets)
+    w.end()
+    w.end()
+    w.lineof("def chk_deco(f):")
+    w.lineof("    return f")
+    good = []
+    for i in range(rng.randint(2, 5)):
+        w.end()
+        w.end()
+        good.append(c.write_checker("", passes=True if i == 0 else None, moved=False if i == 0 else None))
+    for disq in rng.sample(CHECKER_DISQUALIFIERS, rng.randint(1, 4)):
+        w.end()
+        w.end()
+        bad.append(c.write_checker("", disq=disq))
+    if rng.random() < 0.4:
+        g = rng.choice(good)
+        bad.append(Checker(g.name, g.P, g.lead, g.passes, g.reads, None, "parenthesized"))
+        p.forms["reads-checker-call-parenthesized"] += 1
+    live = [t for t in targets if t.kind != "dead"] or targets
+    if rng.random() < 0.25:
+        # a module's name bound once to a result, handed to a checking
+        # function at module level: a V (its result handed on anyway), so the
+        # function's reads are reads of the result, listed beside the escape
+        t = c.bind("", rng.choice(live))
+        TOP = p.fresh("TOP")
+        w.end()
+        w.end()
+        w.put(TOP + " = ")
+        recv = c.put_call(t)
+        c.hand_on(c.last_h)
+        w.end()
+        g = rng.choice(good)
+        w.lineof("%s(%s%s)" % (g.name, "".join(a + ", " for a in g.lead), TOP))
+        c.contribute(g, recv)
+        p.forms["reads-checker-module-name"] += 1
+    for i in range(rng.randint(1, 3)):
+        is_async = i == 1 and rng.random() < 0.6
+        w.end()
+        w.end()
+        w.lineof("%sdef test_checks_%d(agent, query):" % ("async " if is_async else "", i))
+        local = []
+        if rng.random() < 0.2:
+            # a checking function nested in the test: no module binding
+            local.append(c.write_checker("    ", call="nested-def", passes=True))
+        for _ in range(rng.randint(2, 5)):
+            t = rng.choice(live if rng.random() < 0.9 else targets)
+            c.checked_block("    ", t, good, bad + local, is_async)
+        w.lineof("    return None")
 
 
 # --------------------------------------------------------------------------
@@ -7707,9 +8166,16 @@ def expected_reads(p, suppressed):
             continue
         rec = {"path": rel, "line": line, "column": col, "end_line": eline, "end_column": ecol, "form": form,
                "key": key, "rewritable": False, "possible": False}
-        records.append((rec, recv.kind))
+        # a finding lists a read once, however many calls of a checking
+        # function give it one (docs/rules.md "**Results handed to a
+        # checking function.**"): a read is counted when some finding lists it
+        listed = False
         for f in targets:
-            f["reads"].append(rec)
+            if rec not in f["reads"]:
+                f["reads"].append(rec)
+                listed = True
+        if listed:
+            records.append((rec, recv.kind))
     # escapes (docs/rules.md "**Escapes.**"): a use as a value of a producer
     # that is no tool, or of a tool as the one argument of a wrapper called at
     # once or giving it another name to be called by (the whole value of an
@@ -8121,13 +8587,14 @@ def verify(outdir, manifest):
                              + ["escape:" + t for t in ESCAPE_TARGETS]
                              + ["unresolved:" + t for t in UNRESOLVED_CALLEES] + DECORATOR_KINDS
                              + ["unresolved-use:" + t for t in UNRESOLVED_USE_KINDS]
-                             + LOCAL_RECEIVER_KINDS),
+                             + LOCAL_RECEIVER_KINDS + CHECKER_KINDS),
                             ("escapes_by_use", ESCAPE_USES + TOOL_NAME_USES + TOOL_BUILTIN_USES),
                             ("constructs", READ_DECOYS + POSSIBLE_DECOYS + DISPATCH_CONSTRUCTS + ESCAPE_DECOYS
                              + UNRESOLVED_CONSTRUCTS + UNRESOLVED_DECOYS + DECORATOR_CONSTRUCTS
                              + ESCAPE_TOOL_RENAMED + TOOL_NAME_DECOYS + TOOL_BUILTIN_DECOYS
                              + UNRESOLVED_USE_CONSTRUCTS
-                             + ESCAPE_UNRESOLVED + LOCAL_CONSTRUCTS + LOCAL_READ_CONSTRUCTS)):
+                             + ESCAPE_UNRESOLVED + LOCAL_CONSTRUCTS + LOCAL_READ_CONSTRUCTS
+                             + CHECKER_CONSTRUCTS)):
             for n in names:
                 if not manifest[what].get(n):
                     ok = False

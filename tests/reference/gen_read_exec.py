@@ -66,7 +66,17 @@ read of it in a field (`f"{r['k']}"`), the test loading no name, reading a
 key (`(r.get("k")) is not None or True`: it never fails unless the read
 raises), the name itself, or failing (the message then evaluated before and
 after the fix alike; it holds no read); a binding may be seen by such an
-assertion alone.  Mutations are followed by further
+assertion alone.  Some blocks hand the result to a checking function
+of the consumer module (docs/rules.md "**Results handed to a checking
+function.**": a module-level `def chk_N(r)` whose parameter is only read,
+named in assertion messages or returned): status-only ones (`status`,
+`toolUseId`, `r["content"][0]`, never failing: the receiver stays exclusive)
+or ones reading a moved key of the target by subscript (a KeyError once it
+has moved: the receiver is not exclusive, and a read through it marked
+rewritable would log something else after the fix), passing the result
+through or not, as `c = chk(C)`, `c = C; chk(c)`, `c = C; c = chk(c)` (in
+sequence), `c = chk(chk2(C))`, `c = C; x = [chk(c)]` (handed on: nothing
+rewritten), then reads of c, or reads of `chk(C)` itself.  Mutations are followed by further
 reads.  Each read is its own statement, on one line, in the consumer
 function's own scope:
 
@@ -153,6 +163,7 @@ class Program:
         self.builders: list[dict] = []
         self.dispatchers: list[dict] = []
         self.tools: list[dict] = []
+        self.lead: dict[str, str] = {}  # a checking function -> the arguments before the result's
         self.build()
 
     # -- helpers ---------------------------------------------------------
@@ -752,6 +763,83 @@ class Program:
                 out.append(self.rng.choice(["status", "missing", "toolUseId"]))
         return out
 
+    # checking functions (docs/rules.md "**Results handed to a checking
+    # function.**"): module-level defs of the consumer module whose parameter
+    # is only read, named in assertion messages or returned.  Status-only
+    # ones (`status`, `toolUseId`, `r["content"][0]`: never failing) leave
+    # the receiver exclusive, so the reads through the result they pass on
+    # are rewritten and compared; ones reading a moved key (by subscript:
+    # a KeyError once the key has moved) leave it not exclusive: a read
+    # through it marked rewritable would then log something else after the fix
+    CHECK_STATUS = ['assert {P}["status"] in ("success", "error", "degraded"), {P}',
+                    'assert "toolUseId" not in {P}, f"{{{P}!r}}"',
+                    'assert {P}.get("status") is not None',
+                    'assert {P}["content"][0] is not None',
+                    'assert "status" in {P}, f"{{{P}=}}"']
+
+    def checker(self, m: Module, target: dict, moved: bool, passes: bool = True) -> str:
+        """Write a checking function into module ``m``; its name.  ``moved``:
+        it reads one of ``target``'s keys by subscript."""
+        rng = self.rng
+        name = f"chk_{self.fresh()}"
+        P = rng.choice(["r", "res", "result", "resp"])
+        head, lead = rng.choice([(P, ""), (P, ""), (f"{P}: dict", ""), (f"{P}, /", ""), (f"{P}=None", ""),
+                                 (f"label, /, {P}", '"x", '), (f"label, {P}, note=None", '"x", ')])
+        self.lead[name] = lead
+        lines = [f"def {name}({head}):"]
+        for st in rng.sample(self.CHECK_STATUS, rng.randint(1, 3)):
+            lines.append("    " + st.format(P=P))
+        if moved:
+            key = rng.choice(list(target["keys"]) or self.keys)
+            lines.insert(rng.randint(1, len(lines)), f'    x = {P}["{key}"]')
+        if passes:
+            lines.append(f"    return {rng.choice([P, P, '(' + P + ')'])}")
+        m.body.append("\n".join(lines) + "\n")
+        return name
+
+    def checked_block(self, m: Module, out: list[str], target: dict, info: dict, call: str):
+        """Reads of a result handed to checking functions: `r = chk(C)`,
+        `r = C; chk(r)`, `r = C; r = chk(r)` (a name in sequence), `r =
+        chk(chk2(C))`, `r = C; x = [chk(r)]` (handed on: no read rewritten),
+        then reads of r; or reads of `chk(C)` itself."""
+        rng = self.rng
+        moved = rng.random() < 0.4
+        form = rng.choice(["bind", "bind", "after", "after-no-pass", "sequence", "chain", "direct", "list"])
+        if form == "sequence" and moved:
+            form = "bind"  # a binding in sequence stands unwrapped: it must not raise
+        chk = self.checker(m, target, moved, passes=form != "after-no-pass")
+        info = dict(info, checker=chk, checker_moved=moved, checked=form)
+        if form == "direct":
+            for key in self.keys_for(target)[:3]:
+                kind, code = self.read_expr(f"{chk}({self.lead[chk]}{call})", self.rng.choice(self.DIRECT_FORMS),
+                                            key, False)
+                self.emit(out, "    ", kind, code, dict(info, receiver="checked-call", form="checked", key=key))
+            return
+        R = f"c{self.fresh()}"
+        if form == "bind":
+            self.emit(out, "    ", "stmt", f"{R} = {chk}({self.lead[chk]}{call})",
+                      dict(info, receiver="checker", form="bind", key=None))
+        elif form == "chain":
+            inner = self.checker(m, target, False)
+            self.emit(out, "    ", "stmt", f"{R} = {chk}({self.lead[chk]}{inner}({self.lead[inner]}{call}))",
+                      dict(info, receiver="checker", form="chain", key=None))
+        elif form == "sequence":
+            out.append(f"    {R} = {call}")
+            out.append(f"    {R} = {chk}({self.lead[chk]}{R})")
+        else:
+            out.append(f"    {R} = {call}")
+            code = f"x = [{chk}({self.lead[chk]}{R})]" if form == "list" else f"{chk}({self.lead[chk]}{R})"
+            self.emit(out, "    ", "stmt", code, dict(info, receiver="checker", form=form, key=None))
+        final = []
+        for key in self.keys_for(target):
+            f = rng.choice(self.FORMS)
+            final.append((f, key))
+            if f in ("pop", "pop_d", "setdefault", "store", "aug", "delete"):
+                final.append((rng.choice(["get_d", "in", "subscript"]), key))
+        for f, key in final:
+            kind, code = self.read_expr(R, f, key, True)
+            self.emit(out, "    ", kind, code, dict(info, receiver="checked-name", form=f, key=key))
+
     def gen_consumer(self, rel: str, targets: list[dict]):
         m = self.mod(rel)
         m.imp("import json")
@@ -772,7 +860,11 @@ class Program:
                     call, how = self.call_text(m, target, ["n", "flag", "act"])
                 info = {"producer": target["name"], "module": target["module"], "kind": target["kind"], "how": how,
                         "call": call, "reaches": target.get("reaches", [])}
-                if self.rng.random() < 0.7:
+                if self.rng.random() < 0.2:
+                    # a result handed to a checking function of the module
+                    # (docs/rules.md "**Results handed to a checking function.**")
+                    self.checked_block(m, out, target, info, call)
+                elif self.rng.random() < 0.7:
                     # a name bound in sequence (docs/rules.md "**Receivers**"):
                     # sometimes the name of the block before, bound again to
                     # another call by a statement of the case's own block, so

@@ -159,6 +159,20 @@ through a chain too), next to those that resolve nothing (bound twice,
 imported in a nested def or a class body, a dotted `import P.M`) and to
 external ones (no unresolved call).
 
+And the results handed to a checking function ("**Results handed to a
+checking function.**"): a same-module `def` reading its parameter only
+(status-only, a moved key, a block, a whole read), naming it in messages or
+returning it, called with a receiver call, `await C` or a name bound once or
+in sequence: its reads listed at its own spans once per call, the call
+passing the result through judged again (read, dropped, bound to a name,
+chained; returned, awaited, in a list, passed on or indexed: handed on,
+escape at H); next to every disqualifier (decorated, async, in an `if`,
+defined twice, imported, an attribute or parenthesized callee, `*a` / `**k`
+in the call, the value by keyword, the parameter rebound, deleted, read in
+a lambda or comprehension, passed on, `return P, 1`, a generator, `*args`
+or a bare `*` before the position; a positional-only marker is fine) and
+the loads that are no V (a module's name, a nested scope's load).
+
 Positions are not written by hand: a line carries a tag comment (`# @t1`) and
 an expected read names the tag, the exact text of its span on that line, its
 form and key (and True for a possible read).  Every finding not listed must have no reads at all.
@@ -1961,6 +1975,8 @@ TOP["rssi"]  # @r_module
 
 
 def check(r):
+    # passes r on: no checking function ("**Results handed to a checking function.**")
+    print(r)
     return r
 
 
@@ -3183,6 +3199,321 @@ ASSERT_MESSAGES_EXPECT = {
     ("pkg/t.py", "later", "TS001", "eta"): [(TA_, "a_await", 'r["eta"]', "subscript", "eta")],
 }
 ASSERT_MESSAGES_FORMS = {"escape": 19, "subscript": 29, "get": 2, "in": 2, "whole": 1}
+
+
+# results handed to a checking function (docs/rules.md "**Results handed to a
+# checking function.**"): a receiver call H, or a load of a name bound once
+# or in sequence in a function, that is a positional argument of a call of
+# a checking function (a same-module, undecorated, non-async `def` standing
+# in the module's body, whose parameter at that position is only read,
+# named in assertion messages or returned whole) is not handed on; the
+# checking function's reads of its parameter are reads of the receiver, at
+# their spans in the function (a finding lists each once, however many
+# calls give it one); when it returns the parameter its call is judged again as H is
+# (read, dropped, bound to a name judged as R, handed to a checking
+# function again; a `return` or anything else hands the result on, the
+# escape at H).  A checker of `status` / `toolUseId` only contributes no
+# read of a moved key (the receiver stays exclusive).  Next to the
+# disqualified ones, whose calls hand the result on (escape at H) and whose
+# reads are none: decorated, async, in an `if`, defined twice, imported,
+# `*a` / `**k` in the call, the value passed by keyword, the parameter
+# rebound, read in a lambda or a comprehension, passed on, `return P, 1`, a
+# generator, a `*args` at the position, beyond a bare `*`, an attribute or
+# parenthesized callee, and results passed through then returned, awaited,
+# put in a list or passed on; and the loads that are no V: in a nested
+# scope, of a module's name.
+CHECKERS = {
+    "pyproject.toml": "",
+    "pkg/__init__.py": "",
+    "pkg/t.py": '''\
+def probe(q):
+    return {"status": "success", "content": [{"text": q}], "frames": 512, "rssi": -40}  # @probe
+
+
+async def later(q):
+    return {"status": "success", "content": [], "eta": 3}  # @later
+''',
+    "tests/__init__.py": "",
+    "tests/helpers.py": '''\
+def imported_ok(r):
+    return r
+''',
+    "tests/test_check.py": '''\
+import tests.helpers as hm
+from pkg.t import probe, later
+from tests.helpers import imported_ok
+
+
+def deco(f):
+    return f
+
+
+def _ok(r):
+    assert r["status"] == "success", r
+    return r
+
+
+def _check(r: dict, note="", /):
+    assert r.get("toolUseId") is None and "status" in r, f"{r!r} {note}"
+    if note:
+        return (r)
+    assert r["content"][0] is not None  # @c_block
+    return r
+
+
+def _frames(r):
+    assert r["frames"] == 512, f"{r=}"  # @c_frames
+
+
+def _has_rssi(r, *rest, flag=False, **kw):
+    assert "rssi" in r  # @c_rssi
+    return r
+
+
+def _first(a, b, /, c=None):
+    assert b["status"] == "success"
+    return a
+
+
+def _same(r):
+    assert r != {}, r  # @c_whole
+    return r
+
+
+@deco
+def d_decorated(r):
+    assert r["frames"]
+    return r
+
+
+async def d_async(r):
+    assert r["frames"]
+    return r
+
+
+if True:
+    def d_if(r):
+        assert r["frames"]
+        return r
+
+
+def d_twice(r):
+    return r
+
+
+def d_twice(r):
+    return r
+
+
+def d_rebound(r):
+    r = dict(r)
+    return r
+
+
+def d_lambda(r):
+    f = lambda: r["frames"]
+    return r
+
+
+def d_comp(r):
+    x = [r["frames"] for _ in range(1)]
+    return r
+
+
+def d_passed(r):
+    print(r)
+    return r
+
+
+def d_tuple(r):
+    assert r["frames"]
+    return r, 1
+
+
+def d_gen(r):
+    assert r["frames"]
+    yield
+    return r
+
+
+def d_varargs(*rs):
+    return rs
+
+
+def d_bare(a, *, r=None):
+    return r
+
+
+def d_deleted(r):
+    assert r["frames"]
+    del r
+
+
+def _either(a, b, /):
+    assert a["status"] == b["status"]
+    if a["status"]:
+        return a
+    return b
+
+
+TOP = _ok(probe("m"))  # @h_module
+TOP["frames"]  # @r_module
+TOP2 = probe("m2")  # @h_module2
+_frames(TOP2)
+
+
+def _top_only(r):
+    return r.get("rssi")
+
+
+def test_top_in_a_function():
+    # a module's name loaded in a function is no V: no read of _top_only
+    _top_only(TOP2)
+
+
+def test_status_only():
+    r = _ok(probe("a"))
+    assert r["frames"] == 512  # @s_a
+    r2 = probe("b")
+    _ok(r2)
+    r2["rssi"]  # @s_b
+    _ok(probe("c"))["frames"]  # @s_c
+    x = _ok(_check(probe("d")))
+    x["rssi"]  # @s_d
+    _check(_ok(_check(probe("e"))), "n")
+    y = _check((probe("f")), note="x")
+    assert "frames" in y, y  # @s_f
+    z = _first(probe("g"), probe("g2"))
+    z.get("rssi")  # @s_g
+    _first(probe("g3"), 1) == {}  # @s_g3
+
+
+def test_moved_key():
+    _frames(probe("k1"))
+    x = [_frames(probe("k2"))]
+    r = _has_rssi(probe("k3"), 1, flag=True)
+    r["frames"]  # @s_k3
+    _same(probe("k4"))
+
+
+def test_names():
+    r = probe("n1")
+    checked = _ok(r)
+    checked["rssi"]  # @s_n1
+    r2 = probe("n2")  # @h_n2
+    c = _ok(r2)
+    print(c)
+    q = probe("q1")
+    q = _ok(q)
+    q["frames"]  # @s_q1
+    q = _ok(probe("q2"))
+    assert q["rssi"], q  # @s_q2
+    n = probe("n3")  # @h_n3
+    n["frames"]  # @s_n3
+
+    def inner():
+        _ok(n)
+    return inner
+
+
+async def test_awaited():
+    r = _ok(await later("w1"))
+    r["eta"]  # @s_w1
+    await _ok(probe("w2"))  # @h_w2
+
+
+def test_returned():
+    return _ok(probe("r1"))  # @h_r1
+
+
+def test_returned_name():
+    r = probe("r2")  # @h_r2
+    return _ok(r)
+
+
+def test_elsewhere():
+    x = [_ok(probe("l1"))]  # @h_l1
+    print(_ok(probe("l2")))  # @h_l2
+    y = _ok(probe("l3"))[0]  # @h_l3
+
+
+def test_disqualified(extra, kw):
+    d_decorated(probe("x1"))  # @h_x1
+    d_async(probe("x2"))  # @h_x2
+    d_if(probe("x3"))  # @h_x3
+    d_twice(probe("x4"))  # @h_x4
+    imported_ok(probe("x5"))  # @h_x5
+    _ok(probe("x6"), *extra)  # @h_x6
+    _has_rssi(probe("x7"), **kw)  # @h_x7
+    _ok(r=probe("x8"))  # @h_x8
+    d_rebound(probe("x9"))  # @h_x9
+    d_lambda(probe("x10"))  # @h_x10
+    d_comp(probe("x11"))  # @h_x11
+    d_passed(probe("x12"))  # @h_x12
+    d_tuple(probe("x13"))  # @h_x13
+    d_gen(probe("x14"))  # @h_x14
+    d_varargs(probe("x15"))  # @h_x15
+    d_bare(1, probe("x16"))  # @h_x16
+    hm.imported_ok(probe("x17"))  # @h_x17
+    (_ok)(probe("x18"))  # @h_x18
+    d_deleted(probe("x19"))  # @h_x19
+    d_bare(probe("x20"))
+
+
+def test_cycle():
+    # b loaded before it is bound: a cycle carries the result, and hands it on
+    a = _either(probe("y1"), b)  # @h_y1
+    b = _ok(a)
+    b["frames"]  # @s_y1
+''',
+}
+TC_ = "tests/test_check.py"
+
+
+def _h(tag, q):
+    return handed(TC_, tag, 'probe("%s")' % q)
+
+
+# the reads the checking functions contribute, once per call of a result of probe
+_C_BLOCK = (TC_, "c_block", 'r["content"]', "block", None)
+_C_WHOLE = (TC_, "c_whole", "r != {}", "whole", None)
+_C_FRAMES = (TC_, "c_frames", 'r["frames"]', "subscript", "frames")
+_C_RSSI = (TC_, "c_rssi", '"rssi" in r', "in", "rssi")
+# the results of probe handed on: escape at H
+_CHECK_HANDED = [_h(t, q) for t, q in (
+    ("h_module", "m"), ("h_module2", "m2"), ("h_n2", "n2"), ("h_n3", "n3"), ("h_w2", "w2"), ("h_r1", "r1"),
+    ("h_r2", "r2"), ("h_l1", "l1"), ("h_l2", "l2"), ("h_l3", "l3"), ("h_y1", "y1"))] + [
+    _h("h_x%d" % i, "x%d" % i) for i in range(1, 20)]
+# _check's block read: called with probe("d"), probe("e") (twice), probe("f"),
+# listed once (a finding lists a read once)
+_CHECK_BLOCKS = [_C_BLOCK]
+CHECKERS_EXPECT = {
+    ("pkg/t.py", "probe", "TS001", "frames"): _CHECK_HANDED + _CHECK_BLOCKS + [
+        (TC_, "r_module", 'TOP["frames"]', "subscript", "frames"),
+        (TC_, "s_a", 'r["frames"]', "subscript", "frames"),
+        (TC_, "s_c", '_ok(probe("c"))["frames"]', "subscript", "frames"),
+        (TC_, "s_f", '"frames" in y', "in", "frames"),
+        (TC_, "s_g3", '_first(probe("g3"), 1) == {}', "whole", None),
+        _C_FRAMES,
+        (TC_, "s_k3", 'r["frames"]', "subscript", "frames"),
+        _C_WHOLE,
+        (TC_, "s_q1", 'q["frames"]', "subscript", "frames"),
+        (TC_, "s_n3", 'n["frames"]', "subscript", "frames"),
+        (TC_, "s_y1", 'b["frames"]', "subscript", "frames"),
+    ],
+    ("pkg/t.py", "probe", "TS001", "rssi"): _CHECK_HANDED + _CHECK_BLOCKS + [
+        (TC_, "s_b", 'r2["rssi"]', "subscript", "rssi"),
+        (TC_, "s_d", 'x["rssi"]', "subscript", "rssi"),
+        (TC_, "s_g", 'z.get("rssi")', "get", "rssi"),
+        (TC_, "s_g3", '_first(probe("g3"), 1) == {}', "whole", None),
+        _C_RSSI,
+        _C_WHOLE,
+        (TC_, "s_n1", 'checked["rssi"]', "subscript", "rssi"),
+        (TC_, "s_q2", 'q["rssi"]', "subscript", "rssi"),
+    ],
+    ("pkg/t.py", "later", "TS001", "eta"): [(TC_, "s_w1", 'r["eta"]', "subscript", "eta")],
+}
+CHECKERS_FORMS = {"escape": 30, "subscript": 13, "in": 2, "get": 1, "whole": 2, "block": 1}
 
 
 # calls toolshape cannot resolve (docs/rules.md "**Calls toolshape cannot
@@ -4655,6 +4986,7 @@ CASES = [
     ("decorators", DECORATORS, [], DECORATORS_EXPECT, DECORATORS_FORMS),
     ("tool_renames", TOOL_RENAMES, [], TOOL_RENAMES_EXPECT, TOOL_RENAMES_FORMS),
     ("tool_kept_calls", TOOL_KEPT, [], TOOL_KEPT_EXPECT, TOOL_KEPT_FORMS),
+    ("checkers", CHECKERS, [], CHECKERS_EXPECT, CHECKERS_FORMS),
 ] + ([("where_types", WHERE_TYPES, [], WHERE_TYPES_EXPECT, WHERE_TYPES_FORMS)]
      if sys.version_info >= (3, 12) else [])
 
@@ -6109,10 +6441,174 @@ def mutants(scan):
          lambda mod, scope, name: local_binding(mod, scope, name, kinds=("function", "class"))),
     ]
 
+    # results handed to a checking function ("**Results handed to a checking function.**")
+    orig_checking_call = scan.checking_call
+    orig_checking_params = scan.checking_params
+    orig_checked_use = scan.checked_use
+    orig_flow = {k: getattr(scan.Flow, k) for k in ("handed_g", "contributions", "v_keys", "carry", "memo")}
+
+    def memo_cycles_kept(self, key, compute, cyclic):
+        return orig_flow["memo"](self, key, compute, True if cyclic is False else cyclic)
+
+    def memo_keeps_open_answers(self, key, compute, cyclic):
+        # every answer kept, also one that leaned on a question still open
+        got = self._memo.get(key)
+        if got is scan.Flow._BUSY:
+            return cyclic
+        if got is not None:
+            return got
+        self._memo[key] = scan.Flow._BUSY
+        value = self._memo[key] = compute()
+        return value
+
+    def checking_call_with(parenthesized=False, decorated=False, async_too=False, nested=False, twice=False,
+                           starred=False, any_scope=False):
+        # checking_call with one of its conditions dropped
+        def fn(m, V, par, sc):
+            if par is None or par.__class__ is not ast_.Call:
+                return None
+            G = par
+            i = next((j for j, a in enumerate(G.args) if a is V), None)
+            if i is None:
+                return None
+            if not starred and (any(a.__class__ is ast_.Starred for a in G.args)
+                                or any(k.arg is None for k in G.keywords)):
+                return None
+            f = G.func
+            if f.__class__ is not ast_.Name:
+                return None
+            if not parenthesized and (f.lineno, f.col_offset) != (G.lineno, G.col_offset):
+                return None
+            if any_scope:
+                defs = [n for n in ast_.walk(m.tree) if n.__class__ in scan._FUNCTION_NODES and n.name == f.id]
+            else:
+                if sc is None or scan.lookup(sc, f.id, m.module_scope) is not m.module_scope:
+                    return None
+                defs = [b.node for b in m.module_scope.owned.get(f.id, ()) if b.kind == "def"]
+                if not twice and len(m.module_scope.owned.get(f.id, ())) != 1:
+                    return None
+            if not defs:
+                return None
+            d = defs[-1]
+            if d.__class__ is not ast_.FunctionDef and not async_too:
+                return None
+            if d.decorator_list and not decorated:
+                return None
+            if not nested and not any(d is st for st in m.tree.body):
+                return None
+            info = scan.checking_params(m, d).get(i)
+            return (G, i, info) if info is not None else None
+        return fn
+
+    def params_with(generators=False, nested=False, passed=False, tuples=False, rebound=False):
+        # checking_params with one of its conditions dropped
+        def fn(m, fdef):
+            S = next((sc for sc in m.scopes if sc.node is fdef), None)
+            if S is None:
+                return {}
+            nodes = scan.module_nodes(m)
+            parents = {id(n): p for n, p, _ in nodes}
+            if not generators and any(n.__class__ in (ast_.Yield, ast_.YieldFrom) and sc is S for n, _, sc in nodes):
+                return {}
+            out = {}
+            a = fdef.args
+            for i, x in enumerate(a.posonlyargs + a.args):
+                bs = S.owned.get(x.arg, ())
+                if not rebound and len(bs) != 1:
+                    continue
+                reads, passes, ok = [], False, True
+                for node, par, sc in nodes:
+                    if node.__class__ is not ast_.Name or node.id != x.arg:
+                        continue
+                    if scan.lookup(sc, node.id, m.module_scope) is not S:
+                        continue
+                    if node.ctx.__class__ is not ast_.Load:
+                        if rebound:
+                            continue
+                        ok = False
+                        break
+                    if scan.stands_in(m, node, sc) is not S and not nested:
+                        ok = False
+                        break
+                    found = scan.reads_at(m, node, par, parents)
+                    if found:
+                        reads.extend(found)
+                    elif scan.assertion_message(node, par, parents):
+                        pass
+                    elif par.__class__ is ast_.Return and par.value is node:
+                        passes = True
+                    elif tuples and par.__class__ is ast_.Tuple:
+                        passes = True
+                    elif not passed:
+                        ok = False
+                        break
+                if ok:
+                    out[i] = (x.arg, reads, passes)
+            return out
+        return fn
+
+    def no_pass_through(m, fdef):
+        return {i: (P, reads, False) for i, (P, reads, _) in orig_checking_params(m, fdef).items()}
+
+    def v_keys_any_name(self, V):
+        # loads of a module's name (or in a nested scope) taken for V too
+        if V.__class__ is ast_.Name and V.ctx.__class__ is ast_.Load:
+            own = self.scope_at.get(id(V))
+            k = set()
+            while own is not None and not k:
+                k = self.name_keys(V, own)
+                own = own.parent
+            return k
+        return orig_flow["v_keys"](self, V)
+
+    def returns_keep(self, G):
+        par = self.parents.get(id(G))
+        if par.__class__ is ast_.Return:
+            return False
+        return orig_flow["handed_g"](self, G)
+
+    def awaits_keep(self, G):
+        if self.parents.get(id(G)).__class__ is ast_.Await:
+            return False
+        return orig_flow["handed_g"](self, G)
+
+    flow_setters = [
+        ("passed-through calls never handed on", "handed_g", lambda self, G: False),
+        ("passed-through calls always handed on", "handed_g", lambda self, G: True),
+        ("returned passed-through calls not handed on", "handed_g", returns_keep),
+        ("awaited passed-through calls not handed on", "handed_g", awaits_keep),
+        ("checking functions contribute no reads", "contributions", lambda self, V, par: None),
+        ("loads of any receiver name are V", "v_keys", v_keys_any_name),
+        ("passed-through calls carry nothing", "carry", lambda self, G: set()),
+        ("cycles keep their results", "memo", memo_cycles_kept),
+        ("answers inside a cycle kept", "memo", memo_keeps_open_answers),
+    ]
+    checker_setters = [
+        ("no checking functions", "checking_call", lambda m, V, par, sc: None),
+        ("parenthesized callees of checking functions", "checking_call", checking_call_with(parenthesized=True)),
+        ("decorated checking functions", "checking_call", checking_call_with(decorated=True)),
+        ("async checking functions", "checking_call", checking_call_with(async_too=True)),
+        ("nested checking functions", "checking_call", checking_call_with(nested=True)),
+        ("checking functions defined twice", "checking_call", checking_call_with(twice=True)),
+        ("starred calls of checking functions", "checking_call", checking_call_with(starred=True)),
+        ("checking functions of any scope", "checking_call", checking_call_with(any_scope=True)),
+        ("generators check", "checking_params", params_with(generators=True)),
+        ("parameters read in nested scopes check", "checking_params", params_with(nested=True)),
+        ("parameters passed on check", "checking_params", params_with(passed=True)),
+        ("parameters returned in tuples pass through", "checking_params", params_with(tuples=True)),
+        ("rebound parameters check", "checking_params", params_with(rebound=True)),
+        ("checking functions never pass through", "checking_params", no_pass_through),
+        ("names handed to checking functions handed on", "checked_use",
+         lambda m, V, par, parents: orig_checked_use(m, V, par, parents) and V.__class__ is not ast_.Name),
+        ("calls handed to checking functions handed on", "checked_use",
+         lambda m, V, par, parents: orig_checked_use(m, V, par, parents) and V.__class__ is ast_.Name),
+    ]
+
     setters = [
         *where_setters,
         *unresolved_setters,
         *deco_setters,
+        *checker_setters,
         ("no assertion messages", "assertion_message", lambda node, par, parents: False),
         ("any load in an assertion message", "assertion_message", message_anywhere),
         ("format spec and nested f-string fields in messages", "assertion_message", spec_fields_too),
@@ -6302,13 +6798,18 @@ def mutants(scan):
                  "unresolved_target": orig_unres_target, "unresolved_span": orig_unres_span,
                  "external_import": orig_external, "project_module": orig_project_module,
                  "callee_binding": orig_callee_binding,
-                 "decorator_reads": orig_deco_reads, "is_exempt_decorator": orig_exempt}
+                 "decorator_reads": orig_deco_reads, "is_exempt_decorator": orig_exempt,
+                 "checking_call": orig_checking_call, "checking_params": orig_checking_params,
+                 "checked_use": orig_checked_use}
     for name, attr, fn in setters:
         yield name, (lambda attr=attr, fn=fn: setattr(scan, attr, fn)), \
             (lambda attr=attr: setattr(scan, attr, originals[attr]))
     for name, fns in where_multi:
         yield name, (lambda fns=fns: [setattr(scan, a, f) for a, f in fns.items()]), \
             (lambda fns=fns: [setattr(scan, a, originals[a]) for a in fns])
+    for name, attr, fn in flow_setters:
+        yield name, (lambda attr=attr, fn=fn: setattr(scan.Flow, attr, fn)), \
+            (lambda attr=attr: setattr(scan.Flow, attr, orig_flow[attr]))
 
 
 def main(argv):

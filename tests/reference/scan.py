@@ -101,8 +101,11 @@ or given another name (an unresolved use; a tool's or not), and for a receiver
 call whose result is handed on: not read where it stands, dropped, returned,
 bound once to a function's name read by read forms only, or bound to a
 function's name bound in sequence whose loads that see it are read forms
-only, none in a nested scope or before the first binding ends),
-sorted by path and position.  Every file of each project is taken as
+only, none in a nested scope or before the first binding ends; a value
+handed to a checking function of its module, `def F(r)` reading, naming in
+assertion messages or returning `r` only, is not handed on: F's reads of
+`r` are the receiver's, once per call, and F's call, when it returns `r`,
+is judged in turn), sorted by path and position.  Every file of each project is taken as
 given: all its findings are origins.  With --stats the count of distinct reads is "reads".  The readings
 chosen where the rules leave a choice are listed at the "--reads" section
 below.
@@ -1808,6 +1811,50 @@ def ts003_findings(mod, add, node_span, entry_pos, stats):
 #    ends, or of a module's or class body's name hands on as before
 #    (assertion_message).
 
+# Results handed to a checking function ("**Results handed to a checking
+# function.**", class Flow): a value V that would hand a result on (H, or a
+# load of R judged by the last two cases above) does not when it is the
+# positional argument at position i of a call `F(...)` (no `*a`, no `**k`)
+# whose callee, as written (no parentheses around it: the Name starts where
+# the Call does), is a name resolving to the module scope's one binding, the
+# `def F` (not async, undecorated) standing in the module's own body, whose
+# parameter at position i (posonlyargs + args; beyond them a `*args`, a bare
+# `*` or nothing: no checking function) is a checking parameter P
+# (checking_params): no yield / yield from in F's own scope; F's scope binds
+# P once (the parameter); every Name load of P resolving to it stands in F's
+# own scope (not in an annotation) and is the receiver of a read (reads_at:
+# its reads), in an assertion's message (assertion_message) or the whole
+# value of a `return` (F passes the result through); any other reference
+# (a store, `del`, a nested scope's load or `nonlocal` binding) disqualifies.
+# Then F's reads of P are reads of the receiver (each call's V contributes
+# them afresh: read records at F's spans, given to the findings of V's
+# origins, once per such call), and when F passes the result through the
+# call G = `F(...)` is judged as H (Flow.handed_g): the receiver of a read,
+# an expression statement, the value of `R2 = G` (R2 bound once, judged as
+# `R = H`, or a binding in sequence), or a positional argument of a checking
+# function again; anywhere else (a `return`, `await G` included) the result
+# is handed on "at V".  Readings chosen:
+#  * "handed on at V": V hands the result on as before, so the escape read
+#    is H's (span H) — for V = H the same thing; a load of R hands its
+#    binding's H on (no new span);
+#  * a load of R "in the last two cases": a load of a name bound once by
+#    `R = X` (X carrying a result: a receiver call, `await C`, or a call G
+#    passing one through) owned by a function's scope, standing in it, or a
+#    load standing in a function's scope seeing a binding in sequence whose
+#    value carries one; a load of a module's or class body's name, or in a
+#    nested scope, is no such V (it stays handed on, and contributes no
+#    reads of a checking function);
+#  * `R2 = G` makes R2 a receiver (bound once, in any scope, or in sequence)
+#    of the keys G carries (the union over G's passed-through arguments);
+#    its reads are the receiver's, its loads judged as R's;
+#  * the same receiver handed twice to F (two calls) lists F's reads twice
+#    for its findings ("afresh"); one call contributes them once;
+#  * a receiver call written in an annotation is handed on whatever holds
+#    it, a checking function's call too;
+#  * cycles (a name whose value passes a load of itself through, loaded
+#    before it is bound): the least answers, keys a union over the cycle,
+#    being kept a conjunction (so a cycle hands its result on).
+
 # Escapes ("**Escapes.**"): a use as a value of a producer F that is no tool
 # is a read of form escape (no key) of every origin a receiver call of F
 # without arguments reaches.  Readings chosen:
@@ -2738,21 +2785,31 @@ def project_reads(proj, reads_of):
                     recv[id(C)] = k
         if not recv:
             continue
+        nodes = module_nodes(m)
+        parents = {id(n): p for n, p, _ in nodes}
+        # results handed to checking functions ("**Results handed to a
+        # checking function.**"): the calls G passing a result through carry it
+        flow = m._flow = Flow(m, recv, nodes, parents)
         names = {}
         bound_by = {}  # id(C) -> (S, R): the receiver name `R = C` / `R = await C` binds
         for S in m.scopes:
             for R, bs in S.owned.items():
                 if len(bs) != 1:
                     continue
-                # `R = C` or `R = await C` ("**Awaited calls.**")
+                # `R = C` or `R = await C` ("**Awaited calls.**"); `R = G`, G
+                # a checking function's call passing a result through
                 C = assigned_call(bs[0])
-                if C is not None and id(C) in recv:
-                    names[(id(S), R)] = recv[id(C)]
+                if C is None:
+                    continue
+                if id(C) in recv:
+                    names[(id(S), R)] = set(recv[id(C)])
                     bound_by[id(C)] = (S, R)
+                if C is bs[0].value:
+                    k = flow.carry(C)
+                    if k:
+                        names[(id(S), R)] = names.get((id(S), R), set()) | k
         # names bound in sequence: a load standing in S sees one statement
         seq = sequence_names(m)
-        nodes = module_nodes(m)
-        parents = {id(n): p for n, p, _ in nodes}
         handed_on_reads(m, recv, bound_by, nodes, parents, by_origin, reads_of)
         for node, par, sc in nodes:
             cls = node.__class__
@@ -2764,6 +2821,9 @@ def project_reads(proj, reads_of):
             if cls is ast.Call:
                 # an awaited call's parent is its Await: no reads of its own
                 k = recv.get(id(node))
+                c = flow.carry(node)
+                if c:
+                    k = c | (k or set())
             elif cls is ast.Await:
                 # `await C`, C a receiver call: read as C ("**Awaited calls.**")
                 C = awaited_call(node)
@@ -2774,17 +2834,31 @@ def project_reads(proj, reads_of):
                     st = sequence_seen(m, seq, node, own)
                     C = statement_call(st) if st is not None else None
                     k = recv.get(id(C)) if C is not None else None
+                    if C is not None and C is st.value:
+                        c = flow.carry(C)
+                        if c:
+                            k = c | (k or set())
             else:
                 continue
             if not k or par is None:
                 continue
-            for form, key, span in reads_at(m, node, par, parents):
+            found = [(f, kk, span, k) for f, kk, span in reads_at(m, node, par, parents)]
+            got = flow.contributions(node, par)
+            if got is not None:
+                # the reads of the checking function the value is handed to,
+                # at its spans, for this call's receiver ("afresh")
+                found += [(f, kk, span, got[1]) for f, kk, span in got[0]]
+            for form, key, span, k in found:
                 rec = read_record(m, span, form, key, False)
                 okeys = {o for kk, o in k if key is None or kk == key}
                 for o in okeys:
                     for f in by_origin[o]:
                         if key is None or f["key"] == key:
-                            reads_of.setdefault(id(f), []).append(rec)
+                            # a finding lists a read once, however many
+                            # calls of a checking function give it one
+                            listed = reads_of.setdefault(id(f), [])
+                            if rec not in listed:
+                                listed.append(rec)
 
 
 def assertion_message(node, par, parents):
@@ -2811,12 +2885,344 @@ def assertion_message(node, par, parents):
     return a.__class__ is ast.Assert and a.msg is j
 
 
+def checking_params(m, fdef):
+    """{i: (P, [(form, key, span)], passes)} of the positions at which the
+    module-level ``def`` ``fdef`` of module ``m`` is a checking function
+    (docs/rules.md "**Results handed to a checking function.**"): its
+    parameter P at position i (positional-only and positional ones, in
+    order), bound once by its scope, every load of it resolving there
+    standing in its own scope and being the receiver of a read (those
+    reads), in an assertion's message, or the whole value of a `return`
+    (``passes``: the function passes the result through).  {} for a
+    generator.  Cached on the module."""
+    cache = getattr(m, "_checking", None)
+    if cache is None:
+        cache = m._checking = {}
+    got = cache.get(id(fdef))
+    if got is not None:
+        return got
+    out = cache[id(fdef)] = {}
+    S = next((s for s in m.scopes if s.node is fdef), None)
+    if S is None:
+        return out
+    nodes = module_nodes(m)
+    a = fdef.args
+    params = a.posonlyargs + a.args
+    names = {x.arg for x in params}
+    refs = {}  # P -> [(node, par, sc)] of its Name nodes resolving to S
+    for node, par, sc in nodes:
+        cls = node.__class__
+        if (cls is ast.Yield or cls is ast.YieldFrom) and sc is S:
+            out.clear()
+            return out  # a generator: its body does not run at the call
+        if cls is ast.Name and node.id in names and lookup(sc, node.id, m.module_scope) is S:
+            refs.setdefault(node.id, []).append((node, par, sc))
+    parents = None
+    for i, x in enumerate(params):
+        P = x.arg
+        bs = S.owned.get(P, ())
+        if len(bs) != 1 or bs[0].kind != "param" or bs[0].node is not x:
+            continue
+        reads = []
+        passes = False
+        ok = True
+        for node, par, sc in refs.get(P, ()):
+            if node.ctx.__class__ is not ast.Load or stands_in(m, node, sc) is not S or par is None:
+                ok = False
+                break
+            if parents is None:
+                parents = {id(n): p for n, p, _ in nodes}
+            found = reads_at(m, node, par, parents)
+            if found:
+                reads.extend(found)
+            elif assertion_message(node, par, parents):
+                pass
+            elif par.__class__ is ast.Return and par.value is node:
+                passes = True
+            else:
+                ok = False
+                break
+        if ok:
+            out[i] = (P, reads, passes)
+    return out
+
+
+def checking_call(m, V, par, sc):
+    """(G, i, (P, reads, passes)) when ``V`` (its parent ``par``) is the
+    positional argument at position i of a call G of a checking function
+    for that position (docs/rules.md "**Results handed to a checking
+    function.**"), G standing where names resolve in scope ``sc``; else
+    None.  G has no ``*a`` / ``**k`` argument; its callee, as written, is a
+    name (no parentheses around it) resolving to the module scope's one
+    binding, a ``def`` (not async, no decorator) of the module's own body."""
+    if par is None or par.__class__ is not ast.Call:
+        return None
+    G = par
+    i = next((j for j, a in enumerate(G.args) if a is V), None)
+    if i is None:
+        return None
+    if any(a.__class__ is ast.Starred for a in G.args) or any(k.arg is None for k in G.keywords):
+        return None
+    f = G.func
+    if f.__class__ is not ast.Name or (f.lineno, f.col_offset) != (G.lineno, G.col_offset):
+        return None  # `(f)(r)`: the callee written in parentheses
+    if sc is None or lookup(sc, f.id, m.module_scope) is not m.module_scope:
+        return None
+    bs = m.module_scope.owned.get(f.id, ())
+    if len(bs) != 1 or bs[0].kind != "def":
+        return None
+    d = bs[0].node
+    if d.__class__ is not ast.FunctionDef or d.decorator_list or not any(d is st for st in m.tree.body):
+        return None
+    info = checking_params(m, d).get(i)
+    return (G, i, info) if info is not None else None
+
+
+class Flow:
+    """The results of module ``m`` handed to checking functions
+    (docs/rules.md "**Results handed to a checking function.**"): which
+    calls ``G`` of a checking function carry a result through (carry), the
+    keys a value or a name load carries, whether a value handed to a
+    checking function is handed on (kept_by_checker), the read records the
+    checking functions contribute (contributions)."""
+
+    _BUSY = object()
+
+    def memo(self, key, compute, cyclic):
+        """``compute()`` memoized under ``key``; a question asked again while
+        it is being answered (a cycle: a name whose value passes its own load
+        through) gets ``cyclic`` (no keys; handed on), and an answer that
+        leaned on another question still open is not kept (only the outermost
+        question of a cycle keeps its answer: keys are a union, the least
+        fixpoint; being kept a conjunction, the least one too: handed on)."""
+        got = self._memo.get(key)
+        if got is Flow._BUSY:
+            self._open.add(key)
+            return cyclic
+        if got is not None:
+            return got
+        self._memo[key] = Flow._BUSY
+        outer, self._open = self._open, set()
+        try:
+            value = compute()
+        finally:
+            inner = self._open
+            inner.discard(key)
+            self._open = outer | inner
+            if inner:
+                del self._memo[key]
+            else:
+                self._memo[key] = value
+        return value
+
+    def __init__(self, m, recv, nodes, parents):
+        self.m = m
+        self.recv = recv
+        self.nodes = nodes
+        self.parents = parents
+        self.scope_at = {id(n): sc for n, _, sc in nodes}
+        self.seq = sequence_names(m)
+        self._memo = {}
+        self._open = set()
+        self._loads = None
+
+    # -- what a value carries ------------------------------------------------
+
+    def value_keys(self, X):
+        """The keys a value ``X`` (of ``R = X``) carries: a receiver call's, or
+        ``await C``'s (C a receiver call), or a call G passing a result through."""
+        if X is None:
+            return set()
+        if X.__class__ is ast.Call:
+            k = set(self.recv.get(id(X), ()))
+            return k | self.carry(X)
+        C = awaited_call(X)
+        return set(self.recv.get(id(C), ())) if C is not None else set()
+
+    def carry(self, G):
+        """The keys the call ``G`` carries when it is a checking function's
+        call passing through a V (the union over its positions)."""
+        if G.func.__class__ is not ast.Name or id(G) in annotation_nodes(self.m):
+            return set()
+
+        def compute():
+            k = set()
+            sc = self.scope_at.get(id(G))
+            for A in G.args:
+                cc = checking_call(self.m, A, G, sc)
+                if cc is not None and cc[2][2]:
+                    k |= self.v_keys(A)
+            return k
+        return self.memo(("carry", id(G)), compute, set())
+
+    def v_keys(self, V):
+        """The keys of the result ``V`` carries when it is a value that would
+        hand a result on (H, a call passing one through, or a load of R in a
+        function's scope S, bound once there or in sequence); else empty."""
+        m = self.m
+        if id(V) in annotation_nodes(m):
+            return set()
+        cls = V.__class__
+        if cls is ast.Call or cls is ast.Await:
+            return self.value_keys(V)
+        if cls is ast.Name and V.ctx.__class__ is ast.Load:
+            own = stands_in(m, V, self.scope_at.get(id(V)))
+            if own is None:
+                return set()
+            if own.kind != "function":
+                # a name of a module or a class body bound once by R = H:
+                # handed on anyway, its reads listed beside the escape
+                bs = own.owned.get(V.id)
+                if bs is None or len(bs) != 1:
+                    return set()
+            return self.name_keys(V, own)
+        return set()
+
+    def name_keys(self, node, own):
+        """The keys a name load ``node`` standing in scope ``own`` carries: a
+        name ``own`` binds once by ``R = X``, or in sequence (the binding it
+        sees), X carrying a result."""
+        key = (id(own), node.id)
+        bs = own.owned.get(node.id)
+        if bs is not None and len(bs) == 1:
+            def compute():
+                C = assigned_call(bs[0])
+                k = set(self.recv.get(id(C), ())) if C is not None else set()
+                if C is not None and C is bs[0].value:
+                    k |= self.carry(C)
+                return k
+            return self.memo(("name",) + key, compute, set())
+        if self.seq:
+            st = sequence_seen(self.m, self.seq, node, own)
+            C = statement_call(st) if st is not None else None
+            if C is not None:
+                k = set(self.recv.get(id(C), ()))
+                if C is st.value:
+                    k |= self.carry(C)
+                return k
+        return set()
+
+    # -- handed on or not ----------------------------------------------------
+
+    def kept_by_checker(self, V, par):
+        """Is ``V`` (its parent ``par``) a positional argument of a checking
+        function's call that does not hand the result on: the function does
+        not pass it through, or its call G is not handed on (handed_g)?"""
+        cc = checking_call(self.m, V, par, self.scope_at.get(id(par)))
+        if cc is None:
+            return False
+        G, _, (_, _, passes) = cc
+        return not passes or not self.handed_g(G)
+
+    def handed_g(self, G):
+        """Is the call ``G`` passing a result through handed on (judged as H
+        is, but for a `return`; `await G` is no H)?"""
+        par = self.parents.get(id(G))
+        if par is None:
+            return True
+        cls = par.__class__
+        if cls is ast.Expr:
+            return False
+        if reads_at(self.m, G, par, self.parents):
+            return False
+        if cls is ast.Assign and par.value is G:
+            return not self.assign_kept(par)
+        if self.kept_by_checker(G, par):
+            return False
+        return True
+
+    def assign_kept(self, st):
+        """Is ``R2 = G`` (the statement ``st``) a binding whose value is not
+        handed on: R2 bound once by it in a function's scope with every load
+        kept, or a binding in sequence every load seeing it kept?"""
+        if len(st.targets) != 1 or st.targets[0].__class__ is not ast.Name:
+            return False
+        R = st.targets[0].id
+        sc = self.scope_at.get(id(st))
+        owner = lookup(sc, R, self.m.module_scope) if sc is not None else None
+        if owner is None:
+            return False
+        bs = owner.owned.get(R, ())
+        if len(bs) == 1:
+            return owner.kind == "function" and bs[0].stmt is st and self.name_kept(owner, R)
+        stmts = self.seq.get((id(owner), R))
+        if stmts is not None and any(s is st for s in stmts):
+            return self.stmt_kept(owner, R, stmts, st)
+        return False
+
+    def loads_of(self, owner, R):
+        if self._loads is None:
+            self._loads = {}
+            ms = self.m.module_scope
+            for node, par, sc in self.nodes:
+                if node.__class__ is ast.Name and node.ctx.__class__ is ast.Load:
+                    o = lookup(sc, node.id, ms)
+                    if o is not None:
+                        self._loads.setdefault((id(o), node.id), []).append((node, par, sc))
+        return self._loads.get((id(owner), R), ())
+
+    def name_kept(self, owner, R):
+        def compute():
+            for node, par, sc in self.loads_of(owner, R):
+                if (owner is not stands_in(self.m, node, sc) or par is None
+                        or not kept_use(self.m, node, par, self.parents)):
+                    return False
+            return True
+        return self.memo(("kept", id(owner), R), compute, False)
+
+    def stmt_kept(self, owner, R, stmts, st):
+        def compute():
+            for node, par, sc in self.loads_of(owner, R):
+                if owner is not stands_in(self.m, node, sc):
+                    return False  # loaded in a nested scope: every binding handed on
+                seen = seen_statement(stmts, node)
+                if seen is None:
+                    return False  # loaded before the first binding ends
+                if seen is st and (par is None or not kept_use(self.m, node, par, self.parents)):
+                    return False
+            return True
+        return self.memo(("stmt", id(st)), compute, False)
+
+    # -- the reads the checking functions contribute ---------------------------
+
+    def contributions(self, V, par):
+        """[(form, key, span), keys] the checking function ``V`` is handed to
+        contributes (its reads of P, for the result V carries); else None."""
+        if par is None or par.__class__ is not ast.Call:
+            return None
+        cc = checking_call(self.m, V, par, self.scope_at.get(id(par)))
+        if cc is None or not cc[2][1]:
+            return None
+        k = self.v_keys(V)
+        if not k:
+            return None
+        return cc[2][1], k
+
+
+def kept_use(m, node, par, parents):
+    """Does the load ``node`` of a receiver name (its parent ``par``), standing
+    in the scope S judged, leave the result not handed on: the receiver of a
+    read, in an assertion's message, or handed to a checking function that
+    does not hand it on (docs/rules.md "**Results handed on.**",
+    "**Assertion messages.**", "**Results handed to a checking function.**")?"""
+    return bool(reads_at(m, node, par, parents) or assertion_message(node, par, parents)
+                or checked_use(m, node, par, parents))
+
+
+def checked_use(m, V, par, parents):
+    """Is the value ``V`` (its parent ``par``) handed to a checking function
+    that does not hand it on (Flow.kept_by_checker)?"""
+    flow = getattr(m, "_flow", None)
+    return flow is not None and flow.kept_by_checker(V, par)
+
+
 def kept_names(m, bound_by, nodes, parents):
     """{(id(S), R)} of the receiver names ``R`` (``bound_by``'s values) whose
     result is not handed on: ``S`` a function's scope, and every reference of
     ``R`` resolving to ``S``'s bindings a load in ``S`` itself that is the
     receiver of a read or stands in an assertion's message (assertion_message;
-    docs/rules.md "**Results handed on.**", "**Assertion messages.**").  ``S`` binds
+    docs/rules.md "**Results handed on.**", "**Assertion messages.**") or is
+    handed to a checking function that does not hand it on (kept_use).  ``S`` binds
     ``R`` once, by the assignment: any other binding (``del R``, ``R += x``,
     a nested ``nonlocal R`` rebinding it) would make it no receiver, so only
     the loads are looked at."""
@@ -2834,8 +3240,7 @@ def kept_names(m, bound_by, nodes, parents):
         key = (id(owner), node.id)
         if owner is None or key not in ok or not ok[key]:
             continue
-        if (owner is not stands_in(m, node, sc) or par is None
-                or not (reads_at(m, node, par, parents) or assertion_message(node, par, parents))):
+        if owner is not stands_in(m, node, sc) or par is None or not kept_use(m, node, par, parents):
             ok[key] = False
     return {k for k, v in ok.items() if v}
 
@@ -2869,7 +3274,7 @@ def sequence_kept(m, seq, nodes, parents):
         if st is None:
             spoiled.add(key)  # loaded before the end of the first statement
             continue
-        if par is None or not (reads_at(m, node, par, parents) or assertion_message(node, par, parents)):
+        if par is None or not kept_use(m, node, par, parents):
             passed.add(id(st))
     return {id(st) for key, stmts in seq.items() if key not in spoiled
             for st in stmts if id(st) not in passed}
@@ -2900,6 +3305,8 @@ def handed_on(m, C, par, parents, bound_by, kept, seq_kept):
             return None
         if id(par) in seq_kept:
             return None  # a binding of a name bound in sequence, read only
+    if checked_use(m, H, par, parents):
+        return None  # handed to a checking function that does not hand it on
     return H
 
 

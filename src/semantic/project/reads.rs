@@ -17,7 +17,7 @@ use tree_sitter::Node;
 use super::{BuilderKey, Callee, Project, SharedText, callee_of, last_name, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
-use crate::semantic::reads::{Read, ReadForm, call_reads, possible_reads, value_uses};
+use crate::semantic::reads::{Read, ReadForm, call_reads, own_scope_nodes, possible_reads, value_uses, yields};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, ScopeKind, SemanticModel};
 use crate::syntax::tree::{FieldChild, KindName};
@@ -547,10 +547,12 @@ impl Project {
                     // An outline holds every call of a callee it kept whole
                     // (and every read of its result: see `Outlined`).
                     let outlined = s.and_then(|s| s.outlined.as_ref()).filter(|o| hits.iter().all(|&at| o.holds(at)));
+                    let whole = || receivers_of(*m, text, s.and_then(|s| s.whole.as_ref()), &callees, None);
                     let receivers = match outlined {
-                        Some(o) => receivers_of(*m, &o.text, Some(&o.parsed), &callees),
-                        None => receivers_of(*m, text, s.and_then(|s| s.whole.as_ref()), &callees),
-                    };
+                        Some(o) => receivers_of(*m, &o.text, Some(&o.parsed), &callees, Some(o)).or_else(whole),
+                        None => whole(),
+                    }
+                    .unwrap_or_default();
                     Some((*m, receivers))
                 })
                 .collect();
@@ -700,7 +702,18 @@ impl Project {
                 reads.sort_by(|a, b| {
                     (&self.modules[a.module].path, a.start, a.end).cmp(&(&self.modules[b.module].path, b.start, b.end))
                 });
-                reads.dedup();
+                // A read is listed once, however many receivers reach it (the
+                // calls of a checking function: `docs/rules.md`, "Results
+                // handed to a checking function"); left, if any of them
+                // leaves it.
+                reads.dedup_by(|later, kept| {
+                    let same = (later.module, later.start, later.end, later.form, &later.key, later.possible)
+                        == (kept.module, kept.start, kept.end, kept.form, &kept.key, kept.possible);
+                    if same && kept.rewrite.is_ok() && later.rewrite.is_err() {
+                        std::mem::swap(kept, later);
+                    }
+                    same
+                });
             }
         }
         out
@@ -1660,7 +1673,15 @@ fn in_marked_attribute(text: &str, at: &Range<usize>) -> bool {
 }
 
 /// The receivers of module `m`'s `text`: its calls whose results are read.
-fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<String>) -> Vec<Receiver> {
+/// `outlined`: the text is an outline's, which only tells when every
+/// function a result is handed to was kept whole (`None` otherwise).
+fn receivers_of(
+    m: usize,
+    text: &str,
+    whole: Option<&Parsed>,
+    names: &BTreeSet<String>,
+    outlined: Option<&Outlined>,
+) -> Option<Vec<Receiver>> {
     let owned;
     let parsed = match whole {
         Some(parsed) => parsed,
@@ -1672,7 +1693,10 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
     let (root, model) = (parsed.tree.root_node(), &parsed.model);
     let index = LineIndex::new(text);
     let mut receivers = Vec::new();
-    let mut calls = call_reads(root, text, model);
+    let mut calls = match outlined {
+        Some(o) => crate::semantic::reads::call_reads_in(root, text, model, &|at| o.holds(at))?,
+        None => call_reads(root, text, model),
+    };
     // A call whose result is dropped or returned has no reads, but named
     // like a producer it may be a call toolshape cannot resolve.
     let mut read: Vec<(usize, usize)> = calls.iter().map(|c| (c.call.start, c.call.end)).collect();
@@ -1788,7 +1812,7 @@ fn receivers_of(m: usize, text: &str, whole: Option<&Parsed>, names: &BTreeSet<S
             unresolved: None,
         });
     }
-    receivers
+    Some(receivers)
 }
 
 /// The decorators that hand a function named one of `names` to code
@@ -2067,35 +2091,6 @@ fn dispatch_when(def: Node<'_>, statement: Node<'_>, parameters: &[String], text
         }
     }
     when
-}
-
-/// Whether `def` is a generator: a `yield` in its own scope.
-fn yields(def: Node<'_>) -> bool {
-    let mut found = false;
-    own_scope_nodes(def, |_| true, |node| found |= node.kind_name() == "yield");
-    found
-}
-
-/// Calls `visit` on every node of `def`'s body outside nested scopes that
-/// the walk reaches: it enters the nodes `descend` says may hold what is
-/// looked for.
-fn own_scope_nodes<'t>(def: Node<'t>, descend: impl Fn(Node<'t>) -> bool, mut visit: impl FnMut(Node<'t>)) {
-    let Some(body) = def.field("body") else { return };
-    let mut stack = vec![body];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
-            match child.kind_name() {
-                "function_definition" | "lambda" | "class_definition" => {}
-                _ => {
-                    visit(child);
-                    if descend(child) {
-                        stack.push(child);
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Whether the statements of `block` always end in a `return` or a
