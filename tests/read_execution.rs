@@ -85,10 +85,11 @@ fn rewritten_reads_yield_what_they_yielded_before() {
         out.status.success(),
         "`{shown}` failed (exit {:?}): a read marked rewritable yields something else after \
          `toolshape fix --unsafe-fixes` (or the fix broke a program)\n{summary}\n{}\n--- stderr ---\n{}\n\
-         reproduce: python3 tests/reference/read_exec.py --toolshape target/debug/toolshape --seed {SEED} \
+         reproduce: python3 tests/reference/read_exec.py --toolshape {} --seed {SEED} \
          --programs {programs} --out /tmp/read-exec",
         out.status.code(),
         truncate(&stdout, 60_000),
-        truncate(&stderr, 4_000)
+        truncate(&stderr, 4_000),
+        env!("CARGO_BIN_EXE_toolshape")
     );
 }
