@@ -6550,17 +6550,6 @@ def mutants(scan):
     def no_pass_through(m, fdef):
         return {i: (P, reads, False) for i, (P, reads, _) in orig_checking_params(m, fdef).items()}
 
-    def v_keys_any_name(self, V):
-        # loads of a module's name (or in a nested scope) taken for V too
-        if V.__class__ is ast_.Name and V.ctx.__class__ is ast_.Load:
-            own = self.scope_at.get(id(V))
-            k = set()
-            while own is not None and not k:
-                k = self.name_keys(V, own)
-                own = own.parent
-            return k
-        return orig_flow["v_keys"](self, V)
-
     def returns_keep(self, G):
         par = self.parents.get(id(G))
         if par.__class__ is ast_.Return:
@@ -6578,7 +6567,6 @@ def mutants(scan):
         ("returned passed-through calls not handed on", "handed_g", returns_keep),
         ("awaited passed-through calls not handed on", "handed_g", awaits_keep),
         ("checking functions contribute no reads", "contributions", lambda self, V, par: None),
-        ("loads of any receiver name are V", "v_keys", v_keys_any_name),
         ("passed-through calls carry nothing", "carry", lambda self, G: set()),
         ("cycles keep their results", "memo", memo_cycles_kept),
         ("answers inside a cycle kept", "memo", memo_keeps_open_answers),
