@@ -15,7 +15,7 @@ use crate::project::{ProjectPlan, Projects, ReadOptions};
 use crate::semantic::FileContext;
 use crate::semantic::project::{BuilderSpec, Facts, Known, SharedText, round_zero_facts_in};
 use crate::source;
-use crate::syntax::{self, LineIndex, ParseScope};
+use crate::syntax::{self, ParseScope};
 use crate::{contract, fix, rules};
 
 /// How to check, the same for every file.
@@ -121,12 +121,12 @@ fn planned_findings(
     if !is_violating(src, pieces, rules, file) {
         return Vec::new();
     }
-    let index = LineIndex::new(src);
+    let index = file.line_index();
     // Only each fix's verdict is reported: no layout, no edits.
     let options =
         fix::PlanOptions::verdicts_only(rules.clone()).with_builders(builders).with_read_reasons(read_reasons);
     let mut findings: Vec<Finding> =
-        fix::plan_source_in(src, pieces, &options, file).iter().flat_map(|plan| plan.findings(src, &index)).collect();
+        fix::plan_source_in(src, pieces, &options, file).iter().flat_map(|plan| plan.findings(src, index)).collect();
     findings.sort_by_key(|f| (f.entry.start, f.code));
     findings
 }
@@ -135,10 +135,9 @@ fn planned_findings(
 /// (a shaped dict breaking the contract, or a later write into one).
 fn is_violating(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> bool {
     let mut violating = false;
-    let index = std::cell::OnceCell::new();
     contract::for_each_tool_result(src, pieces, rules, |node, piece, dict| {
         violating = violating || dict.is_violating() || {
-            let index = index.get_or_init(|| LineIndex::new(src));
+            let index = file.line_index();
             !rules::shape_findings(node, &dict, (&src[piece.offset..], piece.offset), src, index, rules, file)
                 .is_empty()
         };

@@ -256,11 +256,11 @@ pub fn plan_source_in(
     context: &crate::semantic::FileContext<'_>,
 ) -> Vec<Plan> {
     let mut plans = Vec::new();
-    let index = crate::syntax::LineIndex::new(src);
+    let index = context.line_index();
     contract::for_each_tool_result(src, pieces, &options.rules, |node, piece, dict| {
         let piece_src = &src[piece.offset..];
         let shapes =
-            crate::rules::shape_findings(node, &dict, (piece_src, piece.offset), src, &index, &options.rules, context);
+            crate::rules::shape_findings(node, &dict, (piece_src, piece.offset), src, index, &options.rules, context);
         if !shapes.is_empty() {
             // A dict someone else parses is repaired by no one but a person.
             let keys = dict.entries.iter().filter_map(|e| e.key_name());
@@ -269,14 +269,14 @@ pub fn plan_source_in(
         }
         if dict.is_violating() {
             let root = piece.tree.root_node();
-            let remedy = plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, options);
+            let remedy = plan::plan_dict(src, index, context, piece.offset, root, node, &dict, options);
             let mut alternatives = Vec::new();
             if let (true, Remedy::Fix(merged)) = (options.alternatives, &remedy) {
                 // Where the fix merges into an existing json block, a new
                 // block may be appended instead.
                 let append = PlanOptions { append_json: true, alternatives: false, ..options.clone() };
                 if let Remedy::Fix(appended) =
-                    plan::plan_dict(src, &index, context, piece.offset, root, node, &dict, &append)
+                    plan::plan_dict(src, index, context, piece.offset, root, node, &dict, &append)
                     && appended.edits != merged.edits
                 {
                     alternatives = vec![
@@ -289,7 +289,7 @@ pub fn plan_source_in(
         }
     });
     plans.extend(
-        options.not_results.iter().filter_map(|f| not_result_plan(src, pieces, &index, f, options.alternatives)),
+        options.not_results.iter().filter_map(|f| not_result_plan(src, pieces, index, f, options.alternatives)),
     );
     let writes = crate::rules::later_writes(src, pieces, &options.rules, context);
     if !writes.is_empty() {

@@ -88,7 +88,7 @@ pub fn later_writes(src: &str, pieces: &[ParsedPiece], rules: &Rules, file: &Fil
     if !rules.enabled(Code::LaterWrite) || !later_write::may_bind_result(src, pieces) {
         return Vec::new();
     }
-    let mut findings = later_write::findings(src, file.tree(), file.model(), rules, &LineIndex::new(src));
+    let mut findings = later_write::findings(src, file.tree(), file.model(), rules, file.line_index());
     findings.sort_by_key(|f| (f.entry.start, f.code));
     findings
 }

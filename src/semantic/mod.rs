@@ -77,6 +77,9 @@ pub struct FileContext<'s> {
     /// The offsets of the carriage returns of `src` not followed by a line
     /// feed (line breaks to Python only), found once.
     lone_crs: OnceCell<Vec<usize>>,
+    /// Where the lines of `src` start, found once for every rule and plan
+    /// that asks.
+    lines: OnceCell<crate::syntax::LineIndex>,
     /// Where the file's line tails stop, for suppression questions.
     tails: crate::suppress::LineTails<'s>,
     /// The last window asked of [`FileContext::silenced_in`], and its answer.
@@ -98,6 +101,7 @@ impl<'s> FileContext<'s> {
             view,
             whole: OnceCell::new(),
             lone_crs: OnceCell::new(),
+            lines: OnceCell::new(),
             tails: crate::suppress::LineTails::new(src),
             silenced: std::cell::RefCell::new(None),
         }
@@ -121,6 +125,11 @@ impl<'s> FileContext<'s> {
     /// The 1-based line of the byte offset `at`, for reasons.
     fn line_of(&self, at: usize) -> usize {
         self.src[..at].matches('\n').count() + 1
+    }
+
+    /// The line starts of the file.
+    pub fn line_index(&self) -> &crate::syntax::LineIndex {
+        self.lines.get_or_init(|| crate::syntax::LineIndex::new(self.src))
     }
 
     /// The stops of the file's line tails (line breaks and `#`s), which the

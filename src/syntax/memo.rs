@@ -6,9 +6,11 @@
 //! An entry is found by a hash of the text (and the ranges), and used only
 //! when both are byte-for-byte the same as the ones it was made from: a
 //! tree and a layout are pure functions of them, so a hit is exactly what
-//! a parse or a lex would give. Small texts are not kept (their cost is
-//! the work), and the memo stops growing at [`BUDGET`] bytes of source,
-//! text and tree alike.
+//! a parse or a lex would give. Every tree is kept, a display's too (the
+//! same display in two files is parsed once: tree-sitter spends tens of
+//! microseconds on one); small texts are not lexed into the memo (their
+//! cost is the work), and the memo stops growing at [`BUDGET`] bytes of
+//! source, text and tree alike.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -19,7 +21,7 @@ use tree_sitter::Tree;
 
 use super::lexer::Layout;
 
-/// Parses of fewer bytes than this are not kept.
+/// Layouts of fewer bytes than this are not kept.
 const SMALLEST: usize = 2 * 1024;
 
 /// Bytes the memo keeps at most: each entry's text, plus its parsed bytes
@@ -63,7 +65,12 @@ fn key(text: &str, ranges: &[Range<usize>]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.len().hash(&mut h);
     ranges.hash(&mut h);
-    let step = (bytes.len() / SAMPLES).max(1);
+    if bytes.len() <= SAMPLES * 8 {
+        // A short text (a display, mostly) is hashed whole.
+        bytes.hash(&mut h);
+        return h.finish();
+    }
+    let step = bytes.len() / SAMPLES;
     for at in (0..bytes.len()).step_by(step) {
         bytes[at..bytes.len().min(at + 8)].hash(&mut h);
     }
@@ -76,9 +83,6 @@ fn key(text: &str, ranges: &[Range<usize>]) -> u64 {
 /// has room.
 pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> Tree) -> Tree {
     let parsed = if ranges.is_empty() { text.len() } else { ranges.iter().map(|r| r.len()).sum() };
-    if parsed < SMALLEST {
-        return parse();
-    }
     let k = key(text, ranges);
     if let Some(memo) = lock().as_ref() {
         let same = |e: &&Entry| &*e.ranges == ranges && &*e.text == text;
@@ -164,10 +168,16 @@ mod tests {
         });
         assert_eq!(parses.get(), 3);
         assert_eq!(part.root_node().start_byte(), 6);
-        // A small text is never kept.
-        let _ = tree("x = 1\n", &[], || parse("x = 1\n"));
-        let _ = tree("x = 1\n", &[], || parse("x = 1\n"));
-        assert_eq!(parses.get(), 5);
+        // A small text (a display parsed alone, mostly) is kept too: the
+        // same display in two places is parsed once.
+        let display = "{'status': 'success', 'content': [{'text': 'ok'}]}";
+        let _ = tree(display, &[], || parse(display));
+        let kept = tree(display, &[], || parse(display));
+        assert_eq!(parses.get(), 4);
+        assert_eq!(kept.root_node().to_sexp(), super::super::parse_uncached(display).root_node().to_sexp());
+        let other = display.replace("ok", "no");
+        let _ = tree(&other, &[], || parse(&other));
+        assert_eq!(parses.get(), 5, "another display of the same length is parsed anew");
     }
 
     #[test]

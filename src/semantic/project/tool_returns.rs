@@ -268,13 +268,17 @@ impl Parsed {
     /// bind a module-level name from its body (`global`), or is one of
     /// `kept`; the bodies of the others are left out. The module's own
     /// block and its classes' bodies are always parsed: they bind the names
-    /// that calls resolve through. `None` for a file with Python 2 syntax:
+    /// that calls resolve through. A function that may reach a display
+    /// and is named in `reaching_named` (names whose calls may return a
+    /// half-shaped display) is kept too: a tool's call of it asks for it
+    /// next, and one parse then serves both. `None` for a file with Python 2 syntax:
     /// it holds no tool and returns nothing.
     fn of(
         text: SharedText,
         layout: Option<&syntax::lexer::Layout>,
         tools: Vec<usize>,
-        kept: HashSet<String>,
+        mut kept: HashSet<String>,
+        reaching_named: &HashSet<String>,
     ) -> Option<Parsed> {
         if syntax::legacy::may_hold(text.as_bytes()) {
             let tree = syntax::parse(&text);
@@ -288,10 +292,17 @@ impl Parsed {
         for d in &definitions {
             let reaches = |d: &syntax::outline::Definition| layout.is_none_or(|l| may_reach(&text, l, d.range.clone()));
             if !d.class && reaches(d) {
+                if reaching_named.contains(&d.name) {
+                    kept.insert(d.name.clone());
+                }
                 reaching.insert(d.name.clone());
             }
             for member in d.members.iter().filter(|m| reaches(m)) {
-                reaching.insert(format!("{}.{}", d.name, member.name));
+                let key = format!("{}.{}", d.name, member.name);
+                if reaching_named.contains(&member.name) {
+                    kept.insert(key.clone());
+                }
+                reaching.insert(key);
             }
         }
         let holds_tool = |d: &syntax::outline::Definition| tools.iter().any(|at| d.range.contains(at));
@@ -354,6 +365,9 @@ struct Loader<'a, R> {
     /// The modules whose module-level names the project learned.
     whole: HashSet<usize>,
     read: &'a R,
+    /// The names whose calls may return a half-shaped display: a module
+    /// is parsed with the functions of these names kept whole.
+    reaching: &'a HashSet<String>,
 }
 
 /// What a function returns, as far as TS005 looks: its returned displays
@@ -520,10 +534,12 @@ impl Project {
                 if asked.is_empty() {
                     return None;
                 }
-                Some((t.m, Parsed::of(t.text, t.layout.as_ref(), asked, HashSet::new())?))
+                // The functions its tools may return calls of are kept
+                // whole from the start: the worklist asks for them next.
+                Some((t.m, Parsed::of(t.text, t.layout.as_ref(), asked, HashSet::new(), &functions)?))
             })
             .collect();
-        let mut loader = Loader { parsed: HashMap::new(), whole: HashSet::new(), read: &read };
+        let mut loader = Loader { parsed: HashMap::new(), whole: HashSet::new(), read: &read, reaching: &functions };
         // Each tool: where it stands, its name, what it returns.
         let mut tools: Vec<(usize, usize, String, Returns)> = Vec::new();
         for (m, p) in candidates {
@@ -600,12 +616,12 @@ impl Project {
         loader: &'p mut Loader<'_, R>,
     ) -> Option<&'p Parsed> {
         let path = &self.modules[m].path;
-        let read = loader.read;
+        let (read, reaching) = (loader.read, loader.reaching);
         let entry = loader.parsed.entry(m).or_insert_with(|| {
             let kept: HashSet<String> = body.into_iter().map(str::to_owned).collect();
             read(path).and_then(|text| {
                 let layout = syntax::layout(&text);
-                Parsed::of(text, layout.as_ref(), Vec::new(), kept)
+                Parsed::of(text, layout.as_ref(), Vec::new(), kept, reaching)
             })
         });
         // A function whose bytes say it returns nothing TS005 follows stays
@@ -618,7 +634,7 @@ impl Project {
             let mut kept = p.kept;
             kept.extend(p.reaching);
             let layout = syntax::layout(&p.text);
-            *entry = Parsed::of(p.text, layout.as_ref(), p.tools, kept);
+            *entry = Parsed::of(p.text, layout.as_ref(), p.tools, kept, reaching);
         }
         let p = entry.as_ref()?;
         if loader.whole.insert(m) {
