@@ -6,11 +6,12 @@
 //! An entry is found by a hash of the text (and the ranges), and used only
 //! when both are byte-for-byte the same as the ones it was made from: a
 //! tree and a layout are pure functions of them, so a hit is exactly what
-//! a parse or a lex would give. Every tree is kept, a display's too (the
-//! same display in two files is parsed once: tree-sitter spends tens of
-//! microseconds on one); small texts are not lexed into the memo (their
-//! cost is the work), and the memo stops growing at [`BUDGET`] bytes of
-//! source, text and tree alike.
+//! a parse or a lex would give. A display's tree is kept too (the same
+//! display in two files is parsed once: tree-sitter spends tens of
+//! microseconds on one), under a budget of its own ([`SMALL_BUDGET`]);
+//! small texts are not lexed into the memo (their cost is the work), and
+//! the memo stops growing at [`BUDGET`] bytes of source, text and tree
+//! alike.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -21,15 +22,28 @@ use tree_sitter::Tree;
 
 use super::lexer::Layout;
 
-/// Layouts of fewer bytes than this are not kept.
+/// Texts of fewer bytes than this are small: their layouts are not kept,
+/// and their trees count against [`SMALL_BUDGET`].
 const SMALLEST: usize = 2 * 1024;
 
 /// Bytes the memo keeps at most: each entry's text, plus its parsed bytes
-/// times [`TREE_BYTES_PER_BYTE`] for its tree.
+/// times [`TREE_BYTES_PER_BYTE`] and [`TREE_BYTES_EACH`] for its tree.
 const BUDGET: usize = 32 * 1024 * 1024;
+
+/// Bytes the trees of texts under [`SMALLEST`] (displays parsed alone,
+/// mostly) may take, apart from [`BUDGET`]: thousands of small trees kept
+/// among the ones a run frees cost the allocator far more pages than
+/// they hold (a tree per display of a builder-dense corpus tripled its
+/// peak memory), so only the first ones are kept.
+const SMALL_BUDGET: usize = 4 * 1024 * 1024;
 
 /// A rough upper bound of a tree's memory per byte parsed.
 const TREE_BYTES_PER_BYTE: usize = 12;
+
+/// A tree's memory whatever its size: a tree of one 100-byte display
+/// holds about 4 KB (measured with tree-sitter-python 0.25), which the
+/// per-byte bound alone misses by three times.
+const TREE_BYTES_EACH: usize = 4 * 1024;
 
 struct Entry {
     text: Box<str>,
@@ -45,6 +59,8 @@ struct Memo {
     entries: HashMap<u64, Vec<Entry>>,
     layouts: HashMap<u64, Vec<Lexed>>,
     bytes: usize,
+    /// What the trees of small texts cost, kept apart (see [`SMALL_BUDGET`]).
+    small_bytes: usize,
 }
 
 /// A rough upper bound of a layout's memory per byte lexed.
@@ -83,6 +99,7 @@ fn key(text: &str, ranges: &[Range<usize>]) -> u64 {
 /// has room.
 pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> Tree) -> Tree {
     let parsed = if ranges.is_empty() { text.len() } else { ranges.iter().map(|r| r.len()).sum() };
+    let small = parsed < SMALLEST;
     let k = key(text, ranges);
     if let Some(memo) = lock().as_ref() {
         let same = |e: &&Entry| &*e.ranges == ranges && &*e.text == text;
@@ -91,11 +108,12 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> 
         }
     }
     let tree = parse();
-    let cost = text.len() + parsed * TREE_BYTES_PER_BYTE;
+    let cost = text.len() + parsed * TREE_BYTES_PER_BYTE + TREE_BYTES_EACH;
     let mut guard = lock();
     let memo = guard.get_or_insert_with(Memo::default);
-    if memo.bytes + cost <= BUDGET {
-        memo.bytes += cost;
+    let (bytes, budget) = if small { (&mut memo.small_bytes, SMALL_BUDGET) } else { (&mut memo.bytes, BUDGET) };
+    if *bytes + cost <= budget {
+        *bytes += cost;
         memo.entries.entry(k).or_default().push(Entry { text: text.into(), ranges: ranges.into(), tree: tree.clone() });
     }
     tree
