@@ -118,8 +118,11 @@ fn temp_files(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Files and their bytes, by path relative to a folder, sorted.
+type Snapshot = Vec<(String, Vec<u8>)>;
+
 /// Every regular file below `root` (relative path, bytes), sorted.
-fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+fn snapshot(root: &Path) -> Snapshot {
     let mut out: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(root)
         .into_iter()
         .filter_map(Result::ok)
@@ -871,13 +874,10 @@ fn two_fixes_at_once() {
 fn interrupted_fix(signal: &str, delay: Duration) {
     let dir = tempdir();
     let tree = dir.path().join("tree");
-    let reference = dir.path().join("ref");
     generate_tree(&tree, 2_000, 60);
-    copy_tree(&tree, &reference);
     let original = snapshot(&tree);
-    let r = toolshape_with_timeout(&reference, &["fix", "."], Duration::from_secs(300));
-    assert_eq!(r.code, 0, "{r:?}");
-    let fixed = snapshot(&reference);
+    let (reference_original, fixed) = batch_fix_reference();
+    assert!(original == *reference_original, "the generated tree is the one the reference fixed");
     let child = command(&tree, &["fix", "."]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     std::thread::sleep(delay);
     let sent = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
@@ -901,6 +901,23 @@ fn interrupted_fix(signal: &str, delay: Duration) {
     }
     eprintln!("after SIG{signal}: {fixed_n} files fixed, {orig_n} original");
     assert!(no_temp_files(&tree));
+}
+
+/// The tree [`interrupted_fix`] interrupts, before and after an
+/// uninterrupted `fix`: made once for both signals (the fix takes most of
+/// each test's time).
+#[cfg(unix)]
+fn batch_fix_reference() -> &'static (Snapshot, Snapshot) {
+    static REFERENCE: std::sync::OnceLock<(Snapshot, Snapshot)> = std::sync::OnceLock::new();
+    REFERENCE.get_or_init(|| {
+        let dir = tempdir();
+        let reference = dir.path().join("ref");
+        generate_tree(&reference, 2_000, 60);
+        let original = snapshot(&reference);
+        let r = toolshape_with_timeout(&reference, &["fix", "."], Duration::from_secs(300));
+        assert_eq!(r.code, 0, "{r:?}");
+        (original, snapshot(&reference))
+    })
 }
 
 #[cfg(unix)]
