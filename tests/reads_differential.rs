@@ -3,8 +3,9 @@
 //! against `tests/reference/scan.py --reads` (stdlib `ast`, written
 //! independently of the Rust code), on the readers fixture project and on
 //! generated producer/consumer programs (`gen_programs.py --with-readers`,
-//! whose `--verify` holds scan.py to the generator's manifest). The
-//! reference's own self-test (`reads_selftest.py`) runs first.
+//! whose `--verify` holds scan.py to the generator's manifest and keeps
+//! its output for this comparison). The reference's own self-test
+//! (`reads_selftest.py`) runs first.
 //!
 //! Needs Python >= 3.10; without it the test says SKIPPED loudly (and fails
 //! under `TOOLSHAPE_NO_SKIP`).
@@ -88,19 +89,30 @@ fn findings_json(cmd: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
+/// `toolshape check --format json --no-ignore target`, run in `cwd`.
+fn toolshape_json(cwd: &Path, target: &str) -> Vec<u8> {
+    let mut ours = Command::new(env!("CARGO_BIN_EXE_toolshape"));
+    ours.current_dir(cwd).args(["check", "--format", "json", "--no-ignore", target]);
+    findings_json(&mut ours)
+}
+
 /// Compares toolshape's reads with the reference's on `dir`; returns the
 /// number of (finding, read) links and the forms seen.
 fn compare(python: &str, dir: &Path) -> (usize, BTreeSet<String>) {
-    let mut ours = Command::new(env!("CARGO_BIN_EXE_toolshape"));
-    ours.current_dir(dir).args(["check", "--format", "json", "--no-ignore", "."]);
-    let ours = reads_of("toolshape", &findings_json(&mut ours));
     let mut reference = Command::new(python);
     reference
         .current_dir(dir)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(manifest_dir().join("tests/reference/scan.py"))
         .args(["--reads", "."]);
-    let theirs = reads_of("scan.py --reads", &findings_json(&mut reference));
+    compare_outputs(&dir.display().to_string(), &toolshape_json(dir, "."), &findings_json(&mut reference))
+}
+
+/// Compares the reads of toolshape's findings (`ours`) with scan.py's
+/// (`theirs`), both JSON arrays; returns what [`compare`] does.
+fn compare_outputs(label: &str, ours: &[u8], theirs: &[u8]) -> (usize, BTreeSet<String>) {
+    let ours = reads_of("toolshape", ours);
+    let theirs = reads_of("scan.py --reads", theirs);
     let mut report = Vec::new();
     for id in ours.keys().chain(theirs.keys()).collect::<BTreeSet<_>>() {
         if ours.get(id) != theirs.get(id) {
@@ -109,8 +121,7 @@ fn compare(python: &str, dir: &Path) -> (usize, BTreeSet<String>) {
     }
     assert!(
         report.is_empty(),
-        "{}: {} findings whose reads differ; the first:\n{}",
-        dir.display(),
+        "{label}: {} findings whose reads differ; the first:\n{}",
         report.len(),
         report.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
     );
@@ -152,17 +163,18 @@ fn reads_match_the_reference_on_generated_programs() {
         truncate(&String::from_utf8_lossy(&out.stdout), 3000),
         truncate(&String::from_utf8_lossy(&out.stderr), 3000)
     );
+    // The generator's --verify runs scan.py --reads over the corpus (and
+    // holds it to the manifest): its output, kept, is the reference here.
+    // Both tools are given the corpus as `programs`, from its parent.
     let dir = tempfile::Builder::new().prefix("toolshape-readers-").tempdir().unwrap();
-    let corpus = dir.path().join("programs");
     let mut generate = Command::new(&python);
-    generate.env("PYTHONDONTWRITEBYTECODE", "1").arg(root.join("tests/reference/gen_programs.py")).arg(&corpus).args([
-        "--seed",
-        &SEED.to_string(),
-        "--programs",
-        &PROGRAMS.to_string(),
-        "--with-readers",
-        "--verify",
-    ]);
+    generate
+        .current_dir(dir.path())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .arg(root.join("tests/reference/gen_programs.py"))
+        .arg("programs")
+        .args(["--seed", &SEED.to_string(), "--programs", &PROGRAMS.to_string()])
+        .args(["--with-readers", "--verify", "--scan-output", "scan.json"]);
     let out = run(&mut generate);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -171,7 +183,9 @@ fn reads_match_the_reference_on_generated_programs() {
         describe(&generate),
         truncate(&stderr, 4000)
     );
-    let (links, forms) = compare(&python, &corpus);
+    let theirs = std::fs::read(dir.path().join("scan.json")).expect("read scan.json, kept by the generator");
+    let ours = toolshape_json(dir.path(), "programs");
+    let (links, forms) = compare_outputs("generated programs", &ours, &theirs);
     assert!(links as u64 >= 4 * PROGRAMS, "only {links} reads in {PROGRAMS} generated programs");
     assert_eq!(forms, forms_but(&[]), "forms found in the generated programs");
 }
