@@ -210,18 +210,70 @@ fn without_legacy(findings: &mut Vec<Finding>, text: &str, notes: &mut Vec<Strin
     }
 }
 
+/// Checked files a batch of projects holds at least (see
+/// [`ProjectPlan::batches`]): about as many small tool modules as the parse
+/// memo's budget keeps the trees of, so that its passes share them.
+const BATCH_FILES: usize = 500;
+
 /// Checks `files` in parallel, each under its own settings, in the phases
-/// of the project pass: each file is read once, for its own findings, the
-/// facts a result builder needs and the modules it imports; then the
-/// projects' builders are resolved; then the calls of builders (TS003) are
-/// added in the files that may hold one, and every file's outcome reaches
-/// `sink` in file order as soon as it and all before it are done. Only
-/// when some builder exists is a file read again (for its calls).
+/// of the project pass (see [`check_batch`]), their projects in batches of
+/// [`BATCH_FILES`] files or more, one after the other: every file's outcome
+/// reaches `sink` in file order as soon as it and all before it are done.
 pub fn check_files(
     files: Vec<FoundFile>,
     options: &CheckOptions,
     plan: ProjectPlan,
-    walk: impl FnOnce(ProjectPlan) -> ProjectPlan + Send,
+    walk: impl Fn(ProjectPlan) -> ProjectPlan + Sync,
+    sink: impl FnMut(FileOutcome),
+) {
+    check_in_batches(files, options, plan, walk, BATCH_FILES, sink)
+}
+
+/// [`check_files`] in batches of `batch_files` files or more.
+fn check_in_batches(
+    files: Vec<FoundFile>,
+    options: &CheckOptions,
+    plan: ProjectPlan,
+    walk: impl Fn(ProjectPlan) -> ProjectPlan + Sync,
+    batch_files: usize,
+    mut sink: impl FnMut(FileOutcome),
+) {
+    let mut batches = plan.batches(batch_files);
+    if batches.len() == 1 {
+        let (plan, _) = batches.pop().expect("one batch");
+        return check_batch(files, options, plan, &walk, sink);
+    }
+    let mut files: Vec<Option<FoundFile>> = files.into_iter().map(Some).collect();
+    let mut done: Vec<Option<FileOutcome>> = (0..files.len()).map(|_| None).collect();
+    let mut next = 0;
+    for (plan, members) in batches {
+        let batch = members.iter().map(|&j| files[j].take().expect("a file is in one batch")).collect();
+        let mut arrived = members.iter();
+        check_batch(batch, options, plan, &walk, |outcome| {
+            let j = *arrived.next().expect("one outcome per file of the batch");
+            done[j] = Some(outcome);
+            while let Some(outcome) = done.get_mut(next).and_then(Option::take) {
+                sink(outcome);
+                next += 1;
+            }
+        });
+        // The next batch asks for other files' trees.
+        syntax::forget_parses();
+    }
+}
+
+/// Checks the files of one batch of projects, in the phases of the
+/// project pass: each file is read once, for its own findings, the facts a
+/// result builder needs and the modules it imports; then the projects'
+/// builders are resolved; then the calls of builders (TS003) are added in
+/// the files that may hold one, and every file's outcome reaches `sink` in
+/// file order as soon as it and all before it are done. Only when some
+/// builder exists is a file read again (for its calls).
+fn check_batch(
+    files: Vec<FoundFile>,
+    options: &CheckOptions,
+    plan: ProjectPlan,
+    walk: &(impl Fn(ProjectPlan) -> ProjectPlan + Sync),
     mut sink: impl FnMut(FileOutcome),
 ) {
     let (mut projects, early) = first_phase(&files, plan, walk, |file, _, text| {
@@ -644,6 +696,62 @@ pub fn par_map_ordered<I: Send + Sync, T: Send>(items: Vec<I>, work: impl Fn(I) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Copies the folder `from` into `to`.
+    fn copy_folder(from: &Path, to: &Path) {
+        for entry in walkdir::WalkDir::new(from) {
+            let entry = entry.unwrap();
+            let target = to.join(entry.path().strip_prefix(from).unwrap());
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&target).unwrap();
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn projects_checked_in_batches_give_what_they_give_at_once_in_file_order() {
+        // Two fixture projects, one nested in the other's folder so that
+        // their files interleave in file order, and the outer one's files
+        // around it.
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/projects");
+        let dir = tempfile::tempdir().unwrap();
+        let outer = dir.path();
+        copy_folder(&fixtures.join("builders"), outer);
+        copy_folder(&fixtures.join("builder_fix"), &outer.join("q_nested"));
+        std::fs::write(outer.join("z_last.py"), "def t():\n    return {'status': 'success', 'content': [], 'n': 1}\n")
+            .unwrap();
+        let mut paths: Vec<PathBuf> = walkdir::WalkDir::new(outer)
+            .into_iter()
+            .map(|e| e.unwrap().into_path())
+            .filter(|p| p.extension().is_some_and(|e| e == "py"))
+            .collect();
+        paths.sort();
+        let options = CheckOptions::new(ParseScope::Candidates);
+        let outcomes = |batch_files: usize| {
+            let files = paths.iter().cloned().map(FoundFile::with_defaults).collect();
+            let plan = ProjectPlan::new(
+                &[outer.to_path_buf()],
+                &paths,
+                &crate::project::ProjectOptions { root: None, isolated: false },
+            );
+            let walk = |plan: ProjectPlan| {
+                plan.walk(&crate::discovery::WalkOptions::default(), &crate::config::Resolver::isolated())
+            };
+            let mut seen = Vec::new();
+            check_in_batches(files, &options, plan, walk, batch_files, |o| seen.push(format!("{o:?}")));
+            seen
+        };
+        let at_once = outcomes(usize::MAX);
+        let batched = outcomes(1);
+        assert_eq!(at_once.len(), paths.len());
+        for (outcome, path) in batched.iter().zip(&paths) {
+            assert!(outcome.contains(&format!("{path:?}")), "{outcome} is not {}'s outcome", path.display());
+        }
+        assert!(at_once.iter().filter(|o| o.contains("BuilderCall")).count() >= 2, "builder calls in both projects");
+        assert_eq!(batched, at_once);
+    }
 
     #[test]
     fn candidate_and_whole_file_scopes_agree() {

@@ -175,6 +175,59 @@ impl ProjectPlan {
         ProjectPlan { roots, root_of, slots: Vec::new(), cwd, given, given_dirs }
     }
 
+    /// Splits the plan (not yet walked) into plans of whole projects, each
+    /// with the indexes of its checked files in this plan (ascending): the
+    /// projects in the order of their first file, a batch closed once it
+    /// holds `files` checked files or more, the last one joining the one
+    /// before when it holds fewer (a run of fewer files, or of a few big
+    /// projects, stays one batch: each batch waits for its slowest file at
+    /// every phase). Projects share nothing, so checking the batches one
+    /// after the other finds what checking them at once does, while the
+    /// trees the passes share are those of one batch.
+    pub fn batches(self, files: usize) -> Vec<(ProjectPlan, Vec<usize>)> {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); self.roots.len()];
+        for (j, (_, r)) in self.root_of.iter().enumerate() {
+            members[*r].push(j);
+        }
+        let held = |group: &Vec<usize>| group.iter().map(|&r| members[r].len()).sum::<usize>();
+        let mut groups: Vec<Vec<usize>> = vec![Vec::new()];
+        for r in 0..members.len() {
+            let open = groups.last_mut().expect("a group is open");
+            open.push(r);
+            if held(open) >= files {
+                groups.push(Vec::new());
+            }
+        }
+        let last = groups.pop().expect("a group is open");
+        match groups.last_mut() {
+            Some(before) if held(&last) < files => before.extend(last),
+            _ => groups.push(last),
+        }
+        groups.retain(|g| !g.is_empty());
+        if groups.len() <= 1 {
+            let all = (0..self.root_of.len()).collect();
+            return vec![(self, all)];
+        }
+        groups
+            .into_iter()
+            .map(|group| {
+                let mut checked: Vec<usize> = group.iter().flat_map(|&r| members[r].iter().copied()).collect();
+                checked.sort_unstable();
+                let place: HashMap<usize, usize> = group.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+                let root_of = checked.iter().map(|&j| (self.root_of[j].0.clone(), place[&self.root_of[j].1])).collect();
+                let plan = ProjectPlan {
+                    roots: group.iter().map(|&r| self.roots[r].clone()).collect(),
+                    root_of,
+                    slots: Vec::new(),
+                    cwd: self.cwd.clone(),
+                    given: self.given.clone(),
+                    given_dirs: self.given_dirs.clone(),
+                };
+                (plan, checked)
+            })
+            .collect()
+    }
+
     /// Whether some project holds files outside the paths given (its root
     /// lies above them): only then do imports decide which files are read.
     pub fn has_outside_files(&self) -> bool {
@@ -223,11 +276,17 @@ impl ProjectPlan {
     pub fn index(self, known: Vec<Option<Known>>, rules: Vec<Rules>) -> Projects {
         let mut known = known;
         known.resize_with(self.root_of.len(), || None);
-        // Keys a project tolerates stay at the top level: a builder's fix
-        // would move them too.
-        let mut allowed: Vec<String> = rules.iter().flat_map(|r| r.extra_allowed_keys().to_vec()).collect();
-        allowed.sort();
-        allowed.dedup();
+        // Keys a project tolerates (the settings of any of its checked
+        // files allow them) stay at the top level: a builder's fix would
+        // move them too.
+        let mut allowed: Vec<Vec<String>> = vec![Vec::new(); self.roots.len()];
+        for ((_, r), rules) in self.root_of.iter().zip(&rules) {
+            allowed[*r].extend(rules.extra_allowed_keys().iter().cloned());
+        }
+        for keys in &mut allowed {
+            keys.sort();
+            keys.dedup();
+        }
         let mut projects = Vec::new();
         // The texts the first phase kept: no pass reads those files again
         // (they count against the cache's budget).
@@ -251,7 +310,7 @@ impl ProjectPlan {
                     mine[slot] = known[j].take();
                 }
             }
-            projects.push(Project::index(&root, files, &checked, mine, &allowed, |p| texts.text(p)));
+            projects.push(Project::index(&root, files, &checked, mine, &allowed[i], |p| texts.text(p)));
         }
         let any_builders = projects.iter().any(Project::has_builders);
         let checked = self.root_of.iter().zip(&self.slots).map(|((_, r), s)| (*r, *s)).collect();

@@ -11,7 +11,8 @@
 //! microseconds on one), under a budget of its own ([`SMALL_BUDGET`]);
 //! small texts are not lexed into the memo (their cost is the work), and
 //! the memo stops growing at [`BUDGET`] bytes of source, text and tree
-//! alike.
+//! alike. A run that checks its projects in batches [`clear`]s the memo
+//! between them: no batch asks for another's files.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -23,27 +24,27 @@ use tree_sitter::Tree;
 use super::lexer::Layout;
 
 /// Texts of fewer bytes than this are small: their layouts are not kept,
-/// and their trees count against [`SMALL_BUDGET`].
+/// and the trees of small pieces (not whole files) count against
+/// [`SMALL_BUDGET`].
 const SMALLEST: usize = 2 * 1024;
 
-/// Bytes the memo keeps at most: each entry's text, plus its parsed bytes
-/// times [`TREE_BYTES_PER_BYTE`] and [`TREE_BYTES_EACH`] for its tree.
+/// Bytes the memo keeps at most: each entry's text, plus its tree's nodes
+/// times [`TREE_BYTES_PER_NODE`].
 const BUDGET: usize = 32 * 1024 * 1024;
 
-/// Bytes the trees of texts under [`SMALLEST`] (displays parsed alone,
-/// mostly) may take, apart from [`BUDGET`]: thousands of small trees kept
+/// Bytes the trees of pieces under [`SMALLEST`] (displays parsed alone)
+/// may take, apart from [`BUDGET`]: thousands of small trees kept
 /// among the ones a run frees cost the allocator far more pages than
 /// they hold (a tree per display of a builder-dense corpus tripled its
 /// peak memory), so only the first ones are kept.
 const SMALL_BUDGET: usize = 4 * 1024 * 1024;
 
-/// A rough upper bound of a tree's memory per byte parsed.
-const TREE_BYTES_PER_BYTE: usize = 12;
-
-/// A tree's memory whatever its size: a tree of one 100-byte display
-/// holds about 4 KB (measured with tree-sitter-python 0.25), which the
-/// per-byte bound alone misses by three times.
-const TREE_BYTES_EACH: usize = 4 * 1024;
+/// A tree's memory per node: 124 to 128 bytes (measured with
+/// tree-sitter-python 0.25 on generated tool modules, this project's
+/// bench corpus and the stdlib, which hold 52, 27 and 25 bytes of tree per
+/// byte of source: a per-byte bound misses by twice either way; a tree of
+/// one 100-byte display holds about 4 KB).
+const TREE_BYTES_PER_NODE: usize = 128;
 
 struct Entry {
     text: Box<str>,
@@ -96,10 +97,13 @@ fn key(text: &str, ranges: &[Range<usize>]) -> u64 {
 
 /// The tree of `ranges` of `text` (all of it when `ranges` is empty), from
 /// the memo or from `parse`, which is kept for the next ask when the memo
-/// has room.
-pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> Tree) -> Tree {
+/// has room. A `piece` is a part of a file parsed alone (a display): a
+/// small one counts against [`SMALL_BUDGET`], a whole file never does (the
+/// modules of a builder-dense project are small, and each is asked for by
+/// several passes).
+pub(super) fn tree(text: &str, ranges: &[Range<usize>], piece: bool, parse: impl FnOnce() -> Tree) -> Tree {
     let parsed = if ranges.is_empty() { text.len() } else { ranges.iter().map(|r| r.len()).sum() };
-    let small = parsed < SMALLEST;
+    let small = piece && parsed < SMALLEST;
     let k = key(text, ranges);
     if let Some(memo) = lock().as_ref() {
         let same = |e: &&Entry| &*e.ranges == ranges && &*e.text == text;
@@ -108,7 +112,7 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], parse: impl FnOnce() -> 
         }
     }
     let tree = parse();
-    let cost = text.len() + parsed * TREE_BYTES_PER_BYTE + TREE_BYTES_EACH;
+    let cost = text.len() + tree.root_node().descendant_count() * TREE_BYTES_PER_NODE;
     let mut guard = lock();
     let memo = guard.get_or_insert_with(Memo::default);
     let (bytes, budget) = if small { (&mut memo.small_bytes, SMALL_BUDGET) } else { (&mut memo.bytes, BUDGET) };
@@ -150,6 +154,15 @@ fn keep_layout(text: &str, k: u64, layout: &Option<Layout>) {
     }
 }
 
+/// Drops every kept tree and layout (their budgets start again), on a
+/// thread of its own: freeing thousands of trees is work the next asks
+/// need not wait for.
+pub(super) fn clear() {
+    if let Some(old) = lock().take() {
+        std::thread::spawn(move || drop(old));
+    }
+}
+
 /// Keeps `layout`, lexed from `text` by a pass that needed more than the
 /// layout, for whoever asks [`layout`] of `text` next.
 pub(super) fn offer_layout(text: &str, layout: &Option<Layout>) {
@@ -172,15 +185,15 @@ mod tests {
             parses.set(parses.get() + 1);
             super::super::parse_uncached(t)
         };
-        let first = tree(&text, &[], || parse(&text));
-        let again = tree(&text, &[], || parse(&text));
+        let first = tree(&text, &[], false, || parse(&text));
+        let again = tree(&text, &[], false, || parse(&text));
         assert_eq!(first.root_node().to_sexp(), again.root_node().to_sexp());
         assert_eq!(parses.get(), 1, "the second ask of the same text is answered from the memo");
         // The same length, another text: parsed anew.
-        let _ = tree(&other, &[], || parse(&other));
+        let _ = tree(&other, &[], false, || parse(&other));
         assert_eq!(parses.get(), 2);
         // The same text, other ranges: parsed anew.
-        let part = tree(&text, &ranges, || {
+        let part = tree(&text, &ranges, false, || {
             parses.set(parses.get() + 1);
             super::super::parse_ranges_uncached(&text, &ranges)
         });
@@ -189,12 +202,12 @@ mod tests {
         // A small text (a display parsed alone, mostly) is kept too: the
         // same display in two places is parsed once.
         let display = "{'status': 'success', 'content': [{'text': 'ok'}]}";
-        let _ = tree(display, &[], || parse(display));
-        let kept = tree(display, &[], || parse(display));
+        let _ = tree(display, &[], true, || parse(display));
+        let kept = tree(display, &[], true, || parse(display));
         assert_eq!(parses.get(), 4);
         assert_eq!(kept.root_node().to_sexp(), super::super::parse_uncached(display).root_node().to_sexp());
         let other = display.replace("ok", "no");
-        let _ = tree(&other, &[], || parse(&other));
+        let _ = tree(&other, &[], true, || parse(&other));
         assert_eq!(parses.get(), 5, "another display of the same length is parsed anew");
     }
 

@@ -31,7 +31,19 @@ fn new_parser() -> Parser {
 /// Parses `text` with this thread's parser (or gives the tree a parse of
 /// the same text gave before, see `memo`).
 pub fn parse(text: &str) -> Tree {
-    memo::tree(text, &[], || parse_uncached(text))
+    memo::tree(text, &[], false, || parse_uncached(text))
+}
+
+/// [`parse`] for a piece of a file parsed alone (a display): kept apart
+/// from whole files, under a budget of their own (see `memo`).
+fn parse_piece(text: &str) -> Tree {
+    memo::tree(text, &[], true, || parse_uncached(text))
+}
+
+/// Drops the trees and layouts kept for the passes to share: the files
+/// asked for next are others (the next batch of projects).
+pub fn forget_parses() {
+    memo::clear();
 }
 
 fn parse_uncached(text: &str) -> Tree {
@@ -48,7 +60,7 @@ pub fn layout(text: &str) -> Option<lexer::Layout> {
 /// Parses only `ranges` of `text` (sorted, disjoint): a tree whose nodes
 /// carry their offsets in `text`, for the cost of those bytes alone.
 pub fn parse_ranges(text: &str, ranges: &[Range<usize>]) -> Tree {
-    memo::tree(text, ranges, || parse_ranges_uncached(text, ranges))
+    memo::tree(text, ranges, false, || parse_ranges_uncached(text, ranges))
 }
 
 fn parse_ranges_uncached(text: &str, ranges: &[Range<usize>]) -> Tree {
@@ -518,7 +530,7 @@ pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
             .into_iter()
             .map(|r| ParsedPiece {
                 in_display: in_display.binary_search(&r.start).is_ok(),
-                ..ParsedPiece::new(r.start, parse(&src[r]))
+                ..ParsedPiece::new(r.start, parse_piece(&src[r]))
             })
             .collect(),
     }
