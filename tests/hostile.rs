@@ -868,18 +868,30 @@ fn two_fixes_at_once() {
     assert_eq!(snapshot(&tree), fixed);
 }
 
-/// Sends `signal` to a batch fix of a large tree after `delay`; every file
-/// must end original or fully fixed, with no temporary file left.
+/// Sends `signal` to a batch fix of a large tree once it has written its
+/// first file (or after `limit`, or not at all if it ended first); every
+/// file must end original or fully fixed, with no temporary file left.
 #[cfg(unix)]
-fn interrupted_fix(signal: &str, delay: Duration) {
+fn interrupted_fix(signal: &str, limit: Duration) {
     let dir = tempdir();
     let tree = dir.path().join("tree");
     generate_tree(&tree, 2_000, 60);
     let original = snapshot(&tree);
     let (reference_original, fixed) = batch_fix_reference();
     assert!(original == *reference_original, "the generated tree is the one the reference fixed");
-    let child = command(&tree, &["fix", "."]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    std::thread::sleep(delay);
+    let written_at = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let files: Vec<_> = original.iter().map(|(rel, _)| tree.join(rel)).map(|p| (written_at(&p), p)).collect();
+    let mut child = command(&tree, &["fix", "."]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = Instant::now();
+    let mut polls = 0;
+    while started.elapsed() < limit
+        && child.try_wait().unwrap().is_none()
+        && files.iter().all(|(at, path)| written_at(path) == *at)
+    {
+        polls += 1;
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    eprintln!("SIG{signal} after {:.2?} ({polls} looks at the tree)", started.elapsed());
     let sent = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
     assert!(sent.success());
     let out = child.wait_with_output().unwrap();
@@ -924,14 +936,14 @@ fn batch_fix_reference() -> &'static (Snapshot, Snapshot) {
 #[test]
 #[ignore = "slow: run with --ignored --release"]
 fn sigterm_during_batch_fix() {
-    interrupted_fix("TERM", Duration::from_millis(300));
+    interrupted_fix("TERM", Duration::from_secs(120));
 }
 
 #[cfg(unix)]
 #[test]
 #[ignore = "slow: run with --ignored --release"]
 fn sigint_during_batch_fix() {
-    interrupted_fix("INT", Duration::from_millis(300));
+    interrupted_fix("INT", Duration::from_secs(120));
 }
 
 /// A file changed on disk while `fix` works on it is never overwritten. The
