@@ -114,7 +114,7 @@ pub fn value_uses<'t>(
     root: Node<'t>,
     src: &str,
     model: &SemanticModel,
-    names: &std::collections::HashSet<&str>,
+    names: &std::collections::BTreeSet<String>,
 ) -> Vec<Node<'t>> {
     let read_at: std::collections::HashSet<usize> = model
         .references
@@ -1511,7 +1511,7 @@ def h(f=f):
 ";
         let tree = syntax::parse(src);
         let model = SemanticModel::build(tree.root_node(), src);
-        let names: std::collections::HashSet<&str> = ["f"].into_iter().collect();
+        let names: std::collections::BTreeSet<String> = ["f".to_owned()].into_iter().collect();
         let found: Vec<(usize, &str)> = value_uses(tree.root_node(), src, &model, &names)
             .into_iter()
             .map(|n| (n.start_position().row + 1, &src[n.byte_range()]))
@@ -1545,7 +1545,8 @@ def t(p):
 ";
         let tree = syntax::parse(src);
         let model = SemanticModel::build(tree.root_node(), src);
-        let names: std::collections::HashSet<&str> = ["f2", "x", "f3", "y", "p"].into_iter().collect();
+        let names: std::collections::BTreeSet<String> =
+            ["f2", "x", "f3", "y", "p"].into_iter().map(str::to_owned).collect();
         let found: Vec<&str> =
             value_uses(tree.root_node(), src, &model, &names).into_iter().map(|n| &src[n.byte_range()]).collect();
         // A local variable or a parameter is no use of a producer; a name

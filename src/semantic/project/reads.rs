@@ -1751,8 +1751,7 @@ fn receivers_of(
     }
     // A producer used as a value: a receiver that reads every key where
     // toolshape cannot follow.
-    let names: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
-    for node in value_uses(root, text, model, &names) {
+    for node in value_uses(root, text, model, names) {
         let callee = super::instance_callee_of_function(node, text, model)
             .or_else(|| super::callee_of_function(node, text, model));
         let named =
@@ -1766,7 +1765,7 @@ fn receivers_of(
             "attribute" => node.field("attribute").map(|a| &text[a.byte_range()]),
             _ => Some(&text[node.byte_range()]),
         };
-        let unresolved = name.filter(|n| named && names.contains(n)).map(|n| n.to_owned());
+        let unresolved = name.filter(|n| named && names.contains(*n)).map(|n| n.to_owned());
         if callee.is_none() && unresolved.is_none() {
             continue;
         }
@@ -1791,7 +1790,7 @@ fn receivers_of(
         });
     }
     // A producer handed to its decorators: the same.
-    for (decorator, callee) in decorated_functions(root, text, &names) {
+    for (decorator, callee) in decorated_functions(root, text, names) {
         let read = Read {
             form: ReadForm::Escape,
             key: None,
@@ -1819,11 +1818,7 @@ fn receivers_of(
 /// toolshape does not follow ([`crate::semantic::opaque_decorators`]), each
 /// with the function as a callee: a module-level `def` (`F`) or a method
 /// directly in a module-level class (`K.F`).
-fn decorated_functions<'t>(
-    root: Node<'t>,
-    text: &str,
-    names: &std::collections::HashSet<&str>,
-) -> Vec<(Node<'t>, Callee)> {
+fn decorated_functions<'t>(root: Node<'t>, text: &str, names: &BTreeSet<String>) -> Vec<(Node<'t>, Callee)> {
     // The definition a statement holds, its decorators seen through.
     let defined = |statement: Node<'t>| match statement.kind_name() {
         "decorated_definition" => statement.field("definition"),
