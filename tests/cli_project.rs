@@ -1010,3 +1010,39 @@ fn reads_through_a_name_bound_below_a_function_are_found() {
         assert_eq!(reads, expected, "{paths:?}: {}", run.stdout);
     }
 }
+
+/// The keys a project allows (`allowed-keys`) are its own: a builder in
+/// another project of the same run is judged without them.
+#[test]
+fn allowed_keys_are_each_project_s_own() {
+    let dir = tempdir();
+    for project in ["a", "b"] {
+        let extra = if project == "a" { "\n[tool.toolshape]\nallowed-keys = [\"trace\"]\n" } else { "" };
+        write(dir.path(), &format!("{project}/pyproject.toml"), format!("[project]\nname = \"{project}\"\n{extra}"));
+        write(
+            dir.path(),
+            &format!("{project}/common.py"),
+            "def ok(text, **extra):\n    return {\"status\": \"success\", \"content\": [{\"text\": text}], **extra}\n",
+        );
+        write(
+            dir.path(),
+            &format!("{project}/tools.py"),
+            "from common import ok\n\n\ndef t():\n    return ok(\"x\", trace=1, frames=2)\n",
+        );
+    }
+    let run = toolshape(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let found: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    let of = |path: &str, code: &str| -> Vec<&serde_json::Value> {
+        found.iter().filter(|f| f["path"] == path && f["code"] == code).collect()
+    };
+    let keys = |path: &str| -> Vec<&str> { of(path, "TS003").iter().map(|f| f["key"].as_str().unwrap()).collect() };
+    // `a` allows `trace`: its call keeps it at the top level, so fixing the
+    // builder (which would move it) is unsafe there.
+    assert_eq!(keys("./a/tools.py"), ["frames"]);
+    assert_eq!(of("./a/common.py", "TS002")[0]["fixable"], "unsafe", "{}", run.stdout);
+    // `b` allows nothing more: `trace` is an extra key, and the builder's
+    // fix is safe.
+    assert_eq!(keys("./b/tools.py"), ["trace", "frames"]);
+    assert_eq!(of("./b/common.py", "TS002")[0]["fixable"], "safe", "{}", run.stdout);
+}
