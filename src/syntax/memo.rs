@@ -60,7 +60,7 @@ struct Memo {
     entries: HashMap<u64, Vec<Entry>>,
     layouts: HashMap<u64, Vec<Lexed>>,
     bytes: usize,
-    /// What the trees of small texts cost, kept apart (see [`SMALL_BUDGET`]).
+    /// What the trees of small pieces cost, kept apart (see [`SMALL_BUDGET`]).
     small_bytes: usize,
 }
 
