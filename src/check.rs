@@ -276,9 +276,13 @@ fn check_batch(
     walk: &(impl Fn(ProjectPlan) -> ProjectPlan + Sync),
     mut sink: impl FnMut(FileOutcome),
 ) {
+    let mut started = std::time::Instant::now();
+    let mut phase =
+        |name| crate::stats::phase(name, std::mem::replace(&mut started, std::time::Instant::now()).elapsed());
     let (mut projects, early) = first_phase(&files, plan, walk, |file, _, text| {
         check_with_facts(text, options, &file.settings.rules(), true, Vec::new(), Vec::new())
     });
+    phase("files");
     // Reads of moved keys need every file's findings first; without any
     // key to move (or builder call to find), outcomes stream.
     let moves_keys = early.iter().flatten().flatten().any(|f| f.moved_key().is_some());
@@ -286,6 +290,7 @@ fn check_batch(
     // the reads of the keys their fixes move are searched with the others,
     // in one reads pass, and they join their files once it is done.
     let not_results = projects.find_not_results(options.scope, |j| files[j].settings.rules());
+    phase("TS005");
     let reads = moves_keys || projects.any_builders() || not_results.moves_keys();
     let (not_results, deferred) = if not_results.moves_keys() {
         (vec![Vec::new(); files.len()], Some(not_results))
@@ -325,6 +330,7 @@ fn check_batch(
         },
         |(file, outcome)| if reads { held.push((file, outcome)) } else { sink(outcome) },
     );
+    phase("builder calls");
     if !reads {
         return;
     }
@@ -347,6 +353,7 @@ fn check_batch(
             Vec::new()
         }
     };
+    phase("reads");
     // Reads make fixes unsafe: the files they touch are judged again.
     let projects = &projects;
     let judged: Vec<(Vec<Finding>, Vec<String>)> = held
@@ -365,6 +372,7 @@ fn check_batch(
             (found, notes)
         })
         .collect();
+    phase("judged with reads");
     for ((_, mut outcome), (found, notes)) in held.into_iter().zip(judged) {
         if let Ok(f) = &mut outcome.result {
             *f = found;

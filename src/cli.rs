@@ -362,6 +362,9 @@ fn report_error(path: &str, message: &str) {
 /// With `--verbose`, how long the run took.
 fn tell_elapsed(tree: &TreeArgs, started: std::time::Instant) {
     if tree.verbose {
+        for line in crate::stats::work().lines() {
+            eprintln!("toolshape: {line}");
+        }
         eprintln!("toolshape: done in {:.2?}", started.elapsed());
     }
 }

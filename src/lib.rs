@@ -8,7 +8,8 @@
 //! [`report`] (output formats) → [`cli`], with [`config`] for each folder's
 //! settings and [`progress`] for long runs. `fix` goes through [`fixer`] and
 //! [`apply`], or, with `--interactive`, through [`review`]; `check
-//! --add-ignores` writes baseline suppressions through [`baseline`].
+//! --add-ignores` writes baseline suppressions through [`baseline`]. [`stats`]
+//! counts the work a run does, for `--verbose`.
 
 pub mod apply;
 pub mod baseline;
@@ -28,5 +29,6 @@ pub mod review;
 pub mod rules;
 pub mod semantic;
 pub mod source;
+pub mod stats;
 pub mod suppress;
 pub mod syntax;

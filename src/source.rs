@@ -168,7 +168,10 @@ fn read_all(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
             buffer.resize(grown, 0);
         }
         match file.read(&mut buffer[filled..]) {
-            Ok(0) => return Ok(filled),
+            Ok(0) => {
+                crate::stats::read(filled);
+                return Ok(filled);
+            }
             Ok(n) => filled += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),

@@ -464,6 +464,14 @@ fn quiet_and_verbose() {
     assert_eq!(verbose.stdout, normal.stdout, "verbose talks on stderr only");
     assert!(verbose.stderr.contains("configuration ") && verbose.stderr.contains("toolshape.toml"), "{verbose:?}");
     assert!(verbose.stderr.contains("1 file to check") && verbose.stderr.contains("done in"), "{verbose:?}");
+    // What the run read, lexed and parsed, and the phases of `check`.
+    let work = verbose.stderr.lines().find(|l| l.contains(" read in ")).unwrap_or_default();
+    let a_py = std::fs::metadata(dir.path().join("a.py")).expect("a.py").len();
+    let (read, reads) = work.split_once(" B read in ").expect("bytes read and file reads");
+    let reads: u64 = reads.split_whitespace().next().and_then(|n| n.parse().ok()).expect("a count");
+    assert_eq!(read.trim_start_matches("toolshape: ").parse::<u64>().ok(), Some(reads * a_py), "{verbose:?}");
+    assert!(work.contains("tree-sitter parse") && !work.contains("in 0 tree-sitter parses"), "{verbose:?}");
+    assert!(verbose.stderr.contains("toolshape: phases: files "), "{verbose:?}");
 
     let quiet_fix = toolshape(dir.path(), &["fix", "--quiet", "--diff", "--unsafe-fixes"]);
     assert!(quiet_fix.stdout.contains("+++ b/a.py"), "{quiet_fix:?}");

@@ -290,6 +290,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn run(&mut self) -> Step {
+        crate::stats::lexed(self.src.len());
         while self.pos < self.src.len() {
             match self.stack.last() {
                 Some(Frame::FString { .. }) => self.fstring_literal()?,

@@ -47,8 +47,7 @@ pub fn forget_parses() {
 }
 
 fn parse_uncached(text: &str) -> Tree {
-    PARSER
-        .with(|p| p.borrow_mut().parse(text, None))
+    crate::stats::parsing(text.len(), || PARSER.with(|p| p.borrow_mut().parse(text, None)))
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
@@ -79,7 +78,8 @@ fn parse_ranges_uncached(text: &str, ranges: &[Range<usize>]) -> Tree {
     PARSER.with(|p| {
         let mut parser = p.borrow_mut();
         parser.set_included_ranges(&included).expect("the ranges are sorted and disjoint");
-        let tree = parser.parse(text, None);
+        let bytes = ranges.iter().map(|r| r.len()).sum();
+        let tree = crate::stats::parsing(bytes, || parser.parse(text, None));
         parser.set_included_ranges(&[]).expect("the whole text is always a valid range");
         tree.expect("parsing without a timeout or cancellation always yields a tree")
     })
@@ -127,8 +127,8 @@ pub fn reparse(old_text: &str, old_tree: &Tree, new_text: &str, changes: &[TextC
             new_end_position,
         });
     }
-    PARSER
-        .with(|p| p.borrow_mut().parse(new_text, Some(&tree)))
+    // Counted as a parse of the whole text, whatever it reused.
+    crate::stats::parsing(new_text.len(), || PARSER.with(|p| p.borrow_mut().parse(new_text, Some(&tree))))
         .expect("parsing without a timeout or cancellation always yields a tree")
 }
 
