@@ -68,7 +68,7 @@ pub fn read_edits(src: &str, rewrites: &[ReadRewrite], accessor: Option<&JsonAcc
     };
     let tree = syntax::parse(src);
     let root = tree.root_node();
-    let model = SemanticModel::build(root, src);
+    let model = SemanticModel::of(&tree, src, &[]);
     let imported = imports_accessor(root, src, &model, accessor);
     let mut edits = Vec::new();
     let mut wrapped = false;

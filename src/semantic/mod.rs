@@ -17,6 +17,7 @@ pub mod scope;
 
 use std::cell::OnceCell;
 use std::ops::Range;
+use std::sync::Arc;
 
 use tree_sitter::{Node, Tree};
 
@@ -31,20 +32,25 @@ pub const TOOL_DECORATORS: [&str; 3] = ["tool", "strands.tool", "strands.tools.t
 /// The tree a [`FileContext`] answers from, with its scopes and bindings.
 struct View {
     tree: Tree,
-    model: OnceCell<SemanticModel>,
+    model: OnceCell<Arc<SemanticModel>>,
     /// The function bodies an outline left out (empty: the whole file).
     blanked: Vec<Range<usize>>,
     /// The outline's text, when the view is one ([`syntax::outline`]).
     outline: Option<String>,
+    /// The ranges of its text the tree is [`syntax::parse_ranges`]'s of
+    /// (empty: [`syntax::parse`]'s): its model is then the one every pass
+    /// shares ([`SemanticModel::of`]).
+    parsed: Vec<Range<usize>>,
 }
 
 impl View {
+    /// The view of the whole file: `tree` is [`syntax::parse`]'s.
     fn whole(tree: Tree) -> View {
-        View { tree, model: OnceCell::new(), blanked: Vec::new(), outline: None }
+        View { tree, model: OnceCell::new(), blanked: Vec::new(), outline: None, parsed: Vec::new() }
     }
 
     fn model(&self, src: &str) -> &SemanticModel {
-        self.model.get_or_init(|| SemanticModel::build(self.tree.root_node(), self.outline.as_deref().unwrap_or(src)))
+        self.model.get_or_init(|| SemanticModel::of(&self.tree, self.outline.as_deref().unwrap_or(src), &self.parsed))
     }
 }
 
@@ -87,8 +93,8 @@ pub struct FileContext<'s> {
 }
 
 impl<'s> FileContext<'s> {
-    /// A context for `src`; `tree`, when given, is a parse of the whole of
-    /// `src` that can be reused.
+    /// A context for `src`; `tree`, when given, is the tree [`syntax::parse`]
+    /// gives for `src`, reused.
     pub fn new(src: &'s str, tree: Option<Tree>) -> Self {
         let view = OnceCell::new();
         if let Some(tree) = tree {
@@ -490,7 +496,7 @@ fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
         return None;
     }
     let blanked = blanked.iter().map(|d| d.body.clone()).collect();
-    Some(View { tree, model: OnceCell::new(), blanked, outline: Some(outline.text) })
+    Some(View { tree, model: OnceCell::new(), blanked, outline: Some(outline.text), parsed: outline.ranges })
 }
 
 /// The outermost expression `node`'s value is, seen through parentheses

@@ -830,7 +830,7 @@ impl Project {
             return Vec::new();
         }
         let tree = syntax::parse(text);
-        let model = SemanticModel::build(tree.root_node(), text);
+        let model = SemanticModel::of(&tree, text, &[]);
         let mut out = Vec::new();
         for call in calls(tree.root_node(), text, &model) {
             let Some(key) = self.resolve_callee(module, &call.callee, &self.builders) else { continue };
@@ -1036,7 +1036,7 @@ fn partial_facts(text: &str, regions: &[Range<usize>]) -> Option<Facts> {
     if tree.root_node().has_error() {
         return None;
     }
-    let model = SemanticModel::build(tree.root_node(), text);
+    let model = SemanticModel::of(&tree, text, &spans);
     Some(Facts { partial: true, ..facts_of(tree.root_node(), text, &model) })
 }
 
@@ -1148,7 +1148,7 @@ enum Target {
 
 fn file_facts(src: &str) -> Facts {
     let tree = syntax::parse(src);
-    let model = SemanticModel::build(tree.root_node(), src);
+    let model = SemanticModel::of(&tree, src, &[]);
     facts_of(tree.root_node(), src, &model)
 }
 
@@ -1222,7 +1222,7 @@ pub(crate) fn last_name<'s>(call: Node<'_>, text: &'s str) -> Option<&'s str> {
 /// The [`Usage`] of `src` for the builder `names`.
 fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
     let tree = syntax::parse(src);
-    let model = SemanticModel::build(tree.root_node(), src);
+    let model = SemanticModel::of(&tree, src, &[]);
     let root = tree.root_node();
     let facts = facts_of(root, src, &model);
     let mut usage = Usage { calls: calls(root, src, &model), ..Usage::default() };

@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::syntax::tree::{FieldChild, KindName, operand};
 use tree_sitter::{Node, TreeCursor};
@@ -133,6 +134,21 @@ enum Visit<'t> {
 impl SemanticModel {
     /// Builds the model of the module `root` (a tree of `src`). Iterative:
     /// nesting depth cannot overflow the stack.
+    /// The model of `tree`, which [`crate::syntax::parse`] (empty
+    /// `ranges`) or [`crate::syntax::parse_ranges`] gave for `src`: built
+    /// once per run for the same text and ranges while the parse memo keeps
+    /// the tree (several passes ask for the same module's model).
+    pub fn of(tree: &tree_sitter::Tree, src: &str, ranges: &[Range<usize>]) -> Arc<SemanticModel> {
+        crate::syntax::derived(src, ranges, SemanticModel::heap_bytes, || SemanticModel::build(tree.root_node(), src))
+    }
+
+    /// About how many bytes the model holds: each scope, binding and
+    /// reference with its name and its place in the maps.
+    fn heap_bytes(&self) -> usize {
+        const PER_ITEM: usize = 192;
+        (self.scopes.len() + self.bindings.len() + self.references.len()) * PER_ITEM
+    }
+
     pub fn build(root: Node<'_>, src: &str) -> Self {
         let mut model = SemanticModel {
             scopes: Vec::new(),

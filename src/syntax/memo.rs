@@ -13,11 +13,17 @@
 //! the memo stops growing at [`BUDGET`] bytes of source, text and tree
 //! alike. A run that checks its projects in batches [`clear`]s the memo
 //! between them: no batch asks for another's files.
+//!
+//! A kept tree also keeps what is [`derived`] from it (a module's semantic
+//! model, built by several passes from the same tree), under the same
+//! budget: a value derived from a pure function of the tree is as exact
+//! as building it again.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tree_sitter::Tree;
 
@@ -39,6 +45,11 @@ const BUDGET: usize = 32 * 1024 * 1024;
 /// peak memory), so only the first ones are kept.
 const SMALL_BUDGET: usize = 4 * 1024 * 1024;
 
+/// Bytes the values [`derived`] from kept trees may take, apart from the
+/// trees' budgets: a model kept must not cost a tree its place (a
+/// builder-dense project parsed a tenth more when they shared one).
+const DERIVED_BUDGET: usize = 16 * 1024 * 1024;
+
 /// A tree's memory per node: 124 to 128 bytes (measured with
 /// tree-sitter-python 0.25 on generated tool modules, this project's
 /// bench corpus and the stdlib, which hold 52, 27 and 25 bytes of tree per
@@ -50,6 +61,8 @@ struct Entry {
     text: Box<str>,
     ranges: Box<[Range<usize>]>,
     tree: Tree,
+    /// Values [`derived`] from the tree, one of each type.
+    derived: Vec<Arc<dyn Any + Send + Sync>>,
 }
 
 /// A text with its layout.
@@ -62,6 +75,8 @@ struct Memo {
     bytes: usize,
     /// What the trees of small pieces cost, kept apart (see [`SMALL_BUDGET`]).
     small_bytes: usize,
+    /// What the [`derived`] values cost (see [`DERIVED_BUDGET`]).
+    derived_bytes: usize,
 }
 
 /// A rough upper bound of a layout's memory per byte lexed.
@@ -118,9 +133,40 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], piece: bool, parse: impl
     let (bytes, budget) = if small { (&mut memo.small_bytes, SMALL_BUDGET) } else { (&mut memo.bytes, BUDGET) };
     if *bytes + cost <= budget {
         *bytes += cost;
-        memo.entries.entry(k).or_default().push(Entry { text: text.into(), ranges: ranges.into(), tree: tree.clone() });
+        let entry = Entry { text: text.into(), ranges: ranges.into(), tree: tree.clone(), derived: Vec::new() };
+        memo.entries.entry(k).or_default().push(entry);
     }
     tree
+}
+
+/// The value of type `T` derived from the tree of `ranges` of `text` (the
+/// one [`tree`] gives), from the memo or from `build`, which is kept beside
+/// that tree when the memo keeps the tree and has room for `cost` of it
+/// ([`DERIVED_BUDGET`]).
+pub(super) fn derived<T: Any + Send + Sync>(
+    text: &str,
+    ranges: &[Range<usize>],
+    cost: impl FnOnce(&T) -> usize,
+    build: impl FnOnce() -> T,
+) -> Arc<T> {
+    let k = key(text, ranges);
+    let same = |e: &&mut Entry| &*e.ranges == ranges && &*e.text == text;
+    if let Some(memo) = lock().as_mut()
+        && let Some(entry) = memo.entries.get_mut(&k).and_then(|es| es.iter_mut().find(same))
+        && let Some(value) = entry.derived.iter().find_map(|d| Arc::clone(d).downcast::<T>().ok())
+    {
+        return value;
+    }
+    let value = Arc::new(build());
+    let cost = cost(&value);
+    let mut guard = lock();
+    let Some(memo) = guard.as_mut() else { return value };
+    let Some(entry) = memo.entries.get_mut(&k).and_then(|es| es.iter_mut().find(same)) else { return value };
+    if !entry.derived.iter().any(|d| d.is::<T>()) && memo.derived_bytes + cost <= DERIVED_BUDGET {
+        memo.derived_bytes += cost;
+        entry.derived.push(value.clone());
+    }
+    value
 }
 
 /// The layout of `text`, from the memo or from `lex`, which is kept for
@@ -209,6 +255,34 @@ mod tests {
         let other = display.replace("ok", "no");
         let _ = tree(&other, &[], true, || parse(&other));
         assert_eq!(parses.get(), 5, "another display of the same length is parsed anew");
+    }
+
+    #[test]
+    fn a_value_derived_from_a_kept_tree_is_built_once_for_its_text_and_ranges() {
+        let text = format!("z = 9\n{}", "def h():\n    return {'derived': 3}\n".repeat(150));
+        let builds = std::cell::Cell::new(0);
+        let build = || {
+            builds.set(builds.get() + 1);
+            builds.get()
+        };
+        let cost = |_: &usize| 64;
+        // No tree kept for the text: built each time, kept nowhere.
+        let _ = derived(&text, &[], cost, build);
+        let _ = derived(&text, &[], cost, build);
+        assert_eq!(builds.get(), 2);
+        let _ = tree(&text, &[], false, || super::super::parse_uncached(&text));
+        let first = derived(&text, &[], cost, build);
+        let again = derived(&text, &[], cost, build);
+        assert_eq!(builds.get(), 3, "asked again, the value kept with the tree is given");
+        assert!(Arc::ptr_eq(&first, &again));
+        // A value of another type is another value.
+        let named = derived(&text, &[], |_: &String| 64, || String::from("model"));
+        assert_eq!(*named, "model");
+        // The same text parsed for other ranges is another tree.
+        let ranges = [6..100, 120..200];
+        let _ = tree(&text, &ranges, false, || super::super::parse_ranges_uncached(&text, &ranges));
+        let part = derived(&text, &ranges, cost, build);
+        assert_eq!((builds.get(), *part), (4, 4));
     }
 
     #[test]

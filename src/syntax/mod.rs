@@ -40,6 +40,19 @@ fn parse_piece(text: &str) -> Tree {
     memo::tree(text, &[], true, || parse_uncached(text))
 }
 
+/// A value derived from the tree [`parse`] (empty `ranges`) or
+/// [`parse_ranges`] gives for `text`, built by `build` from that tree once
+/// per run while the memo keeps the tree (see `memo`): `cost` says how many
+/// bytes of memory it holds. `build` must be a pure function of the tree.
+pub fn derived<T: std::any::Any + Send + Sync>(
+    text: &str,
+    ranges: &[Range<usize>],
+    cost: impl FnOnce(&T) -> usize,
+    build: impl FnOnce() -> T,
+) -> std::sync::Arc<T> {
+    memo::derived(text, ranges, cost, build)
+}
+
 /// Drops the trees and layouts kept for the passes to share: the files
 /// asked for next are others (the next batch of projects).
 pub fn forget_parses() {

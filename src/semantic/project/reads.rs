@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use tree_sitter::Node;
@@ -295,7 +296,7 @@ impl Outlined {
         if tree.root_node().has_error() {
             return None;
         }
-        let model = SemanticModel::build(tree.root_node(), &outline.text);
+        let model = SemanticModel::of(&tree, &outline.text, &outline.ranges);
         let kept = functions.iter().zip(&kept).filter(|(_, k)| **k).map(|(f, _)| f.def.range.clone()).collect();
         Some(Outlined { text: outline.text, kept, parsed: Parsed { tree, model } })
     }
@@ -322,13 +323,13 @@ pub const UNRESOLVED_USE: &str = "toolshape cannot resolve the use as a value th
 /// A file's tree with its semantic model.
 struct Parsed {
     tree: tree_sitter::Tree,
-    model: SemanticModel,
+    model: Arc<SemanticModel>,
 }
 
 impl Parsed {
     fn of(text: &str) -> Self {
         let tree = syntax::parse(text);
-        let model = SemanticModel::build(tree.root_node(), text);
+        let model = SemanticModel::of(&tree, text, &[]);
         Parsed { tree, model }
     }
 }
@@ -852,13 +853,16 @@ fn scan(m: usize, text: &str, origins: &Origins, focus: Focus<'_>) -> Scanned {
     }
     // Only the definitions around `around`, when that parse is clean.
     let part = match focus {
-        Focus::Around(r) => Some(syntax::parse_ranges(text, &super::definition_spans(text, r))),
+        Focus::Around(r) => {
+            let spans = super::definition_spans(text, r);
+            Some((syntax::parse_ranges(text, &spans), spans))
+        }
         _ => None,
     };
-    let partial = part.as_ref().is_some_and(|t| !t.root_node().has_error());
+    let partial = part.as_ref().is_some_and(|(t, _)| !t.root_node().has_error());
     let parsed = match part {
-        Some(tree) if partial => {
-            let model = SemanticModel::build(tree.root_node(), text);
+        Some((tree, spans)) if partial => {
+            let model = SemanticModel::of(&tree, text, &spans);
             Parsed { tree, model }
         }
         _ => Parsed::of(text),
@@ -1493,7 +1497,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
         (None, Some(ranges)) => {
             let tree = syntax::parse_ranges(text, &ranges);
             let part = (!tree.root_node().has_error()).then(|| {
-                let model = SemanticModel::build(tree.root_node(), text);
+                let model = SemanticModel::of(&tree, text, &ranges);
                 Parsed { tree, model }
             });
             match part.map(|p| (keyed(&p), p)) {

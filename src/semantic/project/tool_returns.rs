@@ -44,7 +44,7 @@ pub struct HalfShaped {
 struct Parsed {
     text: SharedText,
     tree: Tree,
-    model: SemanticModel,
+    model: std::sync::Arc<SemanticModel>,
     /// The functions whose bodies the parse left out: `name`, or
     /// `Class.name` for a method.
     blanked: HashSet<String>,
@@ -342,7 +342,7 @@ impl Parsed {
             let tree = syntax::parse(&text);
             return Some(Parsed::whole(text, tree, kept, tools, reaching));
         };
-        let model = SemanticModel::build(tree.root_node(), &outline.text);
+        let model = SemanticModel::of(&tree, &outline.text, &outline.ranges);
         let blanked = blanked.into_iter().map(|(key, _)| key).collect();
         Some(Parsed { text, tree, model, blanked, kept, tools, reaching })
     }
@@ -354,7 +354,7 @@ impl Parsed {
         tools: Vec<usize>,
         reaching: HashSet<String>,
     ) -> Parsed {
-        let model = SemanticModel::build(tree.root_node(), &text);
+        let model = SemanticModel::of(&tree, &text, &[]);
         Parsed { text, tree, model, blanked: HashSet::new(), kept, tools, reaching }
     }
 }
