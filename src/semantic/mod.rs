@@ -37,9 +37,9 @@ struct View {
     blanked: Vec<Range<usize>>,
     /// The outline's text, when the view is one ([`syntax::outline`]).
     outline: Option<String>,
-    /// The ranges of its text the tree is [`syntax::parse_ranges`]'s of
-    /// (empty: [`syntax::parse`]'s): its model is then the one every pass
-    /// shares ([`SemanticModel::of`]).
+    /// The ranges of its text that [`syntax::parse_ranges`] parsed for the
+    /// tree (empty: the whole text, by [`syntax::parse`]): its model is the
+    /// one every pass shares ([`SemanticModel::of`]).
     parsed: Vec<Range<usize>>,
 }
 

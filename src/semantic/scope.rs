@@ -132,8 +132,6 @@ enum Visit<'t> {
 }
 
 impl SemanticModel {
-    /// Builds the model of the module `root` (a tree of `src`). Iterative:
-    /// nesting depth cannot overflow the stack.
     /// The model of `tree`, which [`crate::syntax::parse`] (empty
     /// `ranges`) or [`crate::syntax::parse_ranges`] gave for `src`: built
     /// once per run for the same text and ranges while the parse memo keeps
@@ -149,6 +147,8 @@ impl SemanticModel {
         (self.scopes.len() + self.bindings.len() + self.references.len()) * PER_ITEM
     }
 
+    /// Builds the model of the module `root` (a tree of `src`). Iterative:
+    /// nesting depth cannot overflow the stack.
     pub fn build(root: Node<'_>, src: &str) -> Self {
         let mut model = SemanticModel {
             scopes: Vec::new(),

@@ -15,9 +15,9 @@
 //! between them: no batch asks for another's files.
 //!
 //! A kept tree also keeps what is [`derived`] from it (a module's semantic
-//! model, built by several passes from the same tree), under the same
-//! budget: a value derived from a pure function of the tree is as exact
-//! as building it again.
+//! model, built by several passes from the same tree), under a budget of
+//! its own ([`DERIVED_BUDGET`]): a value built by a pure function of the
+//! tree is as exact as building it again.
 
 use std::any::Any;
 use std::collections::HashMap;
