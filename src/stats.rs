@@ -19,9 +19,21 @@ static BYTES_LEXED: AtomicU64 = AtomicU64::new(0);
 static PARSES: AtomicU64 = AtomicU64::new(0);
 static BYTES_PARSED: AtomicU64 = AtomicU64::new(0);
 static PARSE_NANOS: AtomicU64 = AtomicU64::new(0);
-/// Each phase's name and wall time, summed over the batches of a run, in
-/// the order the phases first ran.
-static PHASES: Mutex<Vec<(&'static str, Duration)>> = Mutex::new(Vec::new());
+/// Each phase's name, wall time and bytes parsed, summed over the batches
+/// of a run, in the order the phases first ran.
+static PHASES: Mutex<Vec<Phase>> = Mutex::new(Vec::new());
+/// The bytes parsed when the last phase ended: a phase's share is what the
+/// parse counter gained since.
+static PARSED_AT_LAST_PHASE: AtomicU64 = AtomicU64::new(0);
+
+/// One phase of `check`: its wall time and the bytes tree-sitter parsed
+/// in it, summed over the batches of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Phase {
+    pub name: &'static str,
+    pub wall: Duration,
+    pub bytes_parsed: u64,
+}
 
 /// A file of `bytes` bytes was read from disk.
 pub fn read(bytes: usize) {
@@ -46,12 +58,18 @@ pub fn parsing<T>(bytes: usize, parse: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Adds `elapsed` to the wall time of the phase `name`.
+/// Adds `elapsed` to the wall time of the phase `name`, which just ended,
+/// and the bytes parsed since the previous phase ended to its bytes.
 pub fn phase(name: &'static str, elapsed: Duration) {
+    let parsed = BYTES_PARSED.load(Relaxed);
+    let bytes_parsed = parsed.saturating_sub(PARSED_AT_LAST_PHASE.swap(parsed, Relaxed));
     let mut phases = PHASES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    match phases.iter_mut().find(|(n, _)| *n == name) {
-        Some((_, total)) => *total += elapsed,
-        None => phases.push((name, elapsed)),
+    match phases.iter_mut().find(|p| p.name == name) {
+        Some(p) => {
+            p.wall += elapsed;
+            p.bytes_parsed += bytes_parsed;
+        }
+        None => phases.push(Phase { name, wall: elapsed, bytes_parsed }),
     }
 }
 
@@ -66,7 +84,7 @@ pub struct Work {
     pub bytes_parsed: u64,
     /// CPU time in tree-sitter's parser, summed over the threads.
     pub parse_time: Duration,
-    pub phases: Vec<(&'static str, Duration)>,
+    pub phases: Vec<Phase>,
 }
 
 /// The counters as they stand.
@@ -102,8 +120,11 @@ impl Work {
             self.parse_time.as_secs_f64() * 1e3,
         )];
         if !self.phases.is_empty() {
-            let phases: Vec<String> =
-                self.phases.iter().map(|(name, t)| format!("{name} {:.1} ms", t.as_secs_f64() * 1e3)).collect();
+            let phases: Vec<String> = self
+                .phases
+                .iter()
+                .map(|p| format!("{} {:.1} ms ({} parsed)", p.name, p.wall.as_secs_f64() * 1e3, size(p.bytes_parsed)))
+                .collect();
             lines.push(format!("phases: {}", phases.join(", ")));
         }
         lines
@@ -153,14 +174,17 @@ mod tests {
             parses: 3,
             bytes_parsed: 500,
             parse_time: Duration::from_micros(1_500),
-            phases: vec![("files", Duration::from_millis(2)), ("reads", Duration::from_micros(500))],
+            phases: vec![
+                Phase { name: "files", wall: Duration::from_millis(2), bytes_parsed: 400 },
+                Phase { name: "reads", wall: Duration::from_micros(500), bytes_parsed: 100 },
+            ],
         };
         assert_eq!(
             work.lines(),
             [
                 "10.0 KB read in 2 file reads, 6.0 KB lexed in 3 passes, 500 B parsed in 3 tree-sitter parses (5.0% \
                  of the bytes read), 1.5 ms of CPU",
-                "phases: files 2.0 ms, reads 0.5 ms",
+                "phases: files 2.0 ms (400 B parsed), reads 0.5 ms (100 B parsed)",
             ]
         );
     }

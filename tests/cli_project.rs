@@ -903,6 +903,14 @@ fn stdin_under_a_name_not_on_disk_is_judged_in_its_folders_project() {
     let args = ["check", "--format", "json", "--stdin-filename", "pkg/new.py", "-"];
     let found = with_stdin(dir.path(), &args, caller).json();
     assert!(found.iter().any(|f| f["code"] == "TS003" && f["key"] == "devices" && f["line"] == 5), "{found:?}");
+    // The same name on disk with other calls: the calls found are stdin's,
+    // not those the project's index read from the file on disk.
+    write(dir.path(), "pkg/new.py", caller);
+    let edited = format!("{caller}\n\ndef probe(port):\n    return _ok(\"probed\", serial=port)\n");
+    let found = with_stdin(dir.path(), &args, &edited).json();
+    let calls: Vec<_> =
+        found.iter().filter(|f| f["code"] == "TS003").map(|f| (f["key"].clone(), f["line"].clone())).collect();
+    assert_eq!(calls, [("devices".into(), 5.into()), ("serial".into(), 9.into())], "{found:?}");
 }
 
 /// Checks `pkg/tools.py`, whose one result moves "rssi", beside

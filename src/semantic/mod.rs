@@ -447,7 +447,7 @@ struct NeedsWholeFile;
 /// The outline view of `src` for questions about the places `focus`
 /// (offsets): `None` when it would not serve them (see [`FileContext`]).
 fn outline_view(src: &str, focus: &[usize]) -> Option<View> {
-    if focus.is_empty() {
+    if focus.is_empty() || syntax::keeps_whole(src) {
         return None;
     }
     let layout = syntax::layout(src)?;
@@ -715,29 +715,38 @@ fn decorator_is(expr: Node<'_>, src: &str, names: &[&str], called: bool) -> bool
 /// module-level class it is a method of: `None` unless it is a module-level
 /// function or a method of a module-level class.
 pub fn enclosing_function(node: Node<'_>, src: &str) -> Option<(Option<String>, String)> {
-    let mut up = node.parent();
-    while let Some(n) = up {
+    enclosing_function_of(syntax::tree::ancestors(node), src)
+}
+
+/// [`enclosing_function`] of the node whose ancestors, its parent first,
+/// `up` gives (a walk that keeps them spares `Node::parent`, which walks
+/// down from the root each time).
+pub fn enclosing_function_of<'t>(
+    mut up: impl Iterator<Item = Node<'t>>,
+    src: &str,
+) -> Option<(Option<String>, String)> {
+    while let Some(n) = up.next() {
         match n.kind_name() {
             "function_definition" => {
                 let name = src[n.field("name")?.byte_range()].to_owned();
-                let mut holder = n.parent()?;
+                let mut holder = up.next()?;
                 if holder.kind_name() == "decorated_definition" {
-                    holder = holder.parent()?;
+                    holder = up.next()?;
                 }
                 if holder.kind_name() == "module" {
                     return Some((None, name));
                 }
                 let class =
-                    holder.parent().filter(|c| holder.kind_name() == "block" && c.kind_name() == "class_definition")?;
-                let mut top = class.parent()?;
+                    up.next().filter(|c| holder.kind_name() == "block" && c.kind_name() == "class_definition")?;
+                let mut top = up.next()?;
                 if top.kind_name() == "decorated_definition" {
-                    top = top.parent()?;
+                    top = up.next()?;
                 }
                 let class_name = src[class.field("name")?.byte_range()].to_owned();
                 return (top.kind_name() == "module").then_some((Some(class_name), name));
             }
             "lambda" | "class_definition" => return None,
-            _ => up = n.parent(),
+            _ => {}
         }
     }
     None

@@ -160,6 +160,9 @@ impl Facts {
 /// builders' names.
 #[derive(Debug, Default)]
 struct Usage {
+    /// A hash of the text the usage was read from: the calls of builders
+    /// in the same text are found among [`Usage::calls`] again.
+    text_hash: u64,
     /// The calls whose callee a builder can be.
     calls: Vec<Call>,
     /// Uses of a module-level name, or of an attribute of one, that are
@@ -830,9 +833,18 @@ impl Project {
             return Vec::new();
         }
         let tree = syntax::parse(text);
-        let model = SemanticModel::of(&tree, text, &[]);
+        // The project's usage of the module found its calls in the same
+        // text (unless the text is not the one on disk: stdin).
+        let found;
+        let all_calls = match &self.modules[module].usage {
+            Some(usage) if usage.text_hash == text_hash(text) => &usage.calls,
+            _ => {
+                found = calls(tree.root_node(), text, &SemanticModel::of(&tree, text, &[]));
+                &found
+            }
+        };
         let mut out = Vec::new();
-        for call in calls(tree.root_node(), text, &model) {
+        for call in all_calls {
             let Some(key) = self.resolve_callee(module, &call.callee, &self.builders) else { continue };
             let Some(f) = self.function(&key) else { continue };
             let site = BuilderSite {
@@ -843,7 +855,8 @@ impl Project {
             };
             let roots = self.roots(&key).iter().map(|k| self.id(k)).collect();
             let kwargs_flow = self.kw_builders.contains(&key);
-            let dict_args = dict_arguments(&tree, text, &call, f, matches!(call.callee, Callee::Method { .. }));
+            let dict_args = dict_arguments(&tree, text, call, f, matches!(call.callee, Callee::Method { .. }));
+            let call = call.clone();
             out.push(BuilderCall { call, builder: site, named: f.named.clone(), roots, kwargs_flow, dict_args });
         }
         out
@@ -1029,8 +1042,12 @@ pub fn round_zero_facts(text: &str) -> Option<Facts> {
 }
 
 /// The facts of the top-level definitions around `regions` only (see
-/// [`definition_spans`]), `None` when that parse has syntax errors.
+/// [`definition_spans`]), `None` when that parse has syntax errors or the
+/// whole file's tree is kept (see [`syntax::keeps_whole`]).
 fn partial_facts(text: &str, regions: &[Range<usize>]) -> Option<Facts> {
+    if syntax::keeps_whole(text) {
+        return None;
+    }
     let spans = definition_spans(text, regions);
     let tree = syntax::parse_ranges(text, &spans);
     if tree.root_node().has_error() {
@@ -1219,13 +1236,21 @@ pub(crate) fn last_name<'s>(call: Node<'_>, text: &'s str) -> Option<&'s str> {
     }
 }
 
+/// A hash of all of `text`, to know a text read again.
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
 /// The [`Usage`] of `src` for the builder `names`.
 fn file_usage(src: &str, names: &BTreeSet<String>) -> Usage {
     let tree = syntax::parse(src);
     let model = SemanticModel::of(&tree, src, &[]);
     let root = tree.root_node();
     let facts = facts_of(root, src, &model);
-    let mut usage = Usage { calls: calls(root, src, &model), ..Usage::default() };
+    let mut usage = Usage { text_hash: text_hash(src), calls: calls(root, src, &model), ..Usage::default() };
     uses_of(root, src, &model, &facts, names, &mut usage);
     syntax::for_each_node(root, |node| {
         if node.kind_name() == "call"
@@ -1765,7 +1790,8 @@ fn enclosing_class(node: Node<'_>, src: &str) -> Option<String> {
 /// Every call in the module with its keywords and spreads.
 fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
     let mut out = Vec::new();
-    syntax::for_each_node(root, |node| {
+    let mut kwargs_of: HashMap<usize, Option<String>> = HashMap::new();
+    syntax::for_each_node_in_context(root, |node, ancestors| {
         if node.kind_name() != "call" {
             return;
         }
@@ -1779,7 +1805,10 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
         let mut unserializable = Vec::new();
         let mut positional = Vec::new();
         let mut splatted = false;
-        let own_kwargs = enclosing_kwargs(node, src);
+        // A tool may take dozens of parameters and make thousands of
+        // calls: its `**kwargs` is read once.
+        let own_kwargs = enclosing_def(ancestors.iter().rev().copied())
+            .and_then(|def| kwargs_of.entry(def.id()).or_insert_with(|| kwargs_parameter(def, src)).clone());
         let mut c = args.walk();
         for arg in args.named_children(&mut c) {
             match arg.kind_name() {
@@ -1811,7 +1840,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
             }
         }
         let line = node.start_position().row + 1;
-        let enclosing = super::enclosing_function(node, src);
+        let enclosing = super::enclosing_function_of(ancestors.iter().rev().copied(), src);
         let touched =
             own_kwargs.as_ref().is_some_and(|k| model.references_to(model.scope_at(node.start_byte()), k).count() > 1);
         out.push(Call {
@@ -2001,31 +2030,34 @@ fn uses_of(
     });
 }
 
-/// The `**kwargs` parameter of the function enclosing `node`, if any.
-fn enclosing_kwargs(node: Node<'_>, src: &str) -> Option<String> {
-    let mut n = node.parent();
-    while let Some(x) = n {
+/// The function whose own scope holds the node whose ancestors, its
+/// parent first, `up` gives: none in a lambda or a class body.
+fn enclosing_def<'t>(up: impl Iterator<Item = Node<'t>>) -> Option<Node<'t>> {
+    for x in up {
         match x.kind_name() {
-            "function_definition" => {
-                let params = x.field("parameters")?;
-                let mut c = params.walk();
-                return params.named_children(&mut c).find_map(|p| {
-                    let splat = match p.kind_name() {
-                        "dictionary_splat_pattern" => Some(p),
-                        "typed_parameter" => {
-                            let mut c2 = p.walk();
-                            p.named_children(&mut c2).find(|n| n.kind_name() == "dictionary_splat_pattern")
-                        }
-                        _ => None,
-                    }?;
-                    operand(splat).map(|k| src[k.byte_range()].to_owned())
-                });
-            }
+            "function_definition" => return Some(x),
             "lambda" | "class_definition" => return None,
-            _ => n = x.parent(),
+            _ => {}
         }
     }
     None
+}
+
+/// The name of the `**kwargs` parameter of `def`, if it has one.
+fn kwargs_parameter(def: Node<'_>, src: &str) -> Option<String> {
+    let params = def.field("parameters")?;
+    let mut c = params.walk();
+    params.named_children(&mut c).find_map(|p| {
+        let splat = match p.kind_name() {
+            "dictionary_splat_pattern" => Some(p),
+            "typed_parameter" => {
+                let mut c2 = p.walk();
+                p.named_children(&mut c2).find(|n| n.kind_name() == "dictionary_splat_pattern")
+            }
+            _ => None,
+        }?;
+        operand(splat).map(|k| src[k.byte_range()].to_owned())
+    })
 }
 
 /// Whether `call` is the value of a `return` (parentheses aside).

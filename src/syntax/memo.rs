@@ -139,6 +139,15 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], piece: bool, parse: impl
     tree
 }
 
+/// Whether the memo keeps the tree of all of `text`: a pass about a part
+/// of the file then asks for that tree instead of parsing the part again.
+pub(super) fn keeps_whole(text: &str) -> bool {
+    let k = key(text, &[]);
+    lock().as_ref().is_some_and(|memo| {
+        memo.entries.get(&k).is_some_and(|es| es.iter().any(|e| e.ranges.is_empty() && &*e.text == text))
+    })
+}
+
 /// The value of type `T` derived from the tree of `ranges` of `text` (the
 /// one [`tree`] gives), from the memo or from `build`, which is kept beside
 /// that tree when the memo keeps the tree and has room for `cost` of it
@@ -255,6 +264,18 @@ mod tests {
         let other = display.replace("ok", "no");
         let _ = tree(&other, &[], true, || parse(&other));
         assert_eq!(parses.get(), 5, "another display of the same length is parsed anew");
+    }
+
+    #[test]
+    fn the_whole_tree_is_known_kept_only_once_parsed_whole() {
+        let text = format!("w = 0\n{}", "def g():\n    return {'whole': 1}\n".repeat(180));
+        let ranges = [6..90, 120..200];
+        assert!(!keeps_whole(&text));
+        let _ = tree(&text, &ranges, false, || super::super::parse_ranges_uncached(&text, &ranges));
+        assert!(!keeps_whole(&text), "a part's tree is not the whole file's");
+        let _ = tree(&text, &[], false, || super::super::parse_uncached(&text));
+        assert!(keeps_whole(&text));
+        assert!(!keeps_whole(&text.replacen("w = 0", "w = 1", 1)), "another text of the same length");
     }
 
     #[test]

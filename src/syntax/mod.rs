@@ -53,6 +53,16 @@ pub fn derived<T: std::any::Any + Send + Sync>(
     memo::derived(text, ranges, cost, build)
 }
 
+/// Whether the tree of the whole of `text` is kept (see `memo`), so that
+/// [`parse`] gives it without parsing. A pass that would parse only part
+/// of a file (an outline, the definitions around some places) takes the
+/// whole tree instead: every such pass answers the same from the whole
+/// file (it is what they fall back to), and a part parsed after the whole
+/// costs a parse that a kept tree makes free.
+pub fn keeps_whole(text: &str) -> bool {
+    memo::keeps_whole(text)
+}
+
 /// Drops the trees and layouts kept for the passes to share: the files
 /// asked for next are others (the next batch of projects).
 pub fn forget_parses() {

@@ -76,6 +76,14 @@ pub fn node_text<'s>(node: Node<'_>, piece_src: &'s str) -> &'s str {
     &piece_src[node.byte_range()]
 }
 
+/// The ancestors of `node`, its parent first. Each step is a
+/// `Node::parent`, which walks down from the root: a pass that asks this
+/// of many nodes walks with [`super::for_each_node_in_context`] instead,
+/// whose path down is the same nodes root first.
+pub fn ancestors(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    std::iter::successors(node.parent(), |n| n.parent())
+}
+
 /// Skips parentheses (and comments inside them) around an expression.
 pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
     while node.kind_name() == "parenthesized_expression" {

@@ -273,6 +273,9 @@ impl Outlined {
     /// when a hit is outside every function, when no function is left
     /// out, or when the outline does not parse cleanly.
     fn around(text: &str, hits: &[usize]) -> Option<Outlined> {
+        if syntax::keeps_whole(text) {
+            return None;
+        }
         let layout = syntax::layout(text)?;
         let definitions = syntax::outline::definitions_in(text, &layout.lines);
         let functions = syntax::outline::functions(&definitions);
@@ -853,7 +856,7 @@ fn scan(m: usize, text: &str, origins: &Origins, focus: Focus<'_>) -> Scanned {
     }
     // Only the definitions around `around`, when that parse is clean.
     let part = match focus {
-        Focus::Around(r) => {
+        Focus::Around(r) if !syntax::keeps_whole(text) => {
             let spans = super::definition_spans(text, r);
             Some((syntax::parse_ranges(text, &spans), spans))
         }
@@ -1494,7 +1497,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
     let reads = match (whole, possible_ranges(text, &markers, &keys)) {
         (Some(parsed), _) => keyed(parsed),
         (None, Some(ranges)) if ranges.is_empty() => return None,
-        (None, Some(ranges)) => {
+        (None, Some(ranges)) if !syntax::keeps_whole(text) => {
             let tree = syntax::parse_ranges(text, &ranges);
             let part = (!tree.root_node().has_error()).then(|| {
                 let model = SemanticModel::of(&tree, text, &ranges);
@@ -1505,7 +1508,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
                 _ => keyed(&Parsed::of(text)),
             }
         }
-        (None, None) => keyed(&Parsed::of(text)),
+        (None, _) => keyed(&Parsed::of(text)),
     };
     let index = LineIndex::new(text);
     let sites: Vec<ReadSite> = reads

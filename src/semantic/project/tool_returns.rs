@@ -327,7 +327,7 @@ impl Parsed {
             }
         }
         blanked.sort_by_key(|(_, d)| d.body.start);
-        if blanked.is_empty() {
+        if blanked.is_empty() || syntax::keeps_whole(&text) {
             let tree = syntax::parse(&text);
             return Some(Parsed::whole(text, tree, kept, tools, reaching));
         }
