@@ -1392,10 +1392,11 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
     };
     let local_results: Vec<&results::ResultName> = results.iter().filter(|r| r.scope == scope).collect();
     let once = |p: &str| model.bindings_in(scope, p).count() == 1;
+    let returned = returned_values(def);
     // Dict parameters: named parameters that flow into the result.
     let dict_params: Vec<(String, Option<usize>)> = positions
         .iter()
-        .filter(|(p, _)| once(p) && flows(def, p, true, scope, model, &local_results, root, src).0)
+        .filter(|(p, _)| once(p) && flows(&returned, p, true, scope, model, &local_results, root, src).0)
         .cloned()
         .collect();
     let Some(kwargs) = kwargs else {
@@ -1419,7 +1420,7 @@ fn function(def: Node<'_>, src: &str, model: &SemanticModel, results: &[results:
     };
     // The `**kwargs` must not be rebound in the function.
     let (direct, chains, merged) = if once(&kwargs) {
-        flows(def, &kwargs, false, scope, model, &local_results, root, src)
+        flows(&returned, &kwargs, false, scope, model, &local_results, root, src)
     } else {
         (false, Vec::new(), false)
     };
@@ -1445,13 +1446,40 @@ fn method_offset(def: Node<'_>, src: &str) -> usize {
     usize::from(in_class && !static_method)
 }
 
-/// Whether the parameter `k` of `def` (scope `scope`) flows into the top
-/// level of a shaped dict it returns (forms 1-3), and the callees of its
-/// returns that pass `**k` on (form 4, for a `**kwargs` only). A dict
-/// parameter's spread may be written `**(k or {})`.
+/// What a function returns, read once for every parameter [`flows`] asks
+/// about (a tool may take dozens of parameters and return hundreds of
+/// dict displays).
+struct Returned<'t> {
+    /// A `return`'s value, parentheses aside.
+    value: Node<'t>,
+    /// When the value is a dict display: the operands of its `**` spreads.
+    spreads: Vec<Node<'t>>,
+}
+
+/// The values the `return`s of `def` itself give ([`returns_of`]).
+fn returned_values(def: Node<'_>) -> Vec<Returned<'_>> {
+    let returned = returns_of(def).into_iter().filter_map(|ret| operand(ret).map(unparenthesize));
+    returned.map(|value| Returned { value, spreads: spread_operands(value) }).collect()
+}
+
+/// The operands of the `**` spreads of `display` (none unless it is a
+/// dict display).
+fn spread_operands(display: Node<'_>) -> Vec<Node<'_>> {
+    if display.kind_name() != "dictionary" {
+        return Vec::new();
+    }
+    let mut c = display.walk();
+    display.named_children(&mut c).filter(|e| e.kind_name() == "dictionary_splat").filter_map(operand).collect()
+}
+
+/// Whether the parameter `k` of the function (scope `scope`) whose returns
+/// are `returned` flows into the top level of a shaped dict it returns
+/// (forms 1-3), and the callees of its returns that pass `**k` on (form 4,
+/// for a `**kwargs` only). A dict parameter's spread may be written
+/// `**(k or {})`.
 #[allow(clippy::too_many_arguments)]
 fn flows(
-    def: Node<'_>,
+    returned: &[Returned<'_>],
     k: &str,
     dict_param: bool,
     scope: usize,
@@ -1474,26 +1502,22 @@ fn flows(
                 r.kind_name() == "dictionary" && r.named_children(&mut r.walk()).all(|c| c.kind_name() == "comment")
             })
     };
-    let holds_splat = |display: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool| {
-        let mut c = display.walk();
-        display.named_children(&mut c).any(|e| e.kind_name() == "dictionary_splat" && operand(e).is_some_and(wanted))
-    };
     let node_at = |r: &Range<usize>| root.descendant_for_byte_range(r.start, r.end);
     let mut direct = false;
     let mut merged = false;
     let mut chains = Vec::new();
-    for ret in returns_of(def) {
-        let Some(value) = operand(ret).map(unparenthesize) else { continue };
+    for &Returned { value, ref spreads } in returned {
         match value.kind_name() {
-            // Forms 1 and 3.
-            "dictionary" => {
+            // Forms 1 and 3. Whether the display is a tool result is asked
+            // only of one that spreads `k`.
+            "dictionary" if spreads.iter().any(|&s| is_k(s)) => {
                 let shaped =
                     crate::contract::tool_result_dict(value, src, 0, &crate::contract::Rules::CONTRACT).is_some();
-                let with_result = holds_splat(value, &|n: Node<'_>| {
+                let with_result = spreads.iter().any(|&n| {
                     let n = unparenthesize(n);
                     n.kind_name() == "identifier" && local_results.iter().any(|r| r.name == src[n.byte_range()])
                 });
-                if holds_splat(value, &is_k) && (shaped || with_result) {
+                if shaped || with_result {
                     direct = true;
                     merged |= !shaped;
                 }
@@ -1502,7 +1526,8 @@ fn flows(
             "identifier" => {
                 let name = &src[value.byte_range()];
                 let Some(result) = local_results.iter().find(|r| r.name == name) else { continue };
-                let in_display = result.displays.iter().filter_map(node_at).any(|d| holds_splat(d, &is_k));
+                let in_display =
+                    result.displays.iter().filter_map(node_at).any(|d| spread_operands(d).into_iter().any(is_k));
                 if in_display || writes_kwargs_into(model, scope, result, k, &is_k, root, src) {
                     direct = true;
                 }
