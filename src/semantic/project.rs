@@ -8,7 +8,8 @@
 //! of builders, to a fixpoint). Only files that can matter are parsed: first
 //! those holding a tool-result display and a `**`, then, round by round,
 //! those naming a builder found so far (an Aho-Corasick search over the
-//! names). A name toolshape cannot resolve is never a builder.
+//! names, as whole names: `ok` inside `token` names nothing). A name
+//! toolshape cannot resolve is never a builder.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
@@ -431,7 +432,7 @@ impl Project {
                 .filter(|&i| project.modules[i].facts.as_ref().is_none_or(|f| f.partial))
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    search.is_match(&text).then(|| (i, file_facts(&text)))
+                    search.is_name_match(&text).then(|| (i, file_facts(&text)))
                 })
                 .collect();
             if facts.is_empty() {
@@ -448,7 +449,7 @@ impl Project {
                 .into_par_iter()
                 .filter_map(|i| {
                     let text = read(&project.modules[i].path)?;
-                    search.is_match(&text).then(|| (i, file_usage(&text, &names)))
+                    search.is_name_match(&text).then(|| (i, file_usage(&text, &names)))
                 })
                 .collect();
             for (i, usage) in usages {
@@ -800,7 +801,7 @@ impl Project {
 
     /// Whether `text` may hold a call of a builder.
     pub fn may_call_a_builder(&self, text: &str) -> bool {
-        self.search.as_ref().is_some_and(|s| s.is_match(text))
+        self.search.as_ref().is_some_and(|s| s.is_name_match(text))
     }
 
     /// Makes the fix of the builder `id` unsafe for `reason` (a read of a

@@ -36,6 +36,30 @@ impl Patterns {
         }
     }
 
+    /// Whether any pattern occurs in `text` as a whole name: with no byte
+    /// of a name right before or after it (an ASCII letter, digit or `_`,
+    /// or any byte of a non-ASCII character: outside strings and comments,
+    /// Python code has those only in names). Code can refer to a function
+    /// only by spelling its name, so a file where `ok` stands only inside
+    /// `token` and `hook` cannot call a builder `ok`.
+    pub fn is_name_match(&self, text: &str) -> bool {
+        self.name_matches(text).next().is_some()
+    }
+
+    /// Where each whole name (see [`Patterns::is_name_match`]) of `text`
+    /// that is a pattern starts, in order.
+    pub fn name_matches<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
+        let bytes = text.as_bytes();
+        let in_name = |at: usize| bytes.get(at).is_some_and(|&b| super::lexer::is_ident_byte(b));
+        // Most files hold none: the quick look says so first. Overlapping:
+        // `ok` inside `tok` must not hide a whole `tok`; no two whole names
+        // overlap, so the order of their ends is that of their starts.
+        let any = self.is_match(text);
+        any.then(|| self.automaton.find_overlapping_iter(text)).into_iter().flatten().filter_map(move |m| {
+            (!m.start().checked_sub(1).is_some_and(in_name) && !in_name(m.end())).then_some(m.start())
+        })
+    }
+
     /// The automaton, for the searches that list matches.
     pub fn automaton(&self) -> &AhoCorasick {
         &self.automaton
@@ -66,6 +90,20 @@ mod tests {
             for text in texts {
                 assert_eq!(searched.is_match(text), searched.automaton().is_match(text), "{set:?} in {text:?}");
             }
+        }
+        // Whole names only.
+        let names = Patterns::new(["ok", "tok"]).expect("names");
+        for (text, whole) in [
+            ("token = hook(book)", false),
+            ("return ok(x)", true),
+            ("r = common.ok", true),
+            ("tok()", true),
+            ("stok = okay = ok_ = _ok", false),
+            ("ok", true),
+            ("é_ok = 1; okà = 2", false),
+            ("x=ok\n", true),
+        ] {
+            assert_eq!(names.is_name_match(text), whole, "{text:?}");
         }
         let empty: [&str; 0] = [];
         assert!(!Patterns::new(empty).expect("no pattern").is_match("abc"));

@@ -1894,21 +1894,7 @@ impl NameSearch {
         let bytes = text.as_bytes();
         let word = syntax::lexer::is_ident_byte;
         match self {
-            // A whole word: no two kept matches overlap, so the order of
-            // their ends is that of their starts.
-            NameSearch::Automaton(names) => {
-                // Most files hold none: the quick look says so first.
-                let names = names.as_ref().filter(|names| names.is_match(text));
-                Box::new(
-                    names.into_iter().flat_map(move |names| names.automaton().find_overlapping_iter(text)).filter_map(
-                        move |m| {
-                            let before = m.start() > 0 && word(bytes[m.start() - 1]);
-                            let after = bytes.get(m.end()).is_some_and(|&b| word(b));
-                            (!before && !after).then_some(m.start())
-                        },
-                    ),
-                )
-            }
+            NameSearch::Automaton(names) => Box::new(names.iter().flat_map(|names| names.name_matches(text))),
             // The maximal runs of name bytes, each looked up.
             NameSearch::Words(names) => {
                 let mut at = 0;
