@@ -551,9 +551,10 @@ impl Project {
                     // An outline holds every call of a callee it kept whole
                     // (and every read of its result: see `Outlined`).
                     let outlined = s.and_then(|s| s.outlined.as_ref()).filter(|o| hits.iter().all(|&at| o.holds(at)));
-                    let whole = || receivers_of(*m, text, s.and_then(|s| s.whole.as_ref()), &callees, None);
+                    let whole =
+                        || receivers_of(*m, text, s.and_then(|s| s.whole.as_ref()), &callees, Some(&hits), None);
                     let receivers = match outlined {
-                        Some(o) => receivers_of(*m, &o.text, Some(&o.parsed), &callees, Some(o)).or_else(whole),
+                        Some(o) => receivers_of(*m, &o.text, Some(&o.parsed), &callees, None, Some(o)).or_else(whole),
                         None => whole(),
                     }
                     .unwrap_or_default();
@@ -1687,6 +1688,7 @@ fn receivers_of(
     text: &str,
     whole: Option<&Parsed>,
     names: &BTreeSet<String>,
+    hits: Option<&[usize]>,
     outlined: Option<&Outlined>,
 ) -> Option<Vec<Receiver>> {
     let owned;
@@ -1708,18 +1710,30 @@ fn receivers_of(
     // like a producer it may be a call toolshape cannot resolve.
     let mut read: Vec<(usize, usize)> = calls.iter().map(|c| (c.call.start, c.call.end)).collect();
     read.sort_unstable();
-    syntax::for_each_node(root, |node| {
-        if node.kind_name() == "call"
-            && read.binary_search(&(node.start_byte(), node.end_byte())).is_err()
+    let named = |node: Node<'_>| {
+        if read.binary_search(&(node.start_byte(), node.end_byte())).is_err()
             && last_name(node, text).is_some_and(|n| names.contains(n))
         {
-            calls.push(crate::semantic::reads::CallReads {
-                call: node.byte_range(),
-                reads: Vec::new(),
-                exclusive: true,
-            });
+            Some(crate::semantic::reads::CallReads { call: node.byte_range(), reads: Vec::new(), exclusive: true })
+        } else {
+            None
         }
-    });
+    };
+    match hits {
+        // The names' places (whole names of `text`) lead to the calls they
+        // end: a walk of a big module's every node costs far more.
+        Some(hits) => {
+            let mut found: Vec<_> = hits.iter().filter_map(|&at| called_at(root, text, at)).filter_map(named).collect();
+            // In the walk's order: by start, an outer call first.
+            found.sort_by_key(|c| (c.call.start, std::cmp::Reverse(c.call.end)));
+            calls.extend(found);
+        }
+        None => syntax::for_each_node(root, |node| {
+            if node.kind_name() == "call" {
+                calls.extend(named(node));
+            }
+        }),
+    }
     for cr in calls {
         let Some(call) = root.descendant_for_byte_range(cr.call.start, cr.call.end).filter(|n| n.kind_name() == "call")
         else {
@@ -1912,6 +1926,23 @@ impl NameSearch {
             }
         }
     }
+}
+
+/// The call whose callee's last name ([`last_name`]: `N` of `N(...)`, of
+/// `X.N(...)`, parentheses seen through) is the name starting at `at`.
+fn called_at<'t>(root: Node<'t>, text: &str, at: usize) -> Option<Node<'t>> {
+    let len = text.as_bytes()[at..].iter().take_while(|&&b| syntax::lexer::is_ident_byte(b)).count();
+    let name = root
+        .descendant_for_byte_range(at, at + len)
+        .filter(|n| n.kind_name() == "identifier" && n.start_byte() == at && n.end_byte() == at + len)?;
+    let mut function = match name.parent() {
+        Some(p) if p.kind_name() == "attribute" && p.field("attribute") == Some(name) => p,
+        _ => name,
+    };
+    while let Some(p) = function.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
+        function = p;
+    }
+    function.parent().filter(|call| call.kind_name() == "call" && call.field("function") == Some(function))
 }
 
 /// The keyword arguments of `call` whose values are constant strings.
