@@ -725,26 +725,30 @@ pub fn enclosing_function_of<'t>(
     mut up: impl Iterator<Item = Node<'t>>,
     src: &str,
 ) -> Option<(Option<String>, String)> {
-    while let Some(n) = up.next() {
-        match n.kind_name() {
-            "function_definition" => {
-                let name = src[n.field("name")?.byte_range()].to_owned();
-                let mut holder = up.next()?;
-                if holder.kind_name() == "decorated_definition" {
-                    holder = up.next()?;
-                }
-                if holder.kind_name() == "module" {
-                    return Some((None, name));
-                }
-                let class =
-                    up.next().filter(|c| holder.kind_name() == "block" && c.kind_name() == "class_definition")?;
-                let mut top = up.next()?;
-                if top.kind_name() == "decorated_definition" {
-                    top = up.next()?;
-                }
-                let class_name = src[class.field("name")?.byte_range()].to_owned();
-                return (top.kind_name() == "module").then_some((Some(class_name), name));
-            }
+    let def = enclosing_def(up.by_ref())?;
+    let name = src[def.field("name")?.byte_range()].to_owned();
+    let mut holder = up.next()?;
+    if holder.kind_name() == "decorated_definition" {
+        holder = up.next()?;
+    }
+    if holder.kind_name() == "module" {
+        return Some((None, name));
+    }
+    let class = up.next().filter(|c| holder.kind_name() == "block" && c.kind_name() == "class_definition")?;
+    let mut top = up.next()?;
+    if top.kind_name() == "decorated_definition" {
+        top = up.next()?;
+    }
+    let class_name = src[class.field("name")?.byte_range()].to_owned();
+    (top.kind_name() == "module").then_some((Some(class_name), name))
+}
+
+/// The function whose own scope holds the node whose ancestors, its
+/// parent first, `up` gives: none in a lambda or a class body.
+pub fn enclosing_def<'t>(up: impl Iterator<Item = Node<'t>>) -> Option<Node<'t>> {
+    for x in up {
+        match x.kind_name() {
+            "function_definition" => return Some(x),
             "lambda" | "class_definition" => return None,
             _ => {}
         }

@@ -1833,7 +1833,7 @@ fn calls(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<Call> {
         let mut splatted = false;
         // A tool may take dozens of parameters and make thousands of
         // calls: its `**kwargs` is read once.
-        let own_kwargs = enclosing_def(ancestors.iter().rev().copied())
+        let own_kwargs = super::enclosing_def(ancestors.iter().rev().copied())
             .and_then(|def| kwargs_of.entry(def.id()).or_insert_with(|| kwargs_parameter(def, src)).clone());
         let mut c = args.walk();
         for arg in args.named_children(&mut c) {
@@ -2054,19 +2054,6 @@ fn uses_of(
         }
         _ => {}
     });
-}
-
-/// The function whose own scope holds the node whose ancestors, its
-/// parent first, `up` gives: none in a lambda or a class body.
-fn enclosing_def<'t>(up: impl Iterator<Item = Node<'t>>) -> Option<Node<'t>> {
-    for x in up {
-        match x.kind_name() {
-            "function_definition" => return Some(x),
-            "lambda" | "class_definition" => return None,
-            _ => {}
-        }
-    }
-    None
 }
 
 /// The name of the `**kwargs` parameter of `def`, if it has one.
