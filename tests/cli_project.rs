@@ -448,6 +448,42 @@ fn add_ignores_baselines_a_project_and_new_violations_are_still_caught() {
     assert_eq!(findings(&toolshape(root, &["check", "--report-unused-ignores"])).len(), 1);
 }
 
+/// The bytes `check -v` says a phase parsed (`TS005 1.2 ms (3.4 KB parsed)`).
+fn parsed_in_phase(run: &Run, phase: &str) -> f64 {
+    let phases = run.stderr.lines().find_map(|l| l.strip_prefix("toolshape: phases: ")).expect("the phases line");
+    let (_, after) = phases.split_once(&format!("{phase} ")).unwrap_or_else(|| panic!("no phase {phase}: {phases}"));
+    let (_, bytes) = after.split_once('(').expect("bytes parsed");
+    let mut words = bytes.split_whitespace();
+    let n: f64 = words.next().and_then(|n| n.parse().ok()).expect("a number");
+    n * match words.next() {
+        Some("B") => 1.0,
+        Some("KB") => 1e3,
+        Some("MB") => 1e6,
+        unit => panic!("unit {unit:?} in {phases}"),
+    }
+}
+
+#[test]
+fn ts005_parses_no_helper_its_bytes_say_returns_nothing_it_follows() {
+    // The tool returns calls of two handlers. `_handle_b` may return a
+    // display with a status only; `_handle_a` (in another module) returns
+    // a call of `_fmt`, which returns a call of a name no `def` binds: read
+    // from the bytes, nothing `_handle_a` returns is followed, so its long
+    // body is never parsed (the worklist once parsed it to find that out).
+    let long_body: String = (0..400).map(|i| format!("    v{i} = x + {i}\n")).collect();
+    let handlers = format!("def _fmt(x):\n    return str(x)\n\n\ndef _handle_a(x):\n{long_body}    return _fmt(x)\n");
+    let tools = "from strands import tool\n\nfrom pkg.handlers import _handle_a\n\n\ndef _handle_b(x):\n    return {\"status\": \"error\", \"error\": str(x)}\n\n\n@tool\ndef t(action, x):\n    if action == \"a\":\n        return _handle_a(x)\n    return _handle_b(x)\n";
+    let dir = project(&[("pkg/__init__.py", ""), ("pkg/handlers.py", &handlers), ("pkg/tools.py", tools)]);
+    let run = toolshape(dir.path(), &["check", "-v", "."]);
+    assert_eq!(findings(&run).iter().filter(|(_, c)| c == "TS005").count(), 1, "{run:?}");
+    let parsed = parsed_in_phase(&run, "TS005");
+    assert!(
+        parsed < (handlers.len() / 2) as f64,
+        "TS005 parsed {parsed} B ({} B of handlers): {run:?}",
+        handlers.len()
+    );
+}
+
 #[test]
 fn quiet_and_verbose() {
     let dir = tempdir();

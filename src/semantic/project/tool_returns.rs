@@ -370,6 +370,15 @@ struct Loader<'a, R> {
     reaching: &'a HashSet<String>,
 }
 
+/// What [`Project::reaching_functions`] read from the bytes of a project.
+#[derive(Debug, Default)]
+struct Reaching {
+    /// The names whose calls may return a half-shaped display.
+    names: HashSet<String>,
+    /// The names it judged (the others are unknown to it).
+    judged: HashSet<String>,
+}
+
 /// What a function returns, as far as TS005 looks: its returned displays
 /// (ranges) and the project functions it returns calls of.
 #[derive(Debug, Default, Clone)]
@@ -385,16 +394,18 @@ impl Project {
     /// callees looked up in turn; every project file is read once for its
     /// bindings, then only the files defining a name asked), or a name an
     /// `as` binds. A call of any other name returns nothing TS005
-    /// follows.
+    /// follows. Also returns the names it judged: `wanted` and the callees
+    /// their bodies return, transitively. A judged name that is not
+    /// reaching is one whose every `def` returns nothing TS005 follows.
     fn reaching_functions(
         &self,
         wanted: HashSet<String>,
         read: &(impl Fn(&Path) -> Option<SharedText> + Sync),
         tool_modules: &[ToolModule],
-    ) -> HashSet<String> {
+    ) -> Reaching {
         // No name asked: no project file need be read again.
         if wanted.is_empty() {
-            return HashSet::new();
+            return Reaching::default();
         }
         // Every function binding of the project, by name: (module, offset
         // of the `def`), and the names an `as` binds.
@@ -475,7 +486,7 @@ impl Project {
                 .map(|(name, _)| name.clone())
                 .collect();
             if more.is_empty() {
-                return reaching;
+                return Reaching { names: reaching, judged: looked };
             }
             reaching.extend(more);
         }
@@ -516,7 +527,7 @@ impl Project {
             })
             .flatten()
             .collect();
-        let functions = self.reaching_functions(wanted, &read, &modules);
+        let Reaching { names: functions, judged } = self.reaching_functions(wanted, &read, &modules);
         // Each module with a tool that may reach a half-shaped display is
         // parsed, those tools kept whole.
         let candidates: Vec<(usize, Parsed)> = modules
@@ -579,6 +590,9 @@ impl Project {
                     }
                     let returns = match functions.get(&key) {
                         Some(r) => r.clone(),
+                        // Judged from its bytes: no `def` of that name returns
+                        // what TS005 follows, so it is not parsed.
+                        None if judged.contains(&key.2) && !loader.reaching.contains(&key.2) => None,
                         None => {
                             // The function's body must be parsed.
                             let body = match &key.1 {
