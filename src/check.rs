@@ -97,14 +97,28 @@ pub fn check_with_facts(
     builders: Vec<BuilderSpec>,
     read_reasons: Vec<(std::ops::Range<usize>, String)>,
 ) -> (Vec<Finding>, Option<Facts>) {
-    let pieces = syntax::parse_pieces(src, options.scope);
-    let file = FileContext::for_pieces(src, &pieces);
+    let (pieces, plain) = candidate_pieces(src, options.scope, rules);
+    // The questions about the file see it as they would with every display
+    // parsed: its view keeps what it would keep (a later pass may reuse it).
+    let file = FileContext::for_pieces_and(src, &pieces, &plain);
     let mut findings = Vec::new();
     if !pieces.is_empty() {
         findings = planned_findings(src, &pieces, rules, &file, builders, read_reasons);
     }
     let facts = if facts && !pieces.is_empty() { round_zero_facts_in(&file, src, &pieces) } else { None };
     (findings, facts)
+}
+
+/// The candidate displays of `src` parsed as `scope` says, but for the
+/// results plainly within the contract of `rules`, which yield nothing
+/// ([`syntax::plain`]): those are left unparsed, and their offsets given.
+fn candidate_pieces(src: &str, scope: ParseScope, rules: &Rules) -> (Vec<syntax::ParsedPiece>, Vec<usize>) {
+    let (statuses, block_types) = (rules.statuses(), rules.block_types());
+    let contract =
+        syntax::plain::Contract { statuses: &statuses, block_types: &block_types, not_strings: &rules::NOT_STRINGS };
+    syntax::parse_pieces_but(src, scope, |at, display| {
+        syntax::plain::returned_and_within_contract(src, at, display, contract)
+    })
 }
 
 /// The findings of the parsed `pieces` that a fix can repair (TS001,
@@ -154,8 +168,8 @@ pub fn findings_in(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules) -> 
 /// The parsed pieces of `src` if it holds any contract violation (no
 /// findings are built), so that fixing can start from them.
 pub fn violating_pieces(src: &str, scope: ParseScope, rules: &Rules) -> Option<Vec<syntax::ParsedPiece>> {
-    let pieces = syntax::parse_pieces(src, scope);
-    is_violating(src, &pieces, rules, &FileContext::for_pieces(src, &pieces)).then_some(pieces)
+    let (pieces, plain) = candidate_pieces(src, scope, rules);
+    is_violating(src, &pieces, rules, &FileContext::for_pieces_and(src, &pieces, &plain)).then_some(pieces)
 }
 
 /// [`violating_pieces`], and the facts a result builder needs (one parse
@@ -165,11 +179,11 @@ pub fn violating_pieces_and_facts(
     scope: ParseScope,
     rules: &Rules,
 ) -> (Option<Vec<syntax::ParsedPiece>>, Option<Facts>) {
-    let pieces = syntax::parse_pieces(src, scope);
+    let (pieces, plain) = candidate_pieces(src, scope, rules);
     if pieces.is_empty() {
         return (None, None);
     }
-    let file = FileContext::for_pieces(src, &pieces);
+    let file = FileContext::for_pieces_and(src, &pieces, &plain);
     let facts = round_zero_facts_in(&file, src, &pieces);
     (is_violating(src, &pieces, rules, &file).then_some(pieces), facts)
 }

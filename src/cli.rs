@@ -420,6 +420,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             None => return EXIT_ERROR,
         },
     };
+    crate::stats::phase("discovery", started.elapsed());
     let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
     // The projects are walked while the files are checked (stdin's project
     // is its own: `TreeArgs::stdin_projects`).

@@ -485,6 +485,36 @@ fn ts005_parses_no_helper_its_bytes_say_returns_nothing_it_follows() {
 }
 
 #[test]
+fn results_plainly_within_the_contract_are_not_parsed() {
+    // Forty tools that return plain results, and one that does not: the
+    // check parses the one display it must judge, and finds its key.
+    let mut src = String::from("from strands import tool\n");
+    for i in 0..40 {
+        src.push_str(&format!(
+            "\n\n@tool\ndef t{i}(x):\n    if x:\n        return {{\"status\": \"error\", \"content\": [{{\"text\": f\"bad {{x}}\"}}]}}\n    return {{\"status\": \"success\", \"content\": [{{\"text\": str(x)}}]}}\n"
+        ));
+    }
+    let bad = "    return {\"status\": \"success\", \"content\": [{\"text\": \"ok\"}], \"frames\": 512}\n";
+    src.push_str(&format!("\n\n@tool\ndef last(x):\n{bad}"));
+    let dir = project(&[("tools.py", &src)]);
+    let run = toolshape(dir.path(), &["check", "-v", "."]);
+    assert_eq!(findings(&run), [(line_of(&src, "\"frames\""), "TS001".to_owned())], "{run:?}");
+    // One parse for the display, one for the questions its fix asks about
+    // the file (not one per display).
+    let work = run.stderr.lines().find(|l| l.contains(" tree-sitter parse")).expect("the work line");
+    let parses: usize = work
+        .split(" tree-sitter parse")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a count of parses");
+    assert!((1..=3).contains(&parses), "{parses} parses: {run:?}");
+    // Parsed whole, the same file gives the same finding.
+    let whole = toolshape(dir.path(), &["check", "--no-prefilter", "."]);
+    assert_eq!(findings(&whole), findings(&run), "{whole:?}");
+}
+
+#[test]
 fn quiet_and_verbose() {
     let dir = tempdir();
     write(dir.path(), "toolshape.toml", "line-length = 100\n");
@@ -507,7 +537,8 @@ fn quiet_and_verbose() {
     let reads: u64 = reads.split_whitespace().next().and_then(|n| n.parse().ok()).expect("a count");
     assert_eq!(read.trim_start_matches("toolshape: ").parse::<u64>().ok(), Some(reads * a_py), "{verbose:?}");
     assert!(work.contains("tree-sitter parse") && !work.contains("in 0 tree-sitter parses"), "{verbose:?}");
-    assert!(verbose.stderr.contains("toolshape: phases: files "), "{verbose:?}");
+    assert!(verbose.stderr.contains("toolshape: phases: discovery "), "{verbose:?}");
+    assert!(verbose.stderr.contains(", files "), "{verbose:?}");
 
     let quiet_fix = toolshape(dir.path(), &["fix", "--quiet", "--diff", "--unsafe-fixes"]);
     assert!(quiet_fix.stdout.contains("+++ b/a.py"), "{quiet_fix:?}");

@@ -21,6 +21,7 @@ mod unused_ignore;
 
 pub use not_a_result::{message_for as not_a_result_message, remedies as not_a_result_remedies};
 pub use shape::{ShapeFinding, shape_findings};
+pub use text_value::NOT_STRINGS;
 pub use unused_ignore::unused_suppressions;
 
 use crate::contract::{EntryKind, Rules, ToolResultDict};

@@ -21,7 +21,8 @@ pub const RULE: Rule = Rule {
 };
 
 /// Builtins whose result is evidently not a string.
-const NOT_STRINGS: [&str; 7] = ["len", "int", "float", "sum", "round", "dict", "list"];
+/// The builtins whose call gives no string, judged in a text block.
+pub const NOT_STRINGS: [&str; 7] = ["len", "int", "float", "sum", "round", "dict", "list"];
 
 fn message(f: &Finding) -> String {
     format!("text block holds {}, not a string", f.detail.as_deref().unwrap_or("a value"))

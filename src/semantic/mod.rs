@@ -116,12 +116,23 @@ impl<'s> FileContext<'s> {
     /// A context that reuses the tree of `pieces` when one is the whole file,
     /// and else is about the places `pieces` parsed.
     pub fn for_pieces(src: &'s str, pieces: &[syntax::ParsedPiece]) -> Self {
+        FileContext::for_pieces_and(src, pieces, &[])
+    }
+
+    /// [`FileContext::for_pieces`], about the displays at `unparsed` too
+    /// (candidates a check left unparsed, [`syntax::plain`]).
+    pub fn for_pieces_and(src: &'s str, pieces: &[syntax::ParsedPiece], unparsed: &[usize]) -> Self {
         match pieces {
             [p] if p.offset == 0 && p.tree.root_node().end_byte() == src.len() => {
                 FileContext::new(src, Some(p.tree.clone()))
             }
             _ => FileContext {
-                focus: pieces.iter().map(|p| p.offset).collect(),
+                focus: {
+                    let mut focus: Vec<usize> =
+                        pieces.iter().map(|p| p.offset).chain(unparsed.iter().copied()).collect();
+                    focus.sort_unstable();
+                    focus
+                },
                 in_display: pieces.iter().filter(|p| p.in_display).map(|p| p.offset).collect(),
                 ..FileContext::new(src, None)
             },

@@ -8,6 +8,7 @@ pub mod lexer;
 pub mod literal;
 mod memo;
 pub mod outline;
+pub mod plain;
 pub mod search;
 pub mod tree;
 
@@ -539,23 +540,41 @@ mod import_tests {
 
 /// Parses what `scope` asks for and returns the pieces.
 pub fn parse_pieces(src: &str, scope: ParseScope) -> Vec<ParsedPiece> {
+    parse_pieces_but(src, scope, |_, _| false).0
+}
+
+/// [`parse_pieces`], leaving out the candidate displays `plain` vouches
+/// for from their bytes (given each one's offset and text): a check need
+/// not parse what yields no finding ([`plain`]). Only candidate regions are
+/// left out (their offsets are returned too); a file parsed whole stays
+/// whole.
+pub fn parse_pieces_but(
+    src: &str,
+    scope: ParseScope,
+    plain: impl Fn(usize, &str) -> bool,
+) -> (Vec<ParsedPiece>, Vec<usize>) {
     let (regions, in_display) = match scope {
         ParseScope::WholeFile => (None, Vec::new()),
-        ParseScope::Candidates if lacks_key_bytes(src.as_bytes()) => return Vec::new(),
+        ParseScope::Candidates if lacks_key_bytes(src.as_bytes()) => return (Vec::new(), Vec::new()),
         ParseScope::Candidates => match lexed_for_candidates(src) {
             (lexer::Candidates::Regions(regions), in_display) => (Some(regions), in_display),
             (lexer::Candidates::FullParse(_), _) => (None, Vec::new()),
         },
     };
     match regions {
-        None => vec![ParsedPiece::new(0, parse(src))],
-        Some(regions) => regions
-            .into_iter()
-            .map(|r| ParsedPiece {
-                in_display: in_display.binary_search(&r.start).is_ok(),
-                ..ParsedPiece::new(r.start, parse_piece(&src[r]))
-            })
-            .collect(),
+        None => (vec![ParsedPiece::new(0, parse(src))], Vec::new()),
+        Some(regions) => {
+            let (plain, parsed): (Vec<Range<usize>>, Vec<Range<usize>>) =
+                regions.into_iter().partition(|r| plain(r.start, &src[r.clone()]));
+            let pieces = parsed
+                .into_iter()
+                .map(|r| ParsedPiece {
+                    in_display: in_display.binary_search(&r.start).is_ok(),
+                    ..ParsedPiece::new(r.start, parse_piece(&src[r]))
+                })
+                .collect();
+            (pieces, plain.into_iter().map(|r| r.start).collect())
+        }
     }
 }
 
