@@ -20,14 +20,15 @@
 //!
 //! with blanks (spaces, tabs, line breaks) anywhere between the pieces, each
 //! key at most once, `status` and `content` both present and written
-//! nowhere else in the display (so no other shaped dict hides inside),
-//! every key and status a plain string literal, `STATUS` one of the
-//! statuses the rules accept, `TYPE` one of their block types, and `STR` a
-//! one-line string literal without prefix or backslash (or an f-string
-//! whose replacement fields hold no quote). A text value that calls a
-//! builtin that gives no string (`len(...)`, which TS009 judges) is left to
-//! tree-sitter. Nowhere a comment, a `*`, a backslash or a string with a
-//! prefix other than `f`.
+//! nowhere else in the display as a string (so no other shaped dict hides
+//! inside), every key and status a plain string literal, `STATUS` one of
+//! the statuses the rules accept, `TYPE` one of their block types, and `STR`
+//! a one-line string literal without prefix or escape, but for a text
+//! block's value, which may be an f-string (whose replacement fields hold no
+//! quote or backslash) and hold escapes. A text value that calls a builtin
+//! that gives no string (`len(...)`, which TS009 judges) is left to
+//! tree-sitter. Nowhere a `*`, a comment, a line continuation, a prefixed
+//! string or two strings side by side.
 
 /// What the rules accept, as [`returned_and_within_contract`] needs it.
 #[derive(Debug, Clone, Copy)]
@@ -42,11 +43,16 @@ pub struct Contract<'a> {
 /// `at` of `src`, is a tool result plainly within `contract` that a
 /// `return` hands back as it is.
 pub fn returned_and_within_contract(src: &str, at: usize, display: &str, contract: Contract<'_>) -> bool {
-    let once = |word: &str| memchr::memmem::find_iter(display.as_bytes(), word).count() == 1;
+    // A key of another shaped dict inside would be one more of these
+    // strings (no string inside a value is concatenated or escaped).
+    let once = |word: &str| {
+        let quoted = |q: char| memchr::memmem::find_iter(display.as_bytes(), &format!("{q}{word}{q}")).count();
+        quoted('"') + quoted('\'') == 1
+    };
     after_return(src.as_bytes(), at)
         && once("status")
         && once("content")
-        && !display.bytes().any(|b| matches!(b, b'#' | b'*' | b'\\'))
+        && !display.contains('*')
         && Reader { bytes: display.as_bytes(), at: 0 }.result(contract)
 }
 
@@ -105,12 +111,13 @@ impl<'b> Reader<'b> {
         found
     }
 
-    /// A one-line string literal after blanks, without prefix (an `f` one
-    /// where `f` allows): its body, between the quotes.
-    fn string(&mut self, f: bool) -> Option<&'b str> {
+    /// A one-line string literal after blanks, without prefix: its body,
+    /// between the quotes. A `leaf` (a text block's value, which no rule
+    /// reads inside) may be an f-string and hold escapes.
+    fn string(&mut self, leaf: bool) -> Option<&'b str> {
         self.blanks();
         let bytes: &'b [u8] = self.bytes;
-        let formatted = f && matches!(self.peek(), Some(b'f' | b'F'));
+        let formatted = leaf && matches!(self.peek(), Some(b'f' | b'F'));
         let start = self.at + usize::from(formatted);
         let quote = *bytes.get(start).filter(|q| matches!(q, b'"' | b'\''))?;
         let body_start = start + 1;
@@ -123,7 +130,13 @@ impl<'b> Reader<'b> {
         loop {
             let b = *bytes.get(i)?;
             match b {
-                b'\n' | b'\r' | b'\\' => return None,
+                b'\n' | b'\r' => return None,
+                // An escape, in a leaf's text: never of a brace, never in a
+                // replacement field.
+                b'\\' if leaf && depth == 0 && !matches!(bytes.get(i + 1), Some(b'{' | b'}') | None) => {
+                    i += if bytes[i + 1..].starts_with(b"\r\n") { 2 } else { 1 };
+                }
+                b'\\' => return None,
                 _ if depth == 0 && b == quote => break,
                 // A replacement field holds no string.
                 b'"' | b'\'' if depth > 0 => return None,
@@ -140,11 +153,12 @@ impl<'b> Reader<'b> {
     }
 
     /// Whatever stands between an opening bracket (taken) and its `close`:
-    /// brackets nest, and strings are plain ones.
+    /// brackets nest, strings are plain ones and stand alone (no implicit
+    /// concatenation), and there is no comment or backslash.
     fn balanced(&mut self, close: u8) -> bool {
         loop {
             match self.peek() {
-                None => return false,
+                None | Some(b'#' | b'\\') => return false,
                 Some(b) if b == close => {
                     self.at += 1;
                     return true;
@@ -171,6 +185,10 @@ impl<'b> Reader<'b> {
                 Some(b'"' | b'\'') => {
                     let prefixed = self.at > 0 && super::lexer::is_ident_byte(self.bytes[self.at - 1]);
                     if prefixed || self.string(false).is_none() {
+                        return false;
+                    }
+                    self.blanks();
+                    if self.peek().is_some_and(|b| matches!(b, b'"' | b'\'') || super::lexer::is_ident_byte(b)) {
                         return false;
                     }
                 }
@@ -337,7 +355,7 @@ mod tests {
     }
 
     /// Results the grammar reads, each a line of a function body.
-    const VOUCHED: [&str; 12] = [
+    const VOUCHED: [&str; 15] = [
         r#"    return {"status": "success", "content": [{"text": "done"}]}"#,
         r#"    return {'status': 'error', 'content': [{'text': f'failed: {e}'}],}"#,
         r#"    return ({"toolUseId": tool_use.id, "status": "degraded", "content": [{"text": "a"}, {"text": 'b',}]})"#,
@@ -349,6 +367,9 @@ mod tests {
         r#"    return {"status": "success", "content": [{"text": message}, {"image": img}, block_of(x)]}"#,
         r#"    return {"status": "success", "content": blocks}"#,
         r#"    return {"status": "success", "content": _blocks(task)[0:3]}"#,
+        r#"    return {"toolUseId": tool_use_id, "status": "error", "content": exception_content}"#,
+        r#"    return {"status": "error", "content": [{"text": f"Issue #{n}:\n{e!r}\t\"{q}\""}, {"text": 'it\'s'}]}"#,
+        r#"    return {"status": "success", "content": [{"image": {"format": fmt, "source": {"bytes": content_bytes}}}]}"#,
         "    return (\n        {\"status\": \"success\", \"content\": [{\"text\": msg}]}\n    )",
     ];
 
@@ -403,10 +424,18 @@ mod tests {
             r#"    return {"status": "success", "status": "error", "content": [{"text": "x"}]}"#,
             r#"    return {"status": "success"}"#,
             // Strings the grammar does not read.
-            r#"    return {"status": "success", "content": [{"text": "a\"b"}]}"#,
             r#"    return {"status": "success", "content": [{"text": f"{d['k']}"}]}"#,
             r#"    return {"status": "success", "content": [{"text": rb"x"}]}"#,
             r#"    return {"status": "success", "content": [{"json": g(r"x")}]}"#,
+            r#"    return {"status": "success", "content": [{"json": g("a" "b")}]}"#,
+            r#"    return {"status": "success", "content": [{"json": g("a\n")}]}"#,
+            r#"    return {"status": "success", "content": [{"json": {"status": s, "content": c}}]}"#,
+            r#"    return {"status": "success", "content": [{"json": g('content', "status")}]}"#,
+            r#"    return {"status": "success", "content": [{"text": f"\{x}"}]}"#,
+            r#"    return {"status": "success", "content": [{"text": f"{x!r:\n}"}]}"#,
+            r#"    return {"status": "success", "content": [{"json": g(x,  # why
+            )}]}"#,
+            "    return {\"status\": \"success\", \\\n \"content\": [{\"text\": \"x\"}]}",
             r#"    return {"status": "success", "content": [{"text": """x"""}]}"#,
             r#"    return {u"status": "success", "content": [{"text": "x"}]}"#,
             r#"    return {"status": "success", "content": [{"text": b"x"}]}"#,
