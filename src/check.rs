@@ -117,7 +117,7 @@ fn candidate_pieces(src: &str, scope: ParseScope, rules: &Rules) -> (Vec<syntax:
     let contract =
         syntax::plain::Contract { statuses: &statuses, block_types: &block_types, not_strings: &rules::NOT_STRINGS };
     syntax::parse_pieces_but(src, scope, |at, display| {
-        syntax::plain::returned_and_within_contract(src, at, display, contract)
+        syntax::plain::unbound_and_within_contract(src, at, display, contract)
     })
 }
 

@@ -1,5 +1,5 @@
-//! Tool results that are plainly within the contract, read from bytes:
-//! `return {"status": "success", "content": [{"text": f"done {n}"}]}`.
+//! Tool results that are plainly within the contract and bound to no name,
+//! read from bytes: `return {"status": "success", "content": [{"text": f"done {n}"}]}`.
 //!
 //! Most candidate displays of a real tree are such results, and tree-sitter
 //! spends tens of microseconds on each (a dict display costs it about half a
@@ -10,7 +10,8 @@
 //! tree-sitter:
 //!
 //! ```text
-//! return ( {  entry ("," entry)* [","]  }
+//! CONTEXT {  entry ("," entry)* [","]  }
+//! CONTEXT = return | yield | ":" | "[" | NAME( | ==        (see `bound_to_no_name`)
 //! entry   = "status": STATUS | "content": CONTENT | "toolUseId": (STR | CHAIN)
 //! CONTENT = [ element ("," element)* [","] ] | CHAIN
 //! element = { "TYPE": VALUE [","] } | CHAIN
@@ -30,7 +31,7 @@
 //! tree-sitter. Nowhere a `*`, a comment, a line continuation, a prefixed
 //! string or two strings side by side.
 
-/// What the rules accept, as [`returned_and_within_contract`] needs it.
+/// What the rules accept, as [`unbound_and_within_contract`] needs it.
 #[derive(Debug, Clone, Copy)]
 pub struct Contract<'a> {
     pub statuses: &'a [&'a str],
@@ -40,26 +41,67 @@ pub struct Contract<'a> {
 }
 
 /// Whether the display `display` (its `{` to its `}`), which stands at
-/// `at` of `src`, is a tool result plainly within `contract` that a
-/// `return` hands back as it is.
-pub fn returned_and_within_contract(src: &str, at: usize, display: &str, contract: Contract<'_>) -> bool {
+/// `at` of `src`, is a tool result plainly within `contract` that no name is
+/// bound to (returned, yielded, an argument...).
+pub fn unbound_and_within_contract(src: &str, at: usize, display: &str, contract: Contract<'_>) -> bool {
     // A key of another shaped dict inside would be one more of these
     // strings (no string inside a value is concatenated or escaped).
     let once = |word: &str| {
         let quoted = |q: char| memchr::memmem::find_iter(display.as_bytes(), &format!("{q}{word}{q}")).count();
         quoted('"') + quoted('\'') == 1
     };
-    after_return(src.as_bytes(), at)
+    bound_to_no_name(src.as_bytes(), at)
         && once("status")
         && once("content")
         && !display.contains('*')
         && Reader { bytes: display.as_bytes(), at: 0 }.result(contract)
 }
 
-/// Whether the bytes before `at` are `return` and nothing but blanks and
+/// Whether the display at `at` of `bytes` stands where no name is bound to
+/// it, read from the bytes before it: the value of a `return` or a `yield`
+/// (parentheses around it or not), a value after a `:` (a pair's in
+/// another display, a lambda's body, a statement after a block's header),
+/// an element right after a `[`, an argument right after a call's `(`, or
+/// an operand of `==`. An assignment (`=`, `:=`, `|=`), a keyword argument
+/// or default, a branch of a conditional expression, an element after a
+/// `,`: anything else is left to tree-sitter.
+fn bound_to_no_name(bytes: &[u8], at: usize) -> bool {
+    if after_keyword(bytes, at, b"return") || after_keyword(bytes, at, b"yield") {
+        return true;
+    }
+    let mut i = at;
+    while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    match i.checked_sub(1).map(|j| bytes[j]) {
+        Some(b':' | b'[') => true,
+        // `==`, not `=`, `:=`, `|=`...
+        Some(b'=') => i >= 2 && bytes[i - 2] == b'=',
+        // A call's parenthesis: after a closing bracket, or a name that is
+        // no keyword (`if (`, `else (` group an expression).
+        Some(b'(') => {
+            let mut j = i - 1;
+            while j > 0 && matches!(bytes[j - 1], b' ' | b'\t') {
+                j -= 1;
+            }
+            match j.checked_sub(1).map(|k| bytes[k]) {
+                Some(b')' | b']') => true,
+                Some(b) if super::lexer::is_ident_byte(b) => {
+                    let start = bytes[..j].iter().rposition(|&c| !super::lexer::is_ident_byte(c)).map_or(0, |p| p + 1);
+                    let word = &bytes[start..j];
+                    !word[0].is_ascii_digit() && !KEYWORDS.iter().any(|k| k.as_bytes() == word)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether the bytes before `at` are `keyword` and nothing but blanks and
 /// opening parentheses (a line break only inside one): the display is the
-/// returned value, bound to no name (`return (r := {...})` has `=` there).
-fn after_return(bytes: &[u8], at: usize) -> bool {
+/// value `keyword` hands on (`return (r := {...})` has `=` there).
+fn after_keyword(bytes: &[u8], at: usize, keyword: &[u8]) -> bool {
     let mut i = at;
     let mut open_line = false;
     while i > 0 && matches!(bytes[i - 1], b' ' | b'\t' | b'(' | b'\n' | b'\r') {
@@ -70,10 +112,11 @@ fn after_return(bytes: &[u8], at: usize) -> bool {
         }
         i -= 1;
     }
+    let n = keyword.len();
     !open_line
-        && i >= 6
-        && &bytes[i - 6..i] == b"return"
-        && (i == 6 || !super::lexer::is_ident_byte(bytes[i - 7]))
+        && i >= n
+        && &bytes[i - n..i] == keyword
+        && (i == n || !super::lexer::is_ident_byte(bytes[i - n - 1]))
         && !super::lexer::is_ident_byte(bytes[i])
 }
 
@@ -336,7 +379,7 @@ impl<'b> Reader<'b> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Contract, returned_and_within_contract};
+    use super::{Contract, unbound_and_within_contract};
 
     const CONTRACT: Contract<'static> = Contract {
         statuses: &["success", "error", "degraded"],
@@ -344,10 +387,28 @@ mod tests {
         not_strings: &["len", "int", "float", "sum", "round", "dict", "list"],
     };
 
+    /// Whether the result display of `line` (the first that opens with a
+    /// key of a result, else the first) is vouched for under `contract`.
     fn plain_under(line: &str, contract: Contract<'_>) -> bool {
-        let at = line.find('{').expect("a display");
-        let end = line.rfind('}').expect("a display") + 1;
-        returned_and_within_contract(line, at, &line[at..end], contract)
+        let opens = ["{\"status\"", "{'status'", "{\"toolUseId\""];
+        let at = opens.iter().filter_map(|o| line.find(o)).min().or_else(|| line.find('{')).expect("a display");
+        // Its closing brace (the lines' strings hold balanced braces).
+        let mut depth = 0;
+        let end = at
+            + line[at..]
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .expect("a closed display")
+                .0
+            + 1;
+        unbound_and_within_contract(line, at, &line[at..end], contract)
     }
 
     fn plain(line: &str) -> bool {
@@ -355,7 +416,7 @@ mod tests {
     }
 
     /// Results the grammar reads, each a line of a function body.
-    const VOUCHED: [&str; 15] = [
+    const VOUCHED: [&str; 22] = [
         r#"    return {"status": "success", "content": [{"text": "done"}]}"#,
         r#"    return {'status': 'error', 'content': [{'text': f'failed: {e}'}],}"#,
         r#"    return ({"toolUseId": tool_use.id, "status": "degraded", "content": [{"text": "a"}, {"text": 'b',}]})"#,
@@ -368,6 +429,13 @@ mod tests {
         r#"    return {"status": "success", "content": blocks}"#,
         r#"    return {"status": "success", "content": _blocks(task)[0:3]}"#,
         r#"    return {"toolUseId": tool_use_id, "status": "error", "content": exception_content}"#,
+        r#"    yield {"status": "success", "content": [{"text": "x"}]}"#,
+        r#"    f({"status": "success", "content": [{"text": "x"}]})"#,
+        r#"    events.append(ToolResultEvent({"status": "success", "content": [{"text": "x"}]}))"#,
+        r#"    msg = {"role": "user", "content": [{"toolResult": {"toolUseId": t, "status": "error", "content": [{"text": "x"}]}}]}"#,
+        r#"    assert result == {"status": "success", "content": [{"text": "x"}]}"#,
+        r#"    results = [{"status": "success", "content": [{"text": "x"}]}]"#,
+        r#"    make = lambda: {"status": "success", "content": [{"text": "x"}]}"#,
         r#"    return {"status": "error", "content": [{"text": f"Issue #{n}:\n{e!r}\t\"{q}\""}, {"text": 'it\'s'}]}"#,
         r#"    return {"status": "success", "content": [{"image": {"format": fmt, "source": {"bytes": content_bytes}}}]}"#,
         "    return (\n        {\"status\": \"success\", \"content\": [{\"text\": msg}]}\n    )",
@@ -401,9 +469,15 @@ mod tests {
             // Not returned as it is, or bound to a name.
             r#"    r = {"status": "success", "content": [{"text": "x"}]}"#,
             r#"    return (r := {"status": "success", "content": [{"text": "x"}]})"#,
-            r#"    yield {"status": "success", "content": [{"text": "x"}]}"#,
             r#"    returned = {"status": "success", "content": [{"text": "x"}]}"#,
-            r#"    f({"status": "success", "content": [{"text": "x"}]})"#,
+            r#"    x = y if c else {"status": "success", "content": [{"text": "x"}]}"#,
+            r#"    x = y if c else ({"status": "success", "content": [{"text": "x"}]})"#,
+            r#"    x = a, {"status": "success", "content": [{"text": "x"}]}"#,
+            r#"    r |= {"status": "success", "content": [{"text": "x"}]}"#,
+            r#"    f(r={"status": "success", "content": [{"text": "x"}]})"#,
+            r#"    x = ({"status": "success", "content": [{"text": "x"}]})"#,
+            r#"    yield from {"status": "success", "content": [{"text": "x"}]}"#,
+            r#"    x = y or {"status": "success", "content": [{"text": "x"}]}"#,
             // Whatever a rule may judge.
             r#"    return {"status": "ok", "content": [{"text": "x"}]}"#,
             r#"    return {"status": status, "content": [{"text": "x"}]}"#,
