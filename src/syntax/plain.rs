@@ -466,7 +466,8 @@ mod tests {
     #[test]
     fn anything_else_is_left_to_the_parser() {
         for line in [
-            // Not returned as it is, or bound to a name.
+            // Bound to a name, or standing where it may be (a conditional's
+            // branch, an operand of `or`, a tuple's element), or not a value.
             r#"    r = {"status": "success", "content": [{"text": "x"}]}"#,
             r#"    return (r := {"status": "success", "content": [{"text": "x"}]})"#,
             r#"    returned = {"status": "success", "content": [{"text": "x"}]}"#,
