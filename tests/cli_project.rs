@@ -485,6 +485,30 @@ fn ts005_parses_no_helper_its_bytes_say_returns_nothing_it_follows() {
 }
 
 #[test]
+fn ts005_follows_import_aliases_not_the_word_as_in_prose() {
+    // `t` returns `client.get(...)`, and no `def` binds `get`; the word
+    // `as` before `get` stands in a docstring, a `with` and an `except`,
+    // which bind no function TS005 follows: `t`'s long body is not parsed.
+    // `u` returns a call of `build`, an import alias of a helper that
+    // returns a status alone: followed, it gives the finding.
+    let long_body: String = (0..400).map(|i| format!("    v{i} = x + {i}\n")).collect();
+    let helpers = "\"\"\"Results fetched with verbs such as get.\"\"\"\n\n\ndef _make(x):\n    with open(x) as get:\n        pass\n    try:\n        pass\n    except OSError as get:\n        pass\n    return {\"status\": \"error\", \"error\": str(x)}\n";
+    let tools = format!(
+        "from strands import tool\n\nfrom pkg.helpers import (\n    _make as build,\n)\n\n\n@tool\ndef t(client, x):\n{long_body}    return client.get(x)\n\n\n@tool\ndef u(x):\n    return build(x)\n"
+    );
+    let dir = project(&[("pkg/__init__.py", ""), ("pkg/helpers.py", helpers), ("pkg/tools.py", &tools)]);
+    let run = toolshape(dir.path(), &["check", "-v", "."]);
+    let found: Vec<(usize, String)> = findings(&run).into_iter().filter(|(_, c)| c == "TS005").collect();
+    assert_eq!(found, [(line_of(helpers, "return {"), "TS005".to_owned())], "{run:?}");
+    let parsed = parsed_in_phase(&run, "TS005");
+    assert!(
+        parsed < (long_body.len() / 2) as f64,
+        "TS005 parsed {parsed} B ({} B of t's body): {run:?}",
+        long_body.len()
+    );
+}
+
+#[test]
 fn results_plainly_within_the_contract_are_not_parsed() {
     // Forty tools that return plain results, and one that does not: the
     // check parses the one display it must judge, and finds its key.

@@ -10,7 +10,7 @@
 //! parsed as an outline: the bodies of the top-level functions no question
 //! is about are blanked first.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
 
@@ -197,10 +197,14 @@ fn returns_name(body: &str, name: &str) -> bool {
     })
 }
 
+/// Names read from a text, each with the offset of the keyword before it.
+type NamesAt<'t> = Vec<(&'t str, usize)>;
+
 /// Where `text` may bind a name to a function, read from bytes: each
 /// `def NAME` (the name, and the offset of its `def`), and each name an `as`
-/// binds (`from m import f as it`, which resolution follows elsewhere).
-fn function_bindings(text: &str) -> (Vec<(&str, usize)>, Vec<&str>) {
+/// binds (`from m import f as it`, which resolution follows elsewhere; the
+/// name, and the offset of its `as`).
+fn function_bindings(text: &str) -> (NamesAt<'_>, NamesAt<'_>) {
     let bytes = text.as_bytes();
     let word = syntax::lexer::is_ident_byte;
     let (mut defs, mut aliases) = (Vec::new(), Vec::new());
@@ -217,11 +221,23 @@ fn function_bindings(text: &str) -> (Vec<(&str, usize)>, Vec<&str>) {
             if keyword == b"def" {
                 defs.push((name, at));
             } else {
-                aliases.push(name);
+                aliases.push((name, at));
             }
         }
     }
     (defs, aliases)
+}
+
+/// Whether the `as` at `at` of `text` may bind an imported name: the word
+/// `import` stands before it in its logical line (of `layout`; a file the
+/// lexer cannot vouch for may bind one anywhere). An `as` of prose (a
+/// docstring's "such as get"), of a `with` or of an `except` binds no
+/// function TS005 follows.
+fn import_alias(text: &str, layout: Option<&syntax::lexer::Layout>, at: usize) -> bool {
+    let Some(layout) = layout else { return true };
+    let lines = &layout.lines;
+    let Some(line) = lines[..lines.partition_point(|l| l.start <= at)].last() else { return true };
+    syntax::holds_word(&text[line.start..at], "import")
 }
 
 /// What each `def` of `text` at `defs` may return that TS005 follows:
@@ -408,24 +424,27 @@ impl Project {
             return Reaching::default();
         }
         // Every function binding of the project, by name: (module, offset
-        // of the `def`), and the names an `as` binds.
-        type Bindings = (usize, Vec<(String, usize)>, Vec<String>);
+        // of the `def`), and the names an `as` binds (module, offset of the
+        // `as`).
+        type Bindings = (usize, Vec<(String, usize)>, Vec<(String, usize)>);
+        let owned = |found: Vec<(&str, usize)>| found.into_iter().map(|(n, at)| (n.to_owned(), at)).collect();
         let found: Vec<Bindings> = (0..self.modules.len())
             .into_par_iter()
             .filter_map(|m| {
                 let text = read(&self.modules[m].path)?;
                 let (defs, aliases) = function_bindings(&text);
-                let defs = defs.into_iter().map(|(n, at)| (n.to_owned(), at)).collect();
-                Some((m, defs, aliases.into_iter().map(str::to_owned).collect()))
+                Some((m, owned(defs), owned(aliases)))
             })
             .collect();
         let mut defs_of: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-        let mut aliases: HashSet<String> = HashSet::new();
+        let mut aliases: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
         for (m, defs, names) in found {
             for (name, at) in defs {
                 defs_of.entry(name).or_default().push((m, at));
             }
-            aliases.extend(names);
+            for (name, at) in names {
+                aliases.entry(name).or_default().push((m, at));
+            }
         }
         // Each module is lexed once, whatever the rounds ask of it; a tool
         // module already was.
@@ -436,31 +455,44 @@ impl Project {
         let mut looked: HashSet<String> = HashSet::new();
         let mut ask = wanted;
         while !ask.is_empty() {
-            // The modules defining the names asked, each read once.
+            // The modules defining the names asked, and those where an `as`
+            // binds one, each read once.
             let mut by_module: HashMap<usize, Vec<(&str, usize)>> = HashMap::new();
+            let mut alias_sites: Vec<(&str, usize, usize)> = Vec::new();
             for name in &ask {
-                if aliases.contains(name) {
-                    reaching.insert(name.clone());
+                for &(m, at) in aliases.get(name).into_iter().flatten() {
+                    alias_sites.push((name.as_str(), m, at));
                 }
                 for &(m, at) in defs_of.get(name).into_iter().flatten() {
                     by_module.entry(m).or_default().push((name.as_str(), at));
                 }
             }
-            let unread: Vec<usize> =
-                by_module.keys().copied().filter(|m| !tools.contains_key(m) && !lexed.contains_key(m)).collect();
+            let unread: BTreeSet<usize> = by_module
+                .keys()
+                .copied()
+                .chain(alias_sites.iter().map(|&(_, m, _)| m))
+                .filter(|m| !tools.contains_key(m) && !lexed.contains_key(m))
+                .collect();
             lexed.par_extend(unread.into_par_iter().map(|m| {
                 let text = read(&self.modules[m].path).unwrap_or_default();
                 let layout = syntax::layout(&text);
                 (m, (text, layout))
             }));
+            let lexed_text = |m: usize| match (tools.get(&m), lexed.get(&m)) {
+                (Some(t), _) => (&*t.text, t.layout.as_ref()),
+                (None, Some((text, layout))) => (&**text, layout.as_ref()),
+                (None, None) => ("", None),
+            };
+            for (name, m, at) in alias_sites {
+                let (text, layout) = lexed_text(m);
+                if import_alias(text, layout, at) {
+                    reaching.insert(name.to_owned());
+                }
+            }
             let judged: Vec<(String, Reach)> = by_module
                 .into_par_iter()
                 .flat_map_iter(|(m, defs)| {
-                    let (text, layout) = match (tools.get(&m), lexed.get(&m)) {
-                        (Some(t), _) => (&*t.text, t.layout.as_ref()),
-                        (None, Some((text, layout))) => (&**text, layout.as_ref()),
-                        (None, None) => ("", None),
-                    };
+                    let (text, layout) = lexed_text(m);
                     def_reach(text, layout, &defs).into_iter().map(|(n, r)| (n.to_owned(), r)).collect::<Vec<_>>()
                 })
                 .collect();
@@ -857,14 +889,30 @@ fn half_shaped(m: usize, range: &Range<usize>, p: &Parsed, tool: &str) -> Option
 
 #[cfg(test)]
 mod tests {
-    use super::{function_bindings, may_be_returned};
+    use super::{function_bindings, import_alias, may_be_returned};
 
     #[test]
     fn function_bindings_are_read_from_words() {
         let src = "import a as b\nwith x as\\\n  y, z as\tw:\n    def f(): pass\nclass Alias: pass\nhas c\nasync def g(): undefined\nx = (m as\n n)\nlast as";
         let (defs, aliases) = function_bindings(src);
         assert_eq!(defs, vec![("f", src.find("def f").unwrap()), ("g", src.find("def g").unwrap())]);
-        assert_eq!(aliases, vec!["b", "y", "w", "n"]);
+        let names: Vec<&str> = aliases.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, vec!["b", "y", "w", "n"]);
+        assert_eq!(aliases[0].1, src.find("as b").unwrap());
+    }
+
+    #[test]
+    fn an_import_alias_follows_the_word_import_in_its_logical_line() {
+        let src = "\"\"\"Verbs such as get.\"\"\"\nimport m as a\nfrom m import (\n    f,\n    g as b,\n)\nx = 1; from m import h as c\nwith open(p) as d:\n    pass\ntry:\n    pass\nexcept E as e:  # import\n    pass\n";
+        let layout = crate::syntax::layout(src);
+        let aliases: Vec<(&str, bool)> = function_bindings(src)
+            .1
+            .into_iter()
+            .map(|(name, at)| (name, import_alias(src, layout.as_ref(), at)))
+            .collect();
+        assert_eq!(aliases, [("get", false), ("a", true), ("b", true), ("c", true), ("d", false), ("e", false)]);
+        // Where the lexer cannot vouch for the file, any `as` may bind one.
+        assert!(import_alias(src, None, src.find("as get").unwrap()));
     }
 
     #[test]
