@@ -202,30 +202,64 @@ type NamesAt<'t> = Vec<(&'t str, usize)>;
 
 /// Where `text` may bind a name to a function, read from bytes: each
 /// `def NAME` (the name, and the offset of its `def`), and each name an `as`
-/// binds (`from m import f as it`, which resolution follows elsewhere; the
-/// name, and the offset of its `as`).
+/// of an import statement binds (`from m import f as it`, which resolution
+/// follows elsewhere; the name, and the offset of its `as`). An import
+/// statement runs from the word `import` to the end of its line, line
+/// continuations and the parentheses opened in it followed; the `as` of
+/// any other statement binds no function TS005 follows.
 fn function_bindings(text: &str) -> (NamesAt<'_>, NamesAt<'_>) {
-    let bytes = text.as_bytes();
-    let word = syntax::lexer::is_ident_byte;
-    let (mut defs, mut aliases) = (Vec::new(), Vec::new());
-    for keyword in [&b"def"[..], &b"as"[..]] {
-        for at in memchr::memmem::find_iter(bytes, keyword) {
-            let after = at + keyword.len();
-            if (at > 0 && word(bytes[at - 1])) || bytes.get(after).is_none_or(|&b| word(b)) {
-                continue;
-            }
-            let start = after
-                + bytes[after..].iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\\' | b'\n' | b'\r')).count();
-            let end = start + bytes[start..].iter().take_while(|&&b| word(b)).count();
-            let Some(name) = text.get(start..end).filter(|n| !n.is_empty()) else { continue };
-            if keyword == b"def" {
-                defs.push((name, at));
-            } else {
-                aliases.push((name, at));
+    let defs = syntax::word_offsets(text, "def").filter_map(|at| Some((name_after(text, at + 3)?, at))).collect();
+    let mut aliases = Vec::new();
+    // Each byte is read once: an `import` inside a statement read already
+    // (a prose "import (" reads on to its `)`) holds nothing new.
+    let mut read_to = 0;
+    for at in syntax::word_offsets(text, "import") {
+        if at < read_to {
+            continue;
+        }
+        read_to = import_statement_end(text.as_bytes(), at + "import".len());
+        for alias in syntax::word_offsets(&text[at..read_to], "as") {
+            if let Some(name) = name_after(text, at + alias + "as".len()) {
+                aliases.push((name, at + alias));
             }
         }
     }
     (defs, aliases)
+}
+
+/// The name after a keyword that ends at `after`, blanks, line breaks and
+/// continuations between.
+fn name_after(text: &str, after: usize) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let start =
+        after + bytes[after..].iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\\' | b'\n' | b'\r')).count();
+    let end = start + bytes[start..].iter().take_while(|&&b| syntax::lexer::is_ident_byte(b)).count();
+    text.get(start..end).filter(|n| !n.is_empty())
+}
+
+/// Where the import statement whose `import` ends at `from` ends: at the
+/// first line break or `;` outside the parentheses opened after it, line
+/// continuations and comments stepped over.
+fn import_statement_end(bytes: &[u8], from: usize) -> usize {
+    let (mut at, mut depth) = (from, 0usize);
+    while let Some(&b) = bytes.get(at) {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b'#' => at = memchr::memchr2(b'\n', b'\r', &bytes[at..]).map_or(bytes.len(), |i| at + i) - 1,
+            b'\\' => {
+                // A continuation: its line break does not end the statement.
+                at += match bytes.get(at + 1..at + 3) {
+                    Some(b"\r\n") => 2,
+                    _ => 1,
+                };
+            }
+            b'\n' | b'\r' | b';' if depth == 0 => return at,
+            _ => {}
+        }
+        at += 1;
+    }
+    bytes.len()
 }
 
 /// Whether the `as` at `at` of `text` may bind an imported name: the word
@@ -896,19 +930,25 @@ mod tests {
         let src = "import a as b\nwith x as\\\n  y, z as\tw:\n    def f(): pass\nclass Alias: pass\nhas c\nasync def g(): undefined\nx = (m as\n n)\nlast as";
         let (defs, aliases) = function_bindings(src);
         assert_eq!(defs, vec![("f", src.find("def f").unwrap()), ("g", src.find("def g").unwrap())]);
-        let names: Vec<&str> = aliases.iter().map(|(name, _)| *name).collect();
-        assert_eq!(names, vec!["b", "y", "w", "n"]);
-        assert_eq!(aliases[0].1, src.find("as b").unwrap());
+        // Only an import statement's `as` binds a name TS005 follows.
+        assert_eq!(aliases, vec![("b", src.find("as b").unwrap())]);
+    }
+
+    #[test]
+    fn import_aliases_are_read_to_the_end_of_their_statement() {
+        let src = "from m import (  # a comment (with a paren)\n    f as g,  # or two )\n    h as\n        i,\n)\nimport a as b, \\\n    c as d; x = y as z\nwith open(p) as e:\n    import q as r\n\"\"\"Call import (as documented.\"\"\"\nfrom n import k as l\n";
+        let names: Vec<&str> = function_bindings(src).1.into_iter().map(|(name, _)| name).collect();
+        // A docstring's unclosed "import (" reads to the end: a superset.
+        assert_eq!(names, ["g", "i", "b", "d", "r", "documented", "l"]);
     }
 
     #[test]
     fn an_import_alias_follows_the_word_import_in_its_logical_line() {
         let src = "\"\"\"Verbs such as get.\"\"\"\nimport m as a\nfrom m import (\n    f,\n    g as b,\n)\nx = 1; from m import h as c\nwith open(p) as d:\n    pass\ntry:\n    pass\nexcept E as e:  # import\n    pass\n";
         let layout = crate::syntax::layout(src);
-        let aliases: Vec<(&str, bool)> = function_bindings(src)
-            .1
+        let aliases: Vec<(&str, bool)> = ["get", "a", "b", "c", "d", "e"]
             .into_iter()
-            .map(|(name, at)| (name, import_alias(src, layout.as_ref(), at)))
+            .map(|name| (name, import_alias(src, layout.as_ref(), src.find(&format!("as {name}")).unwrap())))
             .collect();
         assert_eq!(aliases, [("get", false), ("a", true), ("b", true), ("c", true), ("d", false), ("e", false)]);
         // Where the lexer cannot vouch for the file, any `as` may bind one.
