@@ -220,12 +220,8 @@ impl WritePlanner<'_, '_> {
 
     /// The name the display is bound to (`N = {...}`).
     fn result_name(&self, display: Node<'_>) -> Result<String, String> {
-        let mut value = display;
-        while let Some(p) = value.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-            value = p;
-        }
-        let assignment = value
-            .parent()
+        let (value, parent) = crate::syntax::tree::parenthesized_in(display);
+        let assignment = parent
             .filter(|a| a.kind_name() == "assignment" && a.field("right") == Some(value))
             .ok_or("the result is not bound by a plain assignment")?;
         if assignment.parent().is_some_and(|p| p.kind_name() == "assignment") {

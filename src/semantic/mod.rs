@@ -572,11 +572,8 @@ fn use_phrase(value: Node<'_>, parent: Node<'_>, src: &str) -> String {
 /// called at once, the target of `+=` (its value is a binding, checked
 /// apart), the argument of `len`, a `for` loop's iterable, or a condition.
 fn harmless_use(node: Node<'_>, src: &str, model: &SemanticModel, scope: usize) -> bool {
-    let mut expr = node;
-    while let Some(p) = expr.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        expr = p;
-    }
-    let Some(parent) = expr.parent() else { return false };
+    let (expr, parent) = crate::syntax::tree::parenthesized_in(node);
+    let Some(parent) = parent else { return false };
     let field_of = |p: Node<'_>, f: &str| p.field(f) == Some(expr);
     match parent.kind_name() {
         "attribute" if field_of(parent, "object") => {
@@ -601,11 +598,7 @@ fn is_len_argument(node: Node<'_>, src: &str, model: &SemanticModel, scope: usiz
     if model.resolve("len", scope) != Resolution::Builtin {
         return false;
     }
-    let mut expr = node;
-    while let Some(p) = expr.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        expr = p;
-    }
-    expr.parent().is_some_and(|args| {
+    crate::syntax::tree::parenthesized_in(node).1.is_some_and(|args| {
         args.kind_name() == "argument_list"
             && args.named_child_count() == 1
             && args.parent().and_then(|call| call.field("function")).is_some_and(|f| &src[f.byte_range()] == "len")

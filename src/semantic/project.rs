@@ -1733,12 +1733,18 @@ fn named_callee(name: Node<'_>, attribute: Option<String>, src: &str, model: &Se
 /// module names (`docs/rules.md`, "Calls on an instance"): `K(...).m(...)`,
 /// or `N.m(...)` where the reading scope owns `N` and binds it once, by a
 /// plain `N = K(...)`. Only receivers resolve such calls.
-fn instance_callee(call: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
-    instance_callee_of_function(call.field("function")?, src, model)
+fn instance_callee<'t>(call: Node<'t>, root: Node<'t>, src: &str, model: &SemanticModel) -> Option<Callee> {
+    instance_callee_of_function(call.field("function")?, root, src, model)
 }
 
-/// What [`instance_callee`] gives a call whose callee is `function`.
-fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticModel) -> Option<Callee> {
+/// What [`instance_callee`] gives a call whose callee is `function` (in the
+/// tree whose root is `root`).
+fn instance_callee_of_function<'t>(
+    function: Node<'t>,
+    root: Node<'t>,
+    src: &str,
+    model: &SemanticModel,
+) -> Option<Callee> {
     let function = Some(unparenthesize(function)).filter(|f| f.kind_name() == "attribute")?;
     let name = src[function.field("attribute")?.byte_range()].to_owned();
     let object = crate::syntax::tree::unparenthesize(function.field("object")?);
@@ -1767,10 +1773,6 @@ fn instance_callee_of_function(function: Node<'_>, src: &str, model: &SemanticMo
             let [only] = bindings.as_slice() else { return None };
             if scope != here {
                 return None;
-            }
-            let mut root = function;
-            while let Some(p) = root.parent() {
-                root = p;
             }
             let value =
                 super::plain_assigned_value(root, &model.bindings[*only]).filter(|v| v.kind_name() == "call")?;
@@ -2075,11 +2077,7 @@ fn kwargs_parameter(def: Node<'_>, src: &str) -> Option<String> {
 
 /// Whether `call` is the value of a `return` (parentheses aside).
 fn is_returned(call: Node<'_>) -> bool {
-    let mut up = call;
-    while let Some(p) = up.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        up = p;
-    }
-    up.parent().is_some_and(|p| p.kind_name() == "return_statement")
+    crate::syntax::tree::parenthesized_in(call).1.is_some_and(|p| p.kind_name() == "return_statement")
 }
 
 /// The names a local import statement `node` may reach a builder through

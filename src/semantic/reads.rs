@@ -162,8 +162,8 @@ pub fn value_uses<'t>(
         if !wanted {
             return;
         }
-        let outer = syntax::tree::parenthesized(node);
-        let used = match outer.parent() {
+        let (outer, parent) = syntax::tree::parenthesized_in(node);
+        let used = match parent {
             Some(p) if p.kind_name() == "call" => p.field("function") != Some(outer),
             Some(p) if p.kind_name() == "attribute" => p.field("object") != Some(outer),
             Some(_) => !syntax::tree::is_target(outer),
@@ -180,8 +180,8 @@ pub fn value_uses<'t>(
 /// argument of a call (not `*X`, not a keyword's value): `outer`, the
 /// argument list and the call.
 fn positional_argument_of(node: Node<'_>) -> Option<(Node<'_>, Node<'_>, Node<'_>)> {
-    let outer = syntax::tree::parenthesized(node);
-    let args = outer.parent().filter(|p| p.kind_name() == "argument_list")?;
+    let (outer, parent) = syntax::tree::parenthesized_in(node);
+    let args = parent.filter(|p| p.kind_name() == "argument_list")?;
     let call = args.parent().filter(|c| c.kind_name() == "call" && c.field("arguments") == Some(args))?;
     Some((outer, args, call))
 }
@@ -197,8 +197,8 @@ pub fn called_through_wrapper(node: Node<'_>) -> bool {
     if given.next() != Some(outer) || given.next().is_some() {
         return false;
     }
-    let wrap = syntax::tree::parenthesized(wrap);
-    wrap.parent().is_some_and(|call| call.kind_name() == "call" && call.field("function") == Some(wrap))
+    let (wrap, parent) = syntax::tree::parenthesized_in(wrap);
+    parent.is_some_and(|call| call.kind_name() == "call" && call.field("function") == Some(wrap))
 }
 
 /// The builtins that only look at their argument, never call it: a tool
@@ -230,11 +230,11 @@ const LOOKING_BUILTINS: &[&str] = &[
 /// (`docs/rules.md`, "Escapes").
 pub fn handed_to_a_kept_call(node: Node<'_>, src: &str, model: &SemanticModel) -> bool {
     let Some((_, _, call)) = positional_argument_of(node) else { return false };
-    let mut held = syntax::tree::parenthesized(call);
-    if let Some(awaited) = held.parent().filter(|a| a.kind_name() == "await") {
-        held = syntax::tree::parenthesized(awaited);
+    let (_, mut parent) = syntax::tree::parenthesized_in(call);
+    if let Some(awaited) = parent.filter(|a| a.kind_name() == "await") {
+        parent = syntax::tree::parenthesized_in(awaited).1;
     }
-    let dropped = held.parent().is_some_and(|statement| {
+    let dropped = parent.is_some_and(|statement| {
         let mut c = statement.walk();
         statement.kind_name() == "expression_statement"
             && statement.named_children(&mut c).filter(|n| n.kind_name() != "comment").count() == 1
@@ -257,8 +257,8 @@ pub fn handed_to_a_kept_call(node: Node<'_>, src: &str, model: &SemanticModel) -
 /// `return` or a `yield` (not `yield from`), or of a pair of a dict display
 /// (`{"f": f}`, not a comprehension's) (`docs/rules.md`, "Escapes").
 pub fn gives_another_name(node: Node<'_>) -> bool {
-    let outer = syntax::tree::parenthesized(node);
-    let Some(parent) = outer.parent() else { return false };
+    let (outer, parent) = syntax::tree::parenthesized_in(node);
+    let Some(parent) = parent else { return false };
     match parent.kind_name() {
         "assignment" => parent.field("right") == Some(outer),
         "named_expression" => parent.field("value") == Some(outer),
@@ -401,8 +401,8 @@ fn checked_value(tree: &Tree<'_, '_>, value: Node<'_>, depth: usize) -> Option<N
         return Some(out);
     }
     // The call gives the result back: judged as the receiver call was.
-    let held = syntax::tree::parenthesized(call);
-    if held.parent().is_some_and(|h| h.kind_name() == "expression_statement") {
+    let (_, holder) = syntax::tree::parenthesized_in(call);
+    if holder.is_some_and(|h| h.kind_name() == "expression_statement") {
         return Some(out);
     }
     let then = if let Some(read) = read_of(call, tree.src) {
@@ -538,8 +538,8 @@ fn positional_parameter(def: Node<'_>, position: usize) -> Option<Node<'_>> {
 /// Whether the name `node` is (parentheses seen through) the whole value
 /// of a `return` statement.
 fn returned_whole(node: Node<'_>) -> bool {
-    let outer = syntax::tree::parenthesized(node);
-    outer.parent().is_some_and(|statement| {
+    let (outer, parent) = syntax::tree::parenthesized_in(node);
+    parent.is_some_and(|statement| {
         let mut c = statement.walk();
         statement.kind_name() == "return_statement"
             && statement.named_children(&mut c).filter(|n| n.kind_name() != "comment").eq(std::iter::once(outer))
@@ -712,11 +712,8 @@ fn bound_once_to_a_call(name: &str, scope: ScopeId, root: Node<'_>, model: &Sema
 /// The name `call` is assigned to by a plain one-target assignment
 /// statement (`R = call`), if it is.
 fn bound_name(call: Node<'_>) -> Option<Node<'_>> {
-    let mut value = call;
-    while let Some(p) = value.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        value = p;
-    }
-    let assignment = value.parent().filter(|p| p.kind_name() == "assignment")?;
+    let (value, parent) = syntax::tree::parenthesized_in(call);
+    let assignment = parent.filter(|p| p.kind_name() == "assignment")?;
     if assignment.field("right") != Some(value) || assignment.field("type").is_some() {
         return None;
     }
@@ -811,8 +808,8 @@ fn name_reads(tree: &Tree<'_, '_>, target: Node<'_>, depth: usize) -> NameReads 
 /// (parentheses seen through at each step; `docs/rules.md`, "Assertion
 /// messages"): Python evaluates it only when the assertion fails.
 fn in_assertion_message(name: Node<'_>) -> bool {
-    let mut at = syntax::tree::parenthesized(name);
-    if let Some(field) = at.parent().filter(|p| p.kind_name() == "interpolation") {
+    let (mut at, mut parent) = syntax::tree::parenthesized_in(name);
+    if let Some(field) = parent.filter(|p| p.kind_name() == "interpolation") {
         // The string (a field of a format spec stands in the spec, which is
         // no message).
         let Some(string) = field.parent() else { return false };
@@ -820,10 +817,10 @@ fn in_assertion_message(name: Node<'_>) -> bool {
         if let Some(joined) = at.parent().filter(|p| p.kind_name() == "concatenated_string") {
             at = joined;
         }
-        at = syntax::tree::parenthesized(at);
+        (at, parent) = syntax::tree::parenthesized_in(at);
     }
     // The message: the second expression of the statement.
-    at.parent().filter(|s| s.kind_name() == "assert_statement").is_some_and(|statement| {
+    parent.filter(|s| s.kind_name() == "assert_statement").is_some_and(|statement| {
         let mut cursor = statement.walk();
         let message = statement.named_children(&mut cursor).filter(|e| e.kind_name() != "comment").nth(1);
         message.is_some_and(|m| m.id() == at.id())
@@ -890,11 +887,8 @@ fn in_sequence(
 /// an index `i`, an integer constant `>= 0`: a block the fixes leave where
 /// it was.
 fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
-    let mut outer = content;
-    while let Some(p) = outer.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        outer = p;
-    }
-    let block = outer.parent().filter(|p| p.kind_name() == "subscript" && p.field("value") == Some(outer))?;
+    let (outer, parent) = syntax::tree::parenthesized_in(content);
+    let block = parent.filter(|p| p.kind_name() == "subscript" && p.field("value") == Some(outer))?;
     let mut cursor = block.walk();
     let indexes: Vec<Node<'_>> = block.children_by_field_name("subscript", &mut cursor).collect();
     let [index] = indexes.as_slice() else { return None };
@@ -906,11 +900,8 @@ fn block_index(content: Node<'_>, src: &str) -> Option<usize> {
 /// The read that `receiver` (parentheses around it seen through) is the
 /// object of, if any.
 pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
-    let mut e = receiver;
-    while let Some(p) = e.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        e = p;
-    }
-    let parent = e.parent()?;
+    let (e, parent) = syntax::tree::parenthesized_in(receiver);
+    let parent = parent?;
     let receiver = e.byte_range();
     let keyed = |form, key: String, at: Node<'_>, literal: Node<'_>| {
         let quote = src[literal.byte_range()].chars().find(|c| matches!(c, '"' | '\'')).unwrap_or('"');
@@ -1023,11 +1014,8 @@ pub fn read_of(receiver: Node<'_>, src: &str) -> Option<Read> {
 
 /// Whether the subscript `at` is stored into or deleted, or only loaded.
 fn subscript_form(at: Node<'_>) -> ReadForm {
-    let mut node = at;
-    while let Some(p) = node.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        node = p;
-    }
-    let Some(parent) = node.parent() else { return ReadForm::Subscript };
+    let (node, parent) = syntax::tree::parenthesized_in(at);
+    let Some(parent) = parent else { return ReadForm::Subscript };
     // A subscript inside an unpacking target is a target too.
     let (mut target, mut holder) = (node, parent);
     while matches!(holder.kind_name(), "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list") {

@@ -95,11 +95,19 @@ pub fn unparenthesize(mut node: Node<'_>) -> Node<'_> {
 
 /// The outermost parentheses around an expression (the expression itself
 /// when none): where it stands for its parent.
-pub fn parenthesized(mut node: Node<'_>) -> Node<'_> {
-    while let Some(up) = node.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
+pub fn parenthesized(node: Node<'_>) -> Node<'_> {
+    parenthesized_in(node).0
+}
+
+/// [`parenthesized`], with what holds it (`None`: the root): each node's
+/// parent is asked once, as `Node::parent` walks down from the root.
+pub fn parenthesized_in(mut node: Node<'_>) -> (Node<'_>, Option<Node<'_>>) {
+    let mut parent = node.parent();
+    while let Some(up) = parent.filter(|p| p.kind_name() == "parenthesized_expression") {
         node = up;
+        parent = node.parent();
     }
-    node
+    (node, parent)
 }
 
 /// The operand of a spread (`**x`, `*x`, in a display, a call or a

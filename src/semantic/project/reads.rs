@@ -1739,7 +1739,7 @@ fn receivers_of(
         else {
             continue;
         };
-        let callee = super::instance_callee(call, text, model).or_else(|| callee_of(call, text, model));
+        let callee = super::instance_callee(call, root, text, model).or_else(|| callee_of(call, text, model));
         let tool_name = direct_tool_name(call, text);
         let unresolved = last_name(call, text).filter(|n| names.contains(*n)).map(|n| {
             let escape = Read {
@@ -1773,7 +1773,7 @@ fn receivers_of(
     // A producer used as a value: a receiver that reads every key where
     // toolshape cannot follow.
     for node in value_uses(root, text, model, names) {
-        let callee = super::instance_callee_of_function(node, text, model)
+        let callee = super::instance_callee_of_function(node, root, text, model)
             .or_else(|| super::callee_of_function(node, text, model));
         let named =
             crate::semantic::reads::called_through_wrapper(node) || crate::semantic::reads::gives_another_name(node);
@@ -1935,14 +1935,12 @@ fn called_at<'t>(root: Node<'t>, text: &str, at: usize) -> Option<Node<'t>> {
     let name = root
         .descendant_for_byte_range(at, at + len)
         .filter(|n| n.kind_name() == "identifier" && n.start_byte() == at && n.end_byte() == at + len)?;
-    let mut function = match name.parent() {
+    let function = match name.parent() {
         Some(p) if p.kind_name() == "attribute" && p.field("attribute") == Some(name) => p,
         _ => name,
     };
-    while let Some(p) = function.parent().filter(|p| p.kind_name() == "parenthesized_expression") {
-        function = p;
-    }
-    function.parent().filter(|call| call.kind_name() == "call" && call.field("function") == Some(function))
+    let (function, parent) = crate::syntax::tree::parenthesized_in(function);
+    parent.filter(|call| call.kind_name() == "call" && call.field("function") == Some(function))
 }
 
 /// The keyword arguments of `call` whose values are constant strings.
