@@ -9,7 +9,7 @@
 //! asks it which paths are excluded, and the commands ask it for each file's
 //! [`crate::contract::Rules`] and fix policy.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 

@@ -122,7 +122,7 @@ pub fn discover(paths: &[PathBuf], options: &WalkOptions, resolver: &Resolver) -
         found.sort_by(order);
     }
     if paths.len() > 1 || options.follow_links {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = foldhash::HashSet::default();
         found.retain(|(_, identity, _)| seen.insert(identity.clone()));
     }
     out.files = found.into_iter().map(|(path, _, settings)| FoundFile { path, settings }).collect();

@@ -5,7 +5,7 @@
 //! of result builders ([`crate::semantic::project`]), and the TS003
 //! findings of a file's text.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};

@@ -185,7 +185,7 @@ fn read_all(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<usize> {
 /// bytes: past it, a file is read again rather than held.
 #[derive(Debug)]
 pub struct TextCache {
-    texts: std::sync::RwLock<std::collections::HashMap<std::path::PathBuf, SharedText>>,
+    texts: std::sync::RwLock<foldhash::HashMap<std::path::PathBuf, SharedText>>,
     /// Bytes that may still be kept.
     room: std::sync::atomic::AtomicUsize,
 }

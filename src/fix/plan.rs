@@ -1,7 +1,7 @@
 //! Planning the rewrite of one violating tool-result dict: which entries move,
 //! where the json block goes, how it is laid out, and whether it is safe.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 use std::ops::Range;
 
 use tree_sitter::Node;

@@ -630,7 +630,7 @@ pub struct ReviewRewrite {
 /// The project's word on the fixes of the files reviewed.
 #[derive(Debug, Default)]
 pub struct ReviewProject {
-    pub files: std::collections::HashMap<PathBuf, FileWord>,
+    pub files: foldhash::HashMap<PathBuf, FileWord>,
 }
 
 impl QueuedFile {
@@ -726,7 +726,7 @@ struct Session<'d, 'p> {
     /// The edits the review wrote into each file so far, a batch per
     /// write, in order: a read (or an origin) as the project pass saw it
     /// is found in the file as it now is through them.
-    written: std::collections::HashMap<PathBuf, Vec<Vec<Edit>>>,
+    written: foldhash::HashMap<PathBuf, Vec<Vec<Edit>>>,
 }
 
 /// Reviews `files` (in the order given) with answers from `decisions`,

@@ -3,7 +3,7 @@
 //! silence nothing. Reported only with `--report-unused-ignores`; real
 //! comments only (a whole-file parse, made only when the text could hold one).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::Rule;
 use crate::diagnostics::{Code, Finding, Origin, Span};

@@ -11,7 +11,8 @@
 //! names, as whole names: `ok` inside `token` names nothing). A name
 //! toolshape cannot resolve is never a builder.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 

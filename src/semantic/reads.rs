@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::semantic::scope::{BindingKind, Reference, Resolution, ScopeId, ScopeKind, SemanticModel};
 use crate::syntax;
@@ -116,7 +116,7 @@ pub fn value_uses<'t>(
     model: &SemanticModel,
     names: &std::collections::BTreeSet<String>,
 ) -> Vec<Node<'t>> {
-    let read_at: std::collections::HashSet<usize> = model
+    let read_at: foldhash::HashSet<usize> = model
         .references
         .iter()
         .filter(|r| match model.resolve(&r.name, r.scope) {

@@ -12,7 +12,8 @@
 //! *every* binding of it in the scope that owns it. A name that may come
 //! from a `from m import *` is [`Resolution::Unknown`], never guessed.
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::sync::Arc;
 

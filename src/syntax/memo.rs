@@ -19,8 +19,8 @@
 //! its own ([`DERIVED_BUDGET`]): a value built by a pure function of the
 //! tree is as exact as building it again.
 
+use foldhash::HashMap;
 use std::any::Any;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,8 @@
 //! over the producers' names, repeated while chains add new ones): a
 //! receiver always calls a producer by its name, or names it in an import.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::sync::Arc;
 

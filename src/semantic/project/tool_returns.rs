@@ -10,7 +10,8 @@
 //! parsed as an outline: the bodies of the top-level functions no question
 //! is about are blanked first.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::Path;
 
