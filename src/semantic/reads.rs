@@ -109,14 +109,18 @@ pub struct CallReads {
 /// or nothing; or an attribute whose attribute is one of `names`; where it is
 /// not the callee of a call, not the object of an attribute and not a
 /// target (parentheses seen through). Which of them stand for a producer
-/// is the project's to say.
+/// is the project's to say. `names_at`, when given, holds where every
+/// whole word of `src` that is one of `names` starts: the uses are then
+/// looked up there and at the names' references, not found by a walk of
+/// every node of the tree (which costs a big module far more).
 pub fn value_uses<'t>(
     root: Node<'t>,
     src: &str,
     model: &SemanticModel,
     names: &std::collections::BTreeSet<String>,
+    names_at: Option<&[usize]>,
 ) -> Vec<Node<'t>> {
-    let read_at: foldhash::HashSet<usize> = model
+    let read: Vec<&Range<usize>> = model
         .references
         .iter()
         .filter(|r| match model.resolve(&r.name, r.scope) {
@@ -150,29 +154,47 @@ pub fn value_uses<'t>(
             }
             _ => false,
         })
-        .map(|r| r.at.start)
+        .map(|r| &r.at)
         .collect();
-    let mut out = Vec::new();
-    syntax::for_each_node(root, |node| {
-        let wanted = match node.kind_name() {
-            "identifier" => read_at.contains(&node.start_byte()),
-            "attribute" => node.field("attribute").is_some_and(|a| names.contains(&src[a.byte_range()])),
-            _ => false,
-        };
-        if !wanted {
-            return;
-        }
+    let used = |node: Node<'_>| {
         let (outer, parent) = syntax::tree::parenthesized_in(node);
-        let used = match parent {
+        match parent {
             Some(p) if p.kind_name() == "call" => p.field("function") != Some(outer),
             Some(p) if p.kind_name() == "attribute" => p.field("object") != Some(outer),
             Some(_) => !syntax::tree::is_target(outer),
             None => false,
-        };
-        if used {
-            out.push(node);
         }
-    });
+    };
+    let mut out = Vec::new();
+    let Some(names_at) = names_at else {
+        let read_at: foldhash::HashSet<usize> = read.iter().map(|r| r.start).collect();
+        syntax::for_each_node(root, |node| {
+            let wanted = match node.kind_name() {
+                "identifier" => read_at.contains(&node.start_byte()),
+                "attribute" => node.field("attribute").is_some_and(|a| names.contains(&src[a.byte_range()])),
+                _ => false,
+            };
+            if wanted && used(node) {
+                out.push(node);
+            }
+        });
+        return out;
+    };
+    // The identifier at `at`, if one stands exactly there.
+    let identifier_at = |at: &Range<usize>| {
+        root.descendant_for_byte_range(at.start, at.end)
+            .filter(|n| n.kind_name() == "identifier" && n.byte_range() == *at)
+    };
+    let mut found: Vec<Node<'t>> = read.iter().filter_map(|at| identifier_at(at)).collect();
+    found.extend(names_at.iter().filter_map(|&at| {
+        let end = at + src.as_bytes()[at..].iter().take_while(|&&b| syntax::lexer::is_ident_byte(b)).count();
+        let attribute = identifier_at(&(at..end))?.parent().filter(|p| p.kind_name() == "attribute")?;
+        attribute.field("attribute").is_some_and(|a| a.start_byte() == at).then_some(attribute)
+    }));
+    // In the walk's order: by start, an outer node first.
+    found.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    found.dedup();
+    out.extend(found.into_iter().filter(|&n| used(n)));
     out
 }
 
@@ -283,19 +305,21 @@ pub fn gives_another_name(node: Node<'_>) -> bool {
 /// A result that may reach code this does not follow (`docs/rules.md`,
 /// "Results handed on") has a read of form `escape` at the call.
 pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
-    call_reads_in(root, src, model, &|_| true).unwrap_or_default()
+    call_reads_in(root, src, model, &|_| true, &|_| true).unwrap_or_default()
 }
 
 /// [`call_reads`] of a parse that may leave out the bodies of some
 /// module-level functions (an outline): `whole` says whether the `def`
 /// starting at an offset is whole. `None` when a result is handed to a
 /// function that may check it and whose body was left out: only the whole
-/// file tells.
+/// file tells. Only the calls `wanted` accepts are followed: the others
+/// are left out of the answer.
 pub fn call_reads_in(
     root: Node<'_>,
     src: &str,
     model: &SemanticModel,
     whole: &dyn Fn(usize) -> bool,
+    wanted: &dyn Fn(Node<'_>) -> bool,
 ) -> Option<Vec<CallReads>> {
     let mut out = Vec::new();
     // Each name's references by the scope that owns it, resolved once.
@@ -307,7 +331,7 @@ pub fn call_reads_in(
     }
     let tree = Tree { root, src, model, owned, whole, cut: std::cell::Cell::new(false) };
     syntax::for_each_node_in_context(root, |node, ancestors| {
-        if node.kind_name() != "call" {
+        if node.kind_name() != "call" || !wanted(node) {
             return;
         }
         // `await C` (parentheses seen through) is what an async producer
@@ -1074,6 +1098,25 @@ pub(crate) fn own_scope_nodes<'t>(def: Node<'t>, descend: impl Fn(Node<'t>) -> b
 mod tests {
     use super::*;
 
+    /// Asserts that [`value_uses`] finds the same nodes, in the same
+    /// order, by a walk of the tree and from the places of the names.
+    fn assert_same_uses(src: &str, names: &std::collections::BTreeSet<String>) {
+        let tree = syntax::parse(src);
+        let model = SemanticModel::build(tree.root_node(), src);
+        let bytes = src.as_bytes();
+        let names_at: Vec<usize> = (0..src.len())
+            .filter(|&at| at == 0 || !syntax::lexer::is_ident_byte(bytes[at - 1]))
+            .filter(|&at| {
+                let end = at + bytes[at..].iter().take_while(|&&b| syntax::lexer::is_ident_byte(b)).count();
+                names.contains(&src[at..end])
+            })
+            .collect();
+        let walked = value_uses(tree.root_node(), src, &model, names, None);
+        let looked_up = value_uses(tree.root_node(), src, &model, names, Some(&names_at));
+        assert!(!walked.is_empty());
+        assert_eq!(walked, looked_up);
+    }
+
     /// The reads of every call to `f(...)` in `src`, as `form key text`.
     fn reads(src: &str) -> Vec<String> {
         let tree = syntax::parse(src);
@@ -1500,10 +1543,11 @@ def h(f=f):
         let tree = syntax::parse(src);
         let model = SemanticModel::build(tree.root_node(), src);
         let names: std::collections::BTreeSet<String> = ["f".to_owned()].into_iter().collect();
-        let found: Vec<(usize, &str)> = value_uses(tree.root_node(), src, &model, &names)
+        let found: Vec<(usize, &str)> = value_uses(tree.root_node(), src, &model, &names, None)
             .into_iter()
             .map(|n| (n.start_position().row + 1, &src[n.byte_range()]))
             .collect();
+        assert_same_uses(src, &names);
         // Which of them stand for a producer is the project's to say; in
         // `h`, the parameter `f` shadows it, but not in its default.
         assert_eq!(
@@ -1536,7 +1580,8 @@ def t(p):
         let names: std::collections::BTreeSet<String> =
             ["f2", "x", "f3", "y", "p"].into_iter().map(str::to_owned).collect();
         let found: Vec<&str> =
-            value_uses(tree.root_node(), src, &model, &names).into_iter().map(|n| &src[n.byte_range()]).collect();
+            value_uses(tree.root_node(), src, &model, &names, None).into_iter().map(|n| &src[n.byte_range()]).collect();
+        assert_same_uses(src, &names);
         // A local variable or a parameter is no use of a producer; a name
         // not among `names` (`z`) is the project's to resolve.
         assert_eq!(found, ["f2", "x", "f3"]);

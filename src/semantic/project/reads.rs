@@ -19,7 +19,7 @@ use tree_sitter::Node;
 use super::{BuilderKey, Callee, Project, SharedText, callee_of, last_name, module_bindings};
 use crate::diagnostics::{Code, Finding};
 use crate::semantic::is_strands_tool;
-use crate::semantic::reads::{Read, ReadForm, call_reads, own_scope_nodes, possible_reads, value_uses, yields};
+use crate::semantic::reads::{Read, ReadForm, call_reads_in, own_scope_nodes, possible_reads, value_uses, yields};
 use crate::semantic::results::result_names;
 use crate::semantic::scope::{Resolution, ScopeKind, SemanticModel};
 use crate::syntax::tree::{FieldChild, KindName};
@@ -552,10 +552,19 @@ impl Project {
                     // An outline holds every call of a callee it kept whole
                     // (and every read of its result: see `Outlined`).
                     let outlined = s.and_then(|s| s.outlined.as_ref()).filter(|o| hits.iter().all(|&at| o.holds(at)));
-                    let whole =
-                        || receivers_of(*m, text, s.and_then(|s| s.whole.as_ref()), &callees, Some(&hits), None);
+                    // Parsed whole, only the calls that may reach a keyed
+                    // origin are followed (see `may_reach`).
+                    let wanted = |call: Node<'_>, root: Node<'_>, model: &SemanticModel| {
+                        self.may_reach(*m, call, root, text, model, &callees, keyed)
+                    };
+                    let whole = || {
+                        let whole = s.and_then(|s| s.whole.as_ref());
+                        receivers_of(*m, text, whole, &callees, Some(&hits), None, Some(&wanted))
+                    };
                     let receivers = match outlined {
-                        Some(o) => receivers_of(*m, &o.text, Some(&o.parsed), &callees, None, Some(o)).or_else(whole),
+                        Some(o) => {
+                            receivers_of(*m, &o.text, Some(&o.parsed), &callees, None, Some(o), None).or_else(whole)
+                        }
                         None => whole(),
                     }
                     .unwrap_or_default();
@@ -788,6 +797,33 @@ impl Project {
             }
         }
         out
+    }
+
+    /// Whether the call `call` of module `m`'s `text` (in the tree `root`,
+    /// its model `model`) may be a receiver whose reads reach a keyed
+    /// origin: one named like one of `callees` (the producers with keys,
+    /// and the builders), one whose callee resolves to a function of such
+    /// a name (a producer reached through an import alias), or a keyed
+    /// origin itself (a builder call). The reads of any other call reach
+    /// nothing: [`Shaper::reached`] gives only the keys of producers,
+    /// which are all named in `callees`.
+    #[allow(clippy::too_many_arguments)]
+    fn may_reach(
+        &self,
+        m: usize,
+        call: Node<'_>,
+        root: Node<'_>,
+        text: &str,
+        model: &SemanticModel,
+        callees: &BTreeSet<String>,
+        keyed: &HashMap<OriginId, Vec<String>>,
+    ) -> bool {
+        last_name(call, text).is_some_and(|n| callees.contains(n))
+            || keyed.contains_key(&origin(m, &call.byte_range()))
+            || super::instance_callee(call, root, text, model)
+                .or_else(|| callee_of(call, text, model))
+                .and_then(|c| self.function_of(m, &c))
+                .is_some_and(|key| callees.contains(&key.2))
     }
 
     /// The function `callee`, called in module `from`, resolves to.
@@ -1681,9 +1717,14 @@ fn in_marked_attribute(text: &str, at: &Range<usize>) -> bool {
     start > 0 && bytes[start - 1] == b'.' && matches!(&text[at.clone()], "tool_result" | "toolResult")
 }
 
+/// Whether a call (given its tree's root and the model) is worth following
+/// as a receiver.
+type WantedCall<'a> = dyn Fn(Node<'_>, Node<'_>, &SemanticModel) -> bool + 'a;
+
 /// The receivers of module `m`'s `text`: its calls whose results are read.
 /// `outlined`: the text is an outline's, which only tells when every
 /// function a result is handed to was kept whole (`None` otherwise).
+/// `wanted`: which calls to follow (all, if none is given).
 fn receivers_of(
     m: usize,
     text: &str,
@@ -1691,6 +1732,7 @@ fn receivers_of(
     names: &BTreeSet<String>,
     hits: Option<&[usize]>,
     outlined: Option<&Outlined>,
+    wanted: Option<&WantedCall<'_>>,
 ) -> Option<Vec<Receiver>> {
     let owned;
     let parsed = match whole {
@@ -1703,9 +1745,10 @@ fn receivers_of(
     let (root, model) = (parsed.tree.root_node(), &parsed.model);
     let index = LineIndex::new(text);
     let mut receivers = Vec::new();
+    let wanted = |call: Node<'_>| wanted.is_none_or(|w| w(call, root, model));
     let mut calls = match outlined {
-        Some(o) => crate::semantic::reads::call_reads_in(root, text, model, &|at| o.holds(at))?,
-        None => call_reads(root, text, model),
+        Some(o) => call_reads_in(root, text, model, &|at| o.holds(at), &wanted)?,
+        None => call_reads_in(root, text, model, &|_| true, &wanted).unwrap_or_default(),
     };
     // A call whose result is dropped or returned has no reads, but named
     // like a producer it may be a call toolshape cannot resolve.
@@ -1773,7 +1816,7 @@ fn receivers_of(
     }
     // A producer used as a value: a receiver that reads every key where
     // toolshape cannot follow.
-    for node in value_uses(root, text, model, names) {
+    for node in value_uses(root, text, model, names, hits) {
         let callee = super::instance_callee_of_function(node, root, text, model)
             .or_else(|| super::callee_of_function(node, text, model));
         let named =
