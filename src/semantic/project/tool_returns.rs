@@ -458,9 +458,10 @@ impl Project {
         if wanted.is_empty() {
             return Reaching::default();
         }
-        // Every function binding of the project, by name: (module, offset
-        // of the `def`), and the names an `as` binds (module, offset of the
-        // `as`).
+        // Every function binding of each module: (name, offset of the
+        // `def`), and the names an `as` binds (name, offset of the `as`).
+        // Each round looks its names up module by module, in parallel: one
+        // map of the project's every name cost a thread its time to build.
         type Bindings = (usize, Vec<(String, usize)>, Vec<(String, usize)>);
         let owned = |found: Vec<(&str, usize)>| found.into_iter().map(|(n, at)| (n.to_owned(), at)).collect();
         let found: Vec<Bindings> = (0..self.modules.len())
@@ -468,19 +469,9 @@ impl Project {
             .filter_map(|m| {
                 let text = read(&self.modules[m].path)?;
                 let (defs, aliases) = function_bindings(&text);
-                Some((m, owned(defs), owned(aliases)))
+                (!defs.is_empty() || !aliases.is_empty()).then(|| (m, owned(defs), owned(aliases)))
             })
             .collect();
-        let mut defs_of: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-        let mut aliases: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-        for (m, defs, names) in found {
-            for (name, at) in defs {
-                defs_of.entry(name).or_default().push((m, at));
-            }
-            for (name, at) in names {
-                aliases.entry(name).or_default().push((m, at));
-            }
-        }
         // Each module is lexed once, whatever the rounds ask of it; a tool
         // module already was.
         let tools: HashMap<usize, &ToolModule> = tool_modules.iter().map(|t| (t.m, t)).collect();
@@ -492,14 +483,31 @@ impl Project {
         while !ask.is_empty() {
             // The modules defining the names asked, and those where an `as`
             // binds one, each read once.
+            // The indices and offsets of the names asked among `names`.
+            type Asked = Vec<(usize, usize)>;
+            let asked = |names: &'_ [(String, usize)]| -> Asked {
+                names.iter().enumerate().filter(|(_, (n, _))| ask.contains(n)).map(|(i, &(_, at))| (i, at)).collect()
+            };
+            let sites: Vec<(usize, Asked, Asked)> = found
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, (_, defs, aliases))| {
+                    let (defs, aliases) = (asked(defs), asked(aliases));
+                    (!defs.is_empty() || !aliases.is_empty()).then_some((i, defs, aliases))
+                })
+                .collect();
             let mut by_module: HashMap<usize, Vec<(&str, usize)>> = HashMap::new();
             let mut alias_sites: Vec<(&str, usize, usize)> = Vec::new();
-            for name in &ask {
-                for &(m, at) in aliases.get(name).into_iter().flatten() {
-                    alias_sites.push((name.as_str(), m, at));
+            for (i, defs, aliases) in sites {
+                let (m, def_names, alias_names) = &found[i];
+                for (k, at) in aliases {
+                    alias_sites.push((alias_names[k].0.as_str(), *m, at));
                 }
-                for &(m, at) in defs_of.get(name).into_iter().flatten() {
-                    by_module.entry(m).or_default().push((name.as_str(), at));
+                if !defs.is_empty() {
+                    by_module
+                        .entry(*m)
+                        .or_default()
+                        .extend(defs.into_iter().map(|(k, at)| (def_names[k].0.as_str(), at)));
                 }
             }
             let unread: BTreeSet<usize> = by_module
