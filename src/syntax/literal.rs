@@ -200,39 +200,49 @@ pub enum Quoted {
 pub fn quoted_spans(src: &[u8]) -> (Vec<Quoted>, bool) {
     let mut out = Vec::new();
     let mut at = 0;
-    while at < src.len() {
-        match src[at] {
-            b'#' => {
-                let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
-                out.push(Quoted::Comment(at..end));
-                at = end;
-            }
-            quote @ (b'"' | b'\'') => {
-                let start = at;
-                let triple = src[at..].starts_with(&[quote; 3]);
-                let width = if triple { 3 } else { 1 };
-                at += width;
-                let mut closed = false;
-                while at < src.len() {
-                    match src[at] {
-                        b'\\' => at += 2,
-                        b'\n' if !triple => break,
-                        b if b == quote && (!triple || src[at..].starts_with(&[quote; 3])) => {
-                            at += width;
-                            closed = true;
-                            break;
-                        }
-                        _ => at += 1,
-                    }
-                }
-                let end = at.min(src.len());
-                out.push(Quoted::String(start..end));
-                if !closed && end == src.len() {
-                    return (out, true);
-                }
-            }
-            _ => at += 1,
+    // Each step jumps to the next byte that can matter (`memchr`): outside
+    // strings a `#` or a quote, inside one a backslash, its quote or (for
+    // a one-line string) a line break.
+    while let Some(i) = memchr::memchr3(b'#', b'"', b'\'', &src[at..]) {
+        at += i;
+        if src[at] == b'#' {
+            let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
+            out.push(Quoted::Comment(at..end));
+            at = end;
+            continue;
         }
+        let (start, quote) = (at, src[at]);
+        let triple = src[at..].starts_with(&[quote; 3]);
+        let width = if triple { 3 } else { 1 };
+        at += width;
+        let mut closed = false;
+        while at < src.len() {
+            let next = match triple {
+                true => memchr::memchr2(b'\\', quote, &src[at..]),
+                false => memchr::memchr3(b'\\', quote, b'\n', &src[at..]),
+            };
+            let Some(i) = next else {
+                at = src.len();
+                break;
+            };
+            at += i;
+            match src[at] {
+                b'\\' => at += 2,
+                b'\n' => break,
+                _ if !triple || src[at..].starts_with(&[quote; 3]) => {
+                    at += width;
+                    closed = true;
+                    break;
+                }
+                _ => at += 1,
+            }
+        }
+        let end = at.min(src.len());
+        out.push(Quoted::String(start..end));
+        if !closed && end == src.len() {
+            return (out, true);
+        }
+        at = end;
     }
     (out, false)
 }
@@ -240,6 +250,78 @@ pub fn quoted_spans(src: &[u8]) -> (Vec<Quoted>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`quoted_spans`] as a state machine that looks at every byte: the
+    /// reference its jumps must agree with.
+    fn quoted_spans_bytewise(src: &[u8]) -> (Vec<Quoted>, bool) {
+        let mut out = Vec::new();
+        // The string being read: where it starts, its quote, whether triple.
+        let mut open: Option<(usize, u8, bool)> = None;
+        let mut i = 0;
+        while i < src.len() {
+            let b = src[i];
+            match open {
+                None if b == b'#' => {
+                    let stop = src[i..].iter().position(|&c| c == b'\n').map_or(src.len(), |n| i + n);
+                    out.push(Quoted::Comment(i..stop));
+                    i = stop;
+                }
+                None if b == b'"' || b == b'\'' => {
+                    let three = src[i..].starts_with(&[b; 3]);
+                    open = Some((i, b, three));
+                    i += if three { 3 } else { 1 };
+                }
+                None => i += 1,
+                Some(_) if b == b'\\' => i += 2,
+                Some((from, _, false)) if b == b'\n' => {
+                    out.push(Quoted::String(from..i));
+                    open = None;
+                }
+                Some((from, q, three)) if b == q && (!three || src[i..].starts_with(&[q; 3])) => {
+                    i += if three { 3 } else { 1 };
+                    out.push(Quoted::String(from..i));
+                    open = None;
+                }
+                Some(_) => i += 1,
+            }
+        }
+        match open {
+            Some((from, _, _)) => {
+                out.push(Quoted::String(from..src.len()));
+                (out, true)
+            }
+            None => (out, false),
+        }
+    }
+
+    #[test]
+    fn quoted_spans_agree_with_a_bytewise_reading() {
+        // Every text of up to 7 bytes over the bytes that matter, and
+        // longer pseudo-random ones.
+        let alphabet = b"#\"'\\\na ";
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut level: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..7 {
+            level = level.iter().flat_map(|t| alphabet.iter().map(move |&b| [t.as_slice(), &[b]].concat())).collect();
+            texts.extend(level.iter().cloned());
+        }
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            let len = (seed % 64) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            texts.push(text);
+        }
+        for text in &texts {
+            assert_eq!(quoted_spans(text), quoted_spans_bytewise(text), "{:?}", String::from_utf8_lossy(text));
+        }
+    }
 
     #[test]
     fn prefixes_follow_python() {
