@@ -472,6 +472,10 @@ impl Project {
                 (!defs.is_empty() || !aliases.is_empty()).then(|| (m, owned(defs), owned(aliases)))
             })
             .collect();
+        // The bindings among `names` of a name `ask` holds.
+        fn asked<'n>(names: &'n [(String, usize)], ask: &HashSet<String>) -> NamesAt<'n> {
+            names.iter().filter(|(n, _)| ask.contains(n)).map(|(n, at)| (n.as_str(), *at)).collect()
+        }
         // Each module is lexed once, whatever the rounds ask of it; a tool
         // module already was.
         let tools: HashMap<usize, &ToolModule> = tool_modules.iter().map(|t| (t.m, t)).collect();
@@ -483,31 +487,17 @@ impl Project {
         while !ask.is_empty() {
             // The modules defining the names asked, and those where an `as`
             // binds one, each read once.
-            // The indices and offsets of the names asked among `names`.
-            type Asked = Vec<(usize, usize)>;
-            let asked = |names: &'_ [(String, usize)]| -> Asked {
-                names.iter().enumerate().filter(|(_, (n, _))| ask.contains(n)).map(|(i, &(_, at))| (i, at)).collect()
-            };
-            let sites: Vec<(usize, Asked, Asked)> = found
+            let sites: Vec<(usize, NamesAt<'_>, NamesAt<'_>)> = found
                 .par_iter()
-                .enumerate()
-                .filter_map(|(i, (_, defs, aliases))| {
-                    let (defs, aliases) = (asked(defs), asked(aliases));
-                    (!defs.is_empty() || !aliases.is_empty()).then_some((i, defs, aliases))
-                })
+                .map(|(m, defs, aliases)| (*m, asked(defs, &ask), asked(aliases, &ask)))
+                .filter(|(_, defs, aliases)| !defs.is_empty() || !aliases.is_empty())
                 .collect();
-            let mut by_module: HashMap<usize, Vec<(&str, usize)>> = HashMap::new();
+            let mut by_module: HashMap<usize, NamesAt<'_>> = HashMap::new();
             let mut alias_sites: Vec<(&str, usize, usize)> = Vec::new();
-            for (i, defs, aliases) in sites {
-                let (m, def_names, alias_names) = &found[i];
-                for (k, at) in aliases {
-                    alias_sites.push((alias_names[k].0.as_str(), *m, at));
-                }
+            for (m, defs, aliases) in sites {
+                alias_sites.extend(aliases.into_iter().map(|(name, at)| (name, m, at)));
                 if !defs.is_empty() {
-                    by_module
-                        .entry(*m)
-                        .or_default()
-                        .extend(defs.into_iter().map(|(k, at)| (def_names[k].0.as_str(), at)));
+                    by_module.insert(m, defs);
                 }
             }
             let unread: BTreeSet<usize> = by_module
