@@ -297,23 +297,18 @@ pub fn gives_another_name(node: Node<'_>) -> bool {
     }
 }
 
-/// Every call of the tree `root` (of `src`, its model `model`) whose result
-/// is read or handed on, with those reads, in source order. A name `R`
-/// carries its call's reads when the scope that owns it binds it exactly
-/// once, by a plain assignment statement `R = call` with one target; only
-/// reads in that scope itself count (a nested scope may run at any time).
-/// A result that may reach code this does not follow (`docs/rules.md`,
-/// "Results handed on") has a read of form `escape` at the call.
-pub fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
-    call_reads_in(root, src, model, &|_| true, &|_| true).unwrap_or_default()
-}
-
-/// [`call_reads`] of a parse that may leave out the bodies of some
-/// module-level functions (an outline): `whole` says whether the `def`
-/// starting at an offset is whole. `None` when a result is handed to a
-/// function that may check it and whose body was left out: only the whole
-/// file tells. Only the calls `wanted` accepts are followed: the others
-/// are left out of the answer.
+/// Every call of the tree `root` (of `src`, its model `model`) that
+/// `wanted` accepts and whose result is read or handed on, with those
+/// reads, in source order. A name `R` carries its call's reads when the
+/// scope that owns it binds it exactly once, by a plain assignment
+/// statement `R = call` with one target; only reads in that scope itself
+/// count (a nested scope may run at any time). A result that may reach
+/// code this does not follow (`docs/rules.md`, "Results handed on") has a
+/// read of form `escape` at the call. The parse may leave out the bodies
+/// of some module-level functions (an outline): `whole` says whether the
+/// `def` starting at an offset is whole; `None` when a result is handed
+/// to a function that may check it and whose body was left out: only the
+/// whole file tells.
 pub fn call_reads_in(
     root: Node<'_>,
     src: &str,
@@ -1097,6 +1092,11 @@ pub(crate) fn own_scope_nodes<'t>(def: Node<'t>, descend: impl Fn(Node<'t>) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`call_reads_in`] of a whole parse, every call followed.
+    fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
+        call_reads_in(root, src, model, &|_| true, &|_| true).unwrap_or_default()
+    }
 
     /// Asserts that [`value_uses`] finds the same nodes, in the same
     /// order, by a walk of the tree and from the places of the names.
