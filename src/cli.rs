@@ -376,6 +376,34 @@ fn emit(out: &mut impl Write, line: &str) {
     }
 }
 
+/// What a run is about to do, for the program around the library to tune
+/// itself by ([`main_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// `check`, before its files are found.
+    Check,
+    /// `check`, about to read `files` files.
+    Checking { files: usize },
+    /// Any other command.
+    Other,
+}
+
+static ON_RUN: std::sync::OnceLock<fn(Run)> = std::sync::OnceLock::new();
+
+fn tell(run: Run) {
+    if let Some(on_run) = ON_RUN.get() {
+        on_run(run);
+    }
+}
+
+/// [`main`], telling `on_run` what the run is about to do: the command, and
+/// for `check` how many files it reads, once they are found and before any
+/// is read. The binary tunes its memory by it.
+pub fn main_with(on_run: fn(Run)) -> i32 {
+    let _ = ON_RUN.set(on_run);
+    main()
+}
+
 /// Runs the command line and returns the exit status.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -385,6 +413,7 @@ pub fn main() -> i32 {
             return if err.use_stderr() { EXIT_ERROR } else { EXIT_CLEAN };
         }
     };
+    tell(if matches!(&cli.command, Command::Check(args) if !args.add_ignores) { Run::Check } else { Run::Other });
     match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Fix(args) => run_fix(&args),
@@ -420,6 +449,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             None => return EXIT_ERROR,
         },
     };
+    tell(Run::Checking { files: files.len() });
     crate::stats::phase("discovery", started.elapsed());
     let options = CheckOptions { scope: args.tree.scope(), report_unused_ignores: args.report_unused_ignores };
     // The projects are walked while the files are checked (stdin's project
