@@ -86,6 +86,9 @@ struct Lexer<'a> {
     /// The values looked for, and the offsets of the string runs that
     /// spell one ([`layout_with`]).
     watch: (&'a [&'a str], Vec<usize>),
+    /// The plain string literals and the comments of code, when asked for
+    /// ([`layout_with`]).
+    strings: Option<(Vec<PlainString>, Vec<Range<usize>>)>,
 }
 
 /// A logical line: a statement, or a compound statement's header.
@@ -149,20 +152,42 @@ pub struct Layout {
     /// The outermost `{...}` brackets of code (dict and set displays and
     /// comprehensions; not an f-string's replacement fields), in order.
     pub braces: Vec<Range<usize>>,
+    /// The string literals of code that are not f-strings (one inside an
+    /// f-string's replacement field is code's), in order; listed by
+    /// [`layout_with`] only.
+    pub strings: Vec<PlainString>,
+    /// The comments, from `#` to the end of their line, in order; listed
+    /// by [`layout_with`] only.
+    pub comments: Vec<Range<usize>>,
+}
+
+/// A string literal of code that is not an f-string ([`Layout::strings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlainString {
+    /// From its prefix to its closing quote.
+    pub range: Range<usize>,
+    /// The significant byte of code before it: `[` for the index of a
+    /// subscript, `(` after an opening parenthesis, `"` for a later part
+    /// of an implicit concatenation.
+    pub after: u8,
 }
 
 /// The [`Layout`] of `src`; `None` where the pass cannot vouch for the
 /// file (see [`Candidates::FullParse`]) or a line is indented with a form
 /// feed.
 pub fn layout(src: &[u8]) -> Option<Layout> {
-    layout_with(src, &[])
+    let mut lexer = Lexer::new(src, true);
+    let step = lexer.run();
+    lexer.layout(step)
 }
 
 /// [`layout`], also listing the string runs whose value is one of `values`
-/// where a keyed read's key can stand ([`Layout::valued`]).
+/// where a keyed read's key can stand ([`Layout::valued`]), the plain
+/// string literals ([`Layout::strings`]) and the comments.
 pub fn layout_with(src: &[u8], values: &[&str]) -> Option<Layout> {
     let mut lexer = Lexer::new(src, true);
     lexer.watch.0 = values;
+    lexer.strings = Some(Default::default());
     let step = lexer.run();
     lexer.layout(step)
 }
@@ -241,6 +266,7 @@ impl<'a> Lexer<'a> {
             braces: lines.then(Vec::new),
             prev: b'\n',
             watch: (&[], Vec::new()),
+            strings: None,
         }
     }
 
@@ -272,7 +298,9 @@ impl<'a> Lexer<'a> {
         one_key.sort_unstable();
         let mut valued = std::mem::take(&mut self.watch.1);
         valued.sort_unstable();
-        Some(Layout { lines: self.lines.take()?, one_key, valued, braces: outermost(self.braces.take()?) })
+        let (strings, comments) = self.strings.take().unwrap_or_default();
+        let braces = outermost(self.braces.take()?);
+        Some(Layout { lines: self.lines.take()?, one_key, valued, braces, strings, comments })
     }
 
     fn peek(&self, offset: usize) -> Option<u8> {
@@ -331,8 +359,12 @@ impl<'a> Lexer<'a> {
                 self.continued = continued;
             }
             b'#' => {
+                let start = self.pos;
                 self.pos =
                     memchr::memchr2(b'\n', b'\r', &self.src[self.pos..]).map_or(self.src.len(), |i| self.pos + i);
+                if let Some((_, comments)) = self.strings.as_mut() {
+                    comments.push(start..self.pos);
+                }
                 self.line_start = line_start;
                 self.continued = continued;
             }
@@ -558,6 +590,9 @@ impl<'a> Lexer<'a> {
         }
         self.run.all_str &= kind == literal::LiteralKind::Str;
         self.run.parts.push(start..self.pos);
+        if let Some((strings, _)) = self.strings.as_mut() {
+            strings.push(PlainString { range: start..self.pos, after: self.prev });
+        }
         self.prev = b'"';
         Ok(())
     }
@@ -762,6 +797,22 @@ mod tests {
         // the string follows.
         let src = "x = rb'status'\ny = {'status': 1, 'content': f'{a}'}\n";
         assert_eq!(regions(src), ["{'status': 1, 'content': f'{a}'}"]);
+    }
+
+    #[test]
+    fn layout_with_lists_plain_strings_and_comments_of_code() {
+        let src = "\"\"\"Doc.\"\"\"\nx = d[rb'a'] # note\ny = f'{z[\"b\"]} c' 'e' # 'not a string'\n";
+        let listed = layout_with(src.as_bytes(), &[]).unwrap();
+        let strings: Vec<(&str, char)> =
+            listed.strings.iter().map(|s| (&src[s.range.clone()], char::from(s.after))).collect();
+        // Each with what code stood before it; an f-string is not listed, a
+        // string in its replacement field is; a later part follows a string.
+        assert_eq!(strings, [("\"\"\"Doc.\"\"\"", '\n'), ("rb'a'", '['), ("\"b\"", '['), ("'e'", '"')]);
+        let comments: Vec<&str> = listed.comments.iter().map(|c| &src[c.clone()]).collect();
+        assert_eq!(comments, ["# note", "# 'not a string'"]);
+        // Only asked for by `layout_with`.
+        let plain = layout(src.as_bytes()).unwrap();
+        assert!(plain.strings.is_empty() && plain.comments.is_empty());
     }
 
     fn regions(src: &str) -> Vec<&str> {

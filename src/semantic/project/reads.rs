@@ -1601,7 +1601,10 @@ fn possible_ranges(text: &str, markers: &[Range<usize>], keys: &[&str]) -> Optio
     };
     // The markers that may stand in a receiver with a read, or in an alias
     // of one.
-    let regions: Vec<&Range<usize>> = markers.iter().filter(|r| may_start_a_read(text, r) || alias_value(r)).collect();
+    let regions: Vec<&Range<usize>> = markers
+        .iter()
+        .filter(|r| marker_in_string(&layout, text, r).unwrap_or_else(|| may_start_a_read(text, r) || alias_value(r)))
+        .collect();
     let defs = outline::definitions_in(text, &layout.lines);
     let functions = outline::functions(&defs);
     let mut marked = vec![false; functions.len()];
@@ -1670,6 +1673,64 @@ fn names_module_binding(model: &SemanticModel, receiver: &Range<usize>) -> bool 
             _ => true,
         }
     })
+}
+
+/// Whether the marker at `r` may stand in a possible receiver, when it
+/// stands in a comment or a plain string literal of `layout` (`None` when
+/// in neither). A receiver's marker is in a name, an attribute or an
+/// annotation's type, or it is the whole index of `X["toolResult"]` (also
+/// parenthesized), written just so; a marker in a comment or in any other
+/// string (a docstring, a template of generated code, a tuple of names)
+/// is in none.
+fn marker_in_string(layout: &syntax::lexer::Layout, text: &str, r: &Range<usize>) -> Option<bool> {
+    let comment = layout.comments.partition_point(|c| c.start < r.start).checked_sub(1);
+    if comment.is_some_and(|i| r.end <= layout.comments[i].end) {
+        return Some(false);
+    }
+    let at = layout.strings.partition_point(|s| s.range.start < r.start).checked_sub(1)?;
+    let s = layout.strings.get(at).filter(|s| s.range.end >= r.end)?;
+    let exact = matches!(&text[s.range.clone()], "\"toolResult\"" | "'toolResult'");
+    Some(exact && may_be_an_index(text, s))
+}
+
+/// Whether the string `s` of `text` may be the index of a subscript: it
+/// follows an opening parenthesis, or a `[` that follows what a subscript's
+/// value ends with (a name, a closing bracket, a string), not an operator
+/// or delimiter before a list display (`NAMES = ["toolResult"]`). Yes
+/// when a comment stands in the way of telling.
+fn may_be_an_index(text: &str, s: &syntax::lexer::PlainString) -> bool {
+    let bytes = text.as_bytes();
+    let before = |at: usize| bytes[..at].iter().rposition(|b| !b.is_ascii_whitespace() && *b != b'\\');
+    match s.after {
+        b'(' => true,
+        b'[' => {
+            let Some(open) = before(s.range.start).filter(|&i| bytes[i] == b'[') else { return true };
+            !matches!(
+                before(open).map(|i| bytes[i]),
+                None | Some(
+                    b'=' | b'('
+                        | b'['
+                        | b'{'
+                        | b','
+                        | b':'
+                        | b';'
+                        | b'+'
+                        | b'-'
+                        | b'*'
+                        | b'/'
+                        | b'%'
+                        | b'<'
+                        | b'>'
+                        | b'|'
+                        | b'&'
+                        | b'^'
+                        | b'~'
+                        | b'@'
+                )
+            )
+        }
+        _ => false,
+    }
 }
 
 /// Whether the marker at `at` in `text` may stand in a possible receiver
@@ -2193,5 +2254,47 @@ fn always_returns(block: Node<'_>) -> bool {
             ok
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`possible_ranges`] parses of `text` for the possible reads of
+    /// `keys`, as the texts of the ranges.
+    fn parsed<'t>(text: &'t str, keys: &[&str]) -> Option<Vec<&'t str>> {
+        let mut markers: Vec<Range<usize>> =
+            POSSIBLE.iter().flat_map(|m| text.match_indices(m).map(|(at, m)| at..at + m.len())).collect();
+        markers.sort_by_key(|r| (r.start, r.end));
+        possible_ranges(text, &markers, keys).map(|ranges| ranges.into_iter().map(|r| &text[r]).collect())
+    }
+
+    #[test]
+    fn markers_in_comments_and_strings_ask_for_no_parse() {
+        // A docstring, comments, a template of generated code, a tuple and
+        // a list of names: none is a receiver, even at module level beside
+        // a key and after an `=`.
+        let src = concat!(
+            "\"\"\"Reads `X[\"toolResult\"]` and `tool_result.frames`.\"\"\"\n",
+            "# tool_result[\"frames\"]\n",
+            "TEMPLATE = 'x = tool_result[\"frames\"]'\n",
+            "NAMES = (\"tool_result\", \"toolResult\")\n",
+            "KEYS = [\"toolResult\", \"frames\"]\n",
+            "def f(m):\n",
+            "    # the toolResult of m\n",
+            "    return m[\"frames\"]\n",
+        );
+        assert_eq!(parsed(src, &["frames"]), Some(Vec::new()));
+        // In code they still are: a marked name, `X["toolResult"]` (also
+        // parenthesized, and as an alias's value), a name in an f-string's
+        // replacement field.
+        let read = "def g(m):\n    return m[\"toolResult\"][\"frames\"]\n";
+        assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
+        let read = "def g(m):\n    return m[(\"toolResult\")][\"frames\"]\n";
+        assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
+        let read = "def g(tool_result):\n    return f'{tool_result[\"frames\"]}'\n";
+        assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
+        assert_eq!(parsed(&format!("{src}tr = block[\"toolResult\"]\n"), &["frames"]), None);
     }
 }
