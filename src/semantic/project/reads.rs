@@ -563,7 +563,11 @@ impl Project {
                     };
                     let receivers = match outlined {
                         Some(o) => {
-                            receivers_of(*m, &o.text, Some(&o.parsed), &callees, None, Some(o), None).or_else(whole)
+                            let wanted = |call: Node<'_>, root: Node<'_>, model: &SemanticModel| {
+                                self.may_reach(*m, call, root, &o.text, model, &callees, keyed)
+                            };
+                            receivers_of(*m, &o.text, Some(&o.parsed), &callees, None, Some(o), Some(&wanted))
+                                .or_else(whole)
                         }
                         None => whole(),
                     }
