@@ -151,11 +151,12 @@ impl ProjectPlan {
                 .max_by_key(|(g, _)| g.components().count())
                 .map(|(_, dir)| dir.clone())
         };
-        let mut markers: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+        let files_abs: Vec<PathBuf> = files.iter().map(|f| abs(f)).collect();
+        let mut markers =
+            if options.root.is_none() && !options.isolated { markers_of_folders(&files_abs) } else { HashMap::new() };
         let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
         let mut root_of = Vec::new();
-        for file in files {
-            let file_abs = abs(file);
+        for file_abs in files_abs {
             let parent = file_abs.parent().map(Path::to_path_buf).unwrap_or_default();
             let root = match (options.root, options.isolated) {
                 (Some(root), _) => abs(root),
@@ -1165,6 +1166,30 @@ fn canonical(cwd: &Path, path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// For the folders of `files` and every folder above them, the nearest
+/// folder at or above it that holds a project marker ([`nearest_marker`]
+/// for each): the folders' markers are looked for in parallel (a dense tree
+/// of 200 folders costs 600 file-system look-ups).
+fn markers_of_folders(files: &[PathBuf]) -> HashMap<PathBuf, Option<PathBuf>> {
+    use rayon::prelude::*;
+    let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).flat_map(Path::ancestors).collect();
+    folders.sort_unstable();
+    folders.dedup();
+    let marked: foldhash::HashSet<&Path> =
+        folders.par_iter().filter(|dir| MARKERS.iter().any(|m| dir.join(m).exists())).map(|dir| *dir).collect();
+    // Shallow folders first: each one's answer is its own or its parent's.
+    folders.sort_by_key(|dir| dir.components().count());
+    let mut known: HashMap<PathBuf, Option<PathBuf>> = HashMap::with_capacity(folders.len());
+    for dir in folders {
+        let found = match marked.contains(dir) {
+            true => Some(dir.to_path_buf()),
+            false => dir.parent().and_then(|up| known.get(up).cloned().flatten()),
+        };
+        known.insert(dir.to_path_buf(), found);
+    }
+    known
 }
 
 /// The nearest folder at or above `dir` that holds a project marker; each
