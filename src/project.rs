@@ -1174,13 +1174,26 @@ fn canonical(cwd: &Path, path: &Path) -> PathBuf {
 /// of 200 folders costs 600 file-system look-ups).
 fn markers_of_folders(files: &[PathBuf]) -> HashMap<PathBuf, Option<PathBuf>> {
     use rayon::prelude::*;
-    let mut folders: Vec<&Path> = files.iter().filter_map(|f| f.parent()).flat_map(Path::ancestors).collect();
-    folders.sort_unstable();
-    folders.dedup();
+    // Each folder once: the files of a folder come one after the other, and
+    // a folder seen before was seen with its ancestors.
+    let mut seen: foldhash::HashSet<&Path> = foldhash::HashSet::default();
+    let mut folders: Vec<&Path> = Vec::new();
+    let mut last: Option<&Path> = None;
+    for parent in files.iter().filter_map(|f| f.parent()) {
+        if last.replace(parent) == Some(parent) {
+            continue;
+        }
+        for dir in parent.ancestors() {
+            if !seen.insert(dir) {
+                break;
+            }
+            folders.push(dir);
+        }
+    }
     let marked: foldhash::HashSet<&Path> =
         folders.par_iter().filter(|dir| MARKERS.iter().any(|m| dir.join(m).exists())).map(|dir| *dir).collect();
     // Shallow folders first: each one's answer is its own or its parent's.
-    folders.sort_by_key(|dir| dir.components().count());
+    folders.sort_by_cached_key(|dir| dir.components().count());
     let mut known: HashMap<PathBuf, Option<PathBuf>> = HashMap::with_capacity(folders.len());
     for dir in folders {
         let found = match marked.contains(dir) {
