@@ -48,7 +48,7 @@ mod tree_sitter_alloc {
 /// Transparent huge pages for the heap, only where they pay. mimalloc
 /// marks its arenas for huge pages: memory then faults in 2 MiB at a time
 /// instead of 4 KiB. On the dense benchmark tree, `check`'s 8,800 page
-/// faults become 330 and it takes 8-15% less time; but a huge page that a
+/// faults become 330 and it takes 5-17% less time; but a huge page that a
 /// run only touches in part counts whole, and the peak memory doubles
 /// (44 → 90 MB). So they stay on only for a `check` of at most as many
 /// files as the first phase keeps the texts of

@@ -1694,24 +1694,30 @@ fn marker_in_string(layout: &syntax::lexer::Layout, text: &str, r: &Range<usize>
     let at = layout.strings.partition_point(|s| s.range.start < r.start).checked_sub(1)?;
     let s = layout.strings.get(at).filter(|s| s.range.end >= r.end)?;
     let exact = matches!(&text[s.range.clone()], "\"toolResult\"" | "'toolResult'");
-    Some(exact && may_be_an_index(text, s))
+    Some(exact && may_be_an_index(text, &layout.comments, s))
 }
 
 /// Whether the string `s` of `text` may be the index of a subscript: it
 /// follows an opening parenthesis, or a `[` that follows what a subscript's
 /// value ends with (a name, a closing bracket, a string), not an operator
 /// or delimiter before a list display (`NAMES = ["toolResult"]`). Yes
-/// when a comment stands in the way of telling.
-fn may_be_an_index(text: &str, s: &syntax::lexer::PlainString) -> bool {
+/// when a comment (one of `comments`) stands in the way of telling.
+fn may_be_an_index(text: &str, comments: &[Range<usize>], s: &syntax::lexer::PlainString) -> bool {
     let bytes = text.as_bytes();
     let before = |at: usize| bytes[..at].iter().rposition(|b| !b.is_ascii_whitespace() && *b != b'\\');
+    let in_comment = |at: usize| {
+        let i = comments.partition_point(|c| c.start <= at);
+        i.checked_sub(1).is_some_and(|i| at < comments[i].end)
+    };
     match s.after {
         b'(' => true,
         b'[' => {
             let Some(open) = before(s.range.start).filter(|&i| bytes[i] == b'[') else { return true };
-            !matches!(
-                before(open).map(|i| bytes[i]),
-                None | Some(
+            // A `[` that opens the file opens a display.
+            let Some(value_end) = before(open) else { return false };
+            in_comment(value_end)
+                || !matches!(
+                    bytes[value_end],
                     b'=' | b'('
                         | b'['
                         | b'{'
@@ -1731,7 +1737,6 @@ fn may_be_an_index(text: &str, s: &syntax::lexer::PlainString) -> bool {
                         | b'~'
                         | b'@'
                 )
-            )
         }
         _ => false,
     }
@@ -2296,6 +2301,8 @@ mod tests {
         let read = "def g(m):\n    return m[\"toolResult\"][\"frames\"]\n";
         assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
         let read = "def g(m):\n    return m[(\"toolResult\")][\"frames\"]\n";
+        assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
+        let read = "def g(m):\n    return (m  # a comment ending in =\n        [\"toolResult\"][\"frames\"])\n";
         assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
         let read = "def g(tool_result):\n    return f'{tool_result[\"frames\"]}'\n";
         assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
