@@ -1687,14 +1687,19 @@ fn names_module_binding(model: &SemanticModel, receiver: &Range<usize>) -> bool 
 /// string (a docstring, a template of generated code, a tuple of names)
 /// is in none.
 fn marker_in_string(layout: &syntax::lexer::Layout, text: &str, r: &Range<usize>) -> Option<bool> {
-    let comment = layout.comments.partition_point(|c| c.start < r.start).checked_sub(1);
-    if comment.is_some_and(|i| r.end <= layout.comments[i].end) {
+    if in_a_comment(&layout.comments, r) {
         return Some(false);
     }
     let at = layout.strings.partition_point(|s| s.range.start < r.start).checked_sub(1)?;
     let s = layout.strings.get(at).filter(|s| s.range.end >= r.end)?;
     let exact = matches!(&text[s.range.clone()], "\"toolResult\"" | "'toolResult'");
     Some(exact && may_be_an_index(text, &layout.comments, s))
+}
+
+/// Whether the bytes `r` stand in one of `comments` (in order).
+fn in_a_comment(comments: &[Range<usize>], r: &Range<usize>) -> bool {
+    let i = comments.partition_point(|c| c.start <= r.start);
+    i.checked_sub(1).is_some_and(|i| r.end <= comments[i].end)
 }
 
 /// Whether the string `s` of `text` may be the index of a subscript: it
@@ -1705,17 +1710,13 @@ fn marker_in_string(layout: &syntax::lexer::Layout, text: &str, r: &Range<usize>
 fn may_be_an_index(text: &str, comments: &[Range<usize>], s: &syntax::lexer::PlainString) -> bool {
     let bytes = text.as_bytes();
     let before = |at: usize| bytes[..at].iter().rposition(|b| !b.is_ascii_whitespace() && *b != b'\\');
-    let in_comment = |at: usize| {
-        let i = comments.partition_point(|c| c.start <= at);
-        i.checked_sub(1).is_some_and(|i| at < comments[i].end)
-    };
     match s.after {
         b'(' => true,
         b'[' => {
             let Some(open) = before(s.range.start).filter(|&i| bytes[i] == b'[') else { return true };
             // A `[` that opens the file opens a display.
             let Some(value_end) = before(open) else { return false };
-            in_comment(value_end)
+            in_a_comment(comments, &(value_end..value_end + 1))
                 || !matches!(
                     bytes[value_end],
                     b'=' | b'('
