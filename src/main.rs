@@ -49,9 +49,9 @@ mod tree_sitter_alloc {
 /// marks its arenas for huge pages: memory then faults in 2 MiB at a time
 /// instead of 4 KiB. On the dense benchmark tree, `check`'s 8,800 page
 /// faults become 330 and it takes 5-17% less time; but a huge page that a
-/// run only touches in part counts whole, and the peak memory doubles
-/// (44 → 90 MB). So they stay on only for a `check` of at most as many
-/// files as the first phase keeps the texts of
+/// run only touches in part counts whole, and the peak memory grows by
+/// half (44 → 62 MB). So they stay on only for a `check` of at most as
+/// many files as the first phase keeps the texts of
 /// ([`toolshape::source::TextCache::SEEDED_FILES`]); a check of a whole
 /// environment (once its files are found), `fix` and `review` (which hold
 /// more at a time) turn them off. `MIMALLOC_ALLOW_THP=0` turns them off
