@@ -411,10 +411,6 @@ impl Project {
         }
         let keyed: HashMap<OriginId, Vec<String>> = keyed_at.into_iter().map(|(o, keys)| (*o, keys)).collect();
         let known = Origins { keyed, writes, statements };
-        let keyed = &known.keyed;
-        // Scan the given files, then every file naming a producer found so
-        // far, until chains add no new name.
-        let mut scanned: HashMap<usize, Scanned> = HashMap::new();
         // The given files are first parsed only around their origins (the
         // definitions holding them): a given file is scanned whole, like
         // any other, once it names a producer elsewhere.
@@ -424,12 +420,73 @@ impl Project {
             r.sort_by_key(|r| (r.start, r.end));
             regions.insert(*m, r);
         }
+        // The possible reads (of every finding of their key) need nothing
+        // that the search for traced reads learns: they are searched beside it.
+        let paths: Vec<std::path::PathBuf> = self.modules.iter().map(|m| m.path.clone()).collect();
+        let read = &read;
+        let (possible, ()) = rayon::join(
+            || possible_reads_in(&paths, read, &PossibleFilter::new(given)),
+            || self.traced_reads(given, texts, &regions, &known, &at_origin, read, &mut out),
+        );
+        let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+        for (g, (_, findings)) in given.iter().enumerate() {
+            for (i, f) in findings.iter().enumerate() {
+                if let Some(key) = f.moved_key() {
+                    with_key.entry(key.as_str()).or_default().push((g, i));
+                }
+            }
+        }
+        for site in possible.into_iter().flatten() {
+            let key = site.key.clone().unwrap_or_default();
+            for &(g, i) in with_key.get(key.as_str()).into_iter().flatten() {
+                out[g][i].reads.push(site.clone());
+            }
+        }
+        for per_file in &mut out {
+            for FindingReads { reads, .. } in per_file {
+                reads.sort_by(|a, b| {
+                    (&self.modules[a.module].path, a.start, a.end).cmp(&(&self.modules[b.module].path, b.start, b.end))
+                });
+                // A read is listed once, however many receivers reach it (the
+                // calls of a checking function: `docs/rules.md`, "Results
+                // handed to a checking function"); left, if any of them
+                // leaves it.
+                reads.dedup_by(|later, kept| {
+                    let same = (later.module, later.start, later.end, later.form, &later.key, later.possible)
+                        == (kept.module, kept.start, kept.end, kept.form, &kept.key, kept.possible);
+                    if same && kept.rewrite.is_ok() && later.rewrite.is_err() {
+                        std::mem::swap(kept, later);
+                    }
+                    same
+                });
+            }
+        }
+        out
+    }
+
+    /// The traced reads of the keys the findings `given` move, into `out`
+    /// (aligned with `given`): the given files (`texts`) are scanned
+    /// around their origins (`regions`, `known`), then every file naming a
+    /// producer found so far, until return chains add no new name; then the
+    /// receivers of those producers and of the builders are judged, and
+    /// each read goes to the findings at the origins it may reach
+    /// (`at_origin`).
+    #[allow(clippy::too_many_arguments)]
+    fn traced_reads(
+        &mut self,
+        given: &[(usize, &[Finding])],
+        texts: Vec<(usize, SharedText)>,
+        regions: &HashMap<usize, Vec<Range<usize>>>,
+        known: &Origins,
+        at_origin: &HashMap<OriginId, Vec<(usize, usize)>>,
+        read: &(impl Fn(&std::path::Path) -> Option<SharedText> + Sync),
+        out: &mut [Vec<FindingReads>],
+    ) {
+        let keyed = &known.keyed;
+        // Scan the given files, then every file naming a producer found so
+        // far, until chains add no new name.
+        let mut scanned: HashMap<usize, Scanned> = HashMap::new();
         let mut partial: BTreeSet<usize> = BTreeSet::new();
-        // Files that may hold a possible read, kept from the first time
-        // every file is read (`prefiltered`), so none is read twice.
-        let possible_filter = PossibleFilter::new(given);
-        let mut prefiltered = false;
-        let mut possible_texts: HashMap<usize, SharedText> = HashMap::new();
         // Each file to scan, with where it names the producers found last
         // (none for a checked file, or one scanned before: see `Focus`).
         let mut batch: Vec<(usize, SharedText, Vec<usize>)> =
@@ -448,7 +505,7 @@ impl Project {
                         Some(around) => Focus::Around(around),
                         None => Focus::Names(hits),
                     };
-                    (*m, scan(*m, text, &known, focus))
+                    (*m, scan(*m, text, known, focus))
                 })
                 .collect();
             for (m, mut s) in results {
@@ -496,9 +553,6 @@ impl Project {
             }
             let search = NameSearch::new(&new);
             let (scanned, partial) = (&scanned, &partial);
-            // The first round reads every file not scanned yet: it keeps
-            // those that may hold a possible read too (see below).
-            let first = !prefiltered;
             let outlined = |m: &usize| scanned.get(m).and_then(|s| s.outlined.as_ref());
             let found: Vec<(usize, SharedText, Vec<usize>)> = (0..self.modules.len())
                 .into_par_iter()
@@ -514,19 +568,10 @@ impl Project {
                     };
                     let kept = |at: &usize| outlined(&m).is_some_and(|o| o.holds(*at));
                     let hits: Vec<usize> = search.hits(&text).filter(|at| !own.contains(at) && !kept(at)).collect();
-                    let possible = first && possible_filter.may_hold(&text);
-                    (!hits.is_empty() || possible).then_some((m, text, hits))
+                    (!hits.is_empty()).then_some((m, text, hits))
                 })
                 .collect();
-            prefiltered = true;
-            for (m, text, hits) in found {
-                match hits.is_empty() {
-                    false => batch.push((m, text, hits)),
-                    true => {
-                        possible_texts.insert(m, text);
-                    }
-                }
-            }
+            batch.extend(found);
             if batch.is_empty() {
                 break;
             }
@@ -581,7 +626,7 @@ impl Project {
                 }
             }
         }
-        let shaper = Shaper::new(self, &scanned, &known);
+        let shaper = Shaper::new(self, &scanned, known);
         let mut modules: Vec<&usize> = scanned.keys().collect();
         modules.sort();
         for m in modules {
@@ -683,59 +728,6 @@ impl Project {
                 }
             }
         }
-        // Possible reads, of every finding of their key.
-        let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-        for (g, (_, findings)) in given.iter().enumerate() {
-            for (i, f) in findings.iter().enumerate() {
-                if let Some(key) = f.moved_key() {
-                    with_key.entry(key.as_str()).or_default().push((g, i));
-                }
-            }
-        }
-        let mut texts: HashMap<usize, &SharedText> = possible_texts.iter().map(|(m, t)| (*m, t)).collect();
-        texts.extend(scanned_texts.iter().map(|(m, t)| (*m, t)));
-        let possible: Vec<Vec<ReadSite>> = (0..self.modules.len())
-            .into_par_iter()
-            .filter_map(|m| {
-                let owned;
-                let text = match texts.get(&m) {
-                    Some(text) => &***text,
-                    // Read already, and ruled out.
-                    None if prefiltered => return None,
-                    None => {
-                        owned = read(&self.modules[m].path)?;
-                        &*owned
-                    }
-                };
-                possible_in(m, text, &possible_filter, scanned.get(&m).and_then(|s| s.whole.as_ref()))
-            })
-            .collect();
-        for site in possible.into_iter().flatten() {
-            let key = site.key.clone().unwrap_or_default();
-            for &(g, i) in with_key.get(key.as_str()).into_iter().flatten() {
-                out[g][i].reads.push(site.clone());
-            }
-        }
-        for per_file in &mut out {
-            for FindingReads { reads, .. } in per_file {
-                reads.sort_by(|a, b| {
-                    (&self.modules[a.module].path, a.start, a.end).cmp(&(&self.modules[b.module].path, b.start, b.end))
-                });
-                // A read is listed once, however many receivers reach it (the
-                // calls of a checking function: `docs/rules.md`, "Results
-                // handed to a checking function"); left, if any of them
-                // leaves it.
-                reads.dedup_by(|later, kept| {
-                    let same = (later.module, later.start, later.end, later.form, &later.key, later.possible)
-                        == (kept.module, kept.start, kept.end, kept.form, &kept.key, kept.possible);
-                    if same && kept.rewrite.is_ok() && later.rewrite.is_err() {
-                        std::mem::swap(kept, later);
-                    }
-                    same
-                });
-            }
-        }
-        out
     }
 
     /// The keyed origins of every producer of `scanned`, through return
@@ -1511,6 +1503,16 @@ impl PossibleFilter {
     }
 }
 
+/// The possible reads of the moved keys (by `filter`) in each module of
+/// the project (at `paths`, read by `read`).
+fn possible_reads_in(
+    paths: &[std::path::PathBuf],
+    read: &(impl Fn(&std::path::Path) -> Option<SharedText> + Sync),
+    filter: &PossibleFilter,
+) -> Vec<Vec<ReadSite>> {
+    (0..paths.len()).into_par_iter().filter_map(|m| possible_in(m, &read(&paths[m])?, filter)).collect()
+}
+
 /// The possible reads of the moved keys in module `m`'s `text` (`None`
 /// when it cannot hold one, by `filter`). A possible read is a keyed read
 /// on a possible receiver, so a marker, and a string spelling the key
@@ -1519,7 +1521,7 @@ impl PossibleFilter {
 /// ([`possible_ranges`]). A read whose receiver names what the module
 /// binds needs the module's own statements: the whole file is parsed then,
 /// as it is when the part parsed is not clean.
-fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Parsed>) -> Option<Vec<ReadSite>> {
+fn possible_in(m: usize, text: &str, filter: &PossibleFilter) -> Option<Vec<ReadSite>> {
     if !filter.may_hold(text) {
         return None;
     }
@@ -1536,10 +1538,9 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
             .filter(|r| r.key.as_deref().is_some_and(|k| keys.contains(&k)))
             .collect()
     };
-    let reads = match (whole, possible_ranges(text, &markers, &keys)) {
-        (Some(parsed), _) => keyed(parsed),
-        (None, Some(ranges)) if ranges.is_empty() => return None,
-        (None, Some(ranges)) if !syntax::keeps_whole(text) => {
+    let reads = match possible_ranges(text, &markers, &keys) {
+        Some(ranges) if ranges.is_empty() => return None,
+        Some(ranges) if !syntax::keeps_whole(text) => {
             let tree = syntax::parse_ranges(text, &ranges);
             let part = (!tree.root_node().has_error()).then(|| {
                 let model = SemanticModel::of(&tree, text, &ranges);
@@ -1550,7 +1551,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter, whole: Option<&Par
                 _ => keyed(&Parsed::of(text)),
             }
         }
-        (None, _) => keyed(&Parsed::of(text)),
+        _ => keyed(&Parsed::of(text)),
     };
     let index = LineIndex::new(text);
     let sites: Vec<ReadSite> = reads
