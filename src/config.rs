@@ -209,19 +209,37 @@ impl ProjectConfig {
 
     /// Reads configuration text (see [`ProjectConfig::read`]).
     pub fn parse(text: &str, is_pyproject: bool, root: PathBuf, origin: &Path) -> Result<Option<Self>, String> {
-        let (options, formatter_line_length) = if is_pyproject {
-            let project: Pyproject = toml::from_str(text).map_err(|e| describe(&e, "[tool.toolshape] "))?;
-            let tools = project.tool.unwrap_or_default();
-            let formatter = tools.formatter_line_length();
-            match tools.toolshape {
-                Some(options) => (options, formatter),
-                None => return Ok(None),
+        if is_pyproject {
+            return Self::of_pyproject(&toml::from_str(text), root, origin);
+        }
+        Self::of_options(toml::from_str(text).map_err(|e| describe(&e, ""))?, None, root, origin).map(Some)
+    }
+
+    /// The configuration a `pyproject.toml` parsed as `project` gives
+    /// (see [`ProjectConfig::read`]).
+    fn of_pyproject(
+        project: &Result<Pyproject, toml::de::Error>,
+        root: PathBuf,
+        origin: &Path,
+    ) -> Result<Option<Self>, String> {
+        let tools = project.as_ref().map_err(|e| describe(e, "[tool.toolshape] "))?.tool.as_ref();
+        match tools.and_then(|t| t.toolshape.clone()) {
+            Some(options) => {
+                let formatter = tools.and_then(PyprojectTools::formatter_line_length);
+                Self::of_options(options, formatter, root, origin).map(Some)
             }
-        } else {
-            (toml::from_str(text).map_err(|e| describe(&e, ""))?, None)
-        };
+            None => Ok(None),
+        }
+    }
+
+    fn of_options(
+        options: Options,
+        formatter_line_length: Option<usize>,
+        root: PathBuf,
+        origin: &Path,
+    ) -> Result<Self, String> {
         let excludes = Excludes::new(&options)?;
-        Ok(Some(ProjectConfig { origin: Some(origin.to_path_buf()), root, options, formatter_line_length, excludes }))
+        Ok(ProjectConfig { origin: Some(origin.to_path_buf()), root, options, formatter_line_length, excludes })
     }
 
     /// The rules this configuration checks.
@@ -464,15 +482,14 @@ impl Resolver {
         if !has_own && !has_pyproject {
             return parent;
         }
-        let pyproject = has_pyproject.then(|| std::fs::read_to_string(&pyproject_toml).unwrap_or_default());
-        let formatter = pyproject
-            .as_deref()
-            .and_then(|text| toml::from_str::<Pyproject>(text).ok())
-            .and_then(|p| p.tool?.formatter_line_length());
+        // Parsed once, for its formatter's line length and its own table.
+        let pyproject: Option<Result<Pyproject, toml::de::Error>> =
+            has_pyproject.then(|| toml::from_str(&std::fs::read_to_string(&pyproject_toml).unwrap_or_default()));
+        let formatter = pyproject.as_ref().and_then(|p| p.as_ref().ok()?.tool.as_ref()?.formatter_line_length());
         let nearest_formatter = formatter.or(parent.nearest_formatter);
-        let read = |path: &Path, text: Option<&str>| {
-            let result = match text {
-                Some(text) => ProjectConfig::parse(text, true, abs.to_path_buf(), path)
+        let read = |path: &Path, parsed: Option<&Result<Pyproject, toml::de::Error>>| {
+            let result = match parsed {
+                Some(parsed) => ProjectConfig::of_pyproject(parsed, abs.to_path_buf(), path)
                     .map_err(|message| ConfigError { path: path.to_path_buf(), message }),
                 None => ProjectConfig::read(path),
             };
@@ -483,7 +500,7 @@ impl Resolver {
                 Some(ProjectConfig { origin: Some(path.to_path_buf()), ..ProjectConfig::defaults() })
             })
         };
-        let own = if has_own { read(&toolshape_toml, None) } else { read(&pyproject_toml, pyproject.as_deref()) };
+        let own = if has_own { read(&toolshape_toml, None) } else { read(&pyproject_toml, pyproject.as_ref()) };
         let config = match own {
             Some(config) => Arc::new(config),
             None => parent.config.clone(),
