@@ -232,6 +232,8 @@ impl ProjectConfig {
         }
     }
 
+    /// The configuration `options` give (read from `origin`), with the
+    /// line length of the formatter configured beside them.
     fn of_options(
         options: Options,
         formatter_line_length: Option<usize>,
