@@ -202,6 +202,12 @@ struct Origins {
     /// Every write statement (TS004, keyed or not) by the display it
     /// writes into.
     statements: HashMap<OriginId, Vec<Range<usize>>>,
+    /// The findings (given file, finding) at each origin of a fix that
+    /// moves keys: the ones whose readers it may break.
+    at_origin: HashMap<OriginId, Vec<(usize, usize)>>,
+    /// Each given module's origins, sorted: its first scan parses only the
+    /// definitions around them.
+    regions: HashMap<usize, Vec<Range<usize>>>,
 }
 
 /// A json block a fix gives a result, in the order the blocks are added.
@@ -410,7 +416,6 @@ impl Project {
             }
         }
         let keyed: HashMap<OriginId, Vec<String>> = keyed_at.into_iter().map(|(o, keys)| (*o, keys)).collect();
-        let known = Origins { keyed, writes, statements };
         // The given files are first parsed only around their origins (the
         // definitions holding them): a given file is scanned whole, like
         // any other, once it names a producer elsewhere.
@@ -420,13 +425,14 @@ impl Project {
             r.sort_by_key(|r| (r.start, r.end));
             regions.insert(*m, r);
         }
+        let known = Origins { keyed, writes, statements, at_origin, regions };
         // The possible reads (of every finding of their key) need nothing
         // that the search for traced reads learns: they are searched beside it.
         let paths: Vec<std::path::PathBuf> = self.modules.iter().map(|m| m.path.clone()).collect();
         let read = &read;
         let (possible, ()) = rayon::join(
             || possible_reads_in(&paths, read, &PossibleFilter::new(given)),
-            || self.traced_reads(given, texts, &regions, &known, &at_origin, read, &mut out),
+            || self.traced_reads(given, texts, &known, read, &mut out),
         );
         let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         for (g, (_, findings)) in given.iter().enumerate() {
@@ -466,23 +472,19 @@ impl Project {
 
     /// The traced reads of the keys the findings `given` move, into `out`
     /// (aligned with `given`): the given files (`texts`) are scanned
-    /// around their origins (`regions`, `known`), then every file naming a
-    /// producer found so far, until return chains add no new name; then the
+    /// around their origins (`known`), then every file naming a producer
+    /// found so far, until return chains add no new name; then the
     /// receivers of those producers and of the builders are judged, and
-    /// each read goes to the findings at the origins it may reach
-    /// (`at_origin`).
-    #[allow(clippy::too_many_arguments)]
+    /// each read goes to the findings at the origins it may reach.
     fn traced_reads(
         &mut self,
         given: &[(usize, &[Finding])],
         texts: Vec<(usize, SharedText)>,
-        regions: &HashMap<usize, Vec<Range<usize>>>,
         known: &Origins,
-        at_origin: &HashMap<OriginId, Vec<(usize, usize)>>,
         read: &(impl Fn(&std::path::Path) -> Option<SharedText> + Sync),
         out: &mut [Vec<FindingReads>],
     ) {
-        let keyed = &known.keyed;
+        let Origins { keyed, regions, at_origin, .. } = known;
         // Scan the given files, then every file naming a producer found so
         // far, until chains add no new name.
         let mut scanned: HashMap<usize, Scanned> = HashMap::new();
