@@ -303,8 +303,13 @@ fn check_batch(
     // Tools that return what is not a tool result (TS005), project-wide:
     // the reads of the keys their fixes move are searched with the others,
     // in one reads pass, and they join their files once it is done.
-    let not_results = projects.find_not_results(options.scope, |j| files[j].settings.rules());
-    phase("TS005");
+    let not_results = if moves_keys {
+        let found: Vec<Option<&[Finding]>> = early.iter().map(|r| r.as_ref().ok().map(Vec::as_slice)).collect();
+        projects.find_not_results_and_possible_reads(options.scope, |j| files[j].settings.rules(), &found)
+    } else {
+        projects.find_not_results(options.scope, |j| files[j].settings.rules())
+    };
+    phase("TS005, possible reads");
     let reads = moves_keys || projects.any_builders() || not_results.moves_keys();
     let (not_results, deferred) = if not_results.moves_keys() {
         (vec![Vec::new(); files.len()], Some(not_results))

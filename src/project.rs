@@ -6,6 +6,7 @@
 //! findings of a file's text.
 
 use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,9 @@ use crate::contract::{EntryKind, Rules};
 use crate::diagnostics::{Applicability, BuilderRef, Code, Finding, Origin, ReadRef, Span};
 use crate::discovery::{self, WalkOptions};
 use crate::fix;
-use crate::semantic::project::{BuilderId, BuilderSpec, FindingReads, Known, Project, ReadSite, SharedText};
+use crate::semantic::project::{
+    BuilderId, BuilderSpec, FindingReads, Known, PossibleReads, Project, ReadSite, SharedText, search_possible_reads,
+};
 use crate::semantic::reads::ReadForm;
 use crate::semantic::results::Added;
 use crate::source;
@@ -74,6 +77,10 @@ pub struct Projects {
     /// Per checked file: each origin fixed there with a read of its keys
     /// that is rewritten with it, in whatever checked file it stands.
     origin_rewrites: Vec<Vec<OriginRewrite>>,
+    /// Per project, the possible reads searched beside TS005
+    /// ([`Projects::find_not_results_and_possible_reads`]), for the next
+    /// reads pass.
+    searched: Vec<Option<PossibleReads>>,
 }
 
 /// A read rewritten with the fix of one origin ([`Projects::origin_rewrites`]).
@@ -342,6 +349,7 @@ impl ProjectPlan {
             rewritten_reads: Vec::new(),
             not_results: Vec::new(),
             silenced_not_results: Vec::new(),
+            searched: Vec::new(),
             origin_rewrites: Vec::new(),
         }
     }
@@ -402,6 +410,8 @@ impl Projects {
                 }
             }
         }
+        let mut searched = std::mem::take(&mut self.searched);
+        searched.resize_with(self.projects.len(), || None);
         let sites: Vec<Vec<Vec<FindingReads>>> = {
             let findings = &*findings;
             let mut extra = extra;
@@ -411,13 +421,14 @@ impl Projects {
                 .par_iter_mut()
                 .zip(&mine)
                 .zip(&extra)
-                .map(|((project, mine), extra)| {
+                .zip(searched)
+                .map(|(((project, mine), extra), searched)| {
                     let own: Vec<(usize, &[Finding])> = if own_moves {
                         mine.iter().map(|&(j, slot)| (slot, findings[j].as_slice())).collect()
                     } else {
                         Vec::new()
                     };
-                    reads_of_both(project, &own, extra, read)
+                    reads_of_both(project, &own, extra, read, searched)
                 })
                 .collect();
             let mut own = Vec::with_capacity(both.len());
@@ -813,7 +824,7 @@ impl Projects {
             .projects
             .par_iter_mut()
             .zip(found.moved())
-            .map(|(project, given)| project.reads(&given, read))
+            .map(|(project, given)| project.reads(&given, read, None))
             .collect();
         self.finish_not_results(found, sites)
     }
@@ -827,57 +838,47 @@ impl Projects {
         scope: syntax::ParseScope,
         rules_of: impl Fn(usize) -> Rules,
     ) -> FoundNotResults {
-        let tools = match scope {
-            syntax::ParseScope::Candidates => crate::semantic::project::ToolBodies::Reaching,
-            syntax::ParseScope::WholeFile => crate::semantic::project::ToolBodies::All,
-        };
-        // Each project's checked modules, and the rules of its first file.
-        let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); self.projects.len()];
-        let mut decorators: Vec<Option<Vec<String>>> = vec![None; self.projects.len()];
-        let mut rules: Vec<Option<Rules>> = vec![None; self.checked.len()];
+        not_results_in(&mut self.projects, &self.texts, &self.checked, scope, rules_of)
+    }
+
+    /// [`Projects::find_not_results`], and beside it the possible reads of
+    /// the keys that `findings` (each checked file's, from the first
+    /// phase) move, which the next reads pass then does not search again:
+    /// they need nothing TS005 or the later passes learn, and keep the
+    /// other core busy while TS005's parts that run on one do.
+    pub fn find_not_results_and_possible_reads(
+        &mut self,
+        scope: syntax::ParseScope,
+        rules_of: impl Fn(usize) -> Rules + Send,
+        findings: &[Option<&[Finding]>],
+    ) -> FoundNotResults {
+        let mut keys: Vec<BTreeSet<String>> = vec![BTreeSet::new(); self.projects.len()];
         for (j, &(r, slot)) in self.checked.iter().enumerate() {
-            let of_file = rules_of(j);
-            if let Some(slot) = slot.filter(|_| of_file.enabled(Code::NotAResult)) {
-                checked_at[r].insert(slot, j);
-                decorators[r].get_or_insert_with(|| of_file.tool_decorators().iter().map(|d| d.to_string()).collect());
-                rules[j] = Some(of_file);
+            if let (Some(_), Some(Some(found))) = (slot, findings.get(j)) {
+                keys[r].extend(found.iter().filter_map(|f| f.moved_key().cloned()));
             }
         }
-        let texts = &self.texts;
-        let read = |p: &Path| texts.text(p);
-        let found: Vec<Vec<crate::semantic::project::HalfShaped>> = self
+        let paths: Vec<Vec<PathBuf>> = self
             .projects
-            .par_iter_mut()
-            .zip(&decorators)
-            .map(|(project, decorators)| match decorators {
-                Some(d) => project.half_shaped(&d.iter().map(String::as_str).collect::<Vec<_>>(), tools, read),
-                None => Vec::new(),
-            })
+            .iter()
+            .zip(&keys)
+            .map(|(p, k)| if k.is_empty() { Vec::new() } else { p.module_paths() })
             .collect();
-        let mut per_project = Vec::with_capacity(found.len());
-        for (r, halves) in found.into_iter().enumerate() {
-            let mut by_file: HashMap<usize, Vec<crate::semantic::project::HalfShaped>> = HashMap::new();
-            for half in halves {
-                if let Some(&j) = checked_at[r].get(&half.module) {
-                    by_file.entry(j).or_default().push(half);
-                }
-            }
-            let mut by_file: Vec<(usize, Vec<crate::semantic::project::HalfShaped>)> = by_file.into_iter().collect();
-            by_file.sort_by_key(|(j, _)| *j);
-            // Each file read and parsed once, for the reads and the plans.
-            let parsed: Vec<(SharedText, [syntax::ParsedPiece; 1])> = by_file
-                .iter()
-                .map(|(_, halves)| {
-                    let path = halves.first().map(|h| self.projects[r].module_path(h.module).to_path_buf());
-                    let text = path.and_then(|p| self.texts.text(&p)).unwrap_or_default();
-                    let tree = syntax::parse(&text);
-                    (text, [syntax::ParsedPiece::new(0, tree)])
-                })
-                .collect();
-            let (moved, owner) = moved_out_of(&by_file, &parsed);
-            per_project.push(NotResultsOf { by_file, parsed, moved, owner });
-        }
-        FoundNotResults { per_project, rules }
+        let Projects { projects, texts, checked, .. } = self;
+        let texts = &*texts;
+        let read = |p: &Path| texts.text(p);
+        let (found, searched) = rayon::join(
+            || not_results_in(projects, texts, checked, scope, rules_of),
+            || {
+                paths
+                    .par_iter()
+                    .zip(keys)
+                    .map(|(paths, keys)| Some(search_possible_reads(paths, keys, &read)))
+                    .collect()
+            },
+        );
+        self.searched = searched;
+        found
     }
 
     /// The TS005 findings of `found`, with the reads `sites` of the keys
@@ -1221,6 +1222,67 @@ fn nearest_marker(dir: &Path, known: &mut HashMap<PathBuf, Option<PathBuf>>) -> 
     found
 }
 
+/// The half-shaped displays of `projects` ([`Projects::find_not_results`]):
+/// `checked` maps each checked file to its project and module, `texts`
+/// reads them.
+fn not_results_in(
+    projects: &mut [Project],
+    texts: &source::TextCache,
+    checked: &[(usize, Option<usize>)],
+    scope: syntax::ParseScope,
+    rules_of: impl Fn(usize) -> Rules,
+) -> FoundNotResults {
+    let tools = match scope {
+        syntax::ParseScope::Candidates => crate::semantic::project::ToolBodies::Reaching,
+        syntax::ParseScope::WholeFile => crate::semantic::project::ToolBodies::All,
+    };
+    // Each project's checked modules, and the rules of its first file.
+    let mut checked_at: Vec<HashMap<usize, usize>> = vec![HashMap::new(); projects.len()];
+    let mut decorators: Vec<Option<Vec<String>>> = vec![None; projects.len()];
+    let mut rules: Vec<Option<Rules>> = vec![None; checked.len()];
+    for (j, &(r, slot)) in checked.iter().enumerate() {
+        let of_file = rules_of(j);
+        if let Some(slot) = slot.filter(|_| of_file.enabled(Code::NotAResult)) {
+            checked_at[r].insert(slot, j);
+            decorators[r].get_or_insert_with(|| of_file.tool_decorators().iter().map(|d| d.to_string()).collect());
+            rules[j] = Some(of_file);
+        }
+    }
+    let read = |p: &Path| texts.text(p);
+    let found: Vec<Vec<crate::semantic::project::HalfShaped>> = projects
+        .par_iter_mut()
+        .zip(&decorators)
+        .map(|(project, decorators)| match decorators {
+            Some(d) => project.half_shaped(&d.iter().map(String::as_str).collect::<Vec<_>>(), tools, read),
+            None => Vec::new(),
+        })
+        .collect();
+    let mut per_project = Vec::with_capacity(found.len());
+    for (r, halves) in found.into_iter().enumerate() {
+        let mut by_file: HashMap<usize, Vec<crate::semantic::project::HalfShaped>> = HashMap::new();
+        for half in halves {
+            if let Some(&j) = checked_at[r].get(&half.module) {
+                by_file.entry(j).or_default().push(half);
+            }
+        }
+        let mut by_file: Vec<(usize, Vec<crate::semantic::project::HalfShaped>)> = by_file.into_iter().collect();
+        by_file.sort_by_key(|(j, _)| *j);
+        // Each file read and parsed once, for the reads and the plans.
+        let parsed: Vec<(SharedText, [syntax::ParsedPiece; 1])> = by_file
+            .iter()
+            .map(|(_, halves)| {
+                let path = halves.first().map(|h| projects[r].module_path(h.module).to_path_buf());
+                let text = path.and_then(|p| texts.text(&p)).unwrap_or_default();
+                let tree = syntax::parse(&text);
+                (text, [syntax::ParsedPiece::new(0, tree)])
+            })
+            .collect();
+        let (moved, owner) = moved_out_of(&by_file, &parsed);
+        per_project.push(NotResultsOf { by_file, parsed, moved, owner });
+    }
+    FoundNotResults { per_project, rules }
+}
+
 /// Findings with no reads yet, each at its own origin.
 fn no_reads(findings: &[Finding]) -> Vec<FindingReads> {
     findings.iter().map(|f| FindingReads { origin: f.dict.clone(), reads: Vec::new() }).collect()
@@ -1231,17 +1293,18 @@ fn no_reads(findings: &[Finding]) -> Vec<FindingReads> {
 type BothReads = (Vec<Vec<FindingReads>>, Vec<Vec<FindingReads>>);
 
 /// The reads of `own` and of `extra` (each a module with its findings) in
-/// `project`, in one reads pass: a module in both is given once, with
-/// both's findings. Returns the reads aligned with `own`, and with
-/// `extra`.
+/// `project`, in one reads pass (the possible reads of some keys already
+/// `searched`): a module in both is given once, with both's findings.
+/// Returns the reads aligned with `own`, and with `extra`.
 fn reads_of_both(
     project: &mut Project,
     own: &[(usize, &[Finding])],
     extra: &[(usize, &[Finding])],
     read: impl Fn(&Path) -> Option<SharedText> + Sync,
+    searched: Option<PossibleReads>,
 ) -> BothReads {
     if extra.iter().all(|(_, f)| f.is_empty()) {
-        let own_sites = if own.is_empty() { Vec::new() } else { project.reads(own, read) };
+        let own_sites = if own.is_empty() { Vec::new() } else { project.reads(own, read, searched) };
         return (own_sites, extra.iter().map(|(_, f)| no_reads(f)).collect());
     }
     // Each module once: its own findings first, then the extra ones.
@@ -1259,7 +1322,7 @@ fn reads_of_both(
         given[g].1.extend(found.iter().cloned());
     }
     let refs: Vec<(usize, &[Finding])> = given.iter().map(|(m, f)| (*m, f.as_slice())).collect();
-    let mut sites = project.reads(&refs, read);
+    let mut sites = project.reads(&refs, read, searched);
     let theirs = extra
         .iter()
         .zip(&extra_at)

@@ -32,7 +32,9 @@ use super::scope::{BindingKind, Resolution, ScopeKind, SemanticModel};
 use crate::syntax;
 use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::tree::{constant_str, not_json_serializable, operand, unparenthesize};
-pub use reads::{DECORATED, FindingReads, HANDED_ON, ReadSite, UNRESOLVED, UNRESOLVED_USE};
+pub use reads::{
+    DECORATED, FindingReads, HANDED_ON, PossibleReads, ReadSite, UNRESOLVED, UNRESOLVED_USE, search_possible_reads,
+};
 pub use tool_returns::{HalfShaped, ToolBodies};
 
 /// How a module-level name is bound, when it is bound exactly once (or,
@@ -820,6 +822,11 @@ impl Project {
     /// The path of module `m`, as indexed.
     pub fn module_path(&self, m: usize) -> &Path {
         &self.modules[m].path
+    }
+
+    /// The path of every module, in module order.
+    pub fn module_paths(&self) -> Vec<PathBuf> {
+        self.modules.iter().map(|m| m.path.clone()).collect()
     }
 
     /// The module a file is, by its path as indexed.

@@ -347,10 +347,13 @@ impl Parsed {
 impl Project {
     /// The reads of every finding of `given` (each checked module with its
     /// findings), aligned with them; `read` reads a module's text.
+    /// The possible reads of the keys `searched` holds were searched
+    /// ahead ([`search_possible_reads`]): only the others are searched here.
     pub fn reads(
         &mut self,
         given: &[(usize, &[Finding])],
         read: impl Fn(&std::path::Path) -> Option<SharedText> + Sync,
+        searched: Option<PossibleReads>,
     ) -> Vec<Vec<FindingReads>> {
         let mut out: Vec<Vec<FindingReads>> = given
             .iter()
@@ -428,12 +431,20 @@ impl Project {
         let known = Origins { keyed, writes, statements, at_origin, regions };
         // The possible reads (of every finding of their key) need nothing
         // that the search for traced reads learns: they are searched beside it.
-        let paths: Vec<std::path::PathBuf> = self.modules.iter().map(|m| m.path.clone()).collect();
+        let paths = self.module_paths();
         let read = &read;
-        let (possible, ()) = rayon::join(
-            || possible_reads_in(&paths, read, &PossibleFilter::new(given)),
+        let PossibleReads { keys: searched, sites: mut possible } = searched.unwrap_or_default();
+        let keys: BTreeSet<String> = given
+            .iter()
+            .flat_map(|(_, f)| f.iter().filter_map(|f| f.moved_key()))
+            .filter(|k| !searched.contains(*k))
+            .cloned()
+            .collect();
+        let (left, ()) = rayon::join(
+            || search_possible_reads(&paths, keys, read).sites,
             || self.traced_reads(given, texts, &known, read, &mut out),
         );
+        possible.extend(left);
         let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
         for (g, (_, findings)) in given.iter().enumerate() {
             for (i, f) in findings.iter().enumerate() {
@@ -1477,9 +1488,7 @@ struct PossibleFilter {
 }
 
 impl PossibleFilter {
-    fn new(given: &[(usize, &[Finding])]) -> Self {
-        let keys: BTreeSet<String> =
-            given.iter().flat_map(|(_, f)| f.iter().filter_map(|f| f.moved_key().cloned())).collect();
+    fn new(keys: BTreeSet<String>) -> Self {
         let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
         PossibleFilter {
             markers: syntax::search::Patterns::new(POSSIBLE).expect("literal patterns"),
@@ -1505,14 +1514,32 @@ impl PossibleFilter {
     }
 }
 
-/// The possible reads of the moved keys (by `filter`) in each module of
-/// the project (at `paths`, read by `read`).
-fn possible_reads_in(
+/// The possible reads of some moved keys in a project, searched apart
+/// from the traced ones: they need nothing that search learns (see
+/// [`search_possible_reads`]).
+#[derive(Debug, Default)]
+pub struct PossibleReads {
+    /// The keys searched.
+    keys: BTreeSet<String>,
+    /// The reads found, per module that holds one.
+    sites: Vec<Vec<ReadSite>>,
+}
+
+/// The possible reads of `keys` in each module of a project (at `paths`,
+/// read by `read`). A finding's possible reads are those of its key, so
+/// the keys of a run may be searched in parts: those of the first phase's
+/// findings while TS005 runs, the ones later passes add in the reads pass.
+pub fn search_possible_reads(
     paths: &[std::path::PathBuf],
+    keys: BTreeSet<String>,
     read: &(impl Fn(&std::path::Path) -> Option<SharedText> + Sync),
-    filter: &PossibleFilter,
-) -> Vec<Vec<ReadSite>> {
-    (0..paths.len()).into_par_iter().filter_map(|m| possible_in(m, &read(&paths[m])?, filter)).collect()
+) -> PossibleReads {
+    if keys.is_empty() {
+        return PossibleReads { keys, sites: Vec::new() };
+    }
+    let filter = PossibleFilter::new(keys);
+    let sites = (0..paths.len()).into_par_iter().filter_map(|m| possible_in(m, &read(&paths[m])?, &filter)).collect();
+    PossibleReads { keys: filter.keys.into_iter().collect(), sites }
 }
 
 /// The possible reads of the moved keys in module `m`'s `text` (`None`
