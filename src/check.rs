@@ -305,11 +305,14 @@ fn check_batch(
     // in one reads pass, and they join their files once it is done.
     let not_results = if moves_keys {
         let found: Vec<Option<&[Finding]>> = early.iter().map(|r| r.as_ref().ok().map(Vec::as_slice)).collect();
-        projects.find_not_results_and_possible_reads(options.scope, |j| files[j].settings.rules(), &found)
+        let found = projects.find_not_results_and_possible_reads(options.scope, |j| files[j].settings.rules(), &found);
+        phase("TS005, possible reads");
+        found
     } else {
-        projects.find_not_results(options.scope, |j| files[j].settings.rules())
+        let found = projects.find_not_results(options.scope, |j| files[j].settings.rules());
+        phase("TS005");
+        found
     };
-    phase("TS005, possible reads");
     let reads = moves_keys || projects.any_builders() || not_results.moves_keys();
     let (not_results, deferred) = if not_results.moves_keys() {
         (vec![Vec::new(); files.len()], Some(not_results))
