@@ -635,13 +635,20 @@ pub fn first_phase<T: Send>(
             .map(|file| {
                 source::with_bytes(&file.path, |bytes| {
                     let text = source::text_of(bytes)?;
-                    let imports = if imports { syntax::imported_modules(&text) } else { Vec::new() };
-                    let (learned, facts) = learn(file, bytes, &text);
-                    let decorators = syntax::decorator_names(&text);
+                    // A text kept for the project passes is kept first, so
+                    // that the trees and layouts made from it hold it, not
+                    // a copy.
                     let kept = room
                         .fetch_update(Relaxed, Relaxed, |room| room.checked_sub(text.len()))
                         .is_ok()
                         .then(|| SharedText::from(&*text));
+                    if let Some(kept) = &kept {
+                        syntax::share_text(kept);
+                    }
+                    let text = kept.as_deref().unwrap_or(&text);
+                    let imports = if imports { syntax::imported_modules(text) } else { Vec::new() };
+                    let (learned, facts) = learn(file, bytes, text);
+                    let decorators = syntax::decorator_names(text);
                     Ok((learned, Known { facts, imports, decorators, text: kept }))
                 })?
             })

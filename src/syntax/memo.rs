@@ -14,6 +14,9 @@
 //! alike. A run that checks its projects in batches [`clear`]s the memo
 //! between them: no batch asks for another's files.
 //!
+//! An entry holds its text: the file's own, shared, when a pass [`share`]d
+//! it (the texts the project passes keep), else a copy.
+//!
 //! A kept tree also keeps what is [`derived`] from it (a module's semantic
 //! model, built by several passes from the same tree), under a budget of
 //! its own ([`DERIVED_BUDGET`]): a value built by a pure function of the
@@ -58,7 +61,7 @@ const DERIVED_BUDGET: usize = 16 * 1024 * 1024;
 const TREE_BYTES_PER_NODE: usize = 128;
 
 struct Entry {
-    text: Box<str>,
+    text: Arc<str>,
     ranges: Box<[Range<usize>]>,
     tree: Tree,
     /// Values [`derived`] from the tree, one of each type.
@@ -66,7 +69,7 @@ struct Entry {
 }
 
 /// A text with its layout.
-type Lexed = (Box<str>, Option<Layout>);
+type Lexed = (Arc<str>, Option<Layout>);
 
 #[derive(Default)]
 struct Memo {
@@ -77,6 +80,33 @@ struct Memo {
     small_bytes: usize,
     /// What the [`derived`] values cost (see [`DERIVED_BUDGET`]).
     derived_bytes: usize,
+    /// The texts [`share`]d, by address: an entry made for one of them
+    /// holds it instead of a copy.
+    shared: HashMap<usize, Arc<str>>,
+}
+
+impl Memo {
+    /// `text`, to hold in an entry: the shared text it is, or a copy.
+    fn own(&self, text: &str) -> Arc<str> {
+        match self.shared.get(&(text.as_ptr() as usize)) {
+            Some(shared) if shared.len() == text.len() => shared.clone(),
+            _ => text.into(),
+        }
+    }
+}
+
+/// Whether `kept` is `text`: the same bytes (the same address and length
+/// first, without reading them).
+fn same_text(kept: &Arc<str>, text: &str) -> bool {
+    (kept.as_ptr() == text.as_ptr() && kept.len() == text.len()) || **kept == *text
+}
+
+/// Lets the entries made for `text` hold it instead of a copy, until the
+/// memo is [`clear`]ed: a file's text that a pass keeps for the run.
+pub(super) fn share(text: &Arc<str>) {
+    let mut guard = lock();
+    let memo = guard.get_or_insert_with(Memo::default);
+    memo.shared.insert(text.as_ptr() as usize, text.clone());
 }
 
 /// A rough upper bound of a layout's memory per byte lexed.
@@ -121,7 +151,7 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], piece: bool, parse: impl
     let small = piece && parsed < SMALLEST;
     let k = key(text, ranges);
     if let Some(memo) = lock().as_ref() {
-        let same = |e: &&Entry| &*e.ranges == ranges && &*e.text == text;
+        let same = |e: &&Entry| &*e.ranges == ranges && same_text(&e.text, text);
         if let Some(entry) = memo.entries.get(&k).and_then(|es| es.iter().find(same)) {
             return entry.tree.clone();
         }
@@ -133,7 +163,7 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], piece: bool, parse: impl
     let (bytes, budget) = if small { (&mut memo.small_bytes, SMALL_BUDGET) } else { (&mut memo.bytes, BUDGET) };
     if *bytes + cost <= budget {
         *bytes += cost;
-        let entry = Entry { text: text.into(), ranges: ranges.into(), tree: tree.clone(), derived: Vec::new() };
+        let entry = Entry { text: memo.own(text), ranges: ranges.into(), tree: tree.clone(), derived: Vec::new() };
         memo.entries.entry(k).or_default().push(entry);
     }
     tree
@@ -144,7 +174,7 @@ pub(super) fn tree(text: &str, ranges: &[Range<usize>], piece: bool, parse: impl
 pub(super) fn keeps_whole(text: &str) -> bool {
     let k = key(text, &[]);
     lock().as_ref().is_some_and(|memo| {
-        memo.entries.get(&k).is_some_and(|es| es.iter().any(|e| e.ranges.is_empty() && &*e.text == text))
+        memo.entries.get(&k).is_some_and(|es| es.iter().any(|e| e.ranges.is_empty() && same_text(&e.text, text)))
     })
 }
 
@@ -159,7 +189,7 @@ pub(super) fn derived<T: Any + Send + Sync>(
     build: impl FnOnce() -> T,
 ) -> Arc<T> {
     let k = key(text, ranges);
-    let same = |e: &&mut Entry| &*e.ranges == ranges && &*e.text == text;
+    let same = |e: &&mut Entry| &*e.ranges == ranges && same_text(&e.text, text);
     if let Some(memo) = lock().as_mut()
         && let Some(entry) = memo.entries.get_mut(&k).and_then(|es| es.iter_mut().find(same))
         && let Some(value) = entry.derived.iter().find_map(|d| Arc::clone(d).downcast::<T>().ok())
@@ -186,7 +216,7 @@ pub(super) fn layout(text: &str, lex: impl FnOnce() -> Option<Layout>) -> Option
     }
     let k = key(text, &[]);
     if let Some(memo) = lock().as_ref() {
-        let same = |e: &&Lexed| &*e.0 == text;
+        let same = |e: &&Lexed| same_text(&e.0, text);
         if let Some((_, layout)) = memo.layouts.get(&k).and_then(|es| es.iter().find(same)) {
             return layout.clone();
         }
@@ -202,10 +232,11 @@ fn keep_layout(text: &str, k: u64, layout: &Option<Layout>) {
     let cost = text.len() * (1 + LAYOUT_BYTES_PER_BYTE);
     let mut guard = lock();
     let memo = guard.get_or_insert_with(Memo::default);
-    let kept = memo.layouts.get(&k).is_some_and(|es| es.iter().any(|e| &*e.0 == text));
+    let kept = memo.layouts.get(&k).is_some_and(|es| es.iter().any(|e| same_text(&e.0, text)));
     if !kept && memo.bytes + cost <= BUDGET {
         memo.bytes += cost;
-        memo.layouts.entry(k).or_default().push((text.into(), layout.clone()));
+        let text = memo.own(text);
+        memo.layouts.entry(k).or_default().push((text, layout.clone()));
     }
 }
 
@@ -304,6 +335,27 @@ mod tests {
         let _ = tree(&text, &ranges, false, || super::super::parse_ranges_uncached(&text, &ranges));
         let part = derived(&text, &ranges, cost, build);
         assert_eq!((builds.get(), *part), (4, 4));
+    }
+
+    #[test]
+    fn the_entries_of_a_shared_text_hold_it_not_a_copy() {
+        let text: Arc<str> = format!("s = 1\n{}", "def k():\n    return {'shared': 2}\n".repeat(120)).into();
+        let other: Arc<str> = text.replacen("s = 1", "s = 2", 1).into();
+        share(&text);
+        for t in [&text, &other] {
+            let _ = tree(t, &[], false, || super::super::parse_uncached(t));
+            let _ = layout(t, || crate::syntax::lexer::layout(t.as_bytes()));
+        }
+        let guard = lock();
+        let memo = guard.as_ref().expect("a memo");
+        let held = |t: &Arc<str>| {
+            let k = key(t, &[]);
+            let tree = memo.entries[&k].iter().find(|e| *e.text == **t).expect("a tree kept");
+            let (lexed, _) = memo.layouts[&k].iter().find(|(l, _)| **l == **t).expect("a layout kept");
+            (Arc::ptr_eq(&tree.text, t), Arc::ptr_eq(lexed, t))
+        };
+        assert_eq!(held(&text), (true, true), "a shared text is held itself");
+        assert_eq!(held(&other), (false, false), "another is copied");
     }
 
     #[test]

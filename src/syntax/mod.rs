@@ -64,6 +64,12 @@ pub fn keeps_whole(text: &str) -> bool {
     memo::keeps_whole(text)
 }
 
+/// Lets the trees and layouts kept for `text` hold it instead of a copy:
+/// a file's text that the run keeps (see `memo`).
+pub fn share_text(text: &std::sync::Arc<str>) {
+    memo::share(text);
+}
+
 /// Drops the trees and layouts kept for the passes to share: the files
 /// asked for next are others (the next batch of projects).
 pub fn forget_parses() {
