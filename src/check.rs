@@ -216,9 +216,15 @@ pub fn legacy_note(line: usize) -> String {
 
 /// Drops the findings of a legacy Python 2 file (`text`), with a note.
 fn without_legacy(findings: &mut Vec<Finding>, text: &str, notes: &mut Vec<String>) {
-    if !findings.is_empty()
-        && let Some(line) = legacy_line(text)
-    {
+    if !findings.is_empty() {
+        drop_if_legacy(findings, legacy_line(text), notes);
+    }
+}
+
+/// Drops `findings`, with a note, when the file is legacy Python 2 from
+/// `line` on ([`legacy_line`]).
+fn drop_if_legacy(findings: &mut Vec<Finding>, line: Option<usize>, notes: &mut Vec<String>) {
+    if let Some(line) = line {
         findings.clear();
         notes.push(legacy_note(line));
     }
@@ -276,6 +282,15 @@ fn check_in_batches(
     }
 }
 
+/// A file's findings from the first phase, and whether it is legacy
+/// Python 2 ([`legacy_line`]; asked only when it has findings).
+type Early = (Vec<Finding>, Option<Option<usize>>);
+
+/// A checked file to judge once TS005 is known: its index, its first
+/// phase's outcome and its TS005 findings (when they did not wait for the
+/// reads pass).
+type ToJudge = (usize, ((FoundFile, Result<Early, String>), Vec<Finding>));
+
 /// Checks the files of one batch of projects, in the phases of the
 /// project pass: each file is read once, for its own findings, the facts a
 /// result builder needs and the modules it imports; then the projects'
@@ -294,17 +309,22 @@ fn check_batch(
     let mut phase =
         |name| crate::stats::phase(name, std::mem::replace(&mut started, std::time::Instant::now()).elapsed());
     let (mut projects, early) = first_phase(&files, plan, walk, |file, _, text| {
-        check_with_facts(text, options, &file.settings.rules(), true, Vec::new(), Vec::new())
+        let (findings, facts) = check_with_facts(text, options, &file.settings.rules(), true, Vec::new(), Vec::new());
+        // Whether a file with findings is legacy Python 2 (its findings
+        // then go) is asked here, with its text in hand and both cores
+        // at work, not when it is judged.
+        let legacy = (!findings.is_empty()).then(|| legacy_line(text));
+        ((findings, legacy), facts)
     });
     phase("files");
     // Reads of moved keys need every file's findings first; without any
     // key to move (or builder call to find), outcomes stream.
-    let moves_keys = early.iter().flatten().flatten().any(|f| f.moved_key().is_some());
+    let moves_keys = early.iter().flatten().flat_map(|(f, _)| f).any(|f| f.moved_key().is_some());
     // Tools that return what is not a tool result (TS005), project-wide:
     // the reads of the keys their fixes move are searched with the others,
     // in one reads pass, and they join their files once it is done.
     let not_results = if moves_keys {
-        let found: Vec<Option<&[Finding]>> = early.iter().map(|r| r.as_ref().ok().map(Vec::as_slice)).collect();
+        let found: Vec<Option<&[Finding]>> = early.iter().map(|r| r.as_ref().ok().map(|(f, _)| f.as_slice())).collect();
         let found = projects.find_not_results_and_possible_reads(options.scope, |j| files[j].settings.rules(), &found);
         phase("TS005, possible reads");
         found
@@ -320,38 +340,46 @@ fn check_batch(
         (projects.finish_not_results(not_results, Vec::new()), None)
     };
     let items: Vec<_> = files.into_iter().zip(early).zip(not_results).enumerate().collect();
-    let mut held: Vec<(FoundFile, FileOutcome)> = Vec::new();
-    par_map_ordered(
-        items,
-        |(j, ((file, result), not_results))| {
-            let mut notes = Vec::new();
-            let result = result.map(|mut findings| {
-                // (A file defining builders is judged again from its text:
-                // TS005's findings join after.)
-                if projects.any_builders() {
-                    let rules = file.settings.rules();
-                    let _ = source::with_text(&file.path, |text| {
-                        add_project_findings(&mut findings, &projects, &file.path, text, options, &rules)
-                    });
+    let judge = |(j, ((file, result), not_results)): ToJudge| {
+        let mut notes = Vec::new();
+        let result = result.map(|(mut findings, legacy)| {
+            // (A file defining builders is judged again from its text:
+            // TS005's findings join after.)
+            if projects.any_builders() {
+                let rules = file.settings.rules();
+                let _ = source::with_text(&file.path, |text| {
+                    add_project_findings(&mut findings, &projects, &file.path, text, options, &rules)
+                });
+            }
+            if !not_results.is_empty() {
+                findings.extend(not_results);
+                findings.sort_by_key(|f| (f.entry.start, f.code));
+            }
+            if !findings.is_empty() {
+                match legacy {
+                    Some(line) => drop_if_legacy(&mut findings, line, &mut notes),
+                    None => {
+                        let _ = source::with_text(&file.path, |text| without_legacy(&mut findings, text, &mut notes));
+                    }
                 }
-                if !not_results.is_empty() {
-                    findings.extend(not_results);
-                    findings.sort_by_key(|f| (f.entry.start, f.code));
-                }
-                if !findings.is_empty() {
-                    let _ = source::with_text(&file.path, |text| without_legacy(&mut findings, text, &mut notes));
-                }
-                // With reads to attach, the findings are final once judged.
-                if !reads {
-                    finish_file(&mut findings, &mut notes, &projects, (j, &file), options, false);
-                }
-                findings
-            });
-            let path = file.path.clone();
-            (file, FileOutcome { path, result, notes })
-        },
-        |(file, outcome)| if reads { held.push((file, outcome)) } else { sink(outcome) },
-    );
+            }
+            // With reads to attach, the findings are final once judged.
+            if !reads {
+                finish_file(&mut findings, &mut notes, &projects, (j, &file), options, false);
+            }
+            findings
+        });
+        let path = file.path.clone();
+        (file, FileOutcome { path, result, notes })
+    };
+    // Without reads to attach, outcomes stream in file order; with them,
+    // they wait for the reads pass.
+    let mut held: Vec<(FoundFile, FileOutcome)> = if reads {
+        items.into_par_iter().with_min_len(CHUNK).map(judge).collect()
+    } else {
+        par_map_ordered(items, judge, |(_, outcome)| sink(outcome));
+        Vec::new()
+    };
     phase("builder calls");
     if !reads {
         return;
