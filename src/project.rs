@@ -391,6 +391,8 @@ impl Projects {
         self.read_reasons = read_reasons.clone();
         self.read_rewrites = read_rewrites.clone();
         self.expected_fixes = expected_fixes.clone();
+        // The possible reads searched ahead serve this pass only.
+        let mut searched = std::mem::take(&mut self.searched);
         let own_moves = findings.iter().any(|f| f.iter().any(|f| f.moved_key().is_some()));
         let extra_moves = extra.iter().flatten().any(|(_, f)| !f.is_empty());
         if !own_moves && !extra_moves {
@@ -410,7 +412,6 @@ impl Projects {
                 }
             }
         }
-        let mut searched = std::mem::take(&mut self.searched);
         searched.resize_with(self.projects.len(), || None);
         let sites: Vec<Vec<Vec<FindingReads>>> = {
             let findings = &*findings;

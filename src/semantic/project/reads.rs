@@ -346,9 +346,9 @@ impl Parsed {
 
 impl Project {
     /// The reads of every finding of `given` (each checked module with its
-    /// findings), aligned with them; `read` reads a module's text.
-    /// The possible reads of the keys `searched` holds were searched
-    /// ahead ([`search_possible_reads`]): only the others are searched here.
+    /// findings), aligned with them; `read` reads a module's text. The
+    /// possible reads of the keys `searched` holds were searched ahead
+    /// ([`search_possible_reads`]): only the others are searched here.
     pub fn reads(
         &mut self,
         given: &[(usize, &[Finding])],
