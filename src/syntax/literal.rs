@@ -247,9 +247,94 @@ pub fn quoted_spans(src: &[u8]) -> (Vec<Quoted>, bool) {
     (out, false)
 }
 
+/// The comments and string literals of one statement `src` (read from its
+/// start, which stands outside any string), each a range from its `#` or
+/// opening quote to its end, when the byte look of [`quoted_spans`] can
+/// vouch for them. It cannot, and this is `None`, when a string is left
+/// open or an f-string's (or t-string's) replacement fields do not close
+/// inside it: since Python 3.12 a field may hold the f-string's own quote
+/// (`f"{d["k"]}"`), which the byte look reads as the string's end.
+pub fn vouched_quoted_spans(src: &[u8]) -> Option<Vec<std::ops::Range<usize>>> {
+    let (spans, open) = quoted_spans(src);
+    if open {
+        return None;
+    }
+    let mut out = Vec::with_capacity(spans.len());
+    for span in spans {
+        let range = match span {
+            Quoted::Comment(range) => range,
+            Quoted::String(range) => {
+                let (text, quote) = (&src[range.clone()], src[range.start]);
+                let width = if text.starts_with(&[quote; 3]) { 3 } else { 1 };
+                // Closed by its own quote, not an escaped one (a one-line
+                // string a line break cut is not closed).
+                if text.len() < 2 * width || !text.ends_with(&[quote; 3][..width]) {
+                    return None;
+                }
+                let body = &text[width..text.len() - width];
+                if body.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1 {
+                    return None;
+                }
+                // The prefix: the name bytes right before the quote.
+                let prefix_start =
+                    src[..range.start].iter().rposition(|&b| !super::lexer::is_ident_byte(b)).map_or(0, |i| i + 1);
+                let prefix = std::str::from_utf8(&src[prefix_start..range.start]).unwrap_or("");
+                let formatted = matches!(prefix_kind(prefix), Some((LiteralKind::Formatted, _)));
+                if formatted && !fields_close(body) {
+                    return None;
+                }
+                range
+            }
+        };
+        out.push(range);
+    }
+    Some(out)
+}
+
+/// Whether every replacement field of an f-string's `body` (between its
+/// quotes) closes inside it, its braces nested; `{{` and `}}` outside a
+/// field are literal braces.
+fn fields_close(body: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < body.len() {
+        match (body[i], depth) {
+            (b'{' | b'}', 0) if body.get(i + 1) == Some(&body[i]) => i += 1,
+            (b'{', _) => depth += 1,
+            (b'}', 0) => return false,
+            (b'}', _) => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    depth == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_spans_are_vouched_for_unless_a_field_or_string_stays_open() {
+        fn spans(src: &str) -> Option<Vec<&str>> {
+            vouched_quoted_spans(src.as_bytes()).map(|v| v.into_iter().map(|r| &src[r]).collect())
+        }
+        assert_eq!(spans("return g('(a)') # (b)\n"), Some(vec!["'(a)'", "# (b)"]));
+        assert_eq!(
+            spans("return f\"{x} ({y!r:{w}}) {{(}}\" + rb'('\n"),
+            Some(vec!["\"{x} ({y!r:{w}}) {{(}}\"", "'('"])
+        );
+        assert_eq!(spans("return f'{d[\"k\"]}', \"\"\"(\n)\"\"\"\n"), Some(vec!["'{d[\"k\"]}'", "\"\"\"(\n)\"\"\""]));
+        // A field holding the f-string's own quote (Python 3.12), a field
+        // closing nothing, a string left open: no vouching.
+        assert_eq!(spans("return f\"{d[\"k\"]} (a)\"\n"), None);
+        assert_eq!(spans("return F'}('\n"), None);
+        assert_eq!(spans("return '(a\n"), None);
+        assert_eq!(spans("return '(a\\'\n"), None);
+        assert_eq!(spans("return \"\"\"(a\n"), None);
+        // A plain string's braces are text.
+        assert_eq!(spans("return '{('\n"), Some(vec!["'{('"]));
+    }
 
     /// [`quoted_spans`] as a state machine that looks at every byte: the
     /// reference its jumps must agree with.

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use super::lexer;
+use super::{lexer, literal};
 
 /// A `def` or `class` statement of the module's block or of a
 /// module-level class's body, read lexically.
@@ -122,14 +122,17 @@ pub fn decorated_span(text: &str, lines: &[lexer::LogicalLine], at: usize) -> Op
 /// The names a statement in `range` of `text` (whose logical lines are
 /// `lines`) may return a call of: on each logical line there, after the
 /// first word `return` that may start a statement (`starts_a_statement`),
-/// each name that a `(` follows. Strings and comments after it count too,
-/// so the list is complete: a `return` statement lies in one logical line,
-/// starts it or follows a `:` or `;` there, and a call it returns opens its
-/// arguments on that line, after its callee. A `(` inside a `{...}` that
-/// opens after the `return` is left out: a call there is nested in a
-/// display, never the value returned. `None` when a `(` follows something
-/// else that may be a callee (a `)`, `]`, `}` or string, or a name on an
-/// earlier line).
+/// each name that a `(` follows. The list is complete: a `return`
+/// statement lies in one logical line, starts it or follows a `:` or `;`
+/// there, and a call it returns opens its arguments on that line, after
+/// its callee. Left out: a `(` inside a `{...}` that opens after the
+/// `return` (a call there is nested in a display, never the value
+/// returned), and one in a string or comment of the line, an f-string's
+/// fields included (a string's value is a string, not a call), when the
+/// line's strings can be vouched for ([`literal::vouched_quoted_spans`];
+/// otherwise such a `(` counts as code). `None` when a `(` follows
+/// something else that may be a callee (a `)`, `]`, `}` or string, or a
+/// name on an earlier line).
 pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<usize>) -> Option<Vec<&'t str>> {
     let (lines, braces) = (&layout.lines, &layout.braces);
     let bytes = text.as_bytes();
@@ -152,9 +155,20 @@ pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<
             let i = braces.partition_point(|b| b.start < paren);
             i.checked_sub(1).is_some_and(|i| braces[i].start > at && paren < braces[i].end)
         };
+        // The line's strings and comments, read once it has a `(` to judge
+        // (offsets in the line).
+        let quoted = std::cell::OnceCell::new();
+        let quoted_at = |paren: usize| {
+            let spans = quoted.get_or_init(|| literal::vouched_quoted_spans(&bytes[segment.clone()]));
+            let at = paren - segment.start;
+            spans.as_ref().is_some_and(|spans| {
+                let i = spans.partition_point(|r| r.start < at);
+                i.checked_sub(1).is_some_and(|i| at < spans[i].end)
+            })
+        };
         for paren in memchr::memchr_iter(b'(', &bytes[at..segment.end]) {
             let paren = at + paren;
-            if in_display(paren) {
+            if in_display(paren) || quoted_at(paren) {
                 continue;
             }
             let mut before = paren;
@@ -438,14 +452,24 @@ mod tests {
         assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), Vec::<&str>::new());
         let src = "def f(k):\n    if k: return {'a': g(1), 'b': {h(2)}}.get(k)\n";
         assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["get"]);
+        // So is one in a string or a comment, an f-string's fields
+        // included: the value of a string is no call.
         let src = "def f(x):\n    d = {'a': g(1)}; return h(x, '{', f'{i(x)}')\n";
-        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["h", "i"]);
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["h"]);
+        let src =
+            "def f(n):\n    return h(\n        f\"(has {len(n)} ({n}) message(s))\"  # (x)\n        '(y)'\n    )\n";
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()).unwrap(), ["h"]);
+        let src = "def f(n):\n    return f'{n}' \\\n        ('(')\n";
+        assert_eq!(returned_callees(src, &layout(src), 0..src.len()), None);
         // A callee the bytes do not name: unknown.
         for src in [
             "def f(k):\n    return {'a': g, 'b': h}[k](1)\n",
             "def f():\n    return g()(1)\n",
             "def f():\n    return d['k'](1)\n",
             "def f():\n    return (\n        g\n        (1))\n",
+            // A field holding its f-string's own quote: the strings of the
+            // line cannot be vouched for, so the `(` counts as code.
+            "def f(d):\n    return f\"{d[\"k\"]} (a)\"\n",
         ] {
             assert_eq!(returned_callees(src, &layout(src), 0..src.len()), None, "{src}");
         }

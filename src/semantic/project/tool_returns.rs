@@ -155,10 +155,12 @@ fn holds_one_key(text: &str, layout: &syntax::lexer::Layout, span: &Range<usize>
 /// the function returns (`return N`), parentheses around it or not. Read
 /// from the bytes before it on its line: past spaces, tabs and `(`, a
 /// display returned is preceded by the word `return`, one assigned by `=`
-/// after a name that some `return N` in `span` names; one preceded by
-/// anything else (`,` `[` `:` `{`, a callee's name, an operator or another
-/// keyword) is an element, an argument, a value in another display or an
-/// operand. Where the line breaks first, it may be.
+/// after a name that some `return N` in `span` names (not a subscript's or
+/// an attribute's, `d["k"] =` or `o.k =`, nor a word in quotes: no such
+/// target binds a name); one preceded by anything else (`,` `[` `:` `{`, a
+/// callee's name, an operator or another keyword) is an element, an
+/// argument, a value in another display or an operand. Where the line
+/// breaks first, it may be.
 fn may_be_returned(text: &str, span: &Range<usize>, at: usize) -> bool {
     let bytes = text.as_bytes();
     let word = syntax::lexer::is_ident_byte;
@@ -173,8 +175,15 @@ fn may_be_returned(text: &str, span: &Range<usize>, at: usize) -> bool {
         b'=' => {
             let line = bytes[..i].iter().rposition(|&c| matches!(c, b'\n' | b'\r')).map_or(0, |j| j + 1);
             let body = &text[span.start.min(at)..span.end.max(at)];
-            text[line..i].split(|c: char| !c.is_alphanumeric() && c != '_' && c.is_ascii()).any(|name| {
-                !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && returns_name(body, name)
+            let mut names = text[line..i].split(|c: char| !c.is_alphanumeric() && c != '_' && c.is_ascii());
+            let mut end = line;
+            names.any(|name| {
+                let start = end;
+                end += name.len() + 1;
+                let (before, after) = (start.checked_sub(1).map(|j| bytes[j]), bytes.get(start + name.len()));
+                let part =
+                    matches!(before, Some(b'.' | b'"' | b'\'')) || matches!(after, Some(b'[' | b'.' | b'"' | b'\''));
+                !name.is_empty() && !part && !name.starts_with(|c: char| c.is_ascii_digit()) && returns_name(body, name)
             })
         }
         b if word(b) => {
@@ -977,6 +986,12 @@ mod tests {
             ("    return x or {'content': x}", false),
             ("    return a if c else {'content': x}", false),
             ("    r = [1, {'content': x}]", false),
+            // A subscript, an attribute or a word in quotes binds no name.
+            ("    r['result'] = {'content': x}\n    return r", false),
+            ("    self.r = {'content': x}\n    return self.r", false),
+            ("    d[\"r\"] = {'content': x}\n    return r", false),
+            ("    r = d['k'] = {'content': x}\n    return r", true),
+            ("    r: Dict[str, Any] = {'content': x}\n    return r", true),
             ("    returned({'content': x})", false),
         ] {
             let at = src.find("{'content'").expect("a display");
