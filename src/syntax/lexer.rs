@@ -135,11 +135,13 @@ pub struct Layout {
     /// Its logical lines, in order.
     pub lines: Vec<LogicalLine>,
     /// The offsets, in order, of the `{` of each display that may hold
-    /// exactly one of the constant keys `"status"` and `"content"`: one
-    /// that holds one of those strings (in brackets of its own or not),
-    /// unless both stand in it in a key's place (after `{` or `,`, before
-    /// `:`). A display with one key but not the other always has its `{`
-    /// here.
+    /// exactly one of the constant keys `"status"` and `"content"` and be
+    /// what a function returns: one that holds one of those strings (in
+    /// brackets of its own or not), unless both stand in it in a key's
+    /// place (after `{` or `,`, before `:`), or it stands right inside a
+    /// `[...]`, a `{...}` or a call's parentheses (an element, a value or
+    /// an argument). A display with one key but not the other that stands
+    /// anywhere else always has its `{` here.
     pub one_key: Vec<usize>,
     /// The offsets, in order, of the string runs (a plain `str` literal,
     /// or an implicit concatenation of them) whose value is one of the
@@ -232,6 +234,13 @@ static PLAIN: [Plain; 256] = {
     }
     table
 };
+
+/// The keywords (soft ones too) a `(` that groups an expression may follow;
+/// after any other name a `(` opens a call.
+const GROUPING_KEYWORDS: [&[u8]; 24] = [
+    b"and", b"as", b"assert", b"async", b"await", b"case", b"del", b"elif", b"else", b"except", b"for", b"from", b"if",
+    b"in", b"is", b"lambda", b"match", b"not", b"or", b"raise", b"return", b"while", b"with", b"yield",
+];
 
 /// [`is_ident_byte`] as a table: the lexer asks it of every byte of a name.
 static IDENT_BYTES: [bool; 256] = {
@@ -516,6 +525,7 @@ impl<'a> Lexer<'a> {
                 if open == b'{'
                     && (status || content)
                     && keys != 3
+                    && !self.nested_display()
                     && let Some(one_key) = self.one_key.as_mut()
                 {
                     one_key.push(pos);
@@ -533,6 +543,32 @@ impl<'a> Lexer<'a> {
                 Ok(())
             }
             _ => Err("mismatched bracket"),
+        }
+    }
+
+    /// Whether the display just closed stands right inside a `[...]` or
+    /// `{...}`, or among a call's arguments: an element, a value or an
+    /// argument there, never what a function returns itself. A `(` opens a
+    /// call after a `)`, a `]`, a string or a name that is no keyword
+    /// (`f(`, `g()(`, `d[k](`); after anything else (`return (`, `= (`,
+    /// a line break) it may group the value returned.
+    fn nested_display(&self) -> bool {
+        match self.stack.last() {
+            Some(Frame::Bracket { open: b'[' | b'{', .. }) => true,
+            Some(&Frame::Bracket { open: b'(', pos, .. }) => {
+                let before = &self.src[..pos];
+                let end = before.iter().rposition(|&b| !matches!(b, b' ' | b'\t')).map_or(0, |i| i + 1);
+                let word_start = before[..end].iter().rposition(|&b| !is_ident_byte(b)).map_or(0, |i| i + 1);
+                match before[..end].last() {
+                    Some(b')' | b']' | b'"' | b'\'') => true,
+                    Some(&b) if is_ident_byte(b) => {
+                        let word = &before[word_start..end];
+                        !word[0].is_ascii_digit() && !GROUPING_KEYWORDS.contains(&word)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
         }
     }
 
@@ -861,6 +897,12 @@ mod tests {
         // A key spelled by concatenation or escapes is its value.
         assert_eq!(one_key("e = {'sta' 'tus': 1}\nf = {'st\\x61tus': 1, 'content': 2}\n"), ["{'sta' 'tus': 1}"]);
         // A key's place: after `{` or `,`, before `:`, directly in the display.
+        // An element, a value or an argument is never returned itself;
+        // a display in parentheses that group may be.
+        let src = "a = [{'status': 1}]\nb = {'k': {'status': 1}}\nf({'status': 1})\no.m(\n    {'status': 1})\ng()({'status': 1})\nd[k] ({'status': 1})\n";
+        assert_eq!(one_key(src), Vec::<&str>::new());
+        let src = "return ({'status': 1})\nx = (\n    {'content': 1})\nreturn await ({'status': 1})\nreturn x if c else ({'status': 1})\n";
+        assert_eq!(one_key(src), ["{'status': 1}", "{'content': 1}", "{'status': 1}", "{'status': 1}"]);
         let src = "g = {'status': 'content'}\nh = {k: 'status', 'content': 1}\ni = {('status'): 1, 'content': 2}\nj = {f('status'): 1, 'content': 2}\n";
         assert_eq!(
             one_key(src),
