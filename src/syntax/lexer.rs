@@ -146,10 +146,12 @@ pub struct Layout {
     /// The offsets, in order, of the string runs (a plain `str` literal,
     /// or an implicit concatenation of them) whose value is one of the
     /// values [`layout_with`] was given and that stand where the key of a
-    /// keyed read can: right after `[` or `(` (`E[k]`, `E.get(k)`, a
-    /// parenthesized key) or right before a word (`k in E`, `k not in E`).
-    /// Every such key Python would read as one of them is here; a value
-    /// elsewhere (`{k: v}`, `x = k`, `f(a, k)`) is not.
+    /// keyed read can: right after `[` (`E[k]`), right after the `(` of a
+    /// `get`, `pop` or `setdefault` call or of parentheses that group
+    /// (`E.get(k)`, a parenthesized key), or right before the word `in` or
+    /// `not` (`k in E`, `k not in E`). Every such key Python would read as
+    /// one of them is here; a value elsewhere (`{k: v}`, `x = k`, `f(k)`,
+    /// `f(a, k)`, `k == v and w`) is not.
     pub valued: Vec<usize>,
     /// The outermost `{...}` brackets of code (dict and set displays and
     /// comprehensions; not an f-string's replacement fields), in order.
@@ -234,6 +236,17 @@ static PLAIN: [Plain; 256] = {
     }
     table
 };
+
+/// What a `(` opens ([`Lexer::paren_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Paren<'a> {
+    /// The call of this name.
+    Calls(&'a [u8]),
+    /// The call of what a `)`, `]` or string ends.
+    CallsAnExpression,
+    /// Parentheses that group (or a tuple).
+    Groups,
+}
 
 /// The keywords (soft ones too) a `(` that groups an expression may follow;
 /// after any other name a `(` opens a call.
@@ -555,20 +568,46 @@ impl<'a> Lexer<'a> {
     fn nested_display(&self) -> bool {
         match self.stack.last() {
             Some(Frame::Bracket { open: b'[' | b'{', .. }) => true,
-            Some(&Frame::Bracket { open: b'(', pos, .. }) => {
-                let before = &self.src[..pos];
-                let end = before.iter().rposition(|&b| !matches!(b, b' ' | b'\t')).map_or(0, |i| i + 1);
-                let word_start = before[..end].iter().rposition(|&b| !is_ident_byte(b)).map_or(0, |i| i + 1);
-                match before[..end].last() {
-                    Some(b')' | b']' | b'"' | b'\'') => true,
-                    Some(&b) if is_ident_byte(b) => {
-                        let word = &before[word_start..end];
-                        !word[0].is_ascii_digit() && !GROUPING_KEYWORDS.contains(&word)
-                    }
-                    _ => false,
+            Some(&Frame::Bracket { open: b'(', pos, .. }) => self.paren_at(pos) != Paren::Groups,
+            _ => false,
+        }
+    }
+
+    /// What the `(` at `pos` opens, read from the code right before it
+    /// (spaces and tabs skipped): the call of a name that is no keyword,
+    /// the call of what a `)`, a `]` or a string ends, or else (after a
+    /// keyword, an operator, a bracket, a line break) parentheses that
+    /// group.
+    fn paren_at(&self, pos: usize) -> Paren<'a> {
+        let src = self.src;
+        let end = src[..pos].iter().rposition(|&b| !matches!(b, b' ' | b'\t')).map_or(0, |i| i + 1);
+        match src[..end].last() {
+            Some(b')' | b']' | b'"' | b'\'') => Paren::CallsAnExpression,
+            Some(&b) if is_ident_byte(b) => {
+                let start = src[..end].iter().rposition(|&b| !is_ident_byte(b)).map_or(0, |i| i + 1);
+                let word = &src[start..end];
+                if word[0].is_ascii_digit() || GROUPING_KEYWORDS.contains(&word) {
+                    Paren::Groups
+                } else {
+                    Paren::Calls(word)
                 }
             }
-            _ => false,
+            _ => Paren::Groups,
+        }
+    }
+
+    /// Whether a string right after a `(` stands where a keyed read's key
+    /// can: the first argument of `.get(`, `.pop(` or `.setdefault(`, or
+    /// in parentheses that group (`E[("k")]`, `("k") in E`); not an
+    /// argument of any other call (`f("k")`, `Error("k")`).
+    fn key_paren(&self) -> bool {
+        match self.stack.last() {
+            Some(&Frame::Bracket { open: b'(', pos, .. }) => match self.paren_at(pos) {
+                Paren::Calls(name) => matches!(name, b"get" | b"pop" | b"setdefault"),
+                Paren::CallsAnExpression => false,
+                Paren::Groups => true,
+            },
+            _ => true,
         }
     }
 
@@ -709,7 +748,9 @@ impl<'a> Lexer<'a> {
         self.run.parts.clear();
         let Some(value) = value else { return };
         // Where a keyed read's key stands, parentheses seen through.
-        let read_place = matches!(after, b'[' | b'(') || next.is_some_and(is_ident_byte);
+        let read_place = after == b'['
+            || (after == b'(' && self.key_paren())
+            || (next.is_some_and(is_ident_byte) && self.membership_follows());
         if let Some(v) = value.as_deref()
             && read_place
             && self.watch.0.contains(&v)
@@ -738,6 +779,17 @@ impl<'a> Lexer<'a> {
                 _ => return,
             }
         }
+    }
+
+    /// Whether the name a run ends at is `in` or `not`: a string before
+    /// it may be the key of `k in E` or `k not in E`; before any other word
+    /// (`== "k" and`, `"k" if c else`) it is no key read. [`Lexer::code`]
+    /// reads a name whole before it ends a run, so the name ends at
+    /// `self.pos`.
+    fn membership_follows(&self) -> bool {
+        let before = &self.src[..self.pos];
+        let start = before.iter().rposition(|&b| !is_ident_byte(b)).map_or(0, |i| i + 1);
+        matches!(&before[start..], b"in" | b"not")
     }
 
     /// Whether `run`'s value may be `"status"`, `"content"` or a watched
@@ -881,6 +933,13 @@ mod tests {
         assert!(layout_with("x['k']\n".as_bytes(), &[]).unwrap().valued.is_empty());
         // A lone carriage return is a space to tree-sitter: `in` still follows.
         assert_eq!(valued("if 'k'\rin x:\n    pass\n"), ["'k'"]);
+        // Before a word other than `in` or `not`, or as an argument of a
+        // call other than `.get(`, `.pop(` or `.setdefault(`, a value is no
+        // key read.
+        assert!(valued("a = s == 'k' and t\nb = 'k' if c else 'kk'\nc = 'k' or x\n").is_empty());
+        assert!(valued("f('k')\nraise Error ('k')\ng()('k')\nx.get2('k')\n").is_empty());
+        let src = "a = x.pop ('k') or x.setdefault('k', 1) or x[('k')]\nb = f(('k') in x)\n";
+        assert_eq!(valued(src), ["'k'", "'k'", "'k'", "'k'"]);
     }
 
     #[test]
