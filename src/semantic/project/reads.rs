@@ -419,15 +419,22 @@ impl Project {
             }
         }
         let keyed: HashMap<OriginId, Vec<String>> = keyed_at.into_iter().map(|(o, keys)| (*o, keys)).collect();
-        // The given files are first parsed only around their origins (the
-        // definitions holding them): a given file is scanned whole, like
-        // any other, once it names a producer elsewhere.
+        // The given files are first parsed only around the origins of keys
+        // that move (the definitions holding them): a given file is scanned
+        // whole, like any other, once it names a producer elsewhere. A file
+        // whose findings move no key is no origin: it is searched like any
+        // file without findings.
         let mut regions: HashMap<usize, Vec<Range<usize>>> = HashMap::new();
-        for ((m, _), of_file) in given.iter().zip(&origins) {
-            let mut r: Vec<Range<usize>> = of_file.iter().map(|o| o.1..o.2).collect();
+        for ((m, findings), of_file) in given.iter().zip(&origins) {
+            let mut r: Vec<Range<usize>> =
+                of_file.iter().zip(*findings).filter(|(_, f)| f.code.moves_keys()).map(|(o, _)| o.1..o.2).collect();
+            if r.is_empty() {
+                continue;
+            }
             r.sort_by_key(|r| (r.start, r.end));
             regions.insert(*m, r);
         }
+        texts.retain(|(m, _)| regions.contains_key(m));
         let known = Origins { keyed, writes, statements, at_origin, regions };
         // The possible reads (of every finding of their key) need nothing
         // that the search for traced reads learns: they are searched beside it.
