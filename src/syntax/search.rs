@@ -8,7 +8,9 @@
 //! the patterns' leading bytes where the patterns allow one, and keeps the
 //! automaton for the searches that list every match.
 
-use aho_corasick::{AhoCorasick, BuildError, packed};
+use std::ops::Range;
+
+use aho_corasick::{AhoCorasick, BuildError, MatchKind, Span, packed};
 
 /// Literal patterns with a fast [`Patterns::is_match`].
 #[derive(Debug, Clone)]
@@ -17,15 +19,76 @@ pub struct Patterns {
     /// `None` where a packed search cannot be built (too many patterns, or
     /// no SIMD on this machine): the automaton answers.
     packed: Option<packed::Searcher>,
+    patterns: Vec<Vec<u8>>,
 }
 
 impl Patterns {
     pub fn new<P: AsRef<[u8]>>(patterns: impl IntoIterator<Item = P>) -> Result<Self, BuildError> {
+        Self::with_kind(patterns, MatchKind::Standard)
+    }
+
+    /// Patterns whose [`Patterns::find_iter`] lists the leftmost match at
+    /// each step, the earlier pattern first where two start together.
+    pub fn leftmost_first<P: AsRef<[u8]>>(patterns: impl IntoIterator<Item = P>) -> Result<Self, BuildError> {
+        Self::with_kind(patterns, MatchKind::LeftmostFirst)
+    }
+
+    fn with_kind<P: AsRef<[u8]>>(patterns: impl IntoIterator<Item = P>, kind: MatchKind) -> Result<Self, BuildError> {
         let patterns: Vec<Vec<u8>> = patterns.into_iter().map(|p| p.as_ref().to_vec()).collect();
-        let automaton = AhoCorasick::new(&patterns)?;
+        let automaton = AhoCorasick::builder().match_kind(kind).build(&patterns)?;
         // An empty pattern matches everywhere; the automaton knows that.
+        // (A packed search is leftmost-first, as `find_iter` asks.)
         let packed = if patterns.iter().any(Vec::is_empty) { None } else { packed::Searcher::new(&patterns) };
-        Ok(Patterns { automaton, packed })
+        Ok(Patterns { automaton, packed, patterns })
+    }
+
+    /// The matches of `text`, without overlaps, leftmost first (the
+    /// automaton's `find_iter` for [`Patterns::leftmost_first`] patterns).
+    pub fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Range<usize>> + 't {
+        debug_assert_eq!(self.automaton.match_kind(), MatchKind::LeftmostFirst, "packed searches are leftmost-first");
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            if at > text.len() {
+                return None;
+            }
+            let found = match &self.packed {
+                Some(searcher) => searcher.find_in(text, Span::from(at..text.len()))?.range(),
+                None => self.automaton.find(aho_corasick::Input::new(text).range(at..))?.range(),
+            };
+            // An empty match steps on (no packed search has an empty pattern).
+            at = if found.is_empty() { found.end + 1 } else { found.end };
+            Some(found)
+        })
+    }
+
+    /// Every occurrence of every pattern in `text`, overlapping ones too,
+    /// as (pattern, range), by start and then pattern: the occurrences the
+    /// automaton's overlapping search lists (in another order).
+    pub fn occurrences(&self, text: &str) -> Vec<(usize, Range<usize>)> {
+        let Some(searcher) = &self.packed else {
+            let mut found: Vec<(usize, Range<usize>)> =
+                self.automaton.find_overlapping_iter(text).map(|m| (m.pattern().as_usize(), m.range())).collect();
+            found.sort_by_key(|(p, r)| (r.start, *p));
+            return found;
+        };
+        let bytes = text.as_bytes();
+        let mut found = Vec::new();
+        let mut at = 0;
+        // The leftmost match from `at` starts at or before every occurrence
+        // after `at`: stepping one byte past each start visits every start
+        // that has one, and there every pattern is tried.
+        while at < text.len()
+            && let Some(m) = searcher.find_in(text, Span::from(at..text.len()))
+        {
+            let start = m.start();
+            for (p, pattern) in self.patterns.iter().enumerate() {
+                if bytes[start..].starts_with(pattern) {
+                    found.push((p, start..start + pattern.len()));
+                }
+            }
+            at = start + 1;
+        }
+        found
     }
 
     /// Whether any pattern occurs in `text`.
@@ -55,8 +118,8 @@ impl Patterns {
         // `ok` inside `tok` must not hide a whole `tok`; no two whole names
         // overlap, so the order of their ends is that of their starts.
         let any = self.is_match(text);
-        any.then(|| self.automaton.find_overlapping_iter(text)).into_iter().flatten().filter_map(move |m| {
-            (!m.start().checked_sub(1).is_some_and(in_name) && !in_name(m.end())).then_some(m.start())
+        any.then(|| self.occurrences(text)).into_iter().flatten().filter_map(move |(_, m)| {
+            (!m.start.checked_sub(1).is_some_and(in_name) && !in_name(m.end)).then_some(m.start)
         })
     }
 
@@ -106,7 +169,62 @@ mod tests {
             assert_eq!(names.is_name_match(text), whole, "{text:?}");
         }
         let empty: [&str; 0] = [];
+        assert!(Patterns::new(empty).expect("no pattern").occurrences("abc").is_empty());
         assert!(!Patterns::new(empty).expect("no pattern").is_match("abc"));
         assert!(Patterns::new([""]).expect("an empty pattern").is_match("abc"));
+    }
+
+    /// Texts where patterns overlap, nest, share a start or a quote.
+    fn overlapping_texts() -> Vec<String> {
+        let mut texts: Vec<String> = [
+            "",
+            "tool_resultoolResult ToolResultool_result",
+            "x[\"a\"b\"] = 'a' \"a\"\"ab\" 'a\"b'",
+            "ToolCallEventToolInvocationEventtool_result",
+            "okokay tok ok_ okay",
+        ]
+        .map(String::from)
+        .to_vec();
+        texts.push("\"ab\"'a' tool_result\n".repeat(700));
+        texts
+    }
+
+    #[test]
+    fn every_occurrence_is_the_overlapping_searchs() {
+        let sets: [&[&str]; 4] = [
+            &["\"a\"", "'a'", "\"a\"b\"", "'a\"b'", "\"ab\"", "'ab'"],
+            &["tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent"],
+            &["ok", "okay", "tok", "k"],
+            &["a"],
+        ];
+        for set in sets {
+            let searched = Patterns::new(set).expect("literal patterns");
+            for text in overlapping_texts() {
+                let mut expected: Vec<(usize, std::ops::Range<usize>)> = searched
+                    .automaton()
+                    .find_overlapping_iter(&text)
+                    .map(|m| (m.pattern().as_usize(), m.range()))
+                    .collect();
+                expected.sort_by_key(|(p, r)| (r.start, *p));
+                assert_eq!(searched.occurrences(&text), expected, "{set:?} in {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn leftmost_first_matches_are_the_automatons() {
+        // No marker holds another: the standard search (the earliest end)
+        // and the leftmost-first one find the same matches.
+        let markers = ["tool_result", "toolResult", "ToolResult", "ToolCallEvent", "ToolInvocationEvent"];
+        let leftmost = Patterns::leftmost_first(markers).expect("literal patterns");
+        let standard = AhoCorasick::new(markers).expect("literal patterns");
+        for text in overlapping_texts() {
+            let found: Vec<_> = leftmost.find_iter(&text).collect();
+            assert_eq!(found, leftmost.automaton().find_iter(&text).map(|m| m.range()).collect::<Vec<_>>());
+            assert_eq!(found, standard.find_iter(&text).map(|m| m.range()).collect::<Vec<_>>(), "{text:?}");
+        }
+        // With an empty pattern, every position matches once.
+        let empty = Patterns::leftmost_first(["x", ""]).expect("literal patterns");
+        assert_eq!(empty.find_iter("ab").collect::<Vec<_>>(), [0..0, 1..1, 2..2]);
     }
 }

@@ -1498,7 +1498,7 @@ impl PossibleFilter {
     fn new(keys: BTreeSet<String>) -> Self {
         let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
         PossibleFilter {
-            markers: syntax::search::Patterns::new(POSSIBLE).expect("literal patterns"),
+            markers: syntax::search::Patterns::leftmost_first(POSSIBLE).expect("literal patterns"),
             quoted: syntax::search::Patterns::new(quoted).expect("literal patterns"),
             keys: keys.into_iter().collect(),
         }
@@ -1513,9 +1513,9 @@ impl PossibleFilter {
     /// hang on which other keys the run moves).
     fn quoted_keys(&self, text: &str) -> Vec<&str> {
         let mut held = vec![false; self.keys.len()];
-        for found in self.quoted.automaton().find_overlapping_iter(text) {
+        for (pattern, _) in self.quoted.occurrences(text) {
             // Two patterns per key, in the order of `keys`.
-            held[found.pattern().as_usize() / 2] = true;
+            held[pattern / 2] = true;
         }
         self.keys.iter().zip(held).filter(|(_, h)| *h).map(|(k, _)| k.as_str()).collect()
     }
@@ -1561,7 +1561,7 @@ fn possible_in(m: usize, text: &str, filter: &PossibleFilter) -> Option<Vec<Read
     if !filter.may_hold(text) {
         return None;
     }
-    let markers: Vec<Range<usize>> = filter.markers.automaton().find_iter(text).map(|m| m.range()).collect();
+    let markers: Vec<Range<usize>> = filter.markers.find_iter(text).collect();
     // No marker that may start a read or stand in an alias's value (the
     // statement is judged once the file is lexed): nothing to parse.
     if !markers.iter().any(|r| may_start_a_read(text, r) || in_marked_attribute(text, r)) {
