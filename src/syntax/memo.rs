@@ -1,7 +1,7 @@
-//! Trees and layouts kept by content, so that a file the project passes
-//! ask for again (TS005's tools and the functions their returns call, the
-//! reads pass, the second judgement of a file with reads) is parsed once,
-//! and lexed once, per run.
+//! Trees, layouts and candidate regions kept by content, so that a file
+//! the project passes ask for again (TS005's tools and the functions their
+//! returns call, the reads pass, the second judgement of a file with
+//! reads) is parsed once, and lexed once, per run.
 //!
 //! An entry is found by a hash of the text (and the ranges), and used only
 //! when both are byte-for-byte the same as the ones it was made from: a
@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use tree_sitter::Tree;
 
-use super::lexer::Layout;
+use super::lexer::{Candidates, Layout};
 
 /// Texts of fewer bytes than this are small: their layouts are not kept,
 /// and the trees of small pieces (not whole files) count against
@@ -71,10 +71,16 @@ struct Entry {
 /// A text with its layout.
 type Lexed = (Arc<str>, Option<Layout>);
 
+/// A file's candidate regions, and the starts of those right inside
+/// another display ([`super::lexer::candidates_in_context`]).
+pub(super) type CandidatesInContext = (Candidates, Vec<usize>);
+
 #[derive(Default)]
 struct Memo {
     entries: HashMap<u64, Vec<Entry>>,
     layouts: HashMap<u64, Vec<Lexed>>,
+    /// The candidates of the [`share`]d texts (see [`candidates`]).
+    candidates: HashMap<u64, Vec<(Arc<str>, CandidatesInContext)>>,
     bytes: usize,
     /// What the trees of small pieces cost, kept apart (see [`SMALL_BUDGET`]).
     small_bytes: usize,
@@ -240,6 +246,38 @@ fn keep_layout(text: &str, k: u64, layout: &Option<Layout>) {
     }
 }
 
+/// The candidates of `text`, from the memo or from `lex`. Only a
+/// [`share`]d text's are kept (the memo holds no copy for them): a file
+/// whose findings the reads make unsafe is checked again from its text,
+/// and its candidates are the same.
+pub(super) fn candidates(text: &str, lex: impl FnOnce() -> CandidatesInContext) -> CandidatesInContext {
+    if text.len() < SMALLEST {
+        return lex();
+    }
+    let k = key(text, &[]);
+    if let Some(memo) = lock().as_ref() {
+        let same = |e: &&(Arc<str>, CandidatesInContext)| same_text(&e.0, text);
+        if let Some((_, found)) = memo.candidates.get(&k).and_then(|es| es.iter().find(same)) {
+            return found.clone();
+        }
+    }
+    let found = lex();
+    let mut guard = lock();
+    let memo = guard.get_or_insert_with(Memo::default);
+    let shared = memo.shared.get(&(text.as_ptr() as usize)).filter(|s| s.len() == text.len()).cloned();
+    let cost = match &found.0 {
+        Candidates::Regions(regions) => (regions.len() + found.1.len()) * std::mem::size_of::<Range<usize>>(),
+        Candidates::FullParse(_) => 0,
+    };
+    if let Some(shared) = shared
+        && memo.bytes + cost <= BUDGET
+    {
+        memo.bytes += cost;
+        memo.candidates.entry(k).or_default().push((shared, found.clone()));
+    }
+    found
+}
+
 /// Drops every kept tree and layout (their budgets start again), on a
 /// thread of its own: freeing thousands of trees is work the next asks
 /// need not wait for.
@@ -380,5 +418,27 @@ mod tests {
         offer_layout(&third, &crate::syntax::lexer::layout(third.as_bytes()));
         let _ = layout(&third, || lex(&third));
         assert_eq!(lexes.get(), 2, "an offered layout is not lexed again");
+    }
+
+    #[test]
+    fn only_a_shared_texts_candidates_are_kept() {
+        let make = |n: usize| format!("x = {n}\n{}", "def f():\n    return {'status': 'ok'}\n".repeat(200));
+        let (shared, unshared): (Arc<str>, String) = (make(1).into(), make(2));
+        share(&shared);
+        let lexes = std::cell::Cell::new(0);
+        let lex = |t: &str| {
+            lexes.set(lexes.get() + 1);
+            crate::syntax::lexer::candidates_in_context(t.as_bytes())
+        };
+        let first = candidates(&shared, || lex(&shared));
+        assert_eq!(candidates(&shared, || lex(&shared)), first);
+        assert_eq!(lexes.get(), 1, "a shared text's candidates are lexed once");
+        // A copy of the text finds them too: the bytes are compared.
+        let copy = shared.to_string();
+        assert_eq!(candidates(&copy, || lex(&copy)), first);
+        assert_eq!(lexes.get(), 1);
+        let _ = candidates(&unshared, || lex(&unshared));
+        let _ = candidates(&unshared, || lex(&unshared));
+        assert_eq!(lexes.get(), 3, "a text the memo would have to copy is lexed each time");
     }
 }

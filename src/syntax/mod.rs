@@ -590,12 +590,14 @@ pub fn parse_pieces_but(
 /// asked its [`layout`] later by TS005: one lex gives both, and the layout
 /// is kept for that ask.
 fn lexed_for_candidates(src: &str) -> (lexer::Candidates, Vec<usize>) {
-    if !decorator_lines(src).any(|(_, name)| name.contains("tool")) {
-        return lexer::candidates_in_context(src.as_bytes());
-    }
-    let (candidates, layout) = lexer::candidates_and_layout(src.as_bytes());
-    memo::offer_layout(src, &layout);
-    candidates
+    memo::candidates(src, || {
+        if !decorator_lines(src).any(|(_, name)| name.contains("tool")) {
+            return lexer::candidates_in_context(src.as_bytes());
+        }
+        let (candidates, layout) = lexer::candidates_and_layout(src.as_bytes());
+        memo::offer_layout(src, &layout);
+        candidates
+    })
 }
 
 /// Visits every node of a tree in document order without recursion, so
