@@ -1491,32 +1491,86 @@ const POSSIBLE: [&str; 5] = ["tool_result", "toolResult", "ToolResult", "ToolCal
 struct PossibleFilter {
     keys: Vec<String>,
     markers: syntax::search::Patterns,
-    quoted: syntax::search::Patterns,
+    quoted: QuotedKeys,
+}
+
+/// How [`PossibleFilter`] looks for the keys between quotes: a `memmem`
+/// search per key, or one packed search of them all. Each memmem search
+/// skips through a text by the key's rarest bytes, about ten times as
+/// fast as the packed search, which stops at every quote of a file: on
+/// the 12 MB of strands-agents, five keys took 2.0 ms by memmem and 3.0 ms
+/// packed. Past [`QuotedKeys::FINDERS_UP_TO`] keys, the one packed search
+/// is the quicker.
+enum QuotedKeys {
+    Finders(Vec<memchr::memmem::Finder<'static>>),
+    /// Two patterns per key (`"k"`, `'k'`), in the order of the keys.
+    Packed(syntax::search::Patterns),
+}
+
+impl QuotedKeys {
+    const FINDERS_UP_TO: usize = 6;
+
+    fn new(keys: &[String]) -> Self {
+        if keys.len() <= Self::FINDERS_UP_TO {
+            return QuotedKeys::Finders(
+                keys.iter().map(|k| memchr::memmem::Finder::new(k.as_bytes()).into_owned()).collect(),
+            );
+        }
+        let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
+        QuotedKeys::Packed(syntax::search::Patterns::new(quoted).expect("literal patterns"))
+    }
+
+    /// Whether the key `finder` looks for stands between two like quotes
+    /// somewhere in `text` (`"k"` or `'k'`, as written).
+    fn quoted_by(finder: &memchr::memmem::Finder<'_>, text: &[u8]) -> bool {
+        let len = finder.needle().len();
+        finder.find_iter(text).any(|at| {
+            let quote = at.checked_sub(1).map(|i| text[i]);
+            matches!(quote, Some(b'"' | b'\'')) && text.get(at + len).copied() == quote
+        })
+    }
+
+    fn any_in(&self, text: &str) -> bool {
+        match self {
+            QuotedKeys::Finders(finders) => finders.iter().any(|f| Self::quoted_by(f, text.as_bytes())),
+            QuotedKeys::Packed(patterns) => patterns.is_match(text),
+        }
+    }
+
+    /// Per key, whether `text` holds it between quotes.
+    fn held_in(&self, text: &str, keys: usize) -> Vec<bool> {
+        match self {
+            QuotedKeys::Finders(finders) => finders.iter().map(|f| Self::quoted_by(f, text.as_bytes())).collect(),
+            QuotedKeys::Packed(patterns) => {
+                let mut held = vec![false; keys];
+                for (pattern, _) in patterns.occurrences(text) {
+                    held[pattern / 2] = true;
+                }
+                held
+            }
+        }
+    }
 }
 
 impl PossibleFilter {
     fn new(keys: BTreeSet<String>) -> Self {
-        let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
+        let keys: Vec<String> = keys.into_iter().collect();
         PossibleFilter {
             markers: syntax::search::Patterns::leftmost_first(POSSIBLE).expect("literal patterns"),
-            quoted: syntax::search::Patterns::new(quoted).expect("literal patterns"),
-            keys: keys.into_iter().collect(),
+            quoted: QuotedKeys::new(&keys),
+            keys,
         }
     }
 
     fn may_hold(&self, text: &str) -> bool {
-        self.quoted.is_match(text) && self.markers.is_match(text)
+        self.quoted.any_in(text) && self.markers.is_match(text)
     }
 
     /// The keys `text` holds between quotes, as written: the keys whose
     /// possible reads it is searched for (so that a finding's reads do not
     /// hang on which other keys the run moves).
     fn quoted_keys(&self, text: &str) -> Vec<&str> {
-        let mut held = vec![false; self.keys.len()];
-        for (pattern, _) in self.quoted.occurrences(text) {
-            // Two patterns per key, in the order of `keys`.
-            held[pattern / 2] = true;
-        }
+        let held = self.quoted.held_in(text, self.keys.len());
         self.keys.iter().zip(held).filter(|(_, h)| *h).map(|(k, _)| k.as_str()).collect()
     }
 }
@@ -2345,5 +2399,30 @@ mod tests {
         let read = "def g(tool_result):\n    return f'{tool_result[\"frames\"]}'\n";
         assert_eq!(parsed(&format!("{src}{read}"), &["frames"]), Some(vec![read]));
         assert_eq!(parsed(&format!("{src}tr = block[\"toolResult\"]\n"), &["frames"]), None);
+    }
+
+    #[test]
+    fn both_searches_for_quoted_keys_agree() {
+        let texts = [
+            "",
+            "\"k\"",
+            "'k'",
+            "x = \"k' + 'k\"",
+            "d[k] = kk + \"kk\" + r'k' + b\"k\"",
+            "tr.get(\"is\" \"Error\") or tr['isError']",
+            "\"\"\"isError\"\"\" 'metrics\"",
+            "'metrics'",
+        ];
+        let keys: Vec<String> = ["isError", "k", "metrics"].map(String::from).to_vec();
+        let finders = QuotedKeys::new(&keys);
+        assert!(matches!(finders, QuotedKeys::Finders(_)));
+        let quoted = keys.iter().flat_map(|k| [format!("\"{k}\""), format!("'{k}'")]);
+        let packed = QuotedKeys::Packed(syntax::search::Patterns::new(quoted).expect("literal patterns"));
+        for text in texts.iter().map(|t| t.to_string()).chain([format!("{}'metrics'", "y = 'k ".repeat(400))]) {
+            assert_eq!(finders.any_in(&text), packed.any_in(&text), "{text:?}");
+            assert_eq!(finders.held_in(&text, 3), packed.held_in(&text, 3), "{text:?}");
+        }
+        let many: Vec<String> = (0..=QuotedKeys::FINDERS_UP_TO).map(|i| format!("key{i}")).collect();
+        assert!(matches!(QuotedKeys::new(&many), QuotedKeys::Packed(_)));
     }
 }
