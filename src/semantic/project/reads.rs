@@ -447,9 +447,12 @@ impl Project {
             .filter(|k| !searched.contains(*k))
             .cloned()
             .collect();
-        let (left, ()) = rayon::join(
-            || search_possible_reads(&paths, keys, read).sites,
+        // The traced reads run in rounds, each waiting on the last: they
+        // start at once, here, and the search (files apart, in parallel)
+        // waits for a free worker.
+        let ((), left) = rayon::join(
             || self.traced_reads(given, texts, &known, read, &mut out),
+            || search_possible_reads(&paths, keys, read).sites,
         );
         possible.extend(left);
         let mut with_key: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
