@@ -308,24 +308,25 @@ pub fn gives_another_name(node: Node<'_>) -> bool {
 /// of some module-level functions (an outline): `whole` says whether the
 /// `def` starting at an offset is whole; `None` when a result is handed
 /// to a function that may check it and whose body was left out: only the
-/// whole file tells.
-pub fn call_reads_in(
-    root: Node<'_>,
+/// whole file tells. `within`: the only parts of the tree (sorted, disjoint
+/// ranges) where a call `wanted` accepts may stand, if known.
+pub fn call_reads_in<'r>(
+    root: Node<'r>,
     src: &str,
     model: &SemanticModel,
     whole: &dyn Fn(usize) -> bool,
     wanted: &dyn Fn(Node<'_>) -> bool,
+    within: Option<&[Range<usize>]>,
 ) -> Option<Vec<CallReads>> {
     let mut out = Vec::new();
-    // Each name's references by the scope that owns it, resolved once.
-    let mut owned: HashMap<(ScopeId, &str), Vec<&Reference>> = HashMap::new();
+    // Each name's references: resolved only for the names a result is
+    // bound to (a module's every reference costs more than its few reads).
+    let mut named: HashMap<&str, Vec<&Reference>> = HashMap::new();
     for r in &model.references {
-        if let Resolution::Bindings { scope, .. } = model.resolve(&r.name, r.scope) {
-            owned.entry((scope, r.name.as_str())).or_default().push(r);
-        }
+        named.entry(r.name.as_str()).or_default().push(r);
     }
-    let tree = Tree { root, src, model, owned, whole, cut: std::cell::Cell::new(false) };
-    syntax::for_each_node_in_context(root, |node, ancestors| {
+    let tree = Tree { root, src, model, named, whole, cut: std::cell::Cell::new(false) };
+    let visit = |node: Node<'r>, ancestors: &[Node<'r>]| {
         if node.kind_name() != "call" || !wanted(node) {
             return;
         }
@@ -368,7 +369,11 @@ pub fn call_reads_in(
         }
         reads.sort_by_key(|r| (r.range.start, r.range.end));
         out.push(CallReads { call: node.byte_range(), reads, exclusive });
-    });
+    };
+    match within {
+        Some(ranges) => syntax::for_each_node_in_context_within(root, ranges, visit),
+        None => syntax::for_each_node_in_context(root, visit),
+    }
     (!tree.cut.get()).then_some(out)
 }
 
@@ -377,13 +382,24 @@ struct Tree<'a, 't> {
     root: Node<'t>,
     src: &'a str,
     model: &'a SemanticModel,
-    /// Each name's references, by the scope that owns the name.
-    owned: HashMap<(ScopeId, &'a str), Vec<&'a Reference>>,
+    /// Each name's references, in the model's order.
+    named: HashMap<&'a str, Vec<&'a Reference>>,
     /// Whether the `def` starting at an offset is whole in the parse.
     whole: &'a dyn Fn(usize) -> bool,
     /// Set when a function that may check a result was left out of the
     /// parse.
     cut: std::cell::Cell<bool>,
+}
+
+impl<'a> Tree<'a, '_> {
+    /// The references to `name` that resolve to the bindings `scope` owns,
+    /// in the model's order.
+    fn owned(&self, scope: ScopeId, name: &str) -> impl Iterator<Item = &'a Reference> + '_ {
+        let model = self.model;
+        self.named.get(name).into_iter().flatten().copied().filter(move |r| {
+            matches!(model.resolve(&r.name, r.scope), Resolution::Bindings { scope: owner, .. } if owner == scope)
+        })
+    }
 }
 
 /// How deep results are followed from checking function to checking
@@ -506,7 +522,7 @@ fn checking_call<'t>(tree: &Tree<'_, 't>, value: Node<'t>) -> Option<(Node<'t>, 
         return None;
     }
     let mut checker = Checker { reads: Vec::new(), exclusive: true, passes_through: false };
-    for r in tree.owned.get(&(scope, p)).into_iter().flatten() {
+    for r in tree.owned(scope, p) {
         if r.scope != scope || syntax::tree::in_annotation(tree.root, r.at.start) {
             return None;
         }
@@ -754,7 +770,7 @@ struct NameReads {
 }
 
 fn name_reads(tree: &Tree<'_, '_>, target: Node<'_>, depth: usize) -> NameReads {
-    let (root, src, model, owned) = (tree.root, tree.src, tree.model, &tree.owned);
+    let (root, src, model) = (tree.root, tree.src, tree.model);
     let not_followed = NameReads { reads: Vec::new(), exclusive: false, handed_on: true };
     let name = &src[target.byte_range()];
     let Resolution::Bindings { scope, bindings } = model.resolve(name, model.scope_at(target.start_byte())) else {
@@ -786,7 +802,7 @@ fn name_reads(tree: &Tree<'_, '_>, target: Node<'_>, depth: usize) -> NameReads 
     let unread = root.descendant_for_byte_range(range.start, range.end).is_none_or(|n| names_in_errors(n, src, name));
     let mut handed_on = model.scopes[scope].kind != ScopeKind::Function || unread;
     let mut exclusive = !handed_on;
-    for r in owned.get(&(scope, name)).into_iter().flatten() {
+    for r in tree.owned(scope, name) {
         let node = root.descendant_for_byte_range(r.at.start, r.at.end).filter(|n| n.kind_name() == "identifier");
         // A use in a nested scope (or an annotation) may run at any time;
         // one before the first binding's statement ends sees none of them.
@@ -1095,7 +1111,7 @@ mod tests {
 
     /// [`call_reads_in`] of a whole parse, every call followed.
     fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {
-        call_reads_in(root, src, model, &|_| true, &|_| true).unwrap_or_default()
+        call_reads_in(root, src, model, &|_| true, &|_| true, None).unwrap_or_default()
     }
 
     /// Asserts that [`value_uses`] finds the same nodes, in the same

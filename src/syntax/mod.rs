@@ -619,6 +619,21 @@ pub fn for_each_node_in_context<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>, 
     walk_in_context(root, |_| true, visit);
 }
 
+/// [`for_each_node_in_context`], visiting only the nodes that overlap one
+/// of `ranges` (sorted, disjoint) and descending only into those: the
+/// parts of a tree a question is about, each node with all its ancestors.
+pub fn for_each_node_in_context_within<'t>(
+    root: Node<'t>,
+    ranges: &[Range<usize>],
+    visit: impl FnMut(Node<'t>, &[Node<'t>]),
+) {
+    let overlaps = |node: Node<'t>| {
+        let i = ranges.partition_point(|r| r.end <= node.start_byte());
+        ranges.get(i).is_some_and(|r| r.start < node.end_byte())
+    };
+    walk_in_context(root, overlaps, visit);
+}
+
 /// The one walker: [`walk_pruned`], keeping the path down to each node.
 fn walk_in_context<'t>(
     root: Node<'t>,

@@ -286,17 +286,7 @@ impl Outlined {
         let layout = syntax::layout(text)?;
         let definitions = syntax::outline::definitions_in(text, &layout.lines);
         let functions = syntax::outline::functions(&definitions);
-        if functions.iter().any(|f| syntax::outline::declares_global(text, &layout.lines, &f.def.range)) {
-            return None;
-        }
-        let mut kept = vec![false; functions.len()];
-        for &at in hits {
-            let i = functions.partition_point(|f| f.def.range.start <= at).checked_sub(1)?;
-            if !functions[i].def.range.contains(&at) {
-                return None;
-            }
-            kept[i] = true;
-        }
+        let kept = functions_holding(text, &layout.lines, &functions, hits)?;
         if kept.iter().all(|&k| k) {
             return None;
         }
@@ -316,6 +306,44 @@ impl Outlined {
         let i = self.kept.partition_point(|r| r.start <= at);
         i > 0 && self.kept[i - 1].contains(&at)
     }
+}
+
+/// Which of `functions` (of `text`, whose logical lines are `lines`) hold
+/// one of `hits`, the places of the names of producers: `None` unless every
+/// hit is in one and no function declares a `global`. Then every call a
+/// scan follows stands in a function holding a hit: a call of a producer
+/// names it there, or a name bound to one there (a module-level alias or
+/// import would be a hit outside every function, and only a `global`
+/// binds a module-level name from inside one).
+fn functions_holding(
+    text: &str,
+    lines: &[syntax::lexer::LogicalLine],
+    functions: &[syntax::outline::Function<'_>],
+    hits: &[usize],
+) -> Option<Vec<bool>> {
+    if functions.iter().any(|f| syntax::outline::declares_global(text, lines, &f.def.range)) {
+        return None;
+    }
+    let mut kept = vec![false; functions.len()];
+    for &at in hits {
+        let i = functions.partition_point(|f| f.def.range.start <= at).checked_sub(1)?;
+        if !functions[i].def.range.contains(&at) {
+            return None;
+        }
+        kept[i] = true;
+    }
+    Some(kept)
+}
+
+/// The ranges of the functions of `text` holding `hits` (see
+/// [`functions_holding`]), in order; `None` when those do not say where
+/// the calls a scan follows stand.
+fn hit_function_ranges(text: &str, hits: &[usize]) -> Option<Vec<Range<usize>>> {
+    let layout = syntax::layout(text)?;
+    let definitions = syntax::outline::definitions_in(text, &layout.lines);
+    let functions = syntax::outline::functions(&definitions);
+    let kept = functions_holding(text, &layout.lines, &functions, hits)?;
+    Some(functions.iter().zip(kept).filter(|(_, k)| *k).map(|(f, _)| f.def.range.clone()).collect())
 }
 
 /// Why an `escape` read of a use as a value is left.
@@ -1912,8 +1940,14 @@ fn receivers_of(
     let mut receivers = Vec::new();
     let wanted = |call: Node<'_>| wanted.is_none_or(|w| w(call, root, model));
     let mut calls = match outlined {
-        Some(o) => call_reads_in(root, text, model, &|at| o.holds(at), &wanted)?,
-        None => call_reads_in(root, text, model, &|_| true, &wanted).unwrap_or_default(),
+        Some(o) => call_reads_in(root, text, model, &|at| o.holds(at), &wanted, None)?,
+        None => {
+            // The calls followed stand in the functions holding the names'
+            // places, where those say so: a big module's other functions
+            // are not walked.
+            let within = hits.and_then(|hits| hit_function_ranges(text, hits));
+            call_reads_in(root, text, model, &|_| true, &wanted, within.as_deref()).unwrap_or_default()
+        }
     };
     // A call whose result is dropped or returned has no reads, but named
     // like a producer it may be a call toolshape cannot resolve.
