@@ -237,8 +237,10 @@ const BATCH_FILES: usize = 500;
 
 /// Checks `files` in parallel, each under its own settings, in the phases
 /// of the project pass (see [`check_batch`]), their projects in batches of
-/// [`BATCH_FILES`] files or more, one after the other: every file's outcome
-/// reaches `sink` in file order as soon as it and all before it are done.
+/// [`BATCH_FILES`] files or more, one after the other, and the projects of
+/// a batch in as many lanes as there are threads, side by side: every
+/// file's outcome reaches `sink` in file order as soon as it and all before
+/// it are done (a batch of several projects, once all its lanes are).
 pub fn check_files(
     files: Vec<FoundFile>,
     options: &CheckOptions,
@@ -246,40 +248,91 @@ pub fn check_files(
     walk: impl Fn(ProjectPlan) -> ProjectPlan + Sync,
     sink: impl FnMut(FileOutcome),
 ) {
-    check_in_batches(files, options, plan, walk, BATCH_FILES, sink)
+    check_in_batches(files, options, plan, walk, (BATCH_FILES, rayon::current_num_threads()), sink)
 }
 
-/// [`check_files`] in batches of `batch_files` files or more.
+/// [`check_files`] in batches of `batch_files` files or more, the projects
+/// of each batch in at most `lanes` lanes checked side by side
+/// ([`ProjectPlan::lanes`]).
 fn check_in_batches(
     files: Vec<FoundFile>,
     options: &CheckOptions,
     plan: ProjectPlan,
     walk: impl Fn(ProjectPlan) -> ProjectPlan + Sync,
-    batch_files: usize,
+    (batch_files, lanes): (usize, usize),
     mut sink: impl FnMut(FileOutcome),
 ) {
     let mut batches = plan.batches(batch_files);
     if batches.len() == 1 {
         let (plan, _) = batches.pop().expect("one batch");
-        return check_batch(files, options, plan, &walk, sink);
+        let mut lanes = plan.lanes(lanes);
+        if lanes.len() == 1 {
+            let (plan, _) = lanes.pop().expect("one lane");
+            return check_batch(files, options, plan, &walk, sink);
+        }
+        for outcome in check_lanes(files, lanes, options, &walk) {
+            sink(outcome);
+        }
+        return;
     }
     let mut files: Vec<Option<FoundFile>> = files.into_iter().map(Some).collect();
     let mut done: Vec<Option<FileOutcome>> = (0..files.len()).map(|_| None).collect();
     let mut next = 0;
     for (plan, members) in batches {
-        let batch = members.iter().map(|&j| files[j].take().expect("a file is in one batch")).collect();
-        let mut arrived = members.iter();
-        check_batch(batch, options, plan, &walk, |outcome| {
-            let j = *arrived.next().expect("one outcome per file of the batch");
+        let mut emit = |j: usize, outcome: FileOutcome| {
             done[j] = Some(outcome);
             while let Some(outcome) = done.get_mut(next).and_then(Option::take) {
                 sink(outcome);
                 next += 1;
             }
-        });
+        };
+        let batch: Vec<FoundFile> = members.iter().map(|&j| files[j].take().expect("a file is in one batch")).collect();
+        let mut lanes = plan.lanes(lanes);
+        if lanes.len() == 1 {
+            let (plan, _) = lanes.pop().expect("one lane");
+            let mut arrived = members.iter();
+            check_batch(batch, options, plan, &walk, |outcome| {
+                emit(*arrived.next().expect("one outcome per file of the batch"), outcome)
+            });
+        } else {
+            for (j, outcome) in members.iter().zip(check_lanes(batch, lanes, options, &walk)) {
+                emit(*j, outcome);
+            }
+        }
         // The next batch asks for other files' trees.
         syntax::forget_parses();
     }
+}
+
+/// Checks `files` as [`check_batch`] does, their projects split in `lanes`
+/// ([`ProjectPlan::lanes`]: each with the indexes of its files in `files`)
+/// checked side by side; returns the outcomes in the order of `files`,
+/// once every lane is done.
+fn check_lanes(
+    files: Vec<FoundFile>,
+    lanes: Vec<(ProjectPlan, Vec<usize>)>,
+    options: &CheckOptions,
+    walk: &(impl Fn(ProjectPlan) -> ProjectPlan + Sync),
+) -> Vec<FileOutcome> {
+    let mut files: Vec<Option<FoundFile>> = files.into_iter().map(Some).collect();
+    let work: Vec<(ProjectPlan, Vec<usize>, Vec<FoundFile>)> = lanes
+        .into_iter()
+        .map(|(plan, of_lane)| {
+            let lane = of_lane.iter().map(|&j| files[j].take().expect("a file is in one lane")).collect();
+            (plan, of_lane, lane)
+        })
+        .collect();
+    let mut outcomes: Vec<(usize, FileOutcome)> = work
+        .into_par_iter()
+        .map(|(plan, of_lane, lane)| {
+            let mut got = Vec::with_capacity(of_lane.len());
+            check_batch(lane, options, plan, walk, |outcome| got.push(outcome));
+            of_lane.into_iter().zip(got).collect::<Vec<_>>()
+        })
+        .flatten()
+        .collect();
+    outcomes.sort_by_key(|(j, _)| *j);
+    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
 }
 
 /// A file's findings from the first phase, and whether it is legacy
@@ -794,7 +847,7 @@ mod tests {
             .collect();
         paths.sort();
         let options = CheckOptions::new(ParseScope::Candidates);
-        let outcomes = |batch_files: usize| {
+        let outcomes = |batch_files: usize, lanes: usize| {
             let files = paths.iter().cloned().map(FoundFile::with_defaults).collect();
             let plan = ProjectPlan::new(
                 &[outer.to_path_buf()],
@@ -805,11 +858,13 @@ mod tests {
                 plan.walk(&crate::discovery::WalkOptions::default(), &crate::config::Resolver::isolated())
             };
             let mut seen = Vec::new();
-            check_in_batches(files, &options, plan, walk, batch_files, |o| seen.push(format!("{o:?}")));
+            check_in_batches(files, &options, plan, walk, (batch_files, lanes), |o| seen.push(format!("{o:?}")));
             seen
         };
-        let at_once = outcomes(usize::MAX);
-        let batched = outcomes(1);
+        let at_once = outcomes(usize::MAX, 1);
+        let batched = outcomes(1, 1);
+        // Side by side, in lanes: the same outcomes, in file order too.
+        assert_eq!(outcomes(usize::MAX, 2), at_once);
         assert_eq!(at_once.len(), paths.len());
         for (outcome, path) in batched.iter().zip(&paths) {
             assert!(outcome.contains(&format!("{path:?}")), "{outcome} is not {}'s outcome", path.display());

@@ -212,6 +212,42 @@ impl ProjectPlan {
             _ => groups.push(last),
         }
         groups.retain(|g| !g.is_empty());
+        self.split(groups, &members)
+    }
+
+    /// Splits the plan (not yet walked) into at most `lanes` plans of whole
+    /// projects, to be checked at the same time, each with the indexes of
+    /// its checked files in this plan (ascending): the projects, biggest
+    /// first, each joining the lane with the fewest checked files. The
+    /// passes after the first phase follow chains of files one after the
+    /// other; two projects checked side by side keep both cores busy where
+    /// one project's chain would leave one idle. (Projects share nothing,
+    /// as for [`ProjectPlan::batches`].) One plan when it holds one project.
+    pub fn lanes(self, lanes: usize) -> Vec<(ProjectPlan, Vec<usize>)> {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); self.roots.len()];
+        for (j, (_, r)) in self.root_of.iter().enumerate() {
+            members[*r].push(j);
+        }
+        let mut order: Vec<usize> = (0..members.len()).filter(|&r| !members[r].is_empty()).collect();
+        order.sort_by_key(|&r| (std::cmp::Reverse(members[r].len()), r));
+        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); lanes.max(1).min(order.len().max(1))];
+        let mut held = vec![0usize; groups.len()];
+        for r in order {
+            let lightest = (0..groups.len()).min_by_key(|&g| (held[g], g)).expect("a lane");
+            groups[lightest].push(r);
+            held[lightest] += members[r].len();
+        }
+        for group in &mut groups {
+            group.sort_unstable();
+        }
+        groups.retain(|g| !g.is_empty());
+        self.split(groups, &members)
+    }
+
+    /// The plans of `groups` of projects (by index), each with the indexes
+    /// of its checked files in this plan (`members`: per project); this
+    /// plan itself when there is one group.
+    fn split(self, groups: Vec<Vec<usize>>, members: &[Vec<usize>]) -> Vec<(ProjectPlan, Vec<usize>)> {
         if groups.len() <= 1 {
             let all = (0..self.root_of.len()).collect();
             return vec![(self, all)];
@@ -1418,4 +1454,40 @@ fn moved_out_of(
         owner.push(of);
     }
     (given, owner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_hold_whole_projects_the_biggest_first_in_the_lightest_lane() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        // Projects of 5, 3 and 2 files, each under its own marker.
+        for (name, n) in [("a", 2), ("b", 5), ("c", 3)] {
+            let root = dir.path().join(name);
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::write(root.join("pyproject.toml"), "").unwrap();
+            for i in 0..n {
+                let file = root.join(format!("m{i}.py"));
+                std::fs::write(&file, "x = 1\n").unwrap();
+                files.push(file);
+            }
+        }
+        files.sort();
+        let plan =
+            || ProjectPlan::new(&[dir.path().to_path_buf()], &files, &ProjectOptions { root: None, isolated: false });
+        let lanes = plan().lanes(2);
+        let members: Vec<Vec<usize>> = lanes.iter().map(|(_, m)| m.clone()).collect();
+        // `b` (files 2..7) alone; `a` (0, 1) and `c` (7..10) together.
+        assert_eq!(members, [vec![2, 3, 4, 5, 6], vec![0, 1, 7, 8, 9]]);
+        assert_eq!(lanes.iter().map(|(p, _)| p.roots.len()).collect::<Vec<_>>(), [1, 2]);
+        // One lane, or one project: the plan as it is.
+        assert_eq!(plan().lanes(1).len(), 1);
+        assert_eq!(plan().lanes(8).len(), 3);
+        let one =
+            ProjectPlan::new(&[dir.path().join("b")], &files[2..7], &ProjectOptions { root: None, isolated: false });
+        assert_eq!(one.lanes(2).iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(), [vec![0, 1, 2, 3, 4]]);
+    }
 }
