@@ -308,6 +308,12 @@ fn check_in_batches(
 /// ([`ProjectPlan::lanes`]: each with the indexes of its files in `files`)
 /// checked side by side; returns the outcomes in the order of `files`,
 /// once every lane is done.
+///
+/// Each lane is a job of the rayon pool, its passes' parallel work nested
+/// in it (a lane on a thread of its own hands each of its many small
+/// parallel steps to the pool and waits: a dense check took 14% longer so).
+/// No lane may then wait on the pool from outside it: see
+/// [`par_map_ordered`].
 fn check_lanes(
     files: Vec<FoundFile>,
     lanes: Vec<(ProjectPlan, Vec<usize>)>,
@@ -708,9 +714,8 @@ pub fn first_phase<T: Send>(
     let imports = plan.has_outside_files();
     let seeded = if files.len() <= source::TextCache::SEEDED_FILES { source::TextCache::SEEDED } else { 0 };
     let room = std::sync::atomic::AtomicUsize::new(seeded);
-    let (plan, early) = std::thread::scope(|s| {
-        let plan = s.spawn(move || walk(plan));
-        let early: Vec<Result<(T, Known), String>> = files
+    let read_all = || -> Vec<Result<(T, Known), String>> {
+        files
             .par_iter()
             .with_min_len(CHUNK)
             .map(|file| {
@@ -733,9 +738,22 @@ pub fn first_phase<T: Send>(
                     Ok((learned, Known { facts, imports, decorators, text: kept }))
                 })?
             })
-            .collect();
-        (plan.join().expect("finding the projects does not panic"), early)
-    });
+            .collect()
+    };
+    // The walk runs beside the reads: on a thread of its own, or, on a
+    // thread of the rayon pool (a lane of `check_lanes`), as a job of the
+    // pool. A worker waiting for a thread of its own would hold one of the
+    // threads that thread's parallel walk needs (two lanes waiting so, on
+    // two workers, would wait for ever).
+    let (plan, early) = if rayon::current_thread_index().is_some() {
+        rayon::join(|| walk(plan), read_all)
+    } else {
+        std::thread::scope(|s| {
+            let plan = s.spawn(move || walk(plan));
+            let early = read_all();
+            (plan.join().expect("finding the projects does not panic"), early)
+        })
+    };
     let mut known = Vec::with_capacity(files.len());
     let mut learned = Vec::with_capacity(files.len());
     for result in early {
@@ -783,8 +801,17 @@ const CHUNK: usize = 8;
 
 /// Runs `work` on every item in parallel and hands each result to `sink` in
 /// the order of `items`, as soon as it and all before it are done, so output
-/// streams without being reordered by thread timing.
+/// streams without being reordered by thread timing. Called on a thread of
+/// the rayon pool (a lane of [`check_lanes`]), it hands them over once all
+/// are done: a worker waiting on a channel for the pool's work would hold
+/// one of the threads that work needs (two lanes waiting so, on two
+/// workers, would wait for ever).
 pub fn par_map_ordered<I: Send + Sync, T: Send>(items: Vec<I>, work: impl Fn(I) -> T + Sync, mut sink: impl FnMut(T)) {
+    if rayon::current_thread_index().is_some() {
+        let results: Vec<T> = items.into_par_iter().with_min_len(CHUNK).map(&work).collect();
+        results.into_iter().for_each(sink);
+        return;
+    }
     let (tx, rx) = mpsc::channel::<(usize, Vec<T>)>();
     let mut chunks: Vec<Vec<I>> = Vec::new();
     let mut items = items.into_iter().peekable();
@@ -871,6 +898,67 @@ mod tests {
         }
         assert!(at_once.iter().filter(|o| o.contains("BuilderCall")).count() >= 2, "builder calls in both projects");
         assert_eq!(batched, at_once);
+    }
+
+    #[test]
+    fn lanes_of_projects_without_reads_end() {
+        // Two projects whose outcomes stream (nothing to read), side by
+        // side: each lane waits on the rayon pool's work, so no lane may
+        // hold one of the pool's threads while it waits.
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths = Vec::new();
+        for project in ["a", "b", "c"] {
+            let root = dir.path().join(project);
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::write(root.join("pyproject.toml"), "").unwrap();
+            for i in 0..40 {
+                let path = root.join(format!("m{i:02}.py"));
+                std::fs::write(&path, format!("x = {i}\n")).unwrap();
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        assert_eq!(checked_in_two_lanes(vec![dir.path().to_path_buf()], paths.clone()), Ok(paths));
+    }
+
+    /// The paths of the outcomes of checking `files` (given as `paths`) in
+    /// two lanes, on a thread of its own: an error if that takes a minute
+    /// (the lanes wait for ever).
+    fn checked_in_two_lanes(paths: Vec<PathBuf>, files: Vec<PathBuf>) -> Result<Vec<PathBuf>, mpsc::RecvTimeoutError> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let found = files.iter().cloned().map(FoundFile::with_defaults).collect();
+            let options = crate::project::ProjectOptions { root: None, isolated: false };
+            let plan = ProjectPlan::new(&paths, &files, &options);
+            let walk = |plan: ProjectPlan| {
+                plan.walk(&crate::discovery::WalkOptions::default(), &crate::config::Resolver::isolated())
+            };
+            let mut seen = Vec::new();
+            let options = CheckOptions::new(ParseScope::Candidates);
+            check_in_batches(found, &options, plan, walk, (usize::MAX, 2), |o| seen.push(o.path));
+            let _ = tx.send(seen);
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(60))
+    }
+
+    #[test]
+    fn lanes_that_walk_their_projects_end() {
+        // One file of each of two projects given: each lane walks its
+        // project's root (above the file) beside reading its one file.
+        let dir = tempfile::tempdir().unwrap();
+        let mut given = Vec::new();
+        for project in ["a", "b"] {
+            let root = dir.path().join(project);
+            for folder in ["sub", "d1", "d2", "d3"] {
+                std::fs::create_dir_all(root.join(folder)).unwrap();
+                for i in 0..30 {
+                    std::fs::write(root.join(folder).join(format!("m{i:02}.py")), format!("x = {i}\n")).unwrap();
+                }
+            }
+            std::fs::write(root.join("pyproject.toml"), "").unwrap();
+            given.push(root.join("sub").join("m00.py"));
+        }
+        assert_eq!(checked_in_two_lanes(given.clone(), given.clone()), Ok(given));
     }
 
     #[test]
