@@ -265,42 +265,44 @@ fn check_in_batches(
     let mut batches = plan.batches(batch_files);
     if batches.len() == 1 {
         let (plan, _) = batches.pop().expect("one batch");
-        let mut lanes = plan.lanes(lanes);
-        if lanes.len() == 1 {
-            let (plan, _) = lanes.pop().expect("one lane");
-            return check_batch(files, options, plan, &walk, sink);
-        }
-        for outcome in check_lanes(files, lanes, options, &walk) {
-            sink(outcome);
-        }
-        return;
+        return check_batch_in_lanes(files, options, plan.lanes(lanes), &walk, sink);
     }
     let mut files: Vec<Option<FoundFile>> = files.into_iter().map(Some).collect();
     let mut done: Vec<Option<FileOutcome>> = (0..files.len()).map(|_| None).collect();
     let mut next = 0;
     for (plan, members) in batches {
-        let mut emit = |j: usize, outcome: FileOutcome| {
+        let batch: Vec<FoundFile> = members.iter().map(|&j| files[j].take().expect("a file is in one batch")).collect();
+        let mut arrived = members.iter();
+        check_batch_in_lanes(batch, options, plan.lanes(lanes), &walk, |outcome| {
+            let j = *arrived.next().expect("one outcome per file of the batch");
             done[j] = Some(outcome);
             while let Some(outcome) = done.get_mut(next).and_then(Option::take) {
                 sink(outcome);
                 next += 1;
             }
-        };
-        let batch: Vec<FoundFile> = members.iter().map(|&j| files[j].take().expect("a file is in one batch")).collect();
-        let mut lanes = plan.lanes(lanes);
-        if lanes.len() == 1 {
-            let (plan, _) = lanes.pop().expect("one lane");
-            let mut arrived = members.iter();
-            check_batch(batch, options, plan, &walk, |outcome| {
-                emit(*arrived.next().expect("one outcome per file of the batch"), outcome)
-            });
-        } else {
-            for (j, outcome) in members.iter().zip(check_lanes(batch, lanes, options, &walk)) {
-                emit(*j, outcome);
-            }
-        }
+        });
         // The next batch asks for other files' trees.
         syntax::forget_parses();
+    }
+}
+
+/// Checks the files of one batch, its projects in `lanes`: one lane is
+/// [`check_batch`] itself, its outcomes streamed; several are checked side
+/// by side ([`check_lanes`]), their outcomes handed over in file order
+/// once all are done.
+fn check_batch_in_lanes(
+    files: Vec<FoundFile>,
+    options: &CheckOptions,
+    mut lanes: Vec<(ProjectPlan, Vec<usize>)>,
+    walk: &(impl Fn(ProjectPlan) -> ProjectPlan + Sync),
+    mut sink: impl FnMut(FileOutcome),
+) {
+    if lanes.len() == 1 {
+        let (plan, _) = lanes.pop().expect("one lane");
+        return check_batch(files, options, plan, walk, sink);
+    }
+    for outcome in check_lanes(files, lanes, options, walk) {
+        sink(outcome);
     }
 }
 
