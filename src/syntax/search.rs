@@ -64,31 +64,32 @@ impl Patterns {
     /// Every occurrence of every pattern in `text`, overlapping ones too,
     /// as (pattern, range), by start and then pattern: the occurrences the
     /// automaton's overlapping search lists (in another order).
-    pub fn occurrences(&self, text: &str) -> Vec<(usize, Range<usize>)> {
-        let Some(searcher) = &self.packed else {
+    pub fn occurrences<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (usize, Range<usize>)> + 't {
+        // Without a packed search, the automaton lists them all (by end).
+        let sorted = self.packed.is_none().then(|| {
             let mut found: Vec<(usize, Range<usize>)> =
                 self.automaton.find_overlapping_iter(text).map(|m| (m.pattern().as_usize(), m.range())).collect();
             found.sort_by_key(|(p, r)| (r.start, *p));
-            return found;
-        };
-        let bytes = text.as_bytes();
-        let mut found = Vec::new();
-        let mut at = 0;
+            found
+        });
         // The leftmost match from `at` starts at or before every occurrence
         // after `at`: stepping one byte past each start visits every start
-        // that has one, and there every pattern is tried.
-        while at < text.len()
-            && let Some(m) = searcher.find_in(text, Span::from(at..text.len()))
-        {
-            let start = m.start();
-            for (p, pattern) in self.patterns.iter().enumerate() {
-                if bytes[start..].starts_with(pattern) {
-                    found.push((p, start..start + pattern.len()));
-                }
+        // that has one, and there every pattern is tried. Listed as found,
+        // so that a caller that needs the first stops there.
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        let packed = std::iter::from_fn(move || {
+            let searcher = self.packed.as_ref()?;
+            if at >= text.len() {
+                return None;
             }
+            let start = searcher.find_in(text, Span::from(at..text.len()))?.start();
             at = start + 1;
-        }
-        found
+            let here = self.patterns.iter().enumerate().filter(move |(_, pattern)| bytes[start..].starts_with(pattern));
+            Some(here.map(move |(p, pattern)| (p, start..start + pattern.len())))
+        })
+        .flatten();
+        sorted.into_iter().flatten().chain(packed)
     }
 
     /// Whether any pattern occurs in `text`.
@@ -169,7 +170,7 @@ mod tests {
             assert_eq!(names.is_name_match(text), whole, "{text:?}");
         }
         let empty: [&str; 0] = [];
-        assert!(Patterns::new(empty).expect("no pattern").occurrences("abc").is_empty());
+        assert!(Patterns::new(empty).expect("no pattern").occurrences("abc").next().is_none());
         assert!(!Patterns::new(empty).expect("no pattern").is_match("abc"));
         assert!(Patterns::new([""]).expect("an empty pattern").is_match("abc"));
     }
@@ -206,7 +207,7 @@ mod tests {
                     .map(|m| (m.pattern().as_usize(), m.range()))
                     .collect();
                 expected.sort_by_key(|(p, r)| (r.start, *p));
-                assert_eq!(searched.occurrences(&text), expected, "{set:?} in {text:?}");
+                assert_eq!(searched.occurrences(&text).collect::<Vec<_>>(), expected, "{set:?} in {text:?}");
             }
         }
     }
