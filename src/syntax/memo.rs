@@ -68,8 +68,8 @@ struct Entry {
     derived: Vec<Arc<dyn Any + Send + Sync>>,
 }
 
-/// A text with its layout.
-type Lexed = (Arc<str>, Option<Layout>);
+/// A text with its layout, shared with whoever asks for it.
+type Lexed = (Arc<str>, Option<Arc<Layout>>);
 
 /// A file's candidate regions, and the starts of those right inside
 /// another display ([`super::lexer::candidates_in_context`]).
@@ -215,10 +215,11 @@ pub(super) fn derived<T: Any + Send + Sync>(
 }
 
 /// The layout of `text`, from the memo or from `lex`, which is kept for
-/// the next ask when the memo has room.
-pub(super) fn layout(text: &str, lex: impl FnOnce() -> Option<Layout>) -> Option<Layout> {
+/// the next ask when the memo has room. A kept layout is shared, not
+/// copied: a module's lines and strings run to a megabyte.
+pub(super) fn layout(text: &str, lex: impl FnOnce() -> Option<Layout>) -> Option<Arc<Layout>> {
     if text.len() < SMALLEST {
-        return lex();
+        return lex().map(Arc::new);
     }
     let k = key(text, &[]);
     if let Some(memo) = lock().as_ref() {
@@ -227,14 +228,14 @@ pub(super) fn layout(text: &str, lex: impl FnOnce() -> Option<Layout>) -> Option
             return layout.clone();
         }
     }
-    let layout = lex();
+    let layout = lex().map(Arc::new);
     keep_layout(text, k, &layout);
     layout
 }
 
 /// Keeps `layout`, the layout of `text` (whose [`key`] is `k`), if the
 /// memo has room and lacks it.
-fn keep_layout(text: &str, k: u64, layout: &Option<Layout>) {
+fn keep_layout(text: &str, k: u64, layout: &Option<Arc<Layout>>) {
     let cost = text.len() * (1 + LAYOUT_BYTES_PER_BYTE);
     let mut guard = lock();
     let memo = guard.get_or_insert_with(Memo::default);
@@ -289,9 +290,9 @@ pub(super) fn clear() {
 
 /// Keeps `layout`, lexed from `text` by a pass that needed more than the
 /// layout, for whoever asks [`layout`] of `text` next.
-pub(super) fn offer_layout(text: &str, layout: &Option<Layout>) {
+pub(super) fn offer_layout(text: &str, layout: Option<Layout>) {
     if text.len() >= SMALLEST {
-        keep_layout(text, key(text, &[]), layout);
+        keep_layout(text, key(text, &[]), &layout.map(Arc::new));
     }
 }
 
@@ -415,7 +416,7 @@ mod tests {
         assert_eq!(lexes.get(), 2);
         // A layout offered by a pass that lexed the text for more is used.
         let third = text.replacen("import os", "import io", 1);
-        offer_layout(&third, &crate::syntax::lexer::layout(third.as_bytes()));
+        offer_layout(&third, crate::syntax::lexer::layout(third.as_bytes()));
         let _ = layout(&third, || lex(&third));
         assert_eq!(lexes.get(), 2, "an offered layout is not lexed again");
     }

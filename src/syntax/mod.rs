@@ -82,7 +82,7 @@ fn parse_uncached(text: &str) -> Tree {
 }
 
 /// The [`lexer::layout`] of `text`, lexed once per run (see `memo`).
-pub fn layout(text: &str) -> Option<lexer::Layout> {
+pub fn layout(text: &str) -> Option<std::sync::Arc<lexer::Layout>> {
     memo::layout(text, || lexer::layout(text.as_bytes()))
 }
 
@@ -595,7 +595,7 @@ fn lexed_for_candidates(src: &str) -> (lexer::Candidates, Vec<usize>) {
             return lexer::candidates_in_context(src.as_bytes());
         }
         let (candidates, layout) = lexer::candidates_and_layout(src.as_bytes());
-        memo::offer_layout(src, &layout);
+        memo::offer_layout(src, layout);
         candidates
     })
 }
