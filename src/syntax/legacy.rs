@@ -12,12 +12,30 @@ use tree_sitter::Node;
 /// `print`/`exec` statement start, a `ur` prefix, or a number written
 /// `0755` or `10L`, each at a token's start.
 pub fn may_hold(src: &[u8]) -> bool {
+    thread_local! {
+        /// The blanked copy, in memory this thread reuses: most files
+        /// that reach it are whole modules, copied once each.
+        static CODE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     if !bytes_may_hold(src) {
         return false;
     }
-    let original = src;
-    let code = code_only(src);
-    let src = code.as_slice();
+    CODE.with(|code| {
+        let mut code = code.borrow_mut();
+        code_only(src, &mut code);
+        let held = code_may_hold(src, &code);
+        if code.capacity() > 16 << 20 {
+            // A huge file's copy is not kept for the rest of the run.
+            *code = Vec::new();
+        }
+        held
+    })
+}
+
+/// [`may_hold`]'s look at `src`, given `code`, its bytes with strings and
+/// comments blanked ([`code_only`]).
+fn code_may_hold(original: &[u8], code: &[u8]) -> bool {
+    let src = code;
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
     let starts_token = |at: usize| at == 0 || !(word(src[at - 1]) || src[at - 1] == b'.');
     let statement = |at: usize, len: usize| {
@@ -86,9 +104,10 @@ fn bytes_may_hold(src: &[u8]) -> bool {
 }
 
 /// `src` with the bytes of its comments and string literals blanked
-/// (newlines kept): what the byte look reads as code.
-fn code_only(src: &[u8]) -> Vec<u8> {
-    let mut out = src.to_vec();
+/// (newlines kept), in `out`: what the byte look reads as code.
+fn code_only(src: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(src);
     for span in super::literal::quoted_spans(src).0 {
         let (super::literal::Quoted::Comment(r) | super::literal::Quoted::String(r)) = span;
         for b in &mut out[r] {
@@ -97,7 +116,6 @@ fn code_only(src: &[u8]) -> Vec<u8> {
             }
         }
     }
-    out
 }
 
 /// The first node of `root` (of `src`) that is Python 2 syntax, if any.
