@@ -85,7 +85,7 @@ enum Reach {
 struct ToolModule {
     m: usize,
     text: SharedText,
-    layout: Option<syntax::lexer::Layout>,
+    layout: Option<std::sync::Arc<syntax::lexer::Layout>>,
     /// Its tools' decorator lines (offsets), and their reach.
     tools: Vec<(usize, Reach)>,
 }
@@ -319,7 +319,7 @@ fn def_reach<'w>(
 
 /// A module's text with its [`syntax::lexer::layout`] (`None`: the lexer
 /// cannot vouch for it).
-type Lexed = (SharedText, Option<syntax::lexer::Layout>);
+type Lexed = (SharedText, Option<std::sync::Arc<syntax::lexer::Layout>>);
 
 impl Parsed {
     /// Parses module `text` (`layout` its [`syntax::lexer::layout`]),
@@ -471,19 +471,25 @@ impl Project {
         // `def`), and the names an `as` binds (name, offset of the `as`).
         // Each round looks its names up module by module, in parallel: one
         // map of the project's every name cost a thread its time to build.
-        type Bindings = (usize, Vec<(String, usize)>, Vec<(String, usize)>);
-        let owned = |found: Vec<(&str, usize)>| found.into_iter().map(|(n, at)| (n.to_owned(), at)).collect();
+        // A name is kept as where it stands in the module's text, which
+        // the module's entry holds: no string is made per `def`.
+        type Bindings = (usize, SharedText, Vec<(Range<usize>, usize)>, Vec<(Range<usize>, usize)>);
         let found: Vec<Bindings> = (0..self.modules.len())
             .into_par_iter()
             .filter_map(|m| {
                 let text = read(&self.modules[m].path)?;
                 let (defs, aliases) = function_bindings(&text);
-                (!defs.is_empty() || !aliases.is_empty()).then(|| (m, owned(defs), owned(aliases)))
+                let placed = |names: NamesAt<'_>| -> Vec<(Range<usize>, usize)> {
+                    let start = |name: &str| name.as_ptr() as usize - text.as_ptr() as usize;
+                    names.into_iter().map(|(n, at)| (start(n)..start(n) + n.len(), at)).collect()
+                };
+                let (defs, aliases) = (placed(defs), placed(aliases));
+                (!defs.is_empty() || !aliases.is_empty()).then_some((m, text, defs, aliases))
             })
             .collect();
-        // The bindings among `names` of a name `ask` holds.
-        fn asked<'n>(names: &'n [(String, usize)], ask: &HashSet<String>) -> NamesAt<'n> {
-            names.iter().filter(|(n, _)| ask.contains(n)).map(|(n, at)| (n.as_str(), *at)).collect()
+        // The bindings among `names` (of `text`) of a name `ask` holds.
+        fn asked<'n>(text: &'n str, names: &[(Range<usize>, usize)], ask: &HashSet<String>) -> NamesAt<'n> {
+            names.iter().map(|(r, at)| (&text[r.clone()], *at)).filter(|(n, _)| ask.contains(*n)).collect()
         }
         // Each module is lexed once, whatever the rounds ask of it; a tool
         // module already was.
@@ -498,7 +504,7 @@ impl Project {
             // binds one, each read once.
             let sites: Vec<(usize, NamesAt<'_>, NamesAt<'_>)> = found
                 .par_iter()
-                .map(|(m, defs, aliases)| (*m, asked(defs, &ask), asked(aliases, &ask)))
+                .map(|(m, text, defs, aliases)| (*m, asked(text, defs, &ask), asked(text, aliases, &ask)))
                 .filter(|(_, defs, aliases)| !defs.is_empty() || !aliases.is_empty())
                 .collect();
             let mut by_module: HashMap<usize, NamesAt<'_>> = HashMap::new();
@@ -521,8 +527,8 @@ impl Project {
                 (m, (text, layout))
             }));
             let lexed_text = |m: usize| match (tools.get(&m), lexed.get(&m)) {
-                (Some(t), _) => (&*t.text, t.layout.as_ref()),
-                (None, Some((text, layout))) => (&**text, layout.as_ref()),
+                (Some(t), _) => (&*t.text, t.layout.as_deref()),
+                (None, Some((text, layout))) => (&**text, layout.as_deref()),
                 (None, None) => ("", None),
             };
             for (name, m, at) in alias_sites {
@@ -621,7 +627,7 @@ impl Project {
                 }
                 // The functions its tools may return calls of are kept
                 // whole from the start: the worklist asks for them next.
-                Some((t.m, Parsed::of(t.text, t.layout.as_ref(), asked, HashSet::new(), &functions)?))
+                Some((t.m, Parsed::of(t.text, t.layout.as_deref(), asked, HashSet::new(), &functions)?))
             })
             .collect();
         let mut loader = Loader { parsed: HashMap::new(), whole: HashSet::new(), read: &read, reaching: &functions };
@@ -709,7 +715,7 @@ impl Project {
             let kept: HashSet<String> = body.into_iter().map(str::to_owned).collect();
             read(path).and_then(|text| {
                 let layout = syntax::layout(&text);
-                Parsed::of(text, layout.as_ref(), Vec::new(), kept, reaching)
+                Parsed::of(text, layout.as_deref(), Vec::new(), kept, reaching)
             })
         });
         // A function whose bytes say it returns nothing TS005 follows stays
@@ -722,7 +728,7 @@ impl Project {
             let mut kept = p.kept;
             kept.extend(p.reaching);
             let layout = syntax::layout(&p.text);
-            *entry = Parsed::of(p.text, layout.as_ref(), p.tools, kept, reaching);
+            *entry = Parsed::of(p.text, layout.as_deref(), p.tools, kept, reaching);
         }
         let p = entry.as_ref()?;
         if loader.whole.insert(m) {
@@ -956,7 +962,7 @@ mod tests {
         let layout = crate::syntax::layout(src);
         let aliases: Vec<(&str, bool)> = ["get", "a", "b", "c", "d", "e"]
             .into_iter()
-            .map(|name| (name, import_alias(src, layout.as_ref(), src.find(&format!("as {name}")).unwrap())))
+            .map(|name| (name, import_alias(src, layout.as_deref(), src.find(&format!("as {name}")).unwrap())))
             .collect();
         assert_eq!(aliases, [("get", false), ("a", true), ("b", true), ("c", true), ("d", false), ("e", false)]);
         // Where the lexer cannot vouch for the file, any `as` may bind one.
