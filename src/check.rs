@@ -881,7 +881,7 @@ mod tests {
             let plan = ProjectPlan::new(
                 &[outer.to_path_buf()],
                 &paths,
-                &crate::project::ProjectOptions { root: None, isolated: false },
+                &crate::project::ProjectOptions { root: None, isolated: false, marked: None },
             );
             let walk = |plan: ProjectPlan| {
                 plan.walk(&crate::discovery::WalkOptions::default(), &crate::config::Resolver::isolated())
@@ -930,7 +930,7 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let found = files.iter().cloned().map(FoundFile::with_defaults).collect();
-            let options = crate::project::ProjectOptions { root: None, isolated: false };
+            let options = crate::project::ProjectOptions { root: None, isolated: false, marked: None };
             let plan = ProjectPlan::new(&paths, &files, &options);
             let walk = |plan: ProjectPlan| {
                 plan.walk(&crate::discovery::WalkOptions::default(), &crate::config::Resolver::isolated())

@@ -231,13 +231,19 @@ impl TreeArgs {
     /// Discovers the files, each with its settings: `None` (after saying
     /// why) when the run cannot go on.
     fn files_and_settings(&self, errors: &mut usize) -> Option<Vec<FoundFile>> {
+        self.files_settings_and_marks(errors).map(|(files, _)| files)
+    }
+
+    /// [`TreeArgs::files_and_settings`], and which folders the walk found
+    /// a project marker in.
+    fn files_settings_and_marks(&self, errors: &mut usize) -> Option<(Vec<FoundFile>, discovery::MarkedFolders)> {
         let resolver = self.resolver()?;
-        let files = self.discover(errors, &resolver)?;
+        let (files, marked) = self.discover(errors, &resolver)?;
         if self.config_failed(&resolver) {
             return None;
         }
         self.tell_config(&resolver, files.len());
-        Some(files)
+        Some((files, marked))
     }
 
     fn scope(&self) -> ParseScope {
@@ -280,8 +286,8 @@ impl TreeArgs {
     }
 
     /// The projects `files` belong to, their roots not yet walked.
-    fn unwalked_plan(&self, files: &[PathBuf]) -> ProjectPlan {
-        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
+    fn unwalked_plan(&self, files: &[PathBuf], marked: Option<&discovery::MarkedFolders>) -> ProjectPlan {
+        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated, marked };
         ProjectPlan::new(&self.roots(), files, &options)
     }
 
@@ -295,7 +301,7 @@ impl TreeArgs {
     /// reading them.
     fn projects(&self, files: Vec<(PathBuf, crate::contract::Rules)>) -> Projects {
         let (paths, rules): (Vec<PathBuf>, Vec<_>) = files.into_iter().unzip();
-        self.walk_plan(self.unwalked_plan(&paths)).index(Vec::new(), rules)
+        self.walk_plan(self.unwalked_plan(&paths, None)).index(Vec::new(), rules)
     }
 
     /// The project stdin's source (`text`, read as the file `name` under
@@ -303,7 +309,7 @@ impl TreeArgs {
     /// (whether or not a file has that name). No path is given: the folder
     /// the run starts in is no folder given, so the project is walked whole.
     fn stdin_projects(&self, name: &std::path::Path, text: &str, rules: crate::contract::Rules) -> Projects {
-        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated };
+        let options = ProjectOptions { root: self.project_root.as_deref(), isolated: self.isolated, marked: None };
         let plan = self.walk_plan(ProjectPlan::new(&[], &[name.to_path_buf()], &options));
         let known = crate::semantic::project::Known {
             text: Some(text.into()),
@@ -324,9 +330,10 @@ impl TreeArgs {
     ) -> (Projects, Vec<Result<fixer::Seen, String>>) {
         let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
         let walk = |plan| self.walk_plan(plan);
-        let (mut projects, early) = check::first_phase(files, self.unwalked_plan(&paths), walk, |file, bytes, text| {
-            fixer::first_look(bytes, text, options, &file.settings)
-        });
+        let (mut projects, early) =
+            check::first_phase(files, self.unwalked_plan(&paths, None), walk, |file, bytes, text| {
+                fixer::first_look(bytes, text, options, &file.settings)
+            });
         check::attach_fix_reads(files, &early, &mut projects, options);
         // Tools that return what is not a tool result (TS005): their
         // displays are fixed too.
@@ -335,7 +342,7 @@ impl TreeArgs {
     }
 
     /// Discovers files; discovery errors are reported on stderr.
-    fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<Vec<FoundFile>> {
+    fn discover(&self, errors: &mut usize, resolver: &Resolver) -> Option<(Vec<FoundFile>, discovery::MarkedFolders)> {
         match discovery::discover(&self.roots(), &self.walk_options(), resolver) {
             Ok(found) => {
                 for err in &found.errors {
@@ -345,7 +352,7 @@ impl TreeArgs {
                 for warning in found.warnings.iter().filter(|_| !self.quiet) {
                     eprintln!("warning: {}: {}", warning.path.display(), warning.message);
                 }
-                Some(found.files)
+                Some((found.files, found.marked))
             }
             Err(message) => {
                 eprintln!("error: {message}");
@@ -437,15 +444,15 @@ fn run_check(args: &CheckArgs) -> i32 {
     let mut errors = 0;
     let stdin_name = args.tree.stdin_name();
     // Stdin's source gets the rules its name would get.
-    let (files, stdin) = match stdin_name {
+    let (files, marked, stdin) = match stdin_name {
         Some(name) => match args.tree.stdin_settings(&name) {
-            Ok(Some(settings)) => (Vec::new(), Some((name, settings.rules()))),
+            Ok(Some(settings)) => (Vec::new(), None, Some((name, settings.rules()))),
             // Excluded (with --force-exclude): nothing to check.
-            Ok(None) => (Vec::new(), None),
+            Ok(None) => (Vec::new(), None, None),
             Err(status) => return status,
         },
-        None => match args.tree.files_and_settings(&mut errors) {
-            Some(found) => (found, None),
+        None => match args.tree.files_settings_and_marks(&mut errors) {
+            Some((found, marked)) => (found, Some(marked), None),
             None => return EXIT_ERROR,
         },
     };
@@ -455,7 +462,7 @@ fn run_check(args: &CheckArgs) -> i32 {
     // The projects are walked while the files are checked (stdin's project
     // is its own: `TreeArgs::stdin_projects`).
     let plan_paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-    let plan = args.tree.unwalked_plan(&plan_paths);
+    let plan = args.tree.unwalked_plan(&plan_paths, marked.as_ref());
     let walk = |plan| args.tree.walk_plan(plan);
     let palette = args.tree.palette();
     let stdout = io::stdout();

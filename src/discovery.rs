@@ -73,6 +73,28 @@ pub struct Discovered {
     pub errors: Vec<DiscoveryError>,
     /// Things worth saying that are not errors (a symlink loop not followed).
     pub warnings: Vec<DiscoveryError>,
+    /// Which of the folders the walk listed hold a project marker.
+    pub marked: MarkedFolders,
+}
+
+/// The names whose presence makes a folder a project's root.
+pub const PROJECT_MARKERS: [&str; 3] = ["pyproject.toml", "toolshape.toml", ".git"];
+
+/// Whether each folder a walk listed holds one of [`PROJECT_MARKERS`]
+/// (as `Path::exists` would say of it), by its absolute path: the project
+/// plan asks this of every folder above the files, and the walk has read
+/// the answer in each listing (600 file-system look-ups on a dense tree).
+#[derive(Debug, Default, Clone)]
+pub struct MarkedFolders {
+    listed: foldhash::HashMap<PathBuf, bool>,
+}
+
+impl MarkedFolders {
+    /// Whether the folder at `abs` holds a marker; `None` when no walk
+    /// listed it.
+    pub fn holds_marker(&self, abs: &Path) -> Option<bool> {
+        self.listed.get(abs).copied()
+    }
 }
 
 /// A file found, the path that identifies it on disk (so that one file
@@ -263,6 +285,9 @@ enum Item {
     /// A folder left for another walker (shallow walks only), with its
     /// absolute path.
     Dir(PathBuf, PathBuf),
+    /// A folder listed (its absolute path), and whether it holds a project
+    /// marker.
+    Listed(PathBuf, bool),
     Error(DiscoveryError),
     Warning(DiscoveryError),
 }
@@ -316,6 +341,9 @@ fn walk_dir(
             Item::File(file) => found.push(file),
             Item::Error(e) => out.errors.push(e),
             Item::Warning(w) => out.warnings.push(w),
+            Item::Listed(abs, marked) => {
+                out.marked.listed.insert(abs, marked);
+            }
             Item::Dir(..) => unreachable!("deep walks descend into every folder they keep"),
         }
     }
@@ -416,6 +444,16 @@ impl Listing {
         }
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         Ok(Listing { entries })
+    }
+
+    /// Whether the folder (`dir`) has an entry named `name` that exists, of
+    /// any kind (a link: when what it points to exists).
+    fn has(&self, dir: &Path, name: &str) -> bool {
+        match self.entries.binary_search_by(|(n, _)| n.as_os_str().cmp(OsStr::new(name))) {
+            Ok(i) if self.entries[i].1.is_symlink() => dir.join(name).exists(),
+            Ok(_) => true,
+            Err(_) => false,
+        }
     }
 
     /// Whether the folder (`dir`) holds a file named `name`: a regular
@@ -521,6 +559,8 @@ impl RootWalk<'_> {
             ignores.push_file(depth, abs);
         }
         let settings = self.resolver.for_listed_dir(abs, |name| listing.holds(path, name));
+        let marked = PROJECT_MARKERS.iter().any(|name| listing.has(path, name));
+        items.push(Item::Listed(abs.to_path_buf(), marked));
         Some(Open {
             entries: listing.entries.into_iter(),
             path: path.to_path_buf(),
@@ -546,6 +586,35 @@ mod tests {
 
     fn names(found: &Discovered, root: &Path) -> Vec<String> {
         found.files.iter().map(|f| f.path.strip_prefix(root).unwrap().to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn the_walk_says_which_folders_hold_a_project_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for f in ["app/pyproject.toml", "app/src/a.py", "lib/toolshape.toml", "lib/b.py", "plain/c.py", "repo/d.py"] {
+            touch(&root.join(f));
+        }
+        // `.git` is a folder in a clone, a file in a worktree.
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        touch(&root.join("wt/.git"));
+        touch(&root.join("wt/e.py"));
+        // A link to nothing is no marker, as `Path::exists` says.
+        #[cfg(unix)]
+        {
+            touch(&root.join("dangling/f.py"));
+            std::os::unix::fs::symlink(root.join("missing"), root.join("dangling/pyproject.toml")).unwrap();
+        }
+        let found = discover_isolated(std::slice::from_ref(&root), &WalkOptions::default()).unwrap();
+        for folder in ["", "app", "app/src", "lib", "plain", "repo", "wt", "dangling"] {
+            let abs = root.join(folder);
+            let looked = PROJECT_MARKERS.iter().any(|m| abs.join(m).exists());
+            assert_eq!(found.marked.holds_marker(&abs), Some(looked), "{folder}");
+        }
+        assert_eq!(found.marked.holds_marker(&root.join("app")), Some(true));
+        assert_eq!(found.marked.holds_marker(&root.join("plain")), Some(false));
+        // A folder the walk did not list is not known.
+        assert_eq!(found.marked.holds_marker(root.parent().unwrap()), None);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::syntax::tree::{FieldChild, KindName};
 use crate::syntax::{self, LineIndex};
 use rayon::prelude::*;
 
-const MARKERS: [&str; 3] = ["pyproject.toml", "toolshape.toml", ".git"];
+use crate::discovery::{MarkedFolders, PROJECT_MARKERS};
 
 /// What fixing a builder in its own body does, as planned before any file
 /// of the run is written.
@@ -119,6 +119,9 @@ pub struct ProjectOptions<'a> {
     pub root: Option<&'a Path>,
     /// `--isolated`: the paths given are the project.
     pub isolated: bool,
+    /// What the walk that found the files read of their folders' markers
+    /// (a folder it did not list is looked at).
+    pub marked: Option<&'a MarkedFolders>,
 }
 
 /// The projects of a run before they are indexed: each root with its
@@ -159,8 +162,11 @@ impl ProjectPlan {
                 .map(|(_, dir)| dir.clone())
         };
         let files_abs: Vec<PathBuf> = files.iter().map(|f| abs(f)).collect();
-        let mut markers =
-            if options.root.is_none() && !options.isolated { markers_of_folders(&files_abs) } else { HashMap::new() };
+        let mut markers = if options.root.is_none() && !options.isolated {
+            markers_of_folders(&files_abs, options.marked)
+        } else {
+            HashMap::new()
+        };
         let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
         let mut root_of = Vec::new();
         for file_abs in files_abs {
@@ -168,9 +174,9 @@ impl ProjectPlan {
             let root = match (options.root, options.isolated) {
                 (Some(root), _) => abs(root),
                 (None, true) => under_given(&file_abs).unwrap_or(parent),
-                (None, false) => {
-                    nearest_marker(&parent, &mut markers).or_else(|| under_given(&file_abs)).unwrap_or(parent)
-                }
+                (None, false) => nearest_marker(&parent, &mut markers, options.marked)
+                    .or_else(|| under_given(&file_abs))
+                    .unwrap_or(parent),
             };
             let i = roots.iter().position(|(r, _)| *r == root).unwrap_or_else(|| {
                 roots.push((root, Vec::new()));
@@ -1209,8 +1215,9 @@ fn canonical(cwd: &Path, path: &Path) -> PathBuf {
 /// For the folders of `files` and every folder above them, the nearest
 /// folder at or above it that holds a project marker ([`nearest_marker`]
 /// for each): the folders' markers are looked for in parallel (a dense tree
-/// of 200 folders costs 600 file-system look-ups).
-fn markers_of_folders(files: &[PathBuf]) -> HashMap<PathBuf, Option<PathBuf>> {
+/// of 200 folders costs 600 file-system look-ups), but for those `marked`
+/// knows.
+fn markers_of_folders(files: &[PathBuf], marked: Option<&MarkedFolders>) -> HashMap<PathBuf, Option<PathBuf>> {
     use rayon::prelude::*;
     // Each folder once: the files of a folder come one after the other, and
     // a folder seen before was seen with its ancestors.
@@ -1229,7 +1236,7 @@ fn markers_of_folders(files: &[PathBuf]) -> HashMap<PathBuf, Option<PathBuf>> {
         }
     }
     let marked: foldhash::HashSet<&Path> =
-        folders.par_iter().filter(|dir| MARKERS.iter().any(|m| dir.join(m).exists())).map(|dir| *dir).collect();
+        folders.par_iter().filter(|dir| holds_marker(dir, marked)).map(|dir| *dir).collect();
     // Shallow folders first: each one's answer is its own or its parent's.
     folders.sort_by_cached_key(|dir| dir.components().count());
     let mut known: HashMap<PathBuf, Option<PathBuf>> = HashMap::with_capacity(folders.len());
@@ -1243,17 +1250,27 @@ fn markers_of_folders(files: &[PathBuf]) -> HashMap<PathBuf, Option<PathBuf>> {
     known
 }
 
+/// Whether the folder `dir` holds a project marker: as `marked` says when
+/// a walk listed it, else looked at.
+fn holds_marker(dir: &Path, marked: Option<&MarkedFolders>) -> bool {
+    marked.and_then(|m| m.holds_marker(dir)).unwrap_or_else(|| PROJECT_MARKERS.iter().any(|m| dir.join(m).exists()))
+}
+
 /// The nearest folder at or above `dir` that holds a project marker; each
 /// folder's answer is kept in `known`, so that the files of a tree look at
 /// each folder's markers once.
-fn nearest_marker(dir: &Path, known: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
+fn nearest_marker(
+    dir: &Path,
+    known: &mut HashMap<PathBuf, Option<PathBuf>>,
+    marked: Option<&MarkedFolders>,
+) -> Option<PathBuf> {
     if let Some(found) = known.get(dir) {
         return found.clone();
     }
-    let found = if MARKERS.iter().any(|m| dir.join(m).exists()) {
+    let found = if holds_marker(dir, marked) {
         Some(dir.to_path_buf())
     } else {
-        dir.parent().and_then(|up| nearest_marker(up, known))
+        dir.parent().and_then(|up| nearest_marker(up, known, marked))
     };
     known.insert(dir.to_path_buf(), found.clone());
     found
@@ -1461,6 +1478,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_walk_s_markers_find_the_roots_that_looking_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(top.join("pyproject.toml"), "").unwrap();
+        for f in ["a.py", "inner/pyproject.toml", "inner/pkg/b.py", "repo/.git/HEAD", "repo/c.py", "plain/sub/d.py"] {
+            std::fs::create_dir_all(top.join(f).parent().unwrap()).unwrap();
+            std::fs::write(top.join(f), "").unwrap();
+        }
+        let walked = crate::discovery::discover(
+            &[top.join("inner"), top.join("repo"), top.join("plain")],
+            &crate::discovery::WalkOptions::default(),
+            &crate::config::Resolver::isolated(),
+        )
+        .unwrap();
+        let files: Vec<PathBuf> = walked.files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(files.len(), 3);
+        let paths = [top.join("inner"), top.join("repo"), top.join("plain")];
+        let plan = |marked| ProjectPlan::new(&paths, &files, &ProjectOptions { root: None, isolated: false, marked });
+        let (looked, told) = (plan(None), plan(Some(&walked.marked)));
+        assert_eq!(told.roots, looked.roots);
+        assert_eq!(told.root_of, looked.root_of);
+        // `plain` has no marker of its own: the one above the paths counts.
+        let roots: Vec<&Path> = told.roots.iter().map(|(r, _)| r.as_path()).collect();
+        assert_eq!(roots, [top.join("inner").as_path(), &top, &top.join("repo")]);
+    }
+
+    #[test]
     fn lanes_hold_whole_projects_the_biggest_first_in_the_lightest_lane() {
         let dir = tempfile::tempdir().unwrap();
         let mut files = Vec::new();
@@ -1476,8 +1520,13 @@ mod tests {
             }
         }
         files.sort();
-        let plan =
-            || ProjectPlan::new(&[dir.path().to_path_buf()], &files, &ProjectOptions { root: None, isolated: false });
+        let plan = || {
+            ProjectPlan::new(
+                &[dir.path().to_path_buf()],
+                &files,
+                &ProjectOptions { root: None, isolated: false, marked: None },
+            )
+        };
         let lanes = plan().lanes(2);
         let members: Vec<Vec<usize>> = lanes.iter().map(|(_, m)| m.clone()).collect();
         // `b` (files 2..7) alone; `a` (0, 1) and `c` (7..10) together.
@@ -1486,8 +1535,11 @@ mod tests {
         // One lane, or one project: the plan as it is.
         assert_eq!(plan().lanes(1).len(), 1);
         assert_eq!(plan().lanes(8).len(), 3);
-        let one =
-            ProjectPlan::new(&[dir.path().join("b")], &files[2..7], &ProjectOptions { root: None, isolated: false });
+        let one = ProjectPlan::new(
+            &[dir.path().join("b")],
+            &files[2..7],
+            &ProjectOptions { root: None, isolated: false, marked: None },
+        );
         assert_eq!(one.lanes(2).iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(), [vec![0, 1, 2, 3, 4]]);
     }
 }
