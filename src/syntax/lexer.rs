@@ -62,6 +62,11 @@ struct Lexer<'a> {
     fstring_depth: usize,
     /// At the first token of a logical line (module level brackets-wise).
     line_start: bool,
+    /// Where the physical line the lexer is in begins: past the last line
+    /// break the lexer stepped over (each one passes through
+    /// [`Lexer::code`]'s line-break arm; a string or comment never steps
+    /// over one it does not end at).
+    line_begin: usize,
     /// Only backslash continuations (and blanks) stood since a logical line
     /// began: its first token, a `case` say, is still to come.
     continued: bool,
@@ -279,6 +284,7 @@ impl<'a> Lexer<'a> {
             in_display: Vec::new(),
             fstring_depth: 0,
             line_start: true,
+            line_begin: 0,
             continued: false,
             case_header: false,
             case_candidate: false,
@@ -371,6 +377,7 @@ impl<'a> Lexer<'a> {
                     self.case_header = false;
                 }
                 self.pos += 1;
+                self.line_begin = self.pos;
                 self.line_start = line_start || self.stack.is_empty();
             }
             b' ' | b'\t' | b'\x0c' => {
@@ -493,7 +500,9 @@ impl<'a> Lexer<'a> {
 
     /// A logical line starts at `self.pos`.
     fn logical_line(&mut self) {
-        let begin = self.src[..self.pos].iter().rposition(|&c| matches!(c, b'\n' | b'\r')).map_or(0, |i| i + 1);
+        // Only blanks and form feeds stand between the line's start and
+        // its first token: no search back for the line break.
+        let begin = self.line_begin;
         let indent = &self.src[begin..self.pos];
         self.odd_indent |= indent.contains(&b'\x0c');
         if let Some(lines) = self.lines.as_mut() {
