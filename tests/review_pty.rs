@@ -71,7 +71,12 @@ fn start(dir: &Path, args: &[&str]) -> OsSession {
 /// [`start`] with `editor` as `$EDITOR` (none: neither `$VISUAL` nor
 /// `$EDITOR` is set) in a window `rows` lines tall.
 fn start_with(dir: &Path, args: &[&str], editor: Option<&Path>, rows: u16) -> OsSession {
-    let mut cmd = Command::new(BIN);
+    // The window gets its size inside the pty, before toolshape starts: set
+    // from outside after the spawn, a toolshape started first (a loaded
+    // machine) read the pty's default size, and an offer meant to page did
+    // not (the test waited for its pager's prompt until it timed out).
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("stty rows {rows} cols 120 && exec \"$0\" \"$@\"")).arg(BIN);
     cmd.args(["fix", "--interactive"]).args(args).current_dir(dir).env_remove("NO_COLOR").env("TERM", "xterm");
     cmd.env_remove("VISUAL").env_remove("EDITOR");
     if let Some(editor) = editor {
