@@ -294,12 +294,46 @@ pub fn assigned_names(src: &str, start: usize) -> Vec<&str> {
 /// right before or after it, [`lexer::is_ident_byte`]), in code, strings
 /// and comments alike.
 pub fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usize> + 't {
-    let bytes = text.as_bytes();
+    whole_words(text.as_bytes(), word.len(), memchr::memmem::find_iter(text.as_bytes(), word.as_bytes()))
+}
+
+/// A word a pass looks for in many texts, or in many short parts of one
+/// (a keyword: `def`, `import`, `global`...): its searcher is built once,
+/// not once per text ([`word_offsets`] builds one per call, which costs
+/// more than searching an import statement or a function's body).
+pub struct Word {
+    word: &'static str,
+    finder: std::sync::OnceLock<memchr::memmem::Finder<'static>>,
+}
+
+impl Word {
+    /// `word`, to keep in a `static` (`static DEF: Word = Word::new("def");`).
+    pub const fn new(word: &'static str) -> Self {
+        Word { word, finder: std::sync::OnceLock::new() }
+    }
+
+    /// [`word_offsets`] of this word in `text`.
+    pub fn offsets<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
+        let finder = self.finder.get_or_init(|| memchr::memmem::Finder::new(self.word.as_bytes()));
+        whole_words(text.as_bytes(), self.word.len(), finder.find_iter(text.as_bytes()))
+    }
+
+    /// The word.
+    pub fn as_str(&self) -> &'static str {
+        self.word
+    }
+}
+
+/// The `hits` of a `len`-byte word in `bytes` that stand as whole words.
+fn whole_words<'t>(
+    bytes: &'t [u8],
+    len: usize,
+    hits: impl Iterator<Item = usize> + 't,
+) -> impl Iterator<Item = usize> + 't {
     let name = lexer::is_ident_byte;
-    memchr::memmem::find_iter(bytes, word.as_bytes()).filter(move |&at| {
-        let end = at + word.len();
-        let joined = (at > 0 && name(bytes[at - 1])) || bytes.get(end).is_some_and(|&b| name(b));
-        !word.is_empty() && !joined
+    hits.filter(move |&at| {
+        let joined = (at > 0 && name(bytes[at - 1])) || bytes.get(at + len).is_some_and(|&b| name(b));
+        len > 0 && !joined
     })
 }
 
@@ -719,6 +753,17 @@ impl LineIndex {
 mod tests {
     use super::tree::KindName;
     use super::*;
+
+    #[test]
+    fn a_kept_word_is_found_where_word_offsets_finds_it() {
+        static DEF: Word = Word::new("def");
+        for text in ["def f(): pass\nasync def g(): undefined\n", "x = 'def'  # def\nundef = defs", "", "def"] {
+            let kept: Vec<usize> = DEF.offsets(text).collect();
+            assert_eq!(kept, word_offsets(text, "def").collect::<Vec<_>>(), "{text:?}");
+        }
+        assert_eq!(DEF.offsets("def f(): pass\nasync def g(): undefined\n").collect::<Vec<_>>(), [0, 20]);
+        assert_eq!(DEF.as_str(), "def");
+    }
 
     #[test]
     fn lines_break_like_python() {

@@ -205,8 +205,9 @@ fn global_statements<'t>(
     lines: &'t [lexer::LogicalLine],
     range: &Range<usize>,
 ) -> impl Iterator<Item = usize> + 't {
+    static GLOBAL: super::Word = super::Word::new("global");
     let start = range.start;
-    super::word_offsets(&text[range.clone()], "global").map(move |at| start + at).filter(move |&at| {
+    GLOBAL.offsets(&text[range.clone()]).map(move |at| start + at).filter(move |&at| {
         let line = lines[..lines.partition_point(|l| l.start <= at)].last().map_or(0, |l| l.start);
         starts_a_statement(text.as_bytes(), line, at)
     })

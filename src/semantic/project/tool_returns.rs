@@ -197,8 +197,9 @@ fn may_be_returned(text: &str, span: &Range<usize>, at: usize) -> bool {
 /// Whether `body` may hold `return NAME` (parentheses around the name or
 /// not), in code, strings or comments alike.
 fn returns_name(body: &str, name: &str) -> bool {
+    static RETURN: syntax::Word = syntax::Word::new("return");
     let bytes = body.as_bytes();
-    syntax::word_offsets(body, "return").any(|at| {
+    RETURN.offsets(body).any(|at| {
         let mut i = at + "return".len();
         while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'(') {
             i += 1;
@@ -218,17 +219,20 @@ type NamesAt<'t> = Vec<(&'t str, usize)>;
 /// continuations and the parentheses opened in it followed; the `as` of
 /// any other statement binds no function TS005 follows.
 fn function_bindings(text: &str) -> (NamesAt<'_>, NamesAt<'_>) {
-    let defs = syntax::word_offsets(text, "def").filter_map(|at| Some((name_after(text, at + 3)?, at))).collect();
+    static DEF: syntax::Word = syntax::Word::new("def");
+    static IMPORT: syntax::Word = syntax::Word::new("import");
+    static AS: syntax::Word = syntax::Word::new("as");
+    let defs = DEF.offsets(text).filter_map(|at| Some((name_after(text, at + 3)?, at))).collect();
     let mut aliases = Vec::new();
     // Each byte is read once: an `import` inside a statement read already
     // (a prose "import (" reads on to its `)`) holds nothing new.
     let mut read_to = 0;
-    for at in syntax::word_offsets(text, "import") {
+    for at in IMPORT.offsets(text) {
         if at < read_to {
             continue;
         }
         read_to = import_statement_end(text.as_bytes(), at + "import".len());
-        for alias in syntax::word_offsets(&text[at..read_to], "as") {
+        for alias in AS.offsets(&text[at..read_to]) {
             if let Some(name) = name_after(text, at + alias + "as".len()) {
                 aliases.push((name, at + alias));
             }
