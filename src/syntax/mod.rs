@@ -298,29 +298,24 @@ pub fn word_offsets<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = us
 }
 
 /// A word a pass looks for in many texts, or in many short parts of one
-/// (a keyword: `def`, `import`, `global`...): its searcher is built once,
-/// not once per text ([`word_offsets`] builds one per call, which costs
-/// more than searching an import statement or a function's body).
-pub struct Word {
-    word: &'static str,
-    finder: std::sync::OnceLock<memchr::memmem::Finder<'static>>,
-}
+/// (a keyword: `def`, `import`, `global`...), its searcher built once
+/// ([`search::Needle`]).
+pub struct Word(search::Needle);
 
 impl Word {
     /// `word`, to keep in a `static` (`static DEF: Word = Word::new("def");`).
     pub const fn new(word: &'static str) -> Self {
-        Word { word, finder: std::sync::OnceLock::new() }
+        Word(search::Needle::new(word))
     }
 
-    /// [`word_offsets`] of this word in `text`.
-    pub fn offsets<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
-        let finder = self.finder.get_or_init(|| memchr::memmem::Finder::new(self.word.as_bytes()));
-        whole_words(text.as_bytes(), self.word.len(), finder.find_iter(text.as_bytes()))
+    /// [`word_offsets`] of this word in `bytes`.
+    pub fn offsets<'t>(&'t self, bytes: &'t [u8]) -> impl Iterator<Item = usize> + 't {
+        whole_words(bytes, self.0.as_str().len(), self.0.find_iter(bytes))
     }
 
     /// The word.
     pub fn as_str(&self) -> &'static str {
-        self.word
+        self.0.as_str()
     }
 }
 
@@ -758,10 +753,10 @@ mod tests {
     fn a_kept_word_is_found_where_word_offsets_finds_it() {
         static DEF: Word = Word::new("def");
         for text in ["def f(): pass\nasync def g(): undefined\n", "x = 'def'  # def\nundef = defs", "", "def"] {
-            let kept: Vec<usize> = DEF.offsets(text).collect();
+            let kept: Vec<usize> = DEF.offsets(text.as_bytes()).collect();
             assert_eq!(kept, word_offsets(text, "def").collect::<Vec<_>>(), "{text:?}");
         }
-        assert_eq!(DEF.offsets("def f(): pass\nasync def g(): undefined\n").collect::<Vec<_>>(), [0, 20]);
+        assert_eq!(DEF.offsets(b"def f(): pass\nasync def g(): undefined\n").collect::<Vec<_>>(), [0, 20]);
         assert_eq!(DEF.as_str(), "def");
     }
 

@@ -142,7 +142,8 @@ pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<
     let mut out: Vec<&str> = Vec::new();
     for (line, end) in lines[first..].iter().take_while(|l| l.start < range.end).zip(ends) {
         let segment = line.start..end.min(range.end).max(line.start);
-        let Some(at) = memchr::memmem::find_iter(&bytes[segment.clone()], b"return").find(|&at| {
+        static RETURN: super::search::Needle = super::search::Needle::new("return");
+        let Some(at) = RETURN.find_iter(&bytes[segment.clone()]).find(|&at| {
             let at = segment.start + at;
             let before = at > segment.start && word(bytes[at - 1]);
             !before && !bytes.get(at + 6).is_some_and(|&b| word(b)) && starts_a_statement(bytes, segment.start, at)
@@ -207,7 +208,7 @@ fn global_statements<'t>(
 ) -> impl Iterator<Item = usize> + 't {
     static GLOBAL: super::Word = super::Word::new("global");
     let start = range.start;
-    GLOBAL.offsets(&text[range.clone()]).map(move |at| start + at).filter(move |&at| {
+    GLOBAL.offsets(&text.as_bytes()[range.clone()]).map(move |at| start + at).filter(move |&at| {
         let line = lines[..lines.partition_point(|l| l.start <= at)].last().map_or(0, |l| l.start);
         starts_a_statement(text.as_bytes(), line, at)
     })

@@ -46,13 +46,14 @@ pub struct Contract<'a> {
 pub fn unbound_and_within_contract(src: &str, at: usize, display: &str, contract: Contract<'_>) -> bool {
     // A key of another shaped dict inside would be one more of these
     // strings (no string inside a value is concatenated or escaped).
-    let once = |word: &str| {
-        let quoted = |q: char| memchr::memmem::find_iter(display.as_bytes(), &format!("{q}{word}{q}")).count();
-        quoted('"') + quoted('\'') == 1
-    };
+    use super::search::Needle;
+    static QUOTED: [[Needle; 2]; 2] =
+        [[Needle::new("\"status\""), Needle::new("'status'")], [Needle::new("\"content\""), Needle::new("'content'")]];
+    let once =
+        |quoted: &[Needle; 2]| quoted.iter().map(|q| q.find_iter(display.as_bytes()).count()).sum::<usize>() == 1;
     bound_to_no_name(src.as_bytes(), at)
-        && once("status")
-        && once("content")
+        && once(&QUOTED[0])
+        && once(&QUOTED[1])
         && !display.contains('*')
         && Reader { bytes: display.as_bytes(), at: 0 }.result(contract)
 }

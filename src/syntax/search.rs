@@ -9,8 +9,36 @@
 //! automaton for the searches that list every match.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, BuildError, MatchKind, Span, packed};
+
+/// One literal a pass looks for in many texts, or in many short parts of
+/// one (a keyword, a quoted key): kept in a `static`, its `memmem` searcher
+/// is built once. `memmem::find_iter` builds one per call, which costs
+/// more than searching a display, an import statement or a line.
+pub struct Needle {
+    literal: &'static str,
+    finder: OnceLock<memchr::memmem::Finder<'static>>,
+}
+
+impl Needle {
+    /// `literal`, to keep in a `static` (`static DEF: Needle = Needle::new("def");`).
+    pub const fn new(literal: &'static str) -> Self {
+        Needle { literal, finder: OnceLock::new() }
+    }
+
+    /// Where the literal starts in `haystack`, left to right, without
+    /// overlaps.
+    pub fn find_iter<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+        self.finder.get_or_init(|| memchr::memmem::Finder::new(self.literal.as_bytes())).find_iter(haystack)
+    }
+
+    /// The literal.
+    pub fn as_str(&self) -> &'static str {
+        self.literal
+    }
+}
 
 /// Literal patterns with a fast [`Patterns::is_match`].
 #[derive(Debug, Clone)]

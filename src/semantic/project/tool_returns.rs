@@ -199,7 +199,7 @@ fn may_be_returned(text: &str, span: &Range<usize>, at: usize) -> bool {
 fn returns_name(body: &str, name: &str) -> bool {
     static RETURN: syntax::Word = syntax::Word::new("return");
     let bytes = body.as_bytes();
-    RETURN.offsets(body).any(|at| {
+    RETURN.offsets(bytes).any(|at| {
         let mut i = at + "return".len();
         while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'(') {
             i += 1;
@@ -222,17 +222,17 @@ fn function_bindings(text: &str) -> (NamesAt<'_>, NamesAt<'_>) {
     static DEF: syntax::Word = syntax::Word::new("def");
     static IMPORT: syntax::Word = syntax::Word::new("import");
     static AS: syntax::Word = syntax::Word::new("as");
-    let defs = DEF.offsets(text).filter_map(|at| Some((name_after(text, at + 3)?, at))).collect();
+    let defs = DEF.offsets(text.as_bytes()).filter_map(|at| Some((name_after(text, at + 3)?, at))).collect();
     let mut aliases = Vec::new();
     // Each byte is read once: an `import` inside a statement read already
     // (a prose "import (" reads on to its `)`) holds nothing new.
     let mut read_to = 0;
-    for at in IMPORT.offsets(text) {
+    for at in IMPORT.offsets(text.as_bytes()) {
         if at < read_to {
             continue;
         }
         read_to = import_statement_end(text.as_bytes(), at + "import".len());
-        for alias in AS.offsets(&text[at..read_to]) {
+        for alias in AS.offsets(&text.as_bytes()[at..read_to]) {
             if let Some(name) = name_after(text, at + alias + "as".len()) {
                 aliases.push((name, at + alias));
             }
