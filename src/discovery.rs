@@ -446,23 +446,27 @@ impl Listing {
         Ok(Listing { entries })
     }
 
+    /// The kind of the folder's entry named `name`, if it has one.
+    fn entry(&self, name: &str) -> Option<std::fs::FileType> {
+        let at = self.entries.binary_search_by(|(n, _)| n.as_os_str().cmp(OsStr::new(name))).ok()?;
+        Some(self.entries[at].1)
+    }
+
     /// Whether the folder (`dir`) has an entry named `name` that exists, of
     /// any kind (a link: when what it points to exists).
     fn has(&self, dir: &Path, name: &str) -> bool {
-        match self.entries.binary_search_by(|(n, _)| n.as_os_str().cmp(OsStr::new(name))) {
-            Ok(i) if self.entries[i].1.is_symlink() => dir.join(name).exists(),
-            Ok(_) => true,
-            Err(_) => false,
+        match self.entry(name) {
+            Some(kind) if kind.is_symlink() => dir.join(name).exists(),
+            kind => kind.is_some(),
         }
     }
 
     /// Whether the folder (`dir`) holds a file named `name`: a regular
     /// file, or a link to one.
     fn holds(&self, dir: &Path, name: &str) -> bool {
-        match self.entries.binary_search_by(|(n, _)| n.as_os_str().cmp(OsStr::new(name))) {
-            Ok(i) if self.entries[i].1.is_file() => true,
-            Ok(i) if self.entries[i].1.is_symlink() => dir.join(name).is_file(),
-            _ => false,
+        match self.entry(name) {
+            Some(kind) if kind.is_symlink() => dir.join(name).is_file(),
+            kind => kind.is_some_and(|k| k.is_file()),
         }
     }
 }

@@ -139,14 +139,15 @@ pub fn returned_callees<'t>(text: &'t str, layout: &lexer::Layout, range: Range<
     let word = lexer::is_ident_byte;
     let first = lines.partition_point(|l| l.start < range.start);
     let ends = lines[first..].iter().skip(1).map(|l| l.start - l.indent).chain(std::iter::once(range.end));
+    static RETURN: super::search::Needle = super::search::Needle::new("return");
     let mut out: Vec<&str> = Vec::new();
     for (line, end) in lines[first..].iter().take_while(|l| l.start < range.end).zip(ends) {
         let segment = line.start..end.min(range.end).max(line.start);
-        static RETURN: super::search::Needle = super::search::Needle::new("return");
         let Some(at) = RETURN.find_iter(&bytes[segment.clone()]).find(|&at| {
             let at = segment.start + at;
             let before = at > segment.start && word(bytes[at - 1]);
-            !before && !bytes.get(at + 6).is_some_and(|&b| word(b)) && starts_a_statement(bytes, segment.start, at)
+            let after = at + RETURN.as_str().len();
+            !before && !bytes.get(after).is_some_and(|&b| word(b)) && starts_a_statement(bytes, segment.start, at)
         }) else {
             continue;
         };

@@ -200,7 +200,7 @@ fn returns_name(body: &str, name: &str) -> bool {
     static RETURN: syntax::Word = syntax::Word::new("return");
     let bytes = body.as_bytes();
     RETURN.offsets(bytes).any(|at| {
-        let mut i = at + "return".len();
+        let mut i = at + RETURN.as_str().len();
         while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'(') {
             i += 1;
         }
@@ -222,7 +222,8 @@ fn function_bindings(text: &str) -> (NamesAt<'_>, NamesAt<'_>) {
     static DEF: syntax::Word = syntax::Word::new("def");
     static IMPORT: syntax::Word = syntax::Word::new("import");
     static AS: syntax::Word = syntax::Word::new("as");
-    let defs = DEF.offsets(text.as_bytes()).filter_map(|at| Some((name_after(text, at + 3)?, at))).collect();
+    let defs =
+        DEF.offsets(text.as_bytes()).filter_map(|at| Some((name_after(text, at + DEF.as_str().len())?, at))).collect();
     let mut aliases = Vec::new();
     // Each byte is read once: an `import` inside a statement read already
     // (a prose "import (" reads on to its `)`) holds nothing new.
@@ -231,9 +232,9 @@ fn function_bindings(text: &str) -> (NamesAt<'_>, NamesAt<'_>) {
         if at < read_to {
             continue;
         }
-        read_to = import_statement_end(text.as_bytes(), at + "import".len());
+        read_to = import_statement_end(text.as_bytes(), at + IMPORT.as_str().len());
         for alias in AS.offsets(&text.as_bytes()[at..read_to]) {
-            if let Some(name) = name_after(text, at + alias + "as".len()) {
+            if let Some(name) = name_after(text, at + alias + AS.as_str().len()) {
                 aliases.push((name, at + alias));
             }
         }
