@@ -229,18 +229,19 @@ pub enum ParseScope {
 /// through escapes or concatenation are this check's one blind spot;
 /// [`ParseScope::WholeFile`] closes it.
 pub fn lacks_key_bytes(src: &[u8]) -> bool {
-    static STATUS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"status"));
-    static CONTENT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"content"));
-    let quoted = |finder: &memchr::memmem::Finder<'_>| {
-        let len = finder.needle().len();
-        finder.find_iter(src).any(|at| {
-            let quote = at.checked_sub(1).map(|i| src[i]);
-            matches!(quote, Some(b'"' | b'\'')) && src.get(at + len).copied() == quote
-        })
+    static STATUS: search::Needle = search::Needle::new("status");
+    static CONTENT: search::Needle = search::Needle::new("content");
+    let quoted = |needle: &search::Needle| {
+        needle.find_iter(src).any(|at| between_like_quotes(src, at..at + needle.as_str().len()))
     };
     !quoted(&STATUS) || !quoted(&CONTENT)
+}
+
+/// Whether the bytes at `span` of `src` stand between two like quotes
+/// (`"k"` or `'k'`, as written): the byte look for a string spelling them.
+pub fn between_like_quotes(src: &[u8], span: Range<usize>) -> bool {
+    let quote = span.start.checked_sub(1).map(|i| src[i]);
+    matches!(quote, Some(b'"' | b'\'')) && src.get(span.end).copied() == quote
 }
 
 /// The names a plain assignment binds to the expression starting at

@@ -1555,10 +1555,7 @@ impl QuotedKeys {
     /// somewhere in `text` (`"k"` or `'k'`, as written).
     fn quoted_by(finder: &memchr::memmem::Finder<'_>, text: &[u8]) -> bool {
         let len = finder.needle().len();
-        finder.find_iter(text).any(|at| {
-            let quote = at.checked_sub(1).map(|i| text[i]);
-            matches!(quote, Some(b'"' | b'\'')) && text.get(at + len).copied() == quote
-        })
+        finder.find_iter(text).any(|at| syntax::between_like_quotes(text, at..at + len))
     }
 
     fn any_in(&self, text: &str) -> bool {
