@@ -242,6 +242,23 @@ static PLAIN: [Plain; 256] = {
     table
 };
 
+/// The first byte of `rest` that may end a one-line string opened by
+/// `quote`: the quote, a backslash or a line break. Most such strings are
+/// short: their first bytes are looked at one by one (two `memchr` calls
+/// cost more than a short string's bytes), the rest by `memchr`.
+#[inline]
+fn single_line_stop(rest: &[u8], quote: u8) -> Option<usize> {
+    const BY_HAND: usize = 32;
+    let stops = |b: u8| b == quote || matches!(b, b'\\' | b'\n' | b'\r');
+    let head = &rest[..rest.len().min(BY_HAND)];
+    if let Some(at) = head.iter().position(|&b| stops(b)) {
+        return Some(at);
+    }
+    let tail = &rest[head.len()..];
+    let end = memchr::memchr3(quote, b'\\', b'\n', tail);
+    memchr::memchr(b'\r', &tail[..end.unwrap_or(tail.len())]).or(end).map(|at| head.len() + at)
+}
+
 /// What a `(` opens ([`Lexer::paren_at`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Paren<'a> {
@@ -636,12 +653,7 @@ impl<'a> Lexer<'a> {
         loop {
             // Straight to the next byte that may end the string.
             let rest = &self.src[self.pos.min(self.src.len())..];
-            let next = if triple {
-                memchr::memchr2(quote, b'\\', rest)
-            } else {
-                let end = memchr::memchr3(quote, b'\\', b'\n', rest);
-                memchr::memchr(b'\r', &rest[..end.unwrap_or(rest.len())]).or(end)
-            };
+            let next = if triple { memchr::memchr2(quote, b'\\', rest) } else { single_line_stop(rest, quote) };
             let Some(skip) = next else {
                 return Err("unterminated string");
             };
@@ -806,12 +818,10 @@ impl<'a> Lexer<'a> {
     /// carriage return means its bodies, joined, so its length is theirs
     /// (a docstring is ruled out without a copy).
     fn may_spell_a_value(&self, run: &Run) -> bool {
+        // The bytes of its bodies, joined.
         let mut len = 0;
         for part in &run.parts {
             let token = &self.src[part.clone()];
-            if memchr::memchr2(b'\\', b'\r', token).is_some() {
-                return true;
-            }
             let Some(quote_at) = token.iter().position(|&b| matches!(b, b'\'' | b'"')) else { return true };
             let quote = token[quote_at];
             let rest = &token[quote_at..];
@@ -819,7 +829,17 @@ impl<'a> Lexer<'a> {
             let Some(body) = rest.len().checked_sub(if triple { 6 } else { 2 }) else { return true };
             len += body;
         }
-        len == "status".len() || len == "content".len() || self.watch.0.iter().any(|v| v.len() == len)
+        let spells =
+            |len: usize| len == "status".len() || len == "content".len() || self.watch.0.iter().any(|v| v.len() == len);
+        if spells(len) {
+            return true;
+        }
+        // Escapes and carriage returns only make a value shorter than its
+        // bodies (`\x41` is one byte, a `\r\n` one `\n`): a run as short as
+        // every value looked for spells none, and one longer spells one
+        // only through them.
+        let shortest = self.watch.0.iter().map(|v| v.len()).fold("status".len(), usize::min);
+        len > shortest && run.parts.iter().any(|part| memchr::memchr2(b'\\', b'\r', &self.src[part.clone()]).is_some())
     }
 
     /// The value of the string run `run`: borrowed from the source when it
@@ -1011,6 +1031,25 @@ mod tests {
     fn keys_by_escape_concatenation_and_parens() {
         let src = "{'st\\x61tus': 1, ('con' # c\n 'tent'): []}";
         assert_eq!(regions(src), vec![src]);
+        // Escapes make a value shorter than its body: a body longer than
+        // every value looked for may still spell one.
+        let src = "{'\\x73\\x74\\x61\\x74\\x75\\x73': 1, 'content': []}";
+        assert_eq!(regions(src), vec![src]);
+        let layout = layout_with(b"a = x['\\x6b\\x65\\x79'] + x['\\x6b\\x65\\x79s']\n", &["key"]).unwrap();
+        assert_eq!(layout.valued, [6]);
+    }
+
+    #[test]
+    fn long_one_line_strings_end_where_python_ends_them() {
+        // Past the bytes looked at one by one, an escaped quote still does
+        // not end a string, and a line break still leaves it unterminated.
+        let long = "x".repeat(40);
+        let src = format!("{{'status': '{long}\\'{long}', 'content': []}}");
+        assert_eq!(regions(&src), vec![src.as_str()]);
+        for brk in ["\n", "\r"] {
+            let src = format!("{{'status': '{long}{brk}', 'content': []}}");
+            assert!(matches!(candidate_regions(src.as_bytes()), Candidates::FullParse(_)), "{src:?}");
+        }
     }
 
     #[test]
