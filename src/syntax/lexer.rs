@@ -249,7 +249,7 @@ static PLAIN: [Plain; 256] = {
 #[inline]
 fn single_line_stop(rest: &[u8], quote: u8) -> Option<usize> {
     const BY_HAND: usize = 32;
-    let stops = |b: u8| b == quote || matches!(b, b'\\' | b'\n' | b'\r');
+    let stops = |b: u8| b == quote || LINE_STRING_STOPS[usize::from(b)];
     let head = &rest[..rest.len().min(BY_HAND)];
     if let Some(at) = head.iter().position(|&b| stops(b)) {
         return Some(at);
@@ -258,6 +258,16 @@ fn single_line_stop(rest: &[u8], quote: u8) -> Option<usize> {
     let end = memchr::memchr3(quote, b'\\', b'\n', tail);
     memchr::memchr(b'\r', &tail[..end.unwrap_or(tail.len())]).or(end).map(|at| head.len() + at)
 }
+
+/// The bytes that end a one-line string whatever its quote: a backslash
+/// (an escape) and the line breaks.
+static LINE_STRING_STOPS: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'\\' as usize] = true;
+    table[b'\n' as usize] = true;
+    table[b'\r' as usize] = true;
+    table
+};
 
 /// What a `(` opens ([`Lexer::paren_at`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
