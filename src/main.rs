@@ -61,7 +61,8 @@ mod tree_sitter_alloc {
 /// allocations: by default mimalloc gives freed memory back to the kernel
 /// after 10 ms (it gave back 52 MB during a 55 ms dense check), and each
 /// page asked for again is faulted and zeroed anew. Kept, the peak memory
-/// is the same and the dense check 2-4% quicker.
+/// is the same and the dense check 2-4% quicker. `MIMALLOC_PURGE_DELAY`
+/// set in the environment is left as it is.
 mod heap {
     use std::ffi::{c_int, c_long};
     use toolshape::cli::Run;
@@ -70,10 +71,11 @@ mod heap {
         match run {
             Run::Check => keep_freed_memory(true),
             Run::Checking { files } if files <= toolshape::source::TextCache::SEEDED_FILES => {}
-            Run::Checking { .. } | Run::Other => {
+            Run::Checking { .. } => {
                 keep_freed_memory(false);
                 huge_pages_off();
             }
+            Run::Other => huge_pages_off(),
         }
     }
 
@@ -90,6 +92,9 @@ mod heap {
     const DEFAULT_PURGE_DELAY: c_long = 10;
 
     fn keep_freed_memory(keep: bool) {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
         // SAFETY: sets one integer of mimalloc's options table; the runs
         // call this before any other thread exists, or while the pool's
         // threads wait between phases (a reader sees the old or the new
