@@ -264,9 +264,10 @@ struct Scanned {
 /// left out ([`syntax::outline::Outline`]), where that is the same as the
 /// whole file to a scan: every name of a producer is in a kept function
 /// (a module-level `def` or a method of a module-level class), so every
-/// module-level statement, alias and import is in the parse; and no
-/// function declares a `global`, so every name the module binds is bound
-/// in the parse too (its facts are the whole file's).
+/// module-level statement, alias and import is in the parse; and every
+/// function declaring a `global` is kept (none of them holding a name of a
+/// producer), so every name the module binds is bound in the parse too
+/// (its facts are the whole file's; see [`functions_holding`]).
 struct Outlined {
     /// The outline's text: the file's, each left-out body reduced to `0`.
     text: String,
@@ -308,22 +309,22 @@ impl Outlined {
     }
 }
 
-/// Which of `functions` (of `text`, whose logical lines are `lines`) hold
-/// one of `hits`, the places of the names of producers: `None` unless every
-/// hit is in one and no function declares a `global`. Then every call a
-/// scan follows stands in a function holding a hit: a call of a producer
-/// names it there, or a name bound to one there (a module-level alias or
-/// import would be a hit outside every function, and only a `global`
-/// binds a module-level name from inside one).
+/// Which of `functions` (of `text`, whose logical lines are `lines`) to
+/// keep for `hits`, the places of the names of producers: those holding
+/// one, and those declaring a `global`; `None` unless every hit is in a
+/// function and no function holding one declares a `global`. Then every
+/// call a scan follows stands in a function holding a hit: a call of a
+/// producer names it there, or a name bound to one there (a module-level
+/// alias or import would be a hit outside every function, and only a
+/// `global` binds a module-level name from inside one: in a function
+/// holding no hit, to nothing a scan follows). The functions declaring a
+/// `global` are kept for the module-level names they bind.
 fn functions_holding(
     text: &str,
     lines: &[syntax::lexer::LogicalLine],
     functions: &[syntax::outline::Function<'_>],
     hits: &[usize],
 ) -> Option<Vec<bool>> {
-    if functions.iter().any(|f| syntax::outline::declares_global(text, lines, &f.def.range)) {
-        return None;
-    }
     let mut kept = vec![false; functions.len()];
     for &at in hits {
         let i = functions.partition_point(|f| f.def.range.start <= at).checked_sub(1)?;
@@ -331,6 +332,14 @@ fn functions_holding(
             return None;
         }
         kept[i] = true;
+    }
+    for (f, kept) in functions.iter().zip(&mut kept) {
+        if syntax::outline::declares_global(text, lines, &f.def.range) {
+            if *kept {
+                return None;
+            }
+            *kept = true;
+        }
     }
     Some(kept)
 }
@@ -1627,7 +1636,11 @@ pub fn search_possible_reads(
         return PossibleReads { keys, sites: Vec::new() };
     }
     let filter = PossibleFilter::new(keys);
-    let sites = (0..paths.len()).into_par_iter().filter_map(|m| possible_in(m, &read(&paths[m])?, &filter)).collect();
+    let sites = (0..paths.len())
+        .into_par_iter()
+        .with_max_len(4)
+        .filter_map(|m| possible_in(m, &read(&paths[m])?, &filter))
+        .collect();
     PossibleReads { keys: filter.keys.into_iter().collect(), sites }
 }
 
@@ -2403,6 +2416,39 @@ mod tests {
             POSSIBLE.iter().flat_map(|m| text.match_indices(m).map(|(at, m)| at..at + m.len())).collect();
         markers.sort_by_key(|r| (r.start, r.end));
         possible_ranges(text, &markers, keys).map(|ranges| ranges.into_iter().map(|r| &text[r]).collect())
+    }
+
+    /// The functions [`hit_function_ranges`] keeps of `text` for the hits
+    /// at each whole word `producer`, by their names.
+    fn kept_for(text: &str, producer: &str) -> Option<Vec<String>> {
+        let hits: Vec<usize> = text
+            .match_indices(producer)
+            .map(|(at, _)| at)
+            .filter(|&at| syntax::holds_word(&text[at..at + producer.len()], producer))
+            .collect();
+        let ranges = hit_function_ranges(text, &hits)?;
+        Some(ranges.iter().map(|r| text[r.clone()].split(['(', ' ']).nth(1).unwrap_or_default().to_owned()).collect())
+    }
+
+    #[test]
+    fn a_global_bound_where_no_producer_is_named_keeps_its_function_not_the_whole_file() {
+        let module = concat!(
+            "_last = 0\n",
+            "def wait():\n",
+            "    global _last\n",
+            "    _last = 1\n",
+            "def other():\n",
+            "    return 2\n",
+            "def reader():\n",
+            "    r = ok('x')\n",
+            "    return r['frames']\n",
+        );
+        assert_eq!(kept_for(module, "ok"), Some(vec!["wait".to_owned(), "reader".to_owned()]));
+        // A function naming a producer that binds a module-level name may
+        // bind it to the producer or its result, read anywhere: only the
+        // whole file says where.
+        let binding = module.replace("    _last = 1\n", "    _last = ok('y')\n");
+        assert_eq!(kept_for(&binding, "ok"), None);
     }
 
     #[test]
