@@ -348,6 +348,7 @@ impl ProjectPlan {
             .collect();
         let room = source::TextCache::BUDGET.saturating_sub(kept.iter().map(|(_, t)| t.len()).sum());
         let texts = source::TextCache::new(room);
+        texts.reserve(kept.len());
         for (path, text) in kept {
             texts.overlay(path, text);
         }

@@ -225,6 +225,14 @@ impl TextCache {
         Some(text)
     }
 
+    /// Makes room for `files` more texts at once (the first phase's, which
+    /// would otherwise grow the map, and hash every path again, ten times).
+    pub fn reserve(&self, files: usize) {
+        if let Ok(mut texts) = self.texts.write() {
+            texts.reserve(files);
+        }
+    }
+
     /// Puts `text` in place of the file at `path` for the rest of the run,
     /// whatever the budget: the text the first phase read, or the source
     /// read from stdin under that name.
