@@ -1636,6 +1636,8 @@ pub fn search_possible_reads(
         return PossibleReads { keys, sites: Vec::new() };
     }
     let filter = PossibleFilter::new(keys);
+    // A few files per job: the core that ends TS005 (searched beside) first
+    // takes part of them, where a half of the project went to one core.
     let sites = (0..paths.len())
         .into_par_iter()
         .with_max_len(4)
@@ -2421,11 +2423,12 @@ mod tests {
     /// The functions [`hit_function_ranges`] keeps of `text` for the hits
     /// at each whole word `producer`, by their names.
     fn kept_for(text: &str, producer: &str) -> Option<Vec<String>> {
-        let hits: Vec<usize> = text
-            .match_indices(producer)
-            .map(|(at, _)| at)
-            .filter(|&at| syntax::holds_word(&text[at..at + producer.len()], producer))
-            .collect();
+        let bytes = text.as_bytes();
+        let word = |at: usize| {
+            let ident = |i: Option<&u8>| i.is_some_and(|&b| syntax::lexer::is_ident_byte(b));
+            !ident(at.checked_sub(1).and_then(|i| bytes.get(i))) && !ident(bytes.get(at + producer.len()))
+        };
+        let hits: Vec<usize> = text.match_indices(producer).map(|(at, _)| at).filter(|&at| word(at)).collect();
         let ranges = hit_function_ranges(text, &hits)?;
         Some(ranges.iter().map(|r| text[r.clone()].split(['(', ' ']).nth(1).unwrap_or_default().to_owned()).collect())
     }
