@@ -169,19 +169,35 @@ impl ProjectPlan {
         };
         let mut roots: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
         let mut root_of = Vec::new();
+        // The last folder whose root is its project marker's, with that
+        // root: the files of a folder come one after the other, and the
+        // marker depends on the folder alone.
+        let mut marked_folder: Option<(PathBuf, usize)> = None;
         for file_abs in files_abs {
-            let parent = file_abs.parent().map(Path::to_path_buf).unwrap_or_default();
-            let root = match (options.root, options.isolated) {
+            let parent = file_abs.parent().unwrap_or(Path::new(""));
+            if let Some((folder, i)) = &marked_folder
+                && folder.as_os_str() == parent.as_os_str()
+            {
+                root_of.push((file_abs, *i));
+                continue;
+            }
+            let parent = parent.to_path_buf();
+            let marker = match (options.root, options.isolated) {
+                (None, false) => nearest_marker(&parent, &mut markers, options.marked),
+                _ => None,
+            };
+            let root = match (options.root, &marker) {
                 (Some(root), _) => abs(root),
-                (None, true) => under_given(&file_abs).unwrap_or(parent),
-                (None, false) => nearest_marker(&parent, &mut markers, options.marked)
-                    .or_else(|| under_given(&file_abs))
-                    .unwrap_or(parent),
+                (None, Some(marker)) => marker.clone(),
+                (None, None) => under_given(&file_abs).unwrap_or_else(|| parent.clone()),
             };
             let i = roots.iter().position(|(r, _)| *r == root).unwrap_or_else(|| {
                 roots.push((root, Vec::new()));
                 roots.len() - 1
             });
+            if options.root.is_none() && marker.is_some() {
+                marked_folder = Some((parent, i));
+            }
             root_of.push((file_abs, i));
         }
         let given_dirs: Vec<PathBuf> = given.iter().filter(|g| g.is_dir()).cloned().collect();
@@ -1199,7 +1215,10 @@ fn builder_remedies(project: &Project, rules_of: &dyn Fn(&Path) -> Rules) -> Vec
 /// the same file reached from two roots gets one key, without a system
 /// call per file.
 fn canonical(cwd: &Path, path: &Path) -> PathBuf {
-    let abs = if path.is_absolute() { path.to_owned() } else { cwd.join(path) };
+    let abs = if path.is_absolute() { path.to_owned() } else { cwd.join(path.strip_prefix(".").unwrap_or(path)) };
+    if is_folded(&abs) {
+        return abs;
+    }
     let mut out = PathBuf::new();
     for c in abs.components() {
         match c {
@@ -1211,6 +1230,28 @@ fn canonical(cwd: &Path, path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Whether the absolute path `abs` is spelled as [`canonical`] would fold
+/// it: no `.` or `..` component, no doubled or trailing separator (the
+/// files of a walk, mostly: each then costs no folding).
+#[cfg(unix)]
+fn is_folded(abs: &Path) -> bool {
+    let bytes = abs.as_os_str().as_encoded_bytes();
+    let ends = |tail: &[u8]| bytes.ends_with(tail);
+    bytes.starts_with(b"/")
+        && bytes.len() > 1
+        && !ends(b"/")
+        && !ends(b"/.")
+        && !ends(b"/..")
+        && memchr::memmem::find(bytes, b"//").is_none()
+        && memchr::memmem::find(bytes, b"/./").is_none()
+        && memchr::memmem::find(bytes, b"/../").is_none()
+}
+
+#[cfg(not(unix))]
+fn is_folded(_: &Path) -> bool {
+    false
 }
 
 /// For the folders of `files` and every folder above them, the nearest
@@ -1477,6 +1518,50 @@ fn moved_out_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_already_folded_is_kept_as_it_is_spelled_and_others_are_folded() {
+        use std::path::Component;
+        let fold = |abs: &Path| {
+            let mut out = PathBuf::new();
+            for c in abs.components() {
+                match c {
+                    Component::CurDir => {}
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    other => out.push(other),
+                }
+            }
+            out
+        };
+        let cwd = Path::new("/work/tree");
+        for p in [
+            "a/b.py",
+            "./a/b.py",
+            "././a",
+            "../x/y.py",
+            ".",
+            "./",
+            "a//b",
+            "a/./b",
+            "a/../b",
+            "a/b/..",
+            "a/b/.",
+            "/abs/x.py",
+            "/abs//x",
+            "/abs/x/",
+            "/abs/x/.",
+            "/abs/x/..",
+            "/abs/.hidden/x",
+            "/abs/..x/y",
+            "/",
+        ] {
+            let p = Path::new(p);
+            let abs = if p.is_absolute() { p.to_owned() } else { cwd.join(p) };
+            assert_eq!(canonical(cwd, p).as_os_str(), fold(&abs).as_os_str(), "{p:?}");
+        }
+    }
 
     #[test]
     fn the_walk_s_markers_find_the_roots_that_looking_finds() {
