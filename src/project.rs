@@ -186,16 +186,17 @@ impl ProjectPlan {
                 (None, false) => nearest_marker(&parent, &mut markers, options.marked),
                 _ => None,
             };
-            let root = match (options.root, &marker) {
+            let by_marker = marker.is_some();
+            let root = match (options.root, marker) {
                 (Some(root), _) => abs(root),
-                (None, Some(marker)) => marker.clone(),
+                (None, Some(marker)) => marker,
                 (None, None) => under_given(&file_abs).unwrap_or_else(|| parent.clone()),
             };
             let i = roots.iter().position(|(r, _)| *r == root).unwrap_or_else(|| {
                 roots.push((root, Vec::new()));
                 roots.len() - 1
             });
-            if options.root.is_none() && marker.is_some() {
+            if by_marker {
                 marked_folder = Some((parent, i));
             }
             root_of.push((file_abs, i));
@@ -1216,9 +1217,12 @@ fn builder_remedies(project: &Project, rules_of: &dyn Fn(&Path) -> Rules) -> Vec
 /// call per file.
 fn canonical(cwd: &Path, path: &Path) -> PathBuf {
     let abs = if path.is_absolute() { path.to_owned() } else { cwd.join(path.strip_prefix(".").unwrap_or(path)) };
-    if is_folded(&abs) {
-        return abs;
-    }
+    if is_folded(&abs) { abs } else { fold(&abs) }
+}
+
+/// `abs` with its `.` components left out and each `..` taking the
+/// component before it away, lexically.
+fn fold(abs: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in abs.components() {
         match c {
@@ -1521,20 +1525,6 @@ mod tests {
 
     #[test]
     fn a_path_already_folded_is_kept_as_it_is_spelled_and_others_are_folded() {
-        use std::path::Component;
-        let fold = |abs: &Path| {
-            let mut out = PathBuf::new();
-            for c in abs.components() {
-                match c {
-                    Component::CurDir => {}
-                    Component::ParentDir => {
-                        out.pop();
-                    }
-                    other => out.push(other),
-                }
-            }
-            out
-        };
         let cwd = Path::new("/work/tree");
         for p in [
             "a/b.py",
