@@ -504,7 +504,7 @@ fn checking_call<'t>(tree: &Tree<'_, 't>, value: Node<'t>) -> Option<(Node<'t>, 
         tree.cut.set(true);
         return None;
     }
-    if yields(def) {
+    if yields(def, src) {
         return None;
     }
     let parameter = positional_parameter(def, position)?;
@@ -1076,8 +1076,13 @@ fn is_json_dumps(function: Node<'_>, src: &str) -> bool {
         && function.field("attribute").is_some_and(|a| &src[a.byte_range()] == "dumps")
 }
 
-/// Whether `def` is a generator: a `yield` in its own scope.
-pub(crate) fn yields(def: Node<'_>) -> bool {
+/// Whether `def` (of `src`) is a generator: a `yield` in its own scope.
+pub(crate) fn yields(def: Node<'_>, src: &str) -> bool {
+    // A `yield` needs the word in the function's text, which most lack:
+    // their bodies are not walked.
+    if !src[def.byte_range()].contains("yield") {
+        return false;
+    }
     let mut found = false;
     own_scope_nodes(def, |_| true, |node| found |= node.kind_name() == "yield");
     found
@@ -1108,6 +1113,24 @@ pub(crate) fn own_scope_nodes<'t>(def: Node<'t>, descend: impl Fn(Node<'t>) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_generator_yields_in_its_own_scope_and_a_function_without_the_word_is_none() {
+        let src = "def gen():\n    x = 1\n    yield x\n\n\
+                   def plain():\n    return {'status': 'success'}\n\n\
+                   def outer():\n    def inner():\n        yield 1\n    return inner\n\n\
+                   def named(yielded):\n    return yielded\n\n\
+                   async def agen():\n    v = yield\n";
+        let tree = syntax::parse(src);
+        let defs: Vec<(String, bool)> = tree
+            .root_node()
+            .named_children(&mut tree.root_node().walk())
+            .map(|d| d.field("name").map(|n| src[n.byte_range()].to_owned()).unwrap_or_default())
+            .zip(tree.root_node().named_children(&mut tree.root_node().walk()).map(|d| yields(d, src)))
+            .collect();
+        let expected = [("gen", true), ("plain", false), ("outer", false), ("named", false), ("agen", true)];
+        assert_eq!(defs, expected.map(|(n, y)| (n.to_owned(), y)));
+    }
 
     /// [`call_reads_in`] of a whole parse, every call followed.
     fn call_reads(root: Node<'_>, src: &str, model: &SemanticModel) -> Vec<CallReads> {

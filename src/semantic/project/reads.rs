@@ -1055,7 +1055,7 @@ fn scan_parsed(
         let own: Vec<Keyed> = per_return.iter().flat_map(|r| r.own.iter().cloned()).collect();
         let chains: Vec<Callee> = per_return.iter().filter_map(|r| r.chain.clone()).collect();
         let tool = is_strands_tool(def, text);
-        let total = def.field("body").is_some_and(always_returns) && !yields(def);
+        let total = def.field("body").is_some_and(always_returns) && !yields(def, text);
         let writes = origins
             .statements
             .iter()
