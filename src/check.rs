@@ -150,11 +150,9 @@ fn planned_findings(
 fn is_violating(src: &str, pieces: &[syntax::ParsedPiece], rules: &Rules, file: &FileContext<'_>) -> bool {
     let mut violating = false;
     contract::for_each_tool_result(src, pieces, rules, |node, piece, dict| {
-        violating = violating || dict.is_violating() || {
-            let index = file.line_index();
-            !rules::shape_findings(node, &dict, (&src[piece.offset..], piece.offset), src, index, rules, file)
-                .is_empty()
-        };
+        violating = violating
+            || dict.is_violating()
+            || !rules::shape_findings(node, &dict, (&src[piece.offset..], piece.offset), src, rules, file).is_empty();
     });
     violating || !rules::later_writes(src, pieces, rules, file).is_empty()
 }

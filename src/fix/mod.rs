@@ -259,8 +259,7 @@ pub fn plan_source_in(
     let index = context.line_index();
     contract::for_each_tool_result(src, pieces, &options.rules, |node, piece, dict| {
         let piece_src = &src[piece.offset..];
-        let shapes =
-            crate::rules::shape_findings(node, &dict, (piece_src, piece.offset), src, index, &options.rules, context);
+        let shapes = crate::rules::shape_findings(node, &dict, (piece_src, piece.offset), src, &options.rules, context);
         if !shapes.is_empty() {
             // A dict someone else parses is repaired by no one but a person.
             let keys = dict.entries.iter().filter_map(|e| e.key_name());

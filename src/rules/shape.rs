@@ -10,7 +10,6 @@ use tree_sitter::Node;
 use crate::contract::{Rules, ToolResultDict};
 use crate::diagnostics::{Code, Edit, Finding, Proposal, Span};
 use crate::semantic::FileContext;
-use crate::syntax::LineIndex;
 use crate::syntax::tree::{constant_str, unparenthesize};
 
 use super::{block, content, status, text_value};
@@ -35,7 +34,6 @@ pub(super) struct ShapeCtx<'a, 's> {
     pub piece_src: &'s str,
     pub offset: usize,
     src: &'s str,
-    index: &'a LineIndex,
     pub rules: &'a Rules,
     pub file: &'a FileContext<'s>,
     dict: Node<'a>,
@@ -65,8 +63,11 @@ impl<'s> ShapeCtx<'_, 's> {
     pub fn finding(&self, code: Code, at: Node<'_>, key: Option<&str>, detail: String) -> Finding {
         let entry = self.range(at);
         let dict = self.range(self.dict);
-        let span = Span::new(self.index, self.src, &entry);
-        let dict_span = Span::new(self.index, self.src, &dict);
+        // The file's line index is built on the first finding: most dicts
+        // asked about have none (a check asks every result of a file).
+        let index = self.file.line_index();
+        let span = Span::new(index, self.src, &entry);
+        let dict_span = Span::new(index, self.src, &dict);
         Finding { detail: Some(detail), ..Finding::at(code, key.map(str::to_owned), (entry, span), (dict, dict_span)) }
     }
 
@@ -85,11 +86,10 @@ pub fn shape_findings<'s>(
     result: &ToolResultDict,
     (piece_src, offset): (&'s str, usize),
     src: &'s str,
-    index: &LineIndex,
     rules: &Rules,
     file: &FileContext<'s>,
 ) -> Vec<ShapeFinding> {
-    let ctx = ShapeCtx { piece_src, offset, src, index, rules, file, dict };
+    let ctx = ShapeCtx { piece_src, offset, src, rules, file, dict };
     let mut found: Vec<(Code, Node<'_>, Option<Verdict>)> = Vec::new();
     let pairs = constant_pairs(dict, piece_src);
     // A fix that moves keys fills an empty content list (silenced or not:
