@@ -1151,11 +1151,34 @@ fn may_define_a_builder_in(text: &str, regions: Option<&[Range<usize>]>) -> bool
         return false;
     }
     let Some(regions) = regions else { return true };
+    // Each name bound to a result is asked once whether it is spread, and
+    // from where no write into it may stand after (`may_be_written` from a
+    // later place finds a subset): a module binding `result` to many
+    // displays is not read again for each.
+    let mut names: Vec<(&str, bool, usize)> = Vec::new();
     regions.iter().any(|r| {
         text[r.clone()].contains("**")
-            || syntax::assigned_names(text, r.start)
-                .iter()
-                .any(|name| syntax::may_be_written(text, r.start, name) || text.contains(&format!("**{name}")))
+            || syntax::assigned_names(text, r.start).iter().any(|name| {
+                let i = match names.iter().position(|(n, ..)| n == name) {
+                    Some(i) => i,
+                    None => {
+                        names.push((name, text.contains(&format!("**{name}")), usize::MAX));
+                        names.len() - 1
+                    }
+                };
+                let (_, spread, unwritten_from) = &mut names[i];
+                if *spread {
+                    return true;
+                }
+                if r.start >= *unwritten_from {
+                    return false;
+                }
+                let written = syntax::may_be_written(text, r.start, name);
+                if !written {
+                    *unwritten_from = r.start;
+                }
+                written
+            })
     })
 }
 
@@ -2119,6 +2142,33 @@ fn imported_names(node: Node<'_>, src: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_bound_to_many_results_is_judged_as_if_each_were_asked_alone() {
+        let display = r#"{"status": "success", "content": [{"text": "t"}]}"#;
+        let regions = |text: &str| -> Vec<Range<usize>> {
+            text.match_indices(display).map(|(at, d)| at + d.find('{').unwrap()..at + d.len()).collect()
+        };
+        let cases = [
+            // Written after the first display only.
+            (format!("r = {display}\nr['x'] = 1\nr = {display}\n"), true),
+            // Written after the second only.
+            (format!("r = {display}\nr = {display}\nr.update(x=1)\n"), true),
+            // Spread somewhere.
+            (format!("r = {display}\nr = {display}\nf(**r)\n"), true),
+            // Written before the displays only, then rebound to them.
+            (format!("r = {{}}\nr['x'] = 1\nr = {display}\nr = {display}\n"), false),
+        ];
+        for (text, builder) in cases {
+            // `**` must stand in the file for any builder to be looked for.
+            let text = format!("{text}g(**kw)\n");
+            let regions = regions(&text);
+            assert_eq!(regions.len(), 2, "{text}");
+            let alone = regions.iter().any(|r| may_define_a_builder_in(&text, Some(std::slice::from_ref(r))));
+            assert_eq!(may_define_a_builder_in(&text, Some(&regions)), builder, "{text}");
+            assert_eq!(alone, builder, "{text}");
+        }
+    }
 
     fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
         let dir = tempfile::tempdir().unwrap();
