@@ -406,12 +406,15 @@ pub fn decorator_names(text: &str) -> Vec<String> {
 pub fn decorator_lines(text: &str) -> impl Iterator<Item = (usize, String)> + '_ {
     let bytes = text.as_bytes();
     memchr::memchr_iter(b'@', bytes).filter_map(move |at| {
-        let line_start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if !bytes[line_start..at].iter().all(|b| matches!(b, b' ' | b'\t' | b'\x0c')) {
+        // Only blanks since the line's start (the last `\n`): read back over
+        // the blanks, not back along the whole line.
+        let blanks = bytes[..at].iter().rev().take_while(|b| matches!(b, b' ' | b'\t' | b'\x0c')).count();
+        if at > blanks && bytes[at - blanks - 1] != b'\n' {
             return None;
         }
         let rest = &text[at + 1..];
-        let end = rest.find(['(', '\n', '\r', '#']).unwrap_or(rest.len());
+        // (Bytes: the four are ASCII, which no byte of a wider character is.)
+        let end = rest.bytes().position(|b| matches!(b, b'(' | b'\n' | b'\r' | b'#')).unwrap_or(rest.len());
         Some((at, rest[..end].split_whitespace().collect()))
     })
 }
@@ -749,6 +752,24 @@ impl LineIndex {
 mod tests {
     use super::tree::KindName;
     use super::*;
+
+    #[test]
+    fn decorator_lines_are_the_lines_an_at_sign_opens_after_blanks() {
+        let src =
+            "@tool\nclass A:\n    @ strands . tool (x)\n\t\x0c@staticmethod # note\n    x = a @ b\n\r@cr\r\n  @last";
+        let lines: Vec<(usize, String)> = decorator_lines(src).collect();
+        let at = |needle: &str| src.find(needle).unwrap();
+        assert_eq!(
+            lines,
+            [
+                (0, "tool".to_owned()),
+                (at("@ strands"), "strands.tool".to_owned()),
+                (at("@staticmethod"), "staticmethod".to_owned()),
+                (at("@last"), "last".to_owned()),
+            ]
+        );
+        assert_eq!(decorator_names("@a\n@b\n@a\n"), ["a", "b"]);
+    }
 
     #[test]
     fn a_kept_word_is_found_where_word_offsets_finds_it() {
