@@ -1122,14 +1122,12 @@ mod tests {
                    def named(yielded):\n    return yielded\n\n\
                    async def agen():\n    v = yield\n";
         let tree = syntax::parse(src);
-        let defs: Vec<(String, bool)> = tree
-            .root_node()
-            .named_children(&mut tree.root_node().walk())
-            .map(|d| d.field("name").map(|n| src[n.byte_range()].to_owned()).unwrap_or_default())
-            .zip(tree.root_node().named_children(&mut tree.root_node().walk()).map(|d| yields(d, src)))
+        let root = tree.root_node();
+        let defs: Vec<(&str, bool)> = root
+            .named_children(&mut root.walk())
+            .map(|d| (d.field("name").map_or("", |n| &src[n.byte_range()]), yields(d, src)))
             .collect();
-        let expected = [("gen", true), ("plain", false), ("outer", false), ("named", false), ("agen", true)];
-        assert_eq!(defs, expected.map(|(n, y)| (n.to_owned(), y)));
+        assert_eq!(defs, [("gen", true), ("plain", false), ("outer", false), ("named", false), ("agen", true)]);
     }
 
     /// [`call_reads_in`] of a whole parse, every call followed.
